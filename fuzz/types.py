@@ -1,0 +1,159 @@
+"""OpenCL C scalar and vector types, declared once for every reader.
+
+The scalar table follows OpenCL C 3.0 §6.3.1 (Table 2, built-in scalar data types) and the
+vector rules of §6.3.2/§6.3.5: element types char..ulong, half, float, double; widths
+2, 3, 4, 8, 16; ``sizeof(T3) == 4 * sizeof(T)`` (so a 3-vector occupies four lanes in memory).
+Emitters, oracles, strategies and the judge all take their type facts from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+VECTOR_WIDTHS: tuple[int, ...] = (1, 2, 3, 4, 8, 16)
+"""Lane counts: 1 is the scalar, the others are the legal vector sizes (§6.3.2)."""
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A built-in scalar type of OpenCL C (§6.3.1 Table 2)."""
+
+    name: str
+    kind: str  # "int" or "float"
+    bits: int
+    signed: bool
+    needs: str | None = None  # capability the device must have: "fp64", "fp16", "int64"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind == "int"
+
+    @property
+    def size(self) -> int:
+        return self.bits // 8
+
+    @cached_property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype holding one value of this type."""
+        if self.is_float:
+            return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[self.bits])
+        return np.dtype(f"{'i' if self.signed else 'u'}{self.size}")
+
+    @cached_property
+    def bits_dtype(self) -> np.dtype:
+        """The unsigned integer dtype of the same width: what bit comparisons use."""
+        return np.dtype(f"u{self.size}")
+
+    @property
+    def min(self) -> int:
+        """Least value of an integer type (C99 limits, §6.15.3.2)."""
+        assert self.is_int
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def max(self) -> int:
+        """Greatest value of an integer type (C99 limits, §6.15.3.2)."""
+        assert self.is_int
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    @property
+    def mant_bits(self) -> int:
+        """Significand precision including the implicit bit (FLT_MANT_DIG etc., §6.15.2.1)."""
+        assert self.is_float
+        return {16: 11, 32: 24, 64: 53}[self.bits]
+
+    @property
+    def min_exp(self) -> int:
+        """Exponent e of the least normal value 2**e (FLT_MIN = 0x1.0p-126f, §6.15.2.1)."""
+        assert self.is_float
+        return {16: -14, 32: -126, 64: -1022}[self.bits]
+
+    @property
+    def max_exp(self) -> int:
+        """Exponent e of the greatest finite binade 2**e (FLT_MAX = 0x1.fffffep127f)."""
+        assert self.is_float
+        return {16: 15, 32: 127, 64: 1023}[self.bits]
+
+
+SCALARS: dict[str, Scalar] = {
+    s.name: s
+    for s in (
+        Scalar("char", "int", 8, True),
+        Scalar("uchar", "int", 8, False),
+        Scalar("short", "int", 16, True),
+        Scalar("ushort", "int", 16, False),
+        Scalar("int", "int", 32, True),
+        Scalar("uint", "int", 32, False),
+        Scalar("long", "int", 64, True, "int64"),
+        Scalar("ulong", "int", 64, False, "int64"),
+        Scalar("half", "float", 16, True, "fp16"),
+        Scalar("float", "float", 32, True),
+        Scalar("double", "float", 64, True, "fp64"),
+    )
+}
+INT_TYPES: tuple[str, ...] = tuple(n for n, s in SCALARS.items() if s.is_int)
+FLOAT_TYPES: tuple[str, ...] = tuple(n for n, s in SCALARS.items() if s.is_float)
+
+
+def scalar(name: str) -> Scalar:
+    """The scalar type called ``name``; raises ``KeyError`` with the known names."""
+    try:
+        return SCALARS[name]
+    except KeyError:
+        raise KeyError(f"unknown OpenCL C scalar type {name!r}; known: {', '.join(SCALARS)}") from None
+
+
+@dataclass(frozen=True, order=True)
+class Type:
+    """A scalar (``width == 1``) or vector type, e.g. ``Type("float", 4)`` is ``float4``."""
+
+    scalar: str
+    width: int = 1
+
+    def __post_init__(self) -> None:
+        scalar(self.scalar)
+        if self.width not in VECTOR_WIDTHS:
+            raise ValueError(f"vector width {self.width} is not one of {VECTOR_WIDTHS} (§6.3.2)")
+
+    @property
+    def elem(self) -> Scalar:
+        return SCALARS[self.scalar]
+
+    @property
+    def is_vector(self) -> bool:
+        return self.width > 1
+
+    @property
+    def c_name(self) -> str:
+        """The OpenCL C spelling: ``int``, ``float4``."""
+        return self.scalar if self.width == 1 else f"{self.scalar}{self.width}"
+
+    @property
+    def mem_lanes(self) -> int:
+        """Lanes occupied in memory: 4 for a 3-vector (§6.3.5, sizeof(T3) = 4*sizeof(T))."""
+        return 4 if self.width == 3 else self.width
+
+    @property
+    def size(self) -> int:
+        """sizeof(type) in bytes, which is also its alignment (§6.3.5)."""
+        return self.mem_lanes * self.elem.size
+
+    def with_scalar(self, name: str) -> "Type":
+        return Type(name, self.width)
+
+    def __str__(self) -> str:
+        return self.c_name
+
+    @classmethod
+    def parse(cls, text: str) -> "Type":
+        """``"uint8"`` -> ``Type("uint", 8)``; ``"float"`` -> ``Type("float", 1)``."""
+        base = text.rstrip("0123456789")
+        width = int(text[len(base):] or 1)
+        return cls(base, width)

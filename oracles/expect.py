@@ -1,0 +1,125 @@
+"""Expectations: what the specification allows an output lane to hold, with the rule that says so.
+
+An oracle never returns a bare value. For every lane it returns
+
+* ``allowed``: one or more candidate bit patterns (``allowed[0]`` is the reference result; the
+  others are what a spec rule also permits, e.g. a zero of either sign where denormals may be
+  flushed, OpenCL C 3.0 §7.5.3);
+* ``any_nan``: the lane may hold any NaN of its type (NaN payload and sign are not specified,
+  SPIR-V environment §6.7.1 / OpenCL C §7.5.1);
+* ``judged``: False where the result is implementation-defined or undefined (§6.4.3.3, DIGEST
+  §11.1): such a lane is never compared;
+* ``rule``: the index into :data:`oracles.rules.RULES` of the rule that decides the lane.
+
+Bits are compared as raw unsigned integers of the lane's width, never as floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from fuzz.types import scalar
+
+
+def as_bits(values: np.ndarray) -> np.ndarray:
+    """The raw bit patterns of ``values`` as unsigned integers of the same width."""
+    values = np.ascontiguousarray(values)
+    return values.view(np.dtype(f"u{values.dtype.itemsize}"))
+
+
+def is_nan_bits(bits: np.ndarray, scalar_name: str) -> np.ndarray:
+    """Which bit patterns encode a NaN of the floating-point type ``scalar_name``."""
+    s = scalar(scalar_name)
+    return np.isnan(np.ascontiguousarray(bits).astype(s.bits_dtype, copy=False).view(s.dtype))
+
+
+@dataclass
+class Expectation:
+    """Allowed results for each lane of one typed array (see the module docstring)."""
+
+    scalar: str
+    allowed: list[np.ndarray]
+    judged: np.ndarray
+    any_nan: np.ndarray
+    rule: np.ndarray = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        n = self.judged.shape[0]
+        if self.rule is None:
+            self.rule = np.zeros(n, dtype=np.int16)
+        bits = scalar(self.scalar).bits_dtype
+        self.allowed = [np.ascontiguousarray(a).astype(bits, copy=False) for a in self.allowed]
+        assert all(a.shape == (n,) for a in self.allowed)
+
+    @classmethod
+    def exact(cls, scalar_name: str, values: np.ndarray, rule: int = 0) -> "Expectation":
+        """Exactly ``values`` (a typed numpy array) in every lane, judged everywhere."""
+        n = values.shape[0]
+        return cls(
+            scalar_name,
+            [as_bits(values.astype(scalar(scalar_name).dtype, copy=False))],
+            np.ones(n, bool),
+            np.zeros(n, bool),
+            np.full(n, rule, np.int16),
+        )
+
+    def __len__(self) -> int:
+        return int(self.judged.shape[0])
+
+    @property
+    def reference(self) -> np.ndarray:
+        """The reference result as values of the lane type."""
+        return self.allowed[0].view(scalar(self.scalar).dtype)
+
+    def candidates(self) -> list[np.ndarray]:
+        """Each allowed candidate as typed values (for an oracle to apply its next operation)."""
+        dtype = scalar(self.scalar).dtype
+        return [a.view(dtype) for a in self.allowed]
+
+    def with_alternatives(self, extra: list[np.ndarray]) -> "Expectation":
+        """The same expectation with more allowed candidates; exact duplicates are dropped."""
+        bits = scalar(self.scalar).bits_dtype
+        out = list(self.allowed)
+        for a in extra:
+            a = np.ascontiguousarray(a).astype(bits, copy=False)
+            if not any(np.array_equal(a, b) for b in out):
+                out.append(a)
+        return replace(self, allowed=out)
+
+    def select(self, index: np.ndarray) -> "Expectation":
+        """The expectation restricted (or gathered) to the lanes ``index``."""
+        return Expectation(
+            self.scalar,
+            [a[index] for a in self.allowed],
+            self.judged[index],
+            self.any_nan[index],
+            self.rule[index],
+        )
+
+    def accepts(self, actual_bits: np.ndarray) -> np.ndarray:
+        """Per lane: True where ``actual_bits`` is allowed or the lane is not judged."""
+        actual = np.ascontiguousarray(actual_bits).astype(scalar(self.scalar).bits_dtype, copy=False)
+        ok = ~self.judged
+        for a in self.allowed:
+            ok = ok | (actual == a)
+        if self.any_nan.any():
+            ok = ok | (self.any_nan & is_nan_bits(actual, self.scalar))
+        return ok
+
+
+def concat(parts: list[Expectation]) -> Expectation:
+    """Lanes of several expectations of one type, one after another."""
+    assert parts and all(p.scalar == parts[0].scalar for p in parts)
+    k = max(len(p.allowed) for p in parts)
+    allowed = [
+        np.concatenate([p.allowed[min(i, len(p.allowed) - 1)] for p in parts]) for i in range(k)
+    ]
+    return Expectation(
+        parts[0].scalar,
+        allowed,
+        np.concatenate([p.judged for p in parts]),
+        np.concatenate([p.any_nan for p in parts]),
+        np.concatenate([p.rule for p in parts]),
+    )
