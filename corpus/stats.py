@@ -1,0 +1,81 @@
+"""Summaries of a corpus: per target, the runs, checks and the kinds of disagreement found.
+
+A *kind* is (target, path, kind, operation spelling, source type, destination type): the unit a
+person reads in a summary (``convert_int_sat_rte`` from ``float`` to ``int`` on rusticl). Each
+kind comes with its count and one example (inputs, expected and actual, rule and section).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from corpus.store import Corpus
+
+
+def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
+    """A JSON-able summary of the corpus (or of one campaign in it)."""
+    where, params = ("where campaign = ?", [campaign]) if campaign else ("", [])
+    targets: dict[str, Any] = {}
+    for row in corpus.query(
+        f"""select target, path, count(distinct program_id) as programs, count(*) as runs,
+                   sum(checks) as checks, sum(judged) as judged, sum(mismatches) as mismatches,
+                   sum(build_s + run_s) as driver_s
+            from runs {where} group by target, path order by target, path""",
+        params,
+    ):
+        key = row["target"]
+        targets[key] = {k: row[k] for k in ("path", "programs", "runs", "checks", "judged", "mismatches")}
+        targets[key]["driver_s"] = round(row["driver_s"] or 0.0, 3)
+        targets[key]["checks_per_driver_s"] = round((row["judged"] or 0) / row["driver_s"], 1) if row["driver_s"] else 0.0
+        targets[key]["statuses"] = {}
+        targets[key]["kinds"] = []
+    for row in corpus.query(f"select target, status, count(*) as n from runs {where} group by target, status", params):
+        targets.setdefault(row["target"], {"statuses": {}, "kinds": []})["statuses"][row["status"]] = row["n"]
+    for row in corpus.query(
+        f"""select target, path, kind, operation, src_type, dst_type, count(*) as rows,
+                   count(distinct program_id) as programs, min(created) as first_seen, max(created) as last_seen,
+                   min(id) as example_id
+            from disagreements {where}
+            group by target, path, kind, operation, src_type, dst_type
+            order by target, rows desc""",
+        params,
+    ):
+        ex = corpus.query("select * from disagreements where id = ?", [row["example_id"]])[0]
+        targets.setdefault(row["target"], {"statuses": {}, "kinds": []})["kinds"].append({
+            "kind": row["kind"], "operation": row["operation"], "src_type": row["src_type"],
+            "dst_type": row["dst_type"], "path": row["path"], "count": row["rows"], "programs": row["programs"],
+            "first_seen": row["first_seen"], "last_seen": row["last_seen"],
+            "example": {
+                "program_id": ex["program_id"], "expression": ex["expression"],
+                "inputs": json.loads(ex["inputs"] or "{}"), "expected": ex["expected_value"],
+                "expected_bits": ex["expected"], "allowed": json.loads(ex["allowed"] or "[]"),
+                "actual": ex["actual_value"], "actual_bits": ex["actual"], "rule": ex["rule"],
+                "rule_text": ex["rule_text"], "section": ex["section"], "input_class": ex["input_class"],
+                "work_item": ex["work_item"],
+            },
+        })
+    programs = corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"]
+    return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets}
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    """The summary as Markdown, for the file a campaign leaves beside its corpus."""
+    lines = [f"# clfuzz summary: {summary['corpus']}", "", f"Programs stored: {summary['programs']}", ""]
+    lines.append("| target | runs | judged lanes | mismatching lanes | checks per driver-second | statuses | kinds |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for name, t in summary["targets"].items():
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(t.get("statuses", {}).items()))
+        lines.append(f"| {name} | {t.get('runs', 0)} | {t.get('judged', 0)} | {t.get('mismatches', 0)} | "
+                     f"{t.get('checks_per_driver_s', 0)} | {statuses} | {len(t.get('kinds', []))} |")
+    for name, t in summary["targets"].items():
+        if not t.get("kinds"):
+            continue
+        lines += ["", f"## {name}: {len(t['kinds'])} kinds of disagreement", ""]
+        for k in t["kinds"]:
+            ex = k["example"]
+            lines.append(f"- **{k['operation']}** {k['src_type']} → {k['dst_type']} ({k['kind']}, {k['count']} rows "
+                         f"in {k['programs']} programs): `{ex['expression']}` expected {ex['expected']} "
+                         f"got {ex['actual']}; inputs {json.dumps(ex['inputs'])}; rule: {ex['rule_text']} "
+                         f"({ex['section']})")
+    return "\n".join(lines) + "\n"

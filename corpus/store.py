@@ -1,0 +1,201 @@
+"""The corpus: programs, drivers, runs and disagreements in SQLite, through sqlite-utils.
+
+Rows are content-addressed (a program's id is the hash of its canonical JSON; a disagreement's
+id is the hash of program, target, buffer and lane), so writing the same thing twice is a no-op
+and merging corpora is a union. The database runs in WAL mode and every run is written with its
+disagreements in one transaction: a campaign killed at any instant leaves a consistent corpus.
+A program row is written *before* the program is handed to any driver.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import functools
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import sqlite_utils
+
+from fuzz.ir import InvalidProgram, Program
+
+SCHEMA_VERSION = 1
+
+
+class CorpusError(Exception):
+    """The corpus file cannot be used; the message says what is wrong and what to do."""
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _locked(method):
+    """Serialize a method on the corpus's lock: campaign threads share one connection."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Corpus:
+    """A clfuzz corpus at ``path`` (``":memory:"`` for tests)."""
+
+    def __init__(self, path: str | Path, *, create: bool = True):
+        self.path = str(path)
+        self._lock = threading.RLock()
+        if self.path != ":memory:":
+            p = Path(self.path)
+            if not p.exists() and not create:
+                raise CorpusError(f"no corpus at {self.path}: run a campaign first (clfuzz run --corpus {self.path})")
+            if p.exists() and p.is_dir():
+                raise CorpusError(f"{self.path} is a directory, not a corpus file")
+            p.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            self.db = sqlite_utils.Database(conn)
+            if self.path != ":memory:":
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            raise CorpusError(
+                f"{self.path} is not a usable clfuzz corpus ({e}); move it aside or pass another --corpus path"
+            ) from None
+
+    # ---- schema ----------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        db = self.db
+        meta = db["meta"]
+        if not meta.exists():
+            if db.table_names():
+                raise CorpusError(f"{self.path} is an SQLite database but not a clfuzz corpus; pass another --corpus path")
+            meta.create({"key": str, "value": str}, pk="key")
+            meta.insert({"key": "schema_version", "value": str(SCHEMA_VERSION)})
+        version = int(meta.get("schema_version")["value"])
+        if version > SCHEMA_VERSION:
+            raise CorpusError(f"{self.path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
+        with db.conn:
+            if not db["programs"].exists():
+                db["programs"].create(
+                    {"id": str, "json": str, "area": str, "campaign": str, "created": float, "statements": int},
+                    pk="id",
+                )
+            if not db["targets"].exists():
+                db["targets"].create(
+                    {"fingerprint_id": str, "name": str, "path": str, "fingerprint": str, "first_seen": float},
+                    pk="fingerprint_id",
+                )
+            if not db["runs"].exists():
+                db["runs"].create(
+                    {
+                        "id": int, "program_id": str, "target": str, "fingerprint_id": str, "path": str,
+                        "status": str, "checks": int, "judged": int, "mismatches": int, "build_s": float,
+                        "run_s": float, "log": str, "campaign": str, "created": float,
+                    },
+                    pk="id",
+                    foreign_keys=[("program_id", "programs", "id")],
+                )
+                db["runs"].create_index(["program_id"])
+            if not db["disagreements"].exists():
+                db["disagreements"].create(
+                    {
+                        "id": str, "program_id": str, "run_id": int, "target": str, "fingerprint_id": str,
+                        "path": str, "kind": str, "buffer": str, "work_item": int, "lane": int,
+                        "operation": str, "src_type": str, "dst_type": str, "expression": str,
+                        "inputs": str, "expected": str, "allowed": str, "actual": str,
+                        "expected_value": str, "actual_value": str, "rule": str, "rule_text": str,
+                        "section": str, "input_class": str, "campaign": str, "created": float,
+                    },
+                    pk="id",
+                    foreign_keys=[("program_id", "programs", "id")],
+                )
+                db["disagreements"].create_index(["target", "operation"])
+            if not db["campaigns"].exists():
+                db["campaigns"].create(
+                    {"name": str, "seed": int, "settings": str, "started": float, "updated": float,
+                     "programs": int, "checks": int},
+                    pk="name",
+                )
+
+    # ---- writing ---------------------------------------------------------------------------
+
+    @_locked
+    def add_program(self, program: Program, campaign: str = "") -> str:
+        """Store a program (idempotent) and return its id."""
+        pid = program.id
+        with self.db.conn:
+            self.db["programs"].insert(
+                {"id": pid, "json": program.to_json(), "area": program.area, "campaign": campaign,
+                 "created": _now(), "statements": len(program.body)},
+                ignore=True,
+            )
+        return pid
+
+    @_locked
+    def add_target(self, name: str, path: str, fingerprint_id: str, fingerprint: dict) -> None:
+        with self.db.conn:
+            self.db["targets"].insert(
+                {"fingerprint_id": fingerprint_id, "name": name, "path": path,
+                 "fingerprint": json.dumps(fingerprint, sort_keys=True), "first_seen": _now()},
+                ignore=True,
+            )
+
+    @_locked
+    def add_run(self, run: dict[str, Any], disagreements: Iterable[dict[str, Any]]) -> int:
+        """One run and its disagreements, atomically. Returns the run's id."""
+        with self.db.conn:
+            run = {**run, "created": _now()}
+            run_id = self.db["runs"].insert(run).last_pk
+            rows = []
+            for d in disagreements:
+                key = f"{d['program_id']}|{d['fingerprint_id']}|{d['path']}|{d['buffer']}|{d['lane']}|{d['kind']}"
+                rows.append({**d, "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
+                             "created": run["created"], "campaign": run.get("campaign", "")})
+            if rows:
+                self.db["disagreements"].insert_all(rows, ignore=True, batch_size=500)
+        return int(run_id)
+
+    @_locked
+    def update_campaign(self, name: str, seed: int, settings: dict, programs: int, checks: int) -> None:
+        with self.db.conn:
+            existing = self.db["campaigns"].count_where("name = ?", [name])
+            if existing:
+                self.db["campaigns"].update(name, {"updated": _now(), "programs": programs, "checks": checks})
+            else:
+                self.db["campaigns"].insert(
+                    {"name": name, "seed": seed, "settings": json.dumps(settings, sort_keys=True),
+                     "started": _now(), "updated": _now(), "programs": programs, "checks": checks}
+                )
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    @_locked
+    def program(self, pid: str) -> Program:
+        rows = list(self.db["programs"].rows_where("id = ? or id like ?", [pid, f"{pid}%"], limit=2))
+        if not rows:
+            raise CorpusError(f"no program {pid!r} in {self.path}; `clfuzz stats --corpus {self.path}` lists what is there")
+        if len(rows) > 1:
+            raise CorpusError(f"program id prefix {pid!r} is ambiguous; give more characters")
+        try:
+            return Program.from_json(rows[0]["json"])
+        except InvalidProgram as e:
+            raise CorpusError(f"program {pid} in {self.path} is corrupt: {e}") from None
+
+    @_locked
+    def disagreements(self, where: str | None = None, params: list | None = None) -> list[dict]:
+        return list(self.db["disagreements"].rows_where(where, params or [], order_by="created"))
+
+    @_locked
+    def query(self, sql: str, params: list | None = None) -> list[dict]:
+        return list(self.db.query(sql, params or []))
+
+    def close(self) -> None:
+        self.db.conn.close()

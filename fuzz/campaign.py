@@ -1,0 +1,185 @@
+"""The campaign loop: generate, store, run on every target at once, judge, record, display.
+
+A producer thread draws programs from the Hypothesis strategy (seeded, so a campaign is
+reproducible from its seed and policy), writes each to the corpus *before* it runs and computes
+the oracle's expectations; the main thread hands each program to every target that supports it,
+one thread per target (each target's worker is its own process), and records the verdicts. A
+time budget or Ctrl-C stops it; every write is a transaction, so the corpus is consistent
+whenever the process stops.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
+
+from corpus.store import Corpus
+from fuzz.drivers import Target, Worker
+from fuzz.execute import Expectations, Outcome, execute, supports
+from fuzz.ir import Program
+from fuzz.policy import Policy
+from fuzz.strategies.conversions import Caps, conversion_programs
+
+AREAS = {"conversions": conversion_programs}
+
+
+class CampaignError(ValueError):
+    """Bad campaign settings (unknown area, no targets): one line saying what to do."""
+
+
+class _Stop(BaseException):
+    """Raised inside the Hypothesis loop to end generation (BaseException: Hypothesis lets it through)."""
+
+
+@dataclass
+class TargetStats:
+    programs: int = 0
+    runs: int = 0
+    checks: int = 0
+    judged: int = 0
+    mismatches: int = 0
+    driver_s: float = 0.0
+    wall_s: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+    kinds: set = field(default_factory=set)
+
+    @property
+    def checks_per_s(self) -> float:
+        return self.judged / self.wall_s if self.wall_s else 0.0
+
+    def add(self, outcome: Outcome, wall_s: float) -> None:
+        self.programs += 1
+        self.runs += outcome.runs
+        self.checks += outcome.verdict.checks
+        self.judged += outcome.verdict.judged
+        self.mismatches += outcome.verdict.mismatches
+        self.driver_s += outcome.driver_s
+        self.wall_s += wall_s
+        self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
+        for r in outcome.verdict.rows + outcome.failures:
+            self.kinds.add((r["kind"], r["operation"], r["src_type"], r["dst_type"]))
+
+
+@dataclass
+class CampaignResult:
+    name: str
+    seed: int
+    programs: int
+    wall_s: float
+    targets: dict[str, TargetStats]
+    interrupted: bool = False
+
+
+def capabilities(targets: list[Target]) -> Caps:
+    """What any of the targets can take; each program then runs where it is supported."""
+    fps = [t.fingerprint for t in targets]
+    return Caps(
+        fp64=any(fp.get("fp64") for fp in fps),
+        fp16=any(fp.get("fp16") for fp in fps),
+        int64=all(fp.get("int64", True) for fp in fps),
+    )
+
+
+def _produce(strategy, seed: int, corpus: Corpus, name: str, out: queue.Queue, stop: threading.Event) -> None:
+    """Draw programs forever (until ``stop``), store each, pair it with its expectations."""
+
+    @settings(database=None, max_examples=10**9, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @hseed(seed)
+    @given(strategy)
+    def loop(program: Program) -> None:
+        if stop.is_set():
+            raise _Stop
+        corpus.add_program(program, name)
+        item = (program, Expectations(program))
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+        raise _Stop
+
+    try:
+        loop()
+    except _Stop:
+        pass
+    except BaseException as e:  # surface generator bugs in the main thread
+        out.put(e)
+    finally:
+        out.put(None)
+
+
+def run_campaign(
+    corpus: Corpus,
+    targets: list[Target],
+    *,
+    minutes: float,
+    seed: int = 0,
+    areas: tuple[str, ...] = ("conversions",),
+    policy: Policy = Policy(),
+    name: str | None = None,
+    timeout_s: float = 60.0,
+    max_programs: int | None = None,
+    on_progress=None,
+) -> CampaignResult:
+    """Run a campaign for ``minutes`` (or ``max_programs``); see the module docstring."""
+    unknown = [a for a in areas if a not in AREAS]
+    if unknown:
+        raise CampaignError(f"unknown area {unknown[0]!r}; available areas: {', '.join(AREAS)}")
+    if not targets:
+        raise CampaignError("no OpenCL target selected: `clfuzz drivers` lists what was found")
+    name = name or f"campaign-{seed}"
+    caps = capabilities(targets)
+    strategy = AREAS[areas[0]](caps, policy)
+    for t in targets:
+        corpus.add_target(t.name, "opencl-c", t.fingerprint_id, t.fingerprint)
+    settings_row = {"areas": list(areas), "policy": asdict(policy), "targets": [t.name for t in targets],
+                    "timeout_s": timeout_s}
+    corpus.update_campaign(name, seed, settings_row, 0, 0)
+
+    stats = {t.name: TargetStats() for t in targets}
+    workers = {t.name: Worker(t, timeout_s=timeout_s) for t in targets}
+    items: queue.Queue = queue.Queue(maxsize=2)
+    stop = threading.Event()
+    producer = threading.Thread(target=_produce, args=(strategy, seed, corpus, name, items, stop), daemon=True)
+    deadline = time.monotonic() + minutes * 60
+    start = time.monotonic()
+    programs = 0
+    interrupted = False
+
+    def one(target: Target, program: Program, exp: Expectations) -> None:
+        t0 = time.perf_counter()
+        outcome = execute(program, target, workers[target.name], corpus, campaign=name, expectations=exp)
+        stats[target.name].add(outcome, time.perf_counter() - t0)
+
+    producer.start()
+    try:
+        with ThreadPoolExecutor(max_workers=len(targets)) as pool:
+            while time.monotonic() < deadline and (max_programs is None or programs < max_programs):
+                item = items.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                program, exp = item
+                futures = [pool.submit(one, t, program, exp) for t in targets if supports(t, program)]
+                for f in futures:
+                    f.result()
+                programs += 1
+                corpus.update_campaign(name, seed, settings_row, programs, sum(s.judged for s in stats.values()))
+                if on_progress:
+                    on_progress(programs, stats, time.monotonic() - start)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        stop.set()
+        for w in workers.values():
+            w.close()
+        producer.join(timeout=5)
+    return CampaignResult(name, seed, programs, time.monotonic() - start, stats, interrupted)

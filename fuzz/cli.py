@@ -1,0 +1,243 @@
+"""The ``clfuzz`` command: parses, calls the library, formats. No logic lives here.
+
+Library errors (a bad corpus, an unknown driver or area, a malformed program file) become one
+line on stderr and exit status 1 (click's ``ClickException``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from corpus.stats import markdown, summarize
+from corpus.store import Corpus, CorpusError
+from fuzz.ir import InvalidProgram, Program
+
+DEFAULT_CORPUS = "clfuzz.db"
+console = Console(stderr=False)
+
+
+def _fail(e: Exception) -> click.ClickException:
+    return click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__)
+
+
+def _targets(drivers: str | None):
+    from fuzz.drivers import UnknownDriver, discover, select
+
+    names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
+    try:
+        return select(discover(), names)
+    except UnknownDriver as e:
+        raise _fail(e) from None
+
+
+def _open_corpus(path: str, create: bool) -> Corpus:
+    try:
+        return Corpus(path, create=create)
+    except CorpusError as e:
+        raise _fail(e) from None
+
+
+@click.group()
+@click.version_option(package_name="clfuzz")
+def cli() -> None:
+    """clfuzz: property-based differential fuzzing of OpenCL drivers against a bit-exact oracle."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
+def drivers(as_json: bool) -> None:
+    """List every OpenCL device found, with its fingerprint.
+
+    Example: clfuzz drivers --json
+    """
+    from fuzz.drivers import describe, table
+
+    targets = _targets(None)
+    if as_json:
+        click.echo(json.dumps(describe(targets), indent=2, sort_keys=True))
+    else:
+        console.print(table(targets))
+        if not targets:
+            click.echo("no OpenCL device found: run `bash setup.sh campaign` to install the local drivers", err=True)
+
+
+def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) -> Table:
+    t = Table(title=f"clfuzz: {programs} programs, {elapsed:.0f}/{minutes * 60:.0f} s")
+    for col in ("target", "programs", "judged lanes", "checks/s", "mismatching lanes", "kinds", "crash/timeout/build"):
+        t.add_column(col, justify="right" if col != "target" else "left")
+    for name, s in stats.items():
+        failures = "/".join(str(s.statuses.get(k, 0)) for k in ("crash", "timeout", "build_error"))
+        t.add_row(name, str(s.programs), f"{s.judged:,}", f"{s.checks_per_s:,.0f}", f"{s.mismatches:,}",
+                  str(len(s.kinds)), failures)
+    return t
+
+
+@cli.command()
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Time budget.")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--areas", default="conversions", show_default=True, help="Comma-separated areas to generate.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")
+@click.option("--name", help="Campaign name (default: campaign-SEED).")
+@click.option("--statements", type=click.IntRange(min=1), help="Statements per program (default from the policy).")
+@click.option("--global-size", type=click.IntRange(min=1), help="Work-items per program (default from the policy).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              help="Seconds one build+run may take before the worker is killed.")
+@click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
+def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_size, timeout, summary_path) -> None:
+    """Run a differential campaign on the local OpenCL drivers.
+
+    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1
+    """
+    from dataclasses import replace
+
+    from fuzz.campaign import CampaignError, run_campaign
+    from fuzz.policy import Policy
+
+    policy = Policy()
+    if statements:
+        policy = replace(policy, statements=statements)
+    if global_size:
+        policy = replace(policy, global_size=global_size)
+    targets = _targets(drivers)
+    corpus = _open_corpus(corpus_path, create=True)
+    live = Live(_progress_table(0, {}, 0, minutes), console=console, refresh_per_second=2) if console.is_terminal else None
+    last_line = [0.0]
+
+    def progress(programs, stats, elapsed):
+        if live:
+            live.update(_progress_table(programs, stats, elapsed, minutes))
+        elif time.monotonic() - last_line[0] > 15:
+            last_line[0] = time.monotonic()
+            parts = [f"{n}: {s.judged:,} lanes {s.checks_per_s:,.0f}/s {s.mismatches:,} mismatching {len(s.kinds)} kinds"
+                     for n, s in stats.items()]
+            click.echo(f"[{elapsed:5.0f}s] {programs} programs | " + " | ".join(parts))
+
+    try:
+        if live:
+            live.start()
+        result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
+                              areas=tuple(a.strip() for a in areas.split(",") if a.strip()), timeout_s=timeout,
+                              on_progress=progress)
+    except CampaignError as e:
+        raise _fail(e) from None
+    finally:
+        if live:
+            live.stop()
+    console.print(_progress_table(result.programs, result.targets, result.wall_s, minutes))
+    summary = summarize(corpus, result.name)
+    out = Path(summary_path or f"{corpus_path}.summary.md")
+    out.write_text(markdown(summary))
+    click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s; "
+               f"corpus {corpus_path}, summary {out}")
+
+
+def _load_program(ref: str, corpus_path: str) -> Program:
+    path = Path(ref)
+    if path.suffix == ".json" or path.is_file():
+        try:
+            return Program.from_json(path.read_text())
+        except (OSError, InvalidProgram) as e:
+            raise _fail(InvalidProgram(f"{ref}: {e}")) from None
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        return corpus.program(ref)
+    except CorpusError as e:
+        raise _fail(e) from None
+
+
+@cli.command()
+@click.argument("program_id")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--limit", type=int, default=10, show_default=True, help="Mismatching lanes shown per driver.")
+def replay(program_id, corpus_path, drivers, limit) -> None:
+    """Re-run a stored program (an id, id prefix or program .json file) and print expected vs actual.
+
+    Example: clfuzz replay 3fa2c1 --corpus c.db
+    """
+    from fuzz.drivers import Worker
+    from fuzz.execute import execute, supports
+
+    program = _load_program(program_id, corpus_path)
+    for target in _targets(drivers):
+        if not supports(target, program):
+            click.echo(f"{target.name}: skipped (needs {', '.join(sorted(program.requires))})")
+            continue
+        with Worker(target) as worker:
+            outcome = execute(program, target, worker, None)
+        v = outcome.verdict
+        click.echo(f"{target.name}: {outcome.status}, {v.judged} lanes judged, {v.mismatches} mismatching")
+        for r in (v.rows + outcome.failures)[:limit]:
+            click.echo(f"  {r['buffer']}[{r['work_item']}] lane {r['lane']}: {r['expression']}")
+            click.echo(f"    inputs   {r['inputs']}")
+            click.echo(f"    expected {r['expected_value']}  bits {r['expected']}  allowed {r['allowed']}")
+            click.echo(f"    actual   {r['actual_value']}  bits {r['actual']}")
+            click.echo(f"    rule     {r['rule_text']} ({r['section']})")
+
+
+@cli.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only this campaign.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def stats(corpus_path, campaign, as_json) -> None:
+    """Summarize a corpus: per driver, runs, checks and the kinds of disagreement found.
+
+    Example: clfuzz stats --corpus c.db --json
+    """
+    corpus = _open_corpus(corpus_path, create=False)
+    summary = summarize(corpus, campaign)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    t = Table(title=f"{corpus_path}: {summary['programs']} programs")
+    for col in ("target", "runs", "judged lanes", "mismatching lanes", "kinds", "statuses"):
+        t.add_column(col)
+    for name, s in summary["targets"].items():
+        t.add_row(name, str(s.get("runs", 0)), f"{s.get('judged', 0):,}", f"{s.get('mismatches', 0):,}",
+                  str(len(s.get("kinds", []))), ", ".join(f"{k} {v}" for k, v in sorted(s.get("statuses", {}).items())))
+    console.print(t)
+    for name, s in summary["targets"].items():
+        if not s.get("kinds"):
+            continue
+        k = Table(title=f"{name}: kinds of disagreement")
+        for col in ("operation", "src", "dst", "kind", "count", "example: inputs → expected / actual"):
+            k.add_column(col)
+        for kind in s["kinds"]:
+            ex = kind["example"]
+            inputs = "; ".join(
+                ",".join(v["values"]) if isinstance(v, dict) else str(v) for v in ex["inputs"].values()
+            )
+            k.add_row(kind["operation"], kind["src_type"], kind["dst_type"], kind["kind"], str(kind["count"]),
+                      f"{inputs} → {ex['expected']} / {ex['actual']}")
+        console.print(k)
+
+
+@cli.command()
+@click.argument("program_id")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+def emit(program_id, corpus_path) -> None:
+    """Print a stored program (id, prefix or .json file) as OpenCL C.
+
+    Example: clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
+    """
+    from fuzz.emit.opencl_c import emit as emit_c
+
+    click.echo(emit_c(_load_program(program_id, corpus_path)), nl=False)
+
+
+def main() -> None:  # pragma: no cover - console entry
+    cli(prog_name="clfuzz")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

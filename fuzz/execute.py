@@ -1,0 +1,147 @@
+"""Running one program on one target and judging it: the step every command shares.
+
+``execute`` builds the job (source and packed buffers), runs it on the target's worker, judges the
+raw output against the oracle and writes the run and its disagreements to the corpus in one
+transaction. A program that fails to build, crashes or hangs is split in halves and each half
+re-run, recursively, so the other statements still get a verdict and the statement that fails is
+isolated and recorded as a failure of its own (a valid program must build and run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from corpus.store import Corpus
+from fuzz.drivers import BufferArg, Job, Result, Target, Worker
+from fuzz.emit.opencl_c import KERNEL_NAME, emit
+from fuzz.ir import Program, restrict
+from fuzz.judge import Verdict, failure_row, judge
+from fuzz.layout import input_bytes, input_values, layout, split_outputs
+from oracles.evaluate import expected
+from oracles.expect import Expectation
+
+PATH_OPENCL_C = "opencl-c"
+
+
+def job_for(program: Program) -> Job:
+    """The worker job of a program: its OpenCL C source over the packed ``in``/``out`` buffers."""
+    lay = layout(program)
+    return Job(
+        kind="source",
+        program=emit(program).encode(),
+        options=program.options,
+        kernel=KERNEL_NAME,
+        args=(
+            BufferArg("in", input_bytes(program), lay.in_bytes, False),
+            BufferArg("out", None, lay.out_bytes, True),
+        ),
+        global_size=(program.global_size,),
+        local_size=None,
+    )
+
+
+def ftz_of(target: Target) -> frozenset[str]:
+    """Floating types whose denormals this target may flush: its FP config lacks CL_FP_DENORM
+    (OpenCL C 3.0 §7.2; the flush-to-zero results of §7.5.3 are then allowed)."""
+    fp = target.fingerprint
+    out = set()
+    for name, key in (("half", "half_fp_config"), ("float", "single_fp_config"), ("double", "double_fp_config")):
+        config = fp.get(key) or {}
+        if config and not config.get("denorm", False):
+            out.add(name)
+    return frozenset(out)
+
+
+def supports(target: Target, program: Program) -> bool:
+    """Whether the target has every capability the program requires (fp64, fp16, int64)."""
+    fp = target.fingerprint
+    return all(bool(fp.get(cap, False)) for cap in program.requires)
+
+
+class Expectations:
+    """Oracle results for one program, computed once per flush-to-zero class of target."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.inputs = input_values(program)
+        self._by_ftz: dict[frozenset, dict[str, Expectation]] = {}
+
+    def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
+        if ftz not in self._by_ftz:
+            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs)
+        return self._by_ftz[ftz]
+
+
+@dataclass
+class Outcome:
+    """What running one program on one target gave, failures of split halves included."""
+
+    status: str
+    verdict: Verdict = field(default_factory=Verdict)
+    driver_s: float = 0.0  # build + run time the driver itself reported
+    runs: int = 0
+    failures: list[dict] = field(default_factory=list)  # isolated failing statements
+
+
+def execute(
+    program: Program,
+    target: Target,
+    worker: Worker,
+    corpus: Corpus | None,
+    *,
+    campaign: str = "",
+    expectations: Expectations | None = None,
+    on_result: Callable[[Program, Result], None] | None = None,
+) -> Outcome:
+    """Run, judge and record ``program`` on ``target`` (see the module docstring)."""
+    expectations = expectations or Expectations(program)
+    result = worker.run(job_for(program))
+    if on_result:
+        on_result(program, result)
+    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
+    run_row = {
+        "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+        "path": PATH_OPENCL_C, "status": result.status, "build_s": result.build_s, "run_s": result.run_s,
+        "log": result.log[-4000:] if result.status != "ok" else "", "campaign": campaign,
+    }
+    if result.status == "ok":
+        actual = split_outputs(program, result.outputs["out"])
+        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs)
+        outcome.verdict = verdict
+        rows = [{**r, "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+                 "path": PATH_OPENCL_C} for r in verdict.rows]
+        if corpus is not None:
+            corpus.add_run({**run_row, "checks": verdict.checks, "judged": verdict.judged,
+                            "mismatches": verdict.mismatches}, rows)
+        return outcome
+    # build error, crash, timeout, runtime error: record, then isolate by halving
+    if len(program.body) == 1:
+        row = {**failure_row(program, result.status, result.log), "program_id": program.id,
+               "target": target.name, "fingerprint_id": target.fingerprint_id, "path": PATH_OPENCL_C}
+        outcome.failures.append(row)
+        if corpus is not None:
+            corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [row])
+        return outcome
+    if corpus is not None:
+        corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
+    half = len(program.body) // 2
+    for part in (list(range(half)), list(range(half, len(program.body)))):
+        sub = restrict(program, part)
+        if corpus is not None:
+            corpus.add_program(sub, campaign)
+        inner = execute(sub, target, worker, corpus, campaign=campaign, on_result=on_result)
+        outcome.runs += inner.runs
+        outcome.driver_s += inner.driver_s
+        outcome.failures.extend(inner.failures)
+        for key in ("checks", "judged", "mismatches"):
+            setattr(outcome.verdict, key, getattr(outcome.verdict, key) + getattr(inner.verdict, key))
+        outcome.verdict.rows.extend(inner.verdict.rows)
+    return outcome
+
+
+def mismatch_lanes(expectation: Expectation, actual: np.ndarray) -> np.ndarray:
+    """Indices of lanes whose actual bits the expectation does not allow."""
+    return np.flatnonzero(~expectation.accepts(actual.view(expectation.allowed[0].dtype)))

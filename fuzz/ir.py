@@ -1,0 +1,278 @@
+"""The test-program IR: pure data, no OpenCL C or SPIR-V text.
+
+A :class:`Program` is a kernel over ``global_size`` work-items. Its arguments are typed buffers
+(:class:`Buffer`); an input buffer's contents are a :class:`Fill` recipe, so a program with
+thousands of lanes stays a few hundred bytes of JSON and still replays bit-identically. Its body
+is a tuple of :class:`Store` statements, each writing one typed expression per work-item into an
+output buffer (element ``get_global_id(0)``). Expressions are :class:`Load`, :class:`Literal` and
+:class:`Op` (an operation from the table in :mod:`fuzz.ops`, with its attributes).
+
+Every reader — the OpenCL C emitter, the oracle, the strategies, later the SPIR-V emitter and the
+reducer — walks this structure; none adds fields of its own. A program's id is the SHA-256 of
+its canonical JSON form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Union
+
+import numpy as np
+
+from fuzz.types import Type
+
+
+class InvalidProgram(ValueError):
+    """A program (or its JSON) that is not well formed: the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Deterministic contents of an input buffer.
+
+    Each lane takes, from the PCG64 raw stream seeded with ``seed`` (the bit generator's raw
+    output is stable across numpy versions), either one of the ``pool`` bit patterns (edge
+    values drawn by Hypothesis; probability ``pool_weight``/4) or uniform random bits.
+    """
+
+    seed: int
+    pool: tuple[int, ...] = ()
+    pool_weight: int = 3  # out of 4
+
+    def bits(self, lanes: int, width_bits: int) -> np.ndarray:
+        """``lanes`` bit patterns as unsigned integers of ``width_bits`` bits."""
+        raw = np.random.PCG64(self.seed).random_raw(2 * lanes).astype(np.uint64)
+        choice, uniform = raw[0::2], raw[1::2]
+        dtype = np.dtype(f"u{width_bits // 8}")
+        mask = np.uint64((1 << width_bits) - 1)
+        out = (uniform & mask).astype(dtype)
+        if self.pool:
+            pool = np.array(self.pool, dtype=np.uint64).astype(dtype)
+            use_pool = (choice & np.uint64(3)) < np.uint64(self.pool_weight)
+            pick = ((choice >> np.uint64(2)) % np.uint64(len(pool))).astype(np.intp)
+            out = np.where(use_pool, pool[pick], out)
+        return out
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A global buffer argument of ``global_size`` elements of ``type``."""
+
+    name: str
+    type: Type
+    role: str  # "in" or "out"
+    fill: Fill | None = None  # inputs only
+
+
+@dataclass(frozen=True)
+class Load:
+    """``buffer[get_global_id(0)]``."""
+
+    buffer: str
+    type: Type
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A constant written in the source, one bit pattern per lane (the same for every work-item)."""
+
+    type: Type
+    bits: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Op:
+    """An operation of :mod:`fuzz.ops` applied to ``args``, producing ``type``."""
+
+    op: str
+    args: tuple["Expr", ...]
+    type: Type
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    def attr(self, key: str, default: Any = None) -> Any:
+        return dict(self.attrs).get(key, default)
+
+
+Expr = Union[Load, Literal, Op]
+
+
+@dataclass(frozen=True)
+class Store:
+    """``buffer[get_global_id(0)] = value``; a value of another type converts as by assignment."""
+
+    buffer: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Program:
+    """A whole test kernel; see the module docstring."""
+
+    buffers: tuple[Buffer, ...]
+    body: tuple[Store, ...]
+    global_size: int
+    options: str = ""
+    requires: frozenset[str] = field(default_factory=frozenset)  # "fp64", "fp16", "int64"
+    area: str = "conversions"
+
+    def buffer(self, name: str) -> Buffer:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        raise InvalidProgram(f"program has no buffer {name!r}")
+
+    @property
+    def inputs(self) -> tuple[Buffer, ...]:
+        return tuple(b for b in self.buffers if b.role == "in")
+
+    @property
+    def outputs(self) -> tuple[Buffer, ...]:
+        return tuple(b for b in self.buffers if b.role == "out")
+
+    def to_json(self) -> str:
+        return canonical_json(to_data(self))
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_json(cls, text: str) -> "Program":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise InvalidProgram(f"program file is not JSON: {e}") from None
+        return from_data(data)
+
+    def lanes(self, buffer: str) -> int:
+        """Scalar lanes in memory for one buffer (3-vectors occupy four, §6.3.5)."""
+        return self.global_size * self.buffer(buffer).type.mem_lanes
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    """Every node of an expression, parents before children."""
+    yield expr
+    if isinstance(expr, Op):
+        for a in expr.args:
+            yield from walk(a)
+
+
+def canonical_json(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+# ---- canonical data form ---------------------------------------------------------------------
+
+
+def to_data(node: Any) -> Any:
+    """A JSON-able form of any IR node (tagged dicts), stable for hashing."""
+    if isinstance(node, Type):
+        return node.c_name
+    if isinstance(node, Program):
+        return {
+            "buffers": [to_data(b) for b in node.buffers],
+            "body": [to_data(s) for s in node.body],
+            "global_size": node.global_size,
+            "options": node.options,
+            "requires": sorted(node.requires),
+            "area": node.area,
+        }
+    if isinstance(node, Buffer):
+        d = {"name": node.name, "type": to_data(node.type), "role": node.role}
+        if node.fill is not None:
+            d["fill"] = {"seed": node.fill.seed, "pool": list(node.fill.pool), "pool_weight": node.fill.pool_weight}
+        return d
+    if isinstance(node, Store):
+        return {"store": node.buffer, "value": to_data(node.value)}
+    if isinstance(node, Load):
+        return {"load": node.buffer, "type": to_data(node.type)}
+    if isinstance(node, Literal):
+        return {"literal": list(node.bits), "type": to_data(node.type)}
+    if isinstance(node, Op):
+        return {
+            "op": node.op,
+            "type": to_data(node.type),
+            "args": [to_data(a) for a in node.args],
+            "attrs": {k: v for k, v in node.attrs},
+        }
+    raise TypeError(f"not an IR node: {node!r}")
+
+
+def _expr(d: dict) -> Expr:
+    t = Type.parse(d["type"])
+    if "load" in d:
+        return Load(d["load"], t)
+    if "literal" in d:
+        return Literal(t, tuple(int(b) for b in d["literal"]))
+    if "op" in d:
+        return Op(d["op"], tuple(_expr(a) for a in d["args"]), t, tuple(sorted(d.get("attrs", {}).items())))
+    raise InvalidProgram(f"unknown expression node {sorted(d)}")
+
+
+def from_data(data: Any) -> Program:
+    """The inverse of :func:`to_data`; raises :class:`InvalidProgram` with one line on bad input."""
+    try:
+        buffers = tuple(
+            Buffer(
+                b["name"],
+                Type.parse(b["type"]),
+                b["role"],
+                Fill(b["fill"]["seed"], tuple(b["fill"]["pool"]), b["fill"].get("pool_weight", 3)) if "fill" in b else None,
+            )
+            for b in data["buffers"]
+        )
+        body = tuple(Store(s["store"], _expr(s["value"])) for s in data["body"])
+        program = Program(
+            buffers,
+            body,
+            int(data["global_size"]),
+            data.get("options", ""),
+            frozenset(data.get("requires", ())),
+            data.get("area", "conversions"),
+        )
+    except InvalidProgram:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InvalidProgram(f"malformed program: {type(e).__name__}: {e}") from None
+    validate(program)
+    return program
+
+
+def validate(program: Program) -> None:
+    """Structural checks every reader relies on (types of loads match their buffers, ...)."""
+    names = [b.name for b in program.buffers]
+    if len(set(names)) != len(names):
+        raise InvalidProgram("duplicate buffer names")
+    if program.global_size < 1:
+        raise InvalidProgram("global_size must be at least 1")
+    for b in program.buffers:
+        if b.role not in ("in", "out"):
+            raise InvalidProgram(f"buffer {b.name!r} has role {b.role!r}, expected 'in' or 'out'")
+        if (b.role == "in") != (b.fill is not None):
+            raise InvalidProgram(f"buffer {b.name!r}: inputs need a fill, outputs must not have one")
+    for s in program.body:
+        if program.buffer(s.buffer).role != "out":
+            raise InvalidProgram(f"store into input buffer {s.buffer!r}")
+        for node in walk(s.value):
+            if isinstance(node, Load):
+                b = program.buffer(node.buffer)
+                if b.role != "in" or b.type != node.type:
+                    raise InvalidProgram(f"load of {node.buffer!r} does not match its buffer")
+            if isinstance(node, Literal) and len(node.bits) != node.type.width:
+                raise InvalidProgram("literal lane count does not match its type")
+
+
+def restrict(program: Program, statements: list[int]) -> Program:
+    """The program keeping only the given statements and the buffers they use."""
+    body = tuple(program.body[i] for i in statements)
+    used = {s.buffer for s in body} | {n.buffer for s in body for n in walk(s.value) if isinstance(n, Load)}
+    return Program(
+        tuple(b for b in program.buffers if b.name in used),
+        body,
+        program.global_size,
+        program.options,
+        program.requires,
+        program.area,
+    )

@@ -1,0 +1,175 @@
+"""The judge: a target's raw output bits against the oracle's expectations.
+
+For every output lane the oracle allowed some bit patterns (or none judged); a lane whose actual
+bits are not allowed is a disagreement. Each one is recorded with everything a report needs
+without re-running: the statement's expression and operation spelling, source and destination
+types, the inputs of that work-item, expected and actual bits and values, the rule and its
+section, and the input class.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fuzz.emit.opencl_c import expression as c_expression
+from fuzz.ir import Literal, Load, Op, Program, Store, walk
+from fuzz.ops import spelling
+from fuzz.types import scalar
+from oracles.classes import input_class
+from oracles.expect import Expectation
+from oracles.rules import rule
+
+MAX_ROWS_PER_STATEMENT = 8
+"""A systematic bug fails every lane; a few rows per statement and run are enough to report it,
+while the run's ``mismatches`` column keeps the full count."""
+
+
+def format_value(bits: int, name: str) -> str:
+    """A lane's value for people: decimal for integers, hex-float and decimal for floats."""
+    s = scalar(name)
+    v = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)[0]
+    if s.is_int:
+        return str(int(v))
+    f = float(v)
+    if math.isnan(f):
+        return f"nan(0x{bits:x})"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    return f"{f.hex()} ({np.format_float_positional(v, unique=True, trim='-')})"
+
+
+@dataclass
+class Verdict:
+    """The outcome of judging one run of one program."""
+
+    checks: int = 0  # lanes compared (judged or not)
+    judged: int = 0  # lanes with a decided expectation
+    mismatches: int = 0
+    rows: list[dict] = field(default_factory=list)
+
+
+def describe_statement(stmt: Store, program: Program) -> tuple[str, str, str]:
+    """(operation spelling, source type, destination type) of a statement, for bucketing."""
+    target = program.buffer(stmt.buffer).type
+    value = stmt.value
+    if value.type != target:
+        return spelling("store", target, {}), value.type.c_name, target.c_name
+    if isinstance(value, Op):
+        src = value.args[0].type.c_name if len(value.args) == 1 else "+".join(a.type.c_name for a in value.args)
+        return spelling(value.op, value.type, dict(value.attrs)), src, value.type.c_name
+    return "copy", value.type.c_name, target.c_name
+
+
+def _statement_inputs(stmt: Store, program: Program, inputs: dict[str, np.ndarray], item: int) -> dict:
+    """The values this statement read for one work-item (buffers and literals)."""
+    out = {}
+    for node in walk(stmt.value):
+        if isinstance(node, Load):
+            t = node.type
+            lanes = inputs[node.buffer][item * t.mem_lanes : item * t.mem_lanes + t.width]
+            bits = lanes.view(t.elem.bits_dtype)
+            out[node.buffer] = {"type": t.c_name, "bits": [f"{int(b):#x}" for b in bits],
+                                "values": [format_value(int(b), t.scalar) for b in bits]}
+        elif isinstance(node, Literal):
+            out.setdefault("literals", []).append(
+                {"type": node.type.c_name, "values": [format_value(b, node.type.scalar) for b in node.bits]}
+            )
+    return out
+
+
+def _class_of(stmt: Store, inputs: dict[str, np.ndarray], item: int, lane: int) -> str:
+    for node in walk(stmt.value):
+        if isinstance(node, Load):
+            t = node.type
+            j = min(lane, t.width - 1)
+            v = inputs[node.buffer][item * t.mem_lanes + j : item * t.mem_lanes + j + 1]
+            return str(input_class(v, t.scalar)[0])
+        if isinstance(node, Literal):
+            j = min(lane, node.type.width - 1)
+            v = np.array([node.bits[j]], dtype=np.uint64).astype(node.type.elem.bits_dtype).view(node.type.elem.dtype)
+            return "literal:" + str(input_class(v, node.type.scalar)[0])
+    return "none"
+
+
+def judge(
+    program: Program,
+    expectations: dict[str, Expectation],
+    actual: dict[str, np.ndarray],
+    inputs: dict[str, np.ndarray],
+    *,
+    max_rows: int = MAX_ROWS_PER_STATEMENT,
+) -> Verdict:
+    """Compare every output lane; return counts and the disagreement rows (capped per statement)."""
+    verdict = Verdict()
+    for stmt in program.body:
+        exp = expectations[stmt.buffer]
+        got = actual[stmt.buffer]
+        bits = np.ascontiguousarray(got).view(scalar(exp.scalar).bits_dtype)
+        ok = exp.accepts(bits)
+        verdict.checks += len(exp)
+        verdict.judged += int(exp.judged.sum())
+        bad = np.flatnonzero(~ok)
+        verdict.mismatches += len(bad)
+        if not len(bad):
+            continue
+        operation, src, dst = describe_statement(stmt, program)
+        mem_lanes = program.buffer(stmt.buffer).type.mem_lanes
+        text = c_expression(stmt.value)
+        for pos in bad[:max_rows]:
+            item, lane = divmod(int(pos), mem_lanes)
+            r = rule(int(exp.rule[pos]))
+            allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
+            if exp.any_nan[pos]:
+                allowed.append("any NaN")
+            verdict.rows.append({
+                "kind": "wrong-result",
+                "buffer": stmt.buffer,
+                "work_item": item,
+                "lane": int(pos),
+                "operation": operation,
+                "src_type": src,
+                "dst_type": dst,
+                "expression": text,
+                "inputs": json.dumps(_statement_inputs(stmt, program, inputs, item), sort_keys=True),
+                "expected": f"{int(exp.allowed[0][pos]):#x}",
+                "allowed": json.dumps(allowed),
+                "actual": f"{int(bits[pos]):#x}",
+                "expected_value": format_value(int(exp.allowed[0][pos]), exp.scalar),
+                "actual_value": format_value(int(bits[pos]), exp.scalar),
+                "rule": r.id,
+                "rule_text": r.text,
+                "section": r.section,
+                "input_class": _class_of(stmt, inputs, item, lane),
+            })
+    return verdict
+
+
+def failure_row(program: Program, status: str, log: str) -> dict:
+    """A row for a valid program that failed to build or crashed: a bug too (DESIGN invariant 2)."""
+    stmt = program.body[0] if len(program.body) == 1 else None
+    operation, src, dst = describe_statement(stmt, program) if stmt else ("program", "", "")
+    return {
+        "kind": status,
+        "buffer": stmt.buffer if stmt else "",
+        "work_item": -1,
+        "lane": -1,
+        "operation": operation,
+        "src_type": src,
+        "dst_type": dst,
+        "expression": c_expression(stmt.value) if stmt else "",
+        "inputs": "{}",
+        "expected": "",
+        "allowed": "[]",
+        "actual": "",
+        "expected_value": "builds and runs",
+        "actual_value": log.strip().splitlines()[-1][:300] if log.strip() else status,
+        "rule": "valid-program",
+        "rule_text": "a valid program must build and run",
+        "section": "OpenCL C 3.0 §6 (the program is valid by construction)",
+        "input_class": "none",
+    }
+

@@ -1,0 +1,83 @@
+"""Where each IR buffer lives in the two packed kernel arguments.
+
+Inputs are packed into one ``global const uchar *in`` and outputs into one ``global uchar *out``
+so that a program can hold hundreds of statements (the number of kernel parameters is limited,
+CL_DEVICE_MAX_PARAMETER_SIZE may be as small as 1024 bytes). Each buffer starts at a multiple of
+128 bytes, the alignment of the largest built-in type (double16, §6.3.5), so that typed pointers
+into the packed bytes are correctly aligned. The emitter and the host side both read this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fuzz.ir import Program
+
+ALIGN = 128
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    offset: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    inputs: dict[str, Region]
+    outputs: dict[str, Region]
+    in_bytes: int
+    out_bytes: int
+
+
+def _pack(program: Program, role: str) -> tuple[dict[str, Region], int]:
+    regions: dict[str, Region] = {}
+    offset = 0
+    for b in program.buffers:
+        if b.role != role:
+            continue
+        nbytes = program.global_size * b.type.size
+        regions[b.name] = Region(b.name, offset, nbytes)
+        offset += -(-nbytes // ALIGN) * ALIGN
+    return regions, max(offset, ALIGN)
+
+
+def layout(program: Program) -> Layout:
+    ins, in_bytes = _pack(program, "in")
+    outs, out_bytes = _pack(program, "out")
+    return Layout(ins, outs, in_bytes, out_bytes)
+
+
+def input_values(program: Program) -> dict[str, np.ndarray]:
+    """Each input buffer's contents as typed values, one entry per scalar lane in memory."""
+    out = {}
+    for b in program.inputs:
+        assert b.fill is not None
+        elem = b.type.elem
+        bits = b.fill.bits(program.lanes(b.name), elem.bits)
+        out[b.name] = bits.view(elem.dtype)
+    return out
+
+
+def input_bytes(program: Program, values: dict[str, np.ndarray] | None = None) -> bytes:
+    """The packed ``in`` argument."""
+    lay = layout(program)
+    values = input_values(program) if values is None else values
+    buf = bytearray(lay.in_bytes)
+    for name, region in lay.inputs.items():
+        raw = values[name].tobytes()
+        buf[region.offset : region.offset + len(raw)] = raw
+    return bytes(buf)
+
+
+def split_outputs(program: Program, raw: bytes) -> dict[str, np.ndarray]:
+    """The packed ``out`` argument cut into typed output arrays (one entry per lane in memory)."""
+    lay = layout(program)
+    out = {}
+    for name, region in lay.outputs.items():
+        elem = program.buffer(name).type.elem
+        out[name] = np.frombuffer(raw, dtype=elem.dtype, count=region.nbytes // elem.size, offset=region.offset)
+    return out

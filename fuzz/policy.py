@@ -1,0 +1,46 @@
+"""Generation policy: every weight and limit the strategies use, as plain named data.
+
+Strategies contain no literal weights; they read a :class:`Policy`. A campaign stores its policy
+(``asdict``) with its settings, so a run is reproducible from the seed plus the policy, and a
+user can dump, edit and load one (``Policy.from_json``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+
+
+@dataclass(frozen=True)
+class Policy:
+    # program shape
+    statements: int = 48  # statements per program (the batch that one build buys)
+    global_size: int = 256  # work-items per program
+    # statement kinds (relative weights)
+    w_convert: int = 10
+    w_cast: int = 2
+    w_as: int = 2
+    w_assign: int = 2
+    w_arith: int = 2
+    # operands
+    p_literal_operand: float = 0.25  # operand written in the source instead of loaded
+    p_nested: float = 0.15  # a conversion whose operand is another conversion
+    p_sat: float = 0.5  # _sat on an integer destination
+    p_rounding: float = 0.7  # an explicit rounding suffix
+    pool_max: int = 16  # edge values per input buffer
+    # types
+    p_vector: float = 0.5
+    p_fp64: float = 0.3  # a program that uses double (run only where fp64 is supported)
+    p_fp16: float = 0.3  # a program that uses half (only where cl_khr_fp16 is supported)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Policy":
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown policy fields {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**data)

@@ -1,0 +1,178 @@
+"""Hypothesis strategies for conversion programs (OpenCL C 3.0 §6.4, DIGEST §3).
+
+``conversion_programs(caps, policy)`` draws whole programs: ``policy.statements`` statements,
+each an explicit ``convert_T[_sat][_rnd]``, a cast, an ``as_T``, an assignment conversion or a
+mixed-type arithmetic expression, over every scalar type the capabilities allow and widths
+1, 2, 3, 4, 8, 16. Operands are input buffers (filled from edge-value pools) or literals.
+Only constructs the spec defines are built: ``_sat`` only with integer destinations, ``as_T``
+only between types of the same size, mixed arithmetic only where no signed overflow is possible
+for any operand values, casts only scalar -> scalar or scalar -> vector.
+
+Examples shrink toward fewer pool values, simpler edge values, scalar int operands and the
+first types and rounding modes of each list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from hypothesis import strategies as st
+
+from fuzz.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
+from fuzz.ops import ROUNDINGS
+from fuzz.policy import Policy
+from fuzz.strategies.values import pools, values
+from fuzz.types import SCALARS, VECTOR_WIDTHS, Type, scalar
+from oracles.evaluate import arith_is_defined, common_type
+
+
+@dataclass(frozen=True)
+class Caps:
+    """What the targets of a campaign can take (from their fingerprints)."""
+
+    fp64: bool = False
+    fp16: bool = False
+    int64: bool = True
+
+    def scalars(self, requires: frozenset[str]) -> tuple[str, ...]:
+        have = {"fp64": self.fp64 and "fp64" in requires, "fp16": self.fp16 and "fp16" in requires,
+                "int64": self.int64}
+        return tuple(n for n, s in SCALARS.items() if s.needs is None or have.get(s.needs, False))
+
+
+@dataclass
+class _Builder:
+    """State while drawing one program: buffer naming and the scalar types in use."""
+
+    draw: Callable
+    policy: Policy
+    types: tuple[str, ...]
+    global_size: int
+    buffers: list[Buffer] = field(default_factory=list)
+
+    def name(self, prefix: str) -> str:
+        return f"{prefix}{sum(b.role == ('in' if prefix == 'in' else 'out') for b in self.buffers)}"
+
+    def chance(self, p: float) -> bool:
+        return self.draw(st.integers(0, 999)) < int(p * 1000)
+
+    def scalar_type(self, among: tuple[str, ...] | None = None) -> str:
+        return self.draw(st.sampled_from(among or self.types))
+
+    def width(self) -> int:
+        return self.draw(st.sampled_from(VECTOR_WIDTHS[1:])) if self.chance(self.policy.p_vector) else 1
+
+    def operand(self, t: Type) -> Expr:
+        """A buffer load (filled from an edge-value pool) or a literal of type ``t``."""
+        if self.chance(self.policy.p_literal_operand):
+            return Literal(t, tuple(self.draw(values(t.scalar)) for _ in range(t.width)))
+        fill = Fill(self.draw(st.integers(0, 2**32 - 1)), self.draw(pools(t.scalar, self.policy.pool_max)))
+        b = Buffer(self.name("in"), t, "in", fill)
+        self.buffers.append(b)
+        return Load(b.name, t)
+
+    def output(self, t: Type) -> str:
+        b = Buffer(self.name("out"), t, "out")
+        self.buffers.append(b)
+        return b.name
+
+
+BUILDERS: dict[str, Callable[[_Builder], Store]] = {}
+
+
+def builds(name: str):
+    def register(fn):
+        BUILDERS[name] = fn
+        return fn
+
+    return register
+
+
+def _convert_expr(b: _Builder, dst: Type, depth: int = 0) -> Expr:
+    src = dst.with_scalar(b.scalar_type())
+    if depth == 0 and b.chance(b.policy.p_nested):
+        arg = _convert_expr(b, src, depth + 1)
+    else:
+        arg = b.operand(src)
+    attrs = {}
+    if scalar(dst.scalar).is_int and b.chance(b.policy.p_sat):
+        attrs["sat"] = True
+    if b.chance(b.policy.p_rounding):
+        attrs["rounding"] = b.draw(st.sampled_from(ROUNDINGS))
+    return Op("convert", (arg,), dst, tuple(sorted(attrs.items())))
+
+
+@builds("convert")
+def _convert(b: _Builder) -> Store:
+    """convert_T[_sat][_rnd] of an n-lane operand to n lanes of T (§6.4.3)."""
+    dst = Type(b.scalar_type(), b.width())
+    return Store(b.output(dst), _convert_expr(b, dst))
+
+
+@builds("cast")
+def _cast(b: _Builder) -> Store:
+    """(T)x or (Tn)x of a scalar x (§6.4.2: vector-to-vector casts are illegal)."""
+    dst = Type(b.scalar_type(), b.width())
+    arg = b.operand(Type(b.scalar_type()))
+    return Store(b.output(dst), Op("cast", (arg,), dst))
+
+
+@builds("as")
+def _as(b: _Builder) -> Store:
+    """as_T between types of equal size: same lane count, or 4 lanes to 3 (§6.4.4)."""
+    src_s = b.scalar_type()
+    same_size = tuple(n for n in b.types if scalar(n).bits == scalar(src_s).bits)
+    dst_s = b.scalar_type(same_size)
+    if b.chance(0.2):
+        src, dst = Type(src_s, 4), Type(dst_s, 3)
+    else:
+        w = b.width()
+        src, dst = Type(src_s, w), Type(dst_s, w)
+    return Store(b.output(dst), Op("as", (b.operand(src),), dst))
+
+
+@builds("assign")
+def _assign(b: _Builder) -> Store:
+    """An implicit conversion by assignment: scalar to scalar, or scalar to vector (§6.4.1)."""
+    dst = Type(b.scalar_type(), b.width())
+    return Store(b.output(dst), b.operand(Type(b.scalar_type())))
+
+
+@builds("arith")
+def _arith(b: _Builder) -> Store:
+    """x op y on two scalars of different types, only where every operand pair is defined."""
+    operator = b.draw(st.sampled_from(("+", "-", "*")))
+    x = b.scalar_type()
+    # float is always a partner: a floating common type is always defined
+    y = b.scalar_type(tuple(y for y in b.types if arith_is_defined(operator, x, y)))
+    t = Type(common_type(x, y))
+    op = Op("arith", (b.operand(Type(x)), b.operand(Type(y))), t, (("operator", operator),))
+    return Store(b.output(t), op)
+
+
+def _kinds(policy: Policy) -> list[tuple[str, int]]:
+    return [("convert", policy.w_convert), ("cast", policy.w_cast), ("as", policy.w_as),
+            ("assign", policy.w_assign), ("arith", policy.w_arith)]
+
+
+@st.composite
+def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
+    """Whole conversion programs of ``policy.statements`` statements (see the module docstring)."""
+    if policy.statements < 1 or policy.global_size < 1:
+        raise ValueError("policy.statements and policy.global_size must be at least 1")
+    requires = set()
+    if caps.fp64 and draw(st.integers(0, 999)) < policy.p_fp64 * 1000:
+        requires.add("fp64")
+    if caps.fp16 and draw(st.integers(0, 999)) < policy.p_fp16 * 1000:
+        requires.add("fp16")
+    types = caps.scalars(frozenset(requires))
+    if not caps.int64:
+        types = tuple(t for t in types if scalar(t).needs != "int64")
+    b = _Builder(draw, policy, types, policy.global_size)
+    weighted = [k for k, w in _kinds(policy) for _ in range(w)]
+    body = [BUILDERS[draw(st.sampled_from(weighted))](b) for _ in range(policy.statements)]
+    used = {n.type.scalar for s in body for n in walk(s.value)} | {bb.type.scalar for bb in b.buffers}
+    needs = {scalar(n).needs for n in used} - {None, "int64"}
+    return Program(tuple(b.buffers), tuple(body), policy.global_size, requires=frozenset(needs))
+

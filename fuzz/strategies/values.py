@@ -1,0 +1,112 @@
+"""Edge-biased values of every scalar type, as bit patterns.
+
+Examples from these strategies shrink toward the first entries of the fixed edge lists (zero,
+one, the type limits) and then toward small bit patterns. The classes follow the issue and
+DIGEST §11.2: ties at every magnitude and one ulp either side, ±0, subnormals, NaNs with
+payloads (quiet and signalling, both signs), ±inf, each type's limits and neighbours, the powers
+2^7..2^64 and their neighbours (where integer<->float conversions change behaviour), float ties
+of the narrower float formats, and uniform bit patterns.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from hypothesis import strategies as st
+
+from fuzz.types import SCALARS, Scalar, scalar
+
+POWERS = (7, 8, 15, 16, 23, 24, 25, 31, 32, 52, 53, 54, 63, 64)
+
+
+def _float_bits(values: list[float], s: Scalar) -> list[int]:
+    with np.errstate(all="ignore"):
+        arr = np.array(values, dtype=np.float64).astype(s.dtype)
+    arr = arr[np.isfinite(arr) | np.isinf(arr)]
+    return [int(b) for b in arr.view(s.bits_dtype)]
+
+
+def _neighbours(bits: list[int], s: Scalar) -> list[int]:
+    """Each pattern and the patterns one ulp above and below (in magnitude order)."""
+    out = []
+    top = (1 << s.bits) - 1
+    for b in bits:
+        out.extend(x for x in (b - 1, b, b + 1) if 0 <= x <= top)
+    return out
+
+
+@lru_cache(maxsize=None)
+def edge_bits(name: str) -> tuple[int, ...]:
+    """The fixed edge list of one scalar type, simplest first (what shrinking moves toward)."""
+    s = scalar(name)
+    if s.is_int:
+        vals = [0, 1, -1, 2, s.max, s.min, s.max - 1, s.min + 1]
+        for p in POWERS:
+            for v in (1 << p, -(1 << p)):
+                vals.extend((v - 1, v, v + 1))
+        # integers that are ties when converted to float/double/half: m.5 ulp patterns
+        for mant in (11, 24, 53):
+            for shift in (1, 2, 8, 40 - mant if mant < 40 else 3):
+                base = ((1 << mant) | 1) << shift | (1 << (shift - 1))
+                vals.extend((base - 1, base, base + 1, -base))
+        mask = (1 << s.bits) - 1
+        seen, out = set(), []
+        for v in vals:
+            if s.min <= v <= s.max:
+                b = v & mask
+                if b not in seen:
+                    seen.add(b)
+                    out.append(b)
+        return tuple(out)
+    # floating point
+    tiny = 2.0 ** (s.min_exp - s.mant_bits + 1)  # least subnormal
+    fmin = 2.0**s.min_exp
+    fmax = float(np.finfo(s.dtype).max)
+    base = [0.0, 1.0, 0.5, 1.5, 2.5, 3.5, -0.5, -1.5, -2.5, 0.25, 0.75, 4.5, 5.5, 1e3 + 0.5,
+            fmax, fmin, tiny, fmin - tiny, 2 * tiny, 3 * tiny]
+    for p in POWERS:
+        for v in (2.0**p, -(2.0**p)):
+            base.extend((v - 1, v, v + 1, v + 0.5, v - 0.5))
+    for p in range(0, s.mant_bits + 1):  # ties k + 0.5 at every magnitude up to the precision
+        base.extend((2.0**p + 0.5, 2.0**p + 1.5, -(2.0**p) - 0.5))
+    bits = _float_bits(base + [-v for v in base], s)
+    bits = _neighbours(bits, s)
+    exp_mask = ((1 << (s.bits - s.mant_bits)) - 1) << (s.mant_bits - 1)
+    sign = 1 << (s.bits - 1)
+    quiet = 1 << (s.mant_bits - 2)
+    inf = exp_mask
+    specials = [inf, inf | sign, inf | quiet, inf | quiet | sign, inf | quiet | 1, inf | 1, inf | sign | 5]
+    # ties of narrower formats (for double->float, float->half): midpoints between neighbours
+    narrower = [t for t in SCALARS.values() if t.is_float and t.bits < s.bits]
+    mids = []
+    for t in narrower:
+        grid = np.array([1.0, 1.5, 3.0, 2.0**t.min_exp, 2.0 ** (t.min_exp - 3), 65504.0, 2.0**20 + 1],
+                        dtype=np.float64).astype(t.dtype)
+        with np.errstate(all="ignore"):
+            up = np.nextafter(grid, np.array(np.inf, t.dtype))
+        mid = (grid.astype(np.float64) + up.astype(np.float64)) / 2
+        mids.extend(list(mid) + [float(-m) for m in mid])
+    mid_bits = _neighbours(_float_bits(mids, s), s)
+    seen, out = set(), []
+    for b in specials + bits + mid_bits:
+        if b not in seen:
+            seen.add(b)
+            out.append(b)
+    return tuple(out)
+
+
+def values(name: str) -> st.SearchStrategy[int]:
+    """Bit patterns of the scalar type ``name``: an edge value (mostly) or uniform bits.
+
+    Examples shrink toward the simplest edge values (0, 1, ...)."""
+    s = scalar(name)
+    return st.one_of(
+        st.sampled_from(edge_bits(name)),
+        st.integers(0, (1 << s.bits) - 1),
+    )
+
+
+def pools(name: str, max_size: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """A pool of edge values for one input buffer; shrinks toward a single simple value."""
+    return st.lists(values(name), min_size=1, max_size=max_size).map(tuple)

@@ -1,0 +1,264 @@
+"""The reference interpreter: evaluates a Program's IR into expectations for every output lane.
+
+It reads the IR directly (never an emitter's output). Each operation of :mod:`fuzz.ops` has a
+reference here (``REFERENCES``) that maps the expectations of its operands to the expectation of
+its result, lane by lane over all work-items at once. Lanes are laid out work-item major:
+element ``i`` lane ``j`` is position ``i * width + j``.
+
+``ftz`` is the set of floating-point type names whose denormals the device may flush (its FP
+config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2, or the program is built with
+``-cl-denorms-are-zero``); it widens the allowed results as §7.5.3 says.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Callable
+
+import numpy as np
+
+from fuzz.ir import Expr, Literal, Load, Op, Program
+from fuzz.layout import input_values
+from fuzz.types import Type, scalar
+from oracles import conversions, rules
+from oracles.expect import Expectation, as_bits, concat
+
+
+class UndefinedBehaviour(AssertionError):
+    """The program reached a case the spec leaves undefined: a generator bug, never a report."""
+
+
+Reference = Callable[[Op, list[Expectation], int, frozenset], Expectation]
+REFERENCES: dict[str, Reference] = {}
+
+MAX_CANDIDATES = 16
+
+
+def reference(name: str):
+    def register(fn: Reference) -> Reference:
+        REFERENCES[name] = fn
+        return fn
+
+    return register
+
+
+def _broadcast(e: Expectation, width: int) -> Expectation:
+    """A scalar expectation replicated into ``width`` lanes per work-item."""
+    if width == 1:
+        return e
+    return e.select(np.repeat(np.arange(len(e)), width))
+
+
+@reference("convert")
+def _convert(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """§6.4.3: lane-wise conversion with the requested saturation and rounding."""
+    return conversions.expect_convert(
+        args[0], op.type.scalar, saturate=bool(op.attr("sat")), rounding=op.attr("rounding"), ftz=ftz
+    )
+
+
+@reference("cast")
+def _cast(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """§6.4.2: a cast converts the value (rtz to integers, rte to floats) and replicates a scalar."""
+    converted = conversions.expect_convert(args[0], op.type.scalar, ftz=ftz)
+    arg_width = op.args[0].type.width
+    return converted if arg_width == op.type.width else _broadcast(converted, op.type.width)
+
+
+RULE_AS_SAME = rules.register(
+    "as.bits",
+    "as_T with the same number of elements copies the bits unchanged",
+    "OpenCL C 3.0 §6.4.4",
+)
+RULE_AS_4_TO_3 = rules.register(
+    "as.4to3",
+    "as_T from a 4-component to a 3-component type passes the bits of the first three lanes through",
+    "OpenCL C 3.0 §6.4.4",
+)
+
+
+@reference("as")
+def _as(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """§6.4.4: same lane count copies bits; 4 -> 3 lanes keeps xyz; other lane counts are
+    implementation-defined (never judged). A lane that may be any NaN has unspecified bits."""
+    src_t, dst_t = op.args[0].type, op.type
+    arg = args[0]
+    dst = scalar(dst_t.scalar)
+    if src_t.width == dst_t.width or (src_t.width == 4 and dst_t.width == 3):
+        if src_t.width == dst_t.width:
+            keep = np.arange(len(arg))
+            rule = RULE_AS_SAME
+        else:
+            keep = (np.arange(n)[:, None] * 4 + np.arange(3)[None, :]).ravel()
+            rule = RULE_AS_4_TO_3
+        sel = arg.select(keep)
+        return Expectation(
+            dst.name,
+            [a.view(dst.bits_dtype) for a in sel.allowed],
+            sel.judged & ~sel.any_nan,
+            np.zeros(len(sel), bool),
+            np.full(len(sel), rule, np.int16),
+        )
+    lanes = n * dst_t.width
+    return Expectation(dst.name, [np.zeros(lanes, dst.bits_dtype)], np.zeros(lanes, bool), np.zeros(lanes, bool))
+
+
+def promoted(name: str) -> str:
+    """C99 §6.3.1.1 integer promotions: char, uchar, short, ushort -> int."""
+    s = scalar(name)
+    return "int" if s.is_int and s.bits < 32 else name
+
+
+def common_type(a: str, b: str) -> str:
+    """C99 §6.3.1.8 usual arithmetic conversions for two scalar types (OpenCL C §6.4.1)."""
+    for f in ("double", "float", "half"):
+        if f in (a, b):
+            return f
+    a, b = promoted(a), promoted(b)
+    if a == b:
+        return a
+    sa, sb = scalar(a), scalar(b)
+    if sa.signed == sb.signed:
+        return a if sa.bits >= sb.bits else b
+    u, s = (sa, sb) if not sa.signed else (sb, sa)
+    if u.bits >= s.bits:
+        return u.name
+    return s.name  # the signed type is wider, so it represents every value of the unsigned one
+
+
+def arith_is_defined(operator: str, a: str, b: str) -> bool:
+    """Whether ``a op b`` is defined for *every* pair of operand values (no signed overflow)."""
+    c = scalar(common_type(a, b))
+    if c.is_float or not c.signed:
+        return True
+    lo_a, hi_a = scalar(a).min, scalar(a).max
+    lo_b, hi_b = scalar(b).min, scalar(b).max
+    if operator == "+":
+        extremes = [lo_a + lo_b, hi_a + hi_b]
+    elif operator == "-":
+        extremes = [lo_a - hi_b, hi_a - lo_b]
+    else:
+        extremes = [x * y for x in (lo_a, hi_a) for y in (lo_b, hi_b)]
+    return c.min <= min(extremes) and max(extremes) <= c.max
+
+
+RULE_ARITH_FLOAT = rules.register(
+    "arith.float.correctly_rounded",
+    "x + y, x - y and x * y are correctly rounded (0 ulp) in round-to-nearest-even",
+    "OpenCL C 3.0 §7.4 Table 65; §7.1 default rounding",
+)
+RULE_ARITH_UNSIGNED = rules.register(
+    "arith.unsigned.wrap",
+    "unsigned arithmetic is reduced modulo 2^N",
+    "C99 §6.2.5p9 (OpenCL C 3.0 §6.5.1)",
+)
+RULE_ARITH_SIGNED = rules.register(
+    "arith.signed.exact",
+    "signed arithmetic that cannot overflow gives the exact result",
+    "C99 §6.5.5-6.5.6 (OpenCL C 3.0 §6.5.1)",
+)
+
+
+def _float_op(operator: str, x: np.ndarray, y: np.ndarray, name: str) -> np.ndarray:
+    """Correctly rounded + - * on a float type. binary32 and binary16 are computed in binary64
+    and rounded once more: with 53 >= 2p + 2 bits the double rounding is innocuous
+    (Figueroa, 'When is double rounding innocuous?', 1995), so the result is correctly rounded."""
+    dtype = scalar(name).dtype
+    with np.errstate(all="ignore"):
+        a, b = x.astype(np.float64), y.astype(np.float64)
+        r = a + b if operator == "+" else a - b if operator == "-" else a * b
+        return r.astype(dtype)
+
+
+def _flush_result(values: np.ndarray, name: str, exact: np.ndarray | None = None) -> list[np.ndarray]:
+    """The ±0 alternatives for lanes whose result is subnormal before rounding (§7.5.3 case 2/4)."""
+    s = scalar(name)
+    probe = values if exact is None else exact
+    with np.errstate(all="ignore"):
+        tiny = (np.abs(probe.astype(np.float64)) < 2.0**s.min_exp) & (probe != 0)
+    if not tiny.any():
+        return []
+    return [np.where(tiny, np.array(z, s.dtype), values) for z in (0.0, -0.0)]
+
+
+@reference("arith")
+def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """Mixed-type + - *: both operands convert to the common type (§6.4.1, C99 §6.3.1.8, implicit
+    conversions round to nearest even, §6.4.3.2), then the operation is applied in that type."""
+    operator = op.attr("operator")
+    c = scalar(op.type.scalar)
+    operands = [conversions.expect_convert(a, c.name, ftz=ftz) for a in args]
+    judged = operands[0].judged & operands[1].judged
+    outs: list[np.ndarray] = []
+    if c.is_float:
+        for x, y in product(operands[0].candidates(), operands[1].candidates()):
+            r = _float_op(operator, x, y, c.name)
+            outs.append(r)
+            if c.name in ftz:
+                with np.errstate(all="ignore"):
+                    wide = _float_op(operator, x, y, "double")
+                outs.extend(_flush_result(r, c.name, wide))
+        rule = RULE_ARITH_FLOAT
+    else:
+        x = operands[0].reference.astype(object)
+        y = operands[1].reference.astype(object)
+        exact = x + y if operator == "+" else x - y if operator == "-" else x * y
+        if c.signed:
+            bad = judged & ((exact < c.min) | (exact > c.max))
+            if bad.any():
+                raise UndefinedBehaviour(f"signed overflow in {op.type} {operator}")
+        wrapped = np.array([int(v) % (1 << c.bits) for v in exact], dtype=np.uint64).astype(c.bits_dtype)
+        outs.append(wrapped.view(c.dtype))
+        rule = RULE_ARITH_SIGNED if c.signed else RULE_ARITH_UNSIGNED
+    any_nan = np.zeros(len(judged), bool)
+    if c.is_float:
+        any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
+    base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))
+    return base.with_alternatives([as_bits(o) for o in outs[1:MAX_CANDIDATES]])
+
+
+def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset) -> Expectation:
+    """The expectation of ``expr`` for every work-item, ``global_size * width`` lanes."""
+    n = program.global_size
+    if isinstance(expr, Load):
+        values = inputs[expr.buffer]
+        if expr.type.width == 3:  # drop the padding lane of each 3-vector (§6.3.5)
+            values = values.reshape(n, 4)[:, :3].ravel()
+        return Expectation.exact(expr.type.scalar, values)
+    if isinstance(expr, Literal):
+        elem = expr.type.elem
+        bits = np.tile(np.array(expr.bits, dtype=np.uint64).astype(elem.bits_dtype), n)
+        return Expectation.exact(elem.name, bits.view(elem.dtype))
+    args = [evaluate(a, program, inputs, ftz) for a in expr.args]
+    return REFERENCES[expr.op](expr, args, n, ftz)
+
+
+def _assign(value: Expectation, value_t: Type, target_t: Type, ftz: frozenset) -> Expectation:
+    """Assignment converts as if by a cast to the target's type (§6.4.1, §6.5.15)."""
+    if value_t == target_t:
+        return value
+    converted = conversions.expect_convert(value, target_t.scalar, ftz=ftz)
+    return converted if value_t.width == target_t.width else _broadcast(converted, target_t.width)
+
+
+def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:
+    """Lanes in memory order; a 3-vector's fourth (padding) lane is never judged."""
+    if t.width != 3:
+        return e
+    pad = Expectation(e.scalar, [np.zeros(n, scalar(e.scalar).bits_dtype)], np.zeros(n, bool), np.zeros(n, bool))
+    merged = concat([e, pad])
+    gather = np.empty((n, 4), dtype=np.intp)
+    gather[:, :3] = np.arange(3 * n).reshape(n, 3)
+    gather[:, 3] = 3 * n + np.arange(n)
+    return merged.select(gather.ravel())
+
+
+def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None) -> dict[str, Expectation]:
+    """Expectations for every output buffer, in memory lane order (like the device writes them)."""
+    inputs = input_values(program) if inputs is None else inputs
+    out = {}
+    for s in program.body:
+        target = program.buffer(s.buffer).type
+        value = evaluate(s.value, program, inputs, ftz)
+        out[s.buffer] = _to_memory(_assign(value, s.value.type, target, ftz), target, program.global_size)
+    return out
