@@ -92,8 +92,10 @@ def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) 
 @click.option("--global-size", type=click.IntRange(min=1), help="Work-items per program (default from the policy).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
               help="Seconds one build+run may take before the worker is killed.")
+@click.option("--max-programs", type=click.IntRange(min=1), help="Stop after this many programs.")
 @click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
-def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_size, timeout, summary_path) -> None:
+def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_size, timeout, max_programs,
+        summary_path) -> None:
     """Run a differential campaign on the local OpenCL drivers.
 
     Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1
@@ -127,7 +129,7 @@ def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_siz
             live.start()
         result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
                               areas=tuple(a.strip() for a in areas.split(",") if a.strip()), timeout_s=timeout,
-                              on_progress=progress)
+                              max_programs=max_programs, on_progress=progress)
     except CampaignError as e:
         raise _fail(e) from None
     finally:

@@ -81,9 +81,9 @@ def edge_bits(name: str) -> tuple[int, ...]:
     narrower = [t for t in SCALARS.values() if t.is_float and t.bits < s.bits]
     mids = []
     for t in narrower:
-        grid = np.array([1.0, 1.5, 3.0, 2.0**t.min_exp, 2.0 ** (t.min_exp - 3), 65504.0, 2.0**20 + 1],
-                        dtype=np.float64).astype(t.dtype)
         with np.errstate(all="ignore"):
+            grid = np.array([1.0, 1.5, 3.0, 2.0**t.min_exp, 2.0 ** (t.min_exp - 3), 65504.0, 2.0**20 + 1],
+                            dtype=np.float64).astype(t.dtype)
             up = np.nextafter(grid, np.array(np.inf, t.dtype))
         mid = (grid.astype(np.float64) + up.astype(np.float64)) / 2
         mids.extend(list(mid) + [float(-m) for m in mid])

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# clfuzz set-up: installs the local OpenCL drivers (Debian packages) and the Python package
+# into .venv, each step skipped when nothing changed, then runs the job asked for.
+#   bash setup.sh campaign [clfuzz run options]   short campaign on every local driver
+#   bash setup.sh test [pytest options]           the test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+job="${1:-}"; shift || true
+case "$job" in campaign|test) ;; *) echo "usage: bash setup.sh campaign|test [options]" >&2; exit 2 ;; esac
+
+# Debian packages: the three drivers, the ICD loader, clinfo, the SPIR-V tools, Python.
+pkgs="pocl-opencl-icd oclgrind mesa-opencl-icd ocl-icd-libopencl1 clinfo spirv-tools spirv-headers
+      llvm-spirv-15 llvm-spirv-14 python3 python3-venv python3-pip"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q $missing >/dev/null
+fi
+
+# Python environment: reinstalled only when pyproject.toml changes.
+stamp=.venv/.clfuzz-installed
+want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  python3 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[dev]'
+  echo "$want" > "$stamp"
+fi
+
+if [ "$job" = campaign ]; then
+  mkdir -p out
+  .venv/bin/clfuzz drivers
+  exec .venv/bin/clfuzz run --minutes "${CLFUZZ_MINUTES:-2}" --corpus out/campaign.db "$@"
+else
+  exec .venv/bin/python -m pytest -q "$@"
+fi

@@ -1,0 +1,143 @@
+"""The command line: help for every command, one-line errors for bad input, real runs."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fuzz.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_every_command_has_help_with_an_example(command):
+    result = CliRunner().invoke(cli, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+
+
+def _one_line_error(result, *needles):
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1, result.output
+    for n in needles:
+        assert n in errors[0], result.output
+
+
+def test_stats_on_missing_corpus(tmp_path):
+    _one_line_error(CliRunner().invoke(cli, ["stats", "--corpus", str(tmp_path / "none.db")]), "run a campaign first")
+
+
+def test_stats_on_corrupt_corpus(tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"\x00garbage" * 500)
+    _one_line_error(CliRunner().invoke(cli, ["stats", "--corpus", str(bad)]), "not a usable clfuzz corpus")
+
+
+def test_replay_malformed_program_file(tmp_path):
+    f = tmp_path / "p.json"
+    f.write_text('{"buffers": 3}')
+    _one_line_error(CliRunner().invoke(cli, ["replay", str(f)]), "malformed program")
+
+
+def test_invalid_option_value():
+    result = CliRunner().invoke(cli, ["run", "--minutes", "-3"])
+    assert result.exit_code == 2 and "Traceback" not in result.output and "--minutes" in result.output
+
+
+@pytest.mark.drivers
+def test_unknown_driver(targets):
+    _one_line_error(CliRunner().invoke(cli, ["run", "--drivers", "nosuch"]), "unknown driver 'nosuch'", "known drivers")
+
+
+@pytest.mark.drivers
+def test_unknown_area(targets, tmp_path):
+    _one_line_error(CliRunner().invoke(cli, ["run", "--areas", "poetry", "--corpus", str(tmp_path / "c.db")]),
+                    "unknown area")
+
+
+def _consistent(db: Path) -> dict:
+    conn = sqlite3.connect(db)
+    assert conn.execute("pragma integrity_check").fetchone()[0] == "ok"
+    orphans = conn.execute("select count(*) from runs where program_id not in (select id from programs)").fetchone()[0]
+    lost = conn.execute("select count(*) from disagreements where run_id not in (select id from runs)").fetchone()[0]
+    counts = {t: conn.execute(f"select count(*) from {t}").fetchone()[0] for t in ("programs", "runs")}
+    conn.close()
+    assert orphans == 0 and lost == 0
+    return counts
+
+
+def _start_campaign(tmp_path: Path, minutes: str = "2") -> tuple[subprocess.Popen, Path]:
+    db = tmp_path / "c.db"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fuzz.cli", "run", "--minutes", minutes, "--corpus", str(db), "--statements", "8",
+         "--global-size", "64"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    return proc, db
+
+
+def _wait_for_runs(db: Path, proc: subprocess.Popen, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if db.exists():
+            try:
+                conn = sqlite3.connect(db)
+                n = conn.execute("select count(*) from runs").fetchone()[0]
+                conn.close()
+                if n >= 3:
+                    return
+            except sqlite3.Error:
+                pass
+        assert proc.poll() is None, proc.stdout.read()
+        time.sleep(0.5)
+    raise AssertionError("campaign wrote no runs in time")
+
+
+@pytest.mark.drivers
+def test_campaign_killed_leaves_a_consistent_corpus(targets, tmp_path):
+    proc, db = _start_campaign(tmp_path)
+    _wait_for_runs(db, proc)
+    proc.kill()
+    proc.wait()
+    counts = _consistent(db)
+    assert counts["programs"] >= 1 and counts["runs"] >= 3
+
+
+@pytest.mark.drivers
+def test_campaign_ctrl_c_stops_cleanly_and_writes_the_summary(targets, tmp_path):
+    proc, db = _start_campaign(tmp_path)
+    _wait_for_runs(db, proc)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    assert "interrupted" in out and "Traceback" not in out
+    _consistent(db)
+    assert Path(f"{db}.summary.md").exists()
+
+
+@pytest.mark.drivers
+def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
+    db = tmp_path / "c.db"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", "--minutes", "2", "--max-programs", "2", "--corpus", str(db),
+                                 "--statements", "8", "--global-size", "32", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(runner.invoke(cli, ["stats", "--corpus", str(db), "--json"]).output)
+    assert summary["programs"] >= 2
+    assert set(summary["targets"]) == {t.name for t in targets}
+    for t in summary["targets"].values():
+        assert t["runs"] >= 1
+    pid = sqlite3.connect(db).execute("select id from programs limit 1").fetchone()[0]
+    replay = runner.invoke(cli, ["replay", pid, "--corpus", str(db)])
+    assert replay.exit_code == 0 and "lanes judged" in replay.output

@@ -1,0 +1,60 @@
+"""The corpus: idempotent content-addressed writes, one-line errors on bad files."""
+
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from corpus.store import Corpus, CorpusError
+from fuzz.strategies.conversions import Caps, conversion_programs
+from conftest import SMALL
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(conversion_programs(Caps(fp64=True), SMALL))
+def test_program_round_trips_through_the_corpus(program):
+    c = Corpus(":memory:")
+    pid = c.add_program(program)
+    assert c.add_program(program) == pid  # idempotent
+    assert c.program(pid) == program
+    assert c.program(pid[:6]) == program  # unique prefix
+    assert c.query("select count(*) as n from programs")[0]["n"] == 1
+
+
+def test_run_and_disagreements_are_written_together(memory_corpus):
+    row = {"program_id": "p", "target": "t", "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
+           "lane": 3, "kind": "wrong-result", "operation": "convert_int"}
+    run = {"program_id": "p", "target": "t", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+           "checks": 10, "judged": 10, "mismatches": 1}
+    memory_corpus.add_run(run, [row])
+    memory_corpus.add_run(run, [row])  # the same disagreement again is not a new row
+    assert len(memory_corpus.disagreements()) == 1
+    assert memory_corpus.query("select count(*) as n from runs")[0]["n"] == 2
+
+
+def test_garbage_file_is_refused_with_one_line(tmp_path):
+    bad = tmp_path / "c.db"
+    bad.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(CorpusError) as e:
+        Corpus(bad)
+    assert "not a usable clfuzz corpus" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path):
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("create table x (a)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(CorpusError, match="not a clfuzz corpus"):
+        Corpus(other)
+
+
+def test_missing_corpus_when_reading(tmp_path):
+    with pytest.raises(CorpusError, match="run a campaign first"):
+        Corpus(tmp_path / "none.db", create=False)
+
+
+def test_unknown_program(memory_corpus):
+    with pytest.raises(CorpusError, match="no program"):
+        memory_corpus.program("deadbeef")
