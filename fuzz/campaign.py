@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass, field
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
 from corpus.store import Corpus
+from fuzz.batching import batch_for, parts
 from fuzz.drivers import Target, Worker
-from fuzz.execute import Expectations, Outcome, execute, supports
+from fuzz.execute import Expectations, Outcome, execute, ftz_of, supports
 from fuzz.ir import Program
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
@@ -52,14 +53,12 @@ class TargetStats:
     def checks_per_s(self) -> float:
         return self.judged / self.wall_s if self.wall_s else 0.0
 
-    def add(self, outcome: Outcome, wall_s: float) -> None:
-        self.programs += 1
+    def add(self, outcome: Outcome) -> None:
         self.runs += outcome.runs
         self.checks += outcome.verdict.checks
         self.judged += outcome.verdict.judged
         self.mismatches += outcome.verdict.mismatches
         self.driver_s += outcome.driver_s
-        self.wall_s += wall_s
         self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
         for r in outcome.verdict.rows + outcome.failures:
             self.kinds.add((r["kind"], r["operation"], r["src_type"], r["dst_type"]))
@@ -85,8 +84,10 @@ def capabilities(targets: list[Target]) -> Caps:
     )
 
 
-def _produce(strategy, seed: int, corpus: Corpus, name: str, out: queue.Queue, stop: threading.Event) -> None:
-    """Draw programs forever (until ``stop``), store each, pair it with its expectations."""
+def _produce(strategy, seed: int, corpus: Corpus, name: str, ftz_classes: set, out: queue.Queue,
+             stop: threading.Event) -> None:
+    """Draw programs forever (until ``stop``), store each, pair it with its expectations
+    (computed here, off the drivers' critical path, for every flush-to-zero class in use)."""
 
     @settings(database=None, max_examples=10**9, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -96,7 +97,10 @@ def _produce(strategy, seed: int, corpus: Corpus, name: str, out: queue.Queue, s
         if stop.is_set():
             raise _Stop
         corpus.add_program(program, name)
-        item = (program, Expectations(program))
+        expectations = Expectations(program)
+        for ftz in ftz_classes:
+            expectations.get(ftz)
+        item = (program, expectations)
         while not stop.is_set():
             try:
                 out.put(item, timeout=0.2)
@@ -147,16 +151,24 @@ def run_campaign(
     workers = {t.name: Worker(t, timeout_s=timeout_s) for t in targets}
     items: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
-    producer = threading.Thread(target=_produce, args=(strategy, seed, corpus, name, items, stop), daemon=True)
+    ftz_classes = {ftz_of(t) for t in targets}
+    producer = threading.Thread(target=_produce, args=(strategy, seed, corpus, name, ftz_classes, items, stop),
+                                daemon=True)
     deadline = time.monotonic() + minutes * 60
     start = time.monotonic()
     programs = 0
     interrupted = False
 
     def one(target: Target, program: Program, exp: Expectations) -> None:
+        """Run the program on one target, in parts of the target's batch size."""
         t0 = time.perf_counter()
-        outcome = execute(program, target, workers[target.name], corpus, campaign=name, expectations=exp)
-        stats[target.name].add(outcome, time.perf_counter() - t0)
+        for part in parts(program, batch_for(target)):
+            if part is not program:
+                corpus.add_program(part, name)
+            outcome = execute(part, target, workers[target.name], corpus, campaign=name, expectations=exp.view(part))
+            stats[target.name].add(outcome)
+        stats[target.name].programs += 1
+        stats[target.name].wall_s += time.perf_counter() - t0
 
     producer.start()
     try:

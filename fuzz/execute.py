@@ -26,7 +26,7 @@ from oracles.expect import Expectation
 PATH_OPENCL_C = "opencl-c"
 
 
-def job_for(program: Program) -> Job:
+def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None) -> Job:
     """The worker job of a program: its OpenCL C source over the packed ``in``/``out`` buffers."""
     lay = layout(program)
     return Job(
@@ -35,7 +35,7 @@ def job_for(program: Program) -> Job:
         options=program.options,
         kernel=KERNEL_NAME,
         args=(
-            BufferArg("in", input_bytes(program), lay.in_bytes, False),
+            BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
             BufferArg("out", None, lay.out_bytes, True),
         ),
         global_size=(program.global_size,),
@@ -62,17 +62,31 @@ def supports(target: Target, program: Program) -> bool:
 
 
 class Expectations:
-    """Oracle results for one program, computed once per flush-to-zero class of target."""
+    """Oracle results for one program, computed once per flush-to-zero class of target.
 
-    def __init__(self, program: Program):
+    ``view(part)`` serves a part of the program made by :func:`fuzz.ir.restrict` (a batch of its
+    statements over a prefix of its work-items) from the same results, without re-running the
+    oracle: buffers keep their names and a prefix of work-items is a prefix of lanes."""
+
+    def __init__(self, program: Program, *, _inputs=None, _by_ftz=None):
         self.program = program
-        self.inputs = input_values(program)
-        self._by_ftz: dict[frozenset, dict[str, Expectation]] = {}
+        self.inputs = input_values(program) if _inputs is None else _inputs
+        self._by_ftz: dict[frozenset, dict[str, Expectation]] = {} if _by_ftz is None else _by_ftz
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         if ftz not in self._by_ftz:
             self._by_ftz[ftz] = expected(self.program, ftz, self.inputs)
         return self._by_ftz[ftz]
+
+    def view(self, part: Program) -> "Expectations":
+        n = part.global_size
+        inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
+        outputs = part.outputs
+        by_ftz = {
+            ftz: {b.name: exp[b.name].select(np.arange(n * b.type.mem_lanes)) for b in outputs}
+            for ftz, exp in self._by_ftz.items()
+        }
+        return Expectations(part, _inputs=inputs, _by_ftz=by_ftz)
 
 
 @dataclass
@@ -98,7 +112,7 @@ def execute(
 ) -> Outcome:
     """Run, judge and record ``program`` on ``target`` (see the module docstring)."""
     expectations = expectations or Expectations(program)
-    result = worker.run(job_for(program))
+    result = worker.run(job_for(program, expectations.inputs))
     if on_result:
         on_result(program, result)
     outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
@@ -132,7 +146,8 @@ def execute(
         sub = restrict(program, part)
         if corpus is not None:
             corpus.add_program(sub, campaign)
-        inner = execute(sub, target, worker, corpus, campaign=campaign, on_result=on_result)
+        inner = execute(sub, target, worker, corpus, campaign=campaign, expectations=expectations.view(sub),
+                        on_result=on_result)
         outcome.runs += inner.runs
         outcome.driver_s += inner.driver_s
         outcome.failures.extend(inner.failures)
@@ -141,7 +156,3 @@ def execute(
         outcome.verdict.rows.extend(inner.verdict.rows)
     return outcome
 
-
-def mismatch_lanes(expectation: Expectation, actual: np.ndarray) -> np.ndarray:
-    """Indices of lanes whose actual bits the expectation does not allow."""
-    return np.flatnonzero(~expectation.accepts(actual.view(expectation.allowed[0].dtype)))

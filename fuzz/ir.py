@@ -264,14 +264,16 @@ def validate(program: Program) -> None:
                 raise InvalidProgram("literal lane count does not match its type")
 
 
-def restrict(program: Program, statements: list[int]) -> Program:
-    """The program keeping only the given statements and the buffers they use."""
+def restrict(program: Program, statements: list[int], global_size: int | None = None) -> Program:
+    """The program keeping only the given statements, the buffers they use and (optionally) the
+    first ``global_size`` work-items. Inputs are unchanged where kept: a :class:`Fill` gives the
+    same first lanes whatever the buffer's length."""
     body = tuple(program.body[i] for i in statements)
     used = {s.buffer for s in body} | {n.buffer for s in body for n in walk(s.value) if isinstance(n, Load)}
     return Program(
         tuple(b for b in program.buffers if b.name in used),
         body,
-        program.global_size,
+        min(global_size or program.global_size, program.global_size),
         program.options,
         program.requires,
         program.area,

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, fields
 @dataclass(frozen=True)
 class Policy:
     # program shape
-    statements: int = 48  # statements per program (the batch that one build buys)
-    global_size: int = 256  # work-items per program
+    statements: int = 64  # statements per generated program (drivers build parts: fuzz.batching)
+    global_size: int = 16384  # work-items per generated program
     # statement kinds (relative weights)
     w_convert: int = 10
     w_cast: int = 2

@@ -200,15 +200,18 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
                 outs.extend(_flush_result(r, c.name, wide))
         rule = RULE_ARITH_FLOAT
     else:
-        x = operands[0].reference.astype(object)
-        y = operands[1].reference.astype(object)
-        exact = x + y if operator == "+" else x - y if operator == "-" else x * y
-        if c.signed:
-            bad = judged & ((exact < c.min) | (exact > c.max))
-            if bad.any():
-                raise UndefinedBehaviour(f"signed overflow in {op.type} {operator}")
-        wrapped = np.array([int(v) % (1 << c.bits) for v in exact], dtype=np.uint64).astype(c.bits_dtype)
-        outs.append(wrapped.view(c.dtype))
+        x, y = operands[0].reference, operands[1].reference
+        with np.errstate(all="ignore"):
+            if not c.signed:  # numpy's unsigned arithmetic wraps modulo 2^N, as C99 §6.2.5p9 says
+                result = x + y if operator == "+" else x - y if operator == "-" else x * y
+            else:  # exact in int64 for int (the only signed common type generated) or Python ints
+                wide = np.int64 if c.bits <= 32 else object
+                xw, yw = x.astype(wide), y.astype(wide)
+                exact = xw + yw if operator == "+" else xw - yw if operator == "-" else xw * yw
+                if (judged & ((exact < c.min) | (exact > c.max))).any():
+                    raise UndefinedBehaviour(f"signed overflow in {op.type} {operator}")
+                result = np.where(judged, exact, 0).astype(c.dtype)
+        outs.append(result.astype(c.dtype))
         rule = RULE_ARITH_SIGNED if c.signed else RULE_ARITH_UNSIGNED
     any_nan = np.zeros(len(judged), bool)
     if c.is_float:
