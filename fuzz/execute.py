@@ -48,9 +48,9 @@ def ftz_of(target: Target) -> frozenset[str]:
     (OpenCL C 3.0 §7.2; the flush-to-zero results of §7.5.3 are then allowed)."""
     fp = target.fingerprint
     out = set()
-    for name, key in (("half", "half_fp_config"), ("float", "single_fp_config"), ("double", "double_fp_config")):
-        config = fp.get(key) or {}
-        if config and not config.get("denorm", False):
+    for name, key, present in (("half", "half_fp_config", fp.get("fp16")), ("float", "single_fp_config", True),
+                               ("double", "double_fp_config", fp.get("fp64"))):
+        if present and not (fp.get(key) or {}).get("denorm", False):
             out.add(name)
     return frozenset(out)
 

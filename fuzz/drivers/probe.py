@@ -1,0 +1,144 @@
+"""Describe every OpenCL platform and device visible to this process: the fingerprint.
+
+Run as ``python -m fuzz.drivers.probe`` in a subprocess whose environment (``icd.env_for``) shows
+one driver; it prints one JSON document on its own stdout. Drivers print to stdout as well, so
+the process moves fd 1 to stderr before loading any driver and keeps a private copy for the JSON.
+
+Only the probe subprocess imports this module; the parent side is ``discovery.run_probe``, which
+never loads a driver itself (a driver can crash or hang the process that loads it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from .fingerprint import decode_device_type, decode_fp_config
+from .icd import library_of
+
+
+def _info(obj, param, default=None):
+    try:
+        return obj.get_info(param)
+    except Exception:  # noqa: BLE001 - a driver may reject any query
+        return default
+
+
+def _image_formats(cl, ctx) -> dict[str, dict[str, list[str]]]:
+    """Supported image formats as "ORDER/TYPE" strings, per image type, for reading and writing."""
+    order_names = {v: k for k, v in vars(cl.channel_order).items() if k.isupper()}
+    type_names = {v: k for k, v in vars(cl.channel_type).items() if k.isupper()}
+    out: dict[str, dict[str, list[str]]] = {}
+    for label, mtype in (
+        ("image1d", cl.mem_object_type.IMAGE1D),
+        ("image2d", cl.mem_object_type.IMAGE2D),
+        ("image3d", cl.mem_object_type.IMAGE3D),
+    ):
+        per: dict[str, list[str]] = {}
+        for access, flag in (("read", cl.mem_flags.READ_ONLY), ("write", cl.mem_flags.WRITE_ONLY)):
+            try:
+                fmts = cl.get_supported_image_formats(ctx, flag, mtype)
+            except Exception:  # noqa: BLE001
+                fmts = []
+            per[access] = sorted(
+                f"{order_names.get(f.channel_order, f.channel_order)}/"
+                f"{type_names.get(f.channel_data_type, f.channel_data_type)}"
+                for f in fmts
+            )
+        out[label] = per
+    return out
+
+
+def describe_device(cl, platform, device) -> dict[str, Any]:
+    """The fingerprint of one device (JSON-able)."""
+    di = cl.device_info
+    extensions = sorted(set((_info(device, di.EXTENSIONS, "") or "").split()))
+    single = int(_info(device, di.SINGLE_FP_CONFIG, 0) or 0)
+    double = int(_info(device, di.DOUBLE_FP_CONFIG, 0) or 0)
+    half = int(_info(device, di.HALF_FP_CONFIG, 0) or 0) if "cl_khr_fp16" in extensions else 0
+    profile = _info(device, di.PROFILE, "")
+    dtype = int(_info(device, di.TYPE, 0) or 0)
+    image_support = bool(_info(device, di.IMAGE_SUPPORT, False))
+    fp: dict[str, Any] = {
+        "platform_name": _info(platform, cl.platform_info.NAME, ""),
+        "platform_vendor": _info(platform, cl.platform_info.VENDOR, ""),
+        "platform_version": _info(platform, cl.platform_info.VERSION, ""),
+        "device_name": (_info(device, di.NAME, "") or "").strip(),
+        "device_vendor": _info(device, di.VENDOR, ""),
+        "device_version": _info(device, di.VERSION, ""),
+        "driver_version": _info(device, di.DRIVER_VERSION, ""),
+        "opencl_c_version": _info(device, di.OPENCL_C_VERSION, ""),
+        "profile": profile,
+        "device_type": decode_device_type(dtype),
+        "address_bits": _info(device, di.ADDRESS_BITS, 0),
+        "little_endian": bool(_info(device, di.ENDIAN_LITTLE, True)),
+        "extensions": extensions,
+        "il_version": (_info(device, di.IL_VERSION, "") or "").strip(),
+        "fp64": "cl_khr_fp64" in extensions or double != 0,
+        "fp16": "cl_khr_fp16" in extensions,
+        "int64": profile == "FULL_PROFILE" or "cles_khr_int64" in extensions,
+        "single_fp_config": decode_fp_config(single),
+        "double_fp_config": decode_fp_config(double),
+        "half_fp_config": decode_fp_config(half),
+        "image_support": image_support,
+        "max_work_group_size": _info(device, di.MAX_WORK_GROUP_SIZE, 0),
+        "max_work_item_sizes": list(_info(device, di.MAX_WORK_ITEM_SIZES, []) or []),
+        "max_compute_units": _info(device, di.MAX_COMPUTE_UNITS, 0),
+        "global_mem_size": _info(device, di.GLOBAL_MEM_SIZE, 0),
+        "local_mem_size": _info(device, di.LOCAL_MEM_SIZE, 0),
+        "max_mem_alloc_size": _info(device, di.MAX_MEM_ALLOC_SIZE, 0),
+        "max_parameter_size": _info(device, di.MAX_PARAMETER_SIZE, 0),
+        "image_formats": {},
+    }
+    if image_support:
+        try:
+            ctx = cl.Context([device])
+            fp["image_formats"] = _image_formats(cl, ctx)
+        except Exception:  # noqa: BLE001
+            pass
+    return fp
+
+
+def probe() -> dict[str, Any]:
+    """Every platform and device this process sees."""
+    import pyopencl as cl
+
+    try:
+        found = cl.get_platforms()
+    except cl.Error as e:  # the loader found no platform: e.g. the library failed to load
+        return {"platforms": [], "error": str(e)}
+    platforms = []
+    for pi, platform in enumerate(found):
+        try:
+            devices = platform.get_devices()
+        except cl.Error:  # e.g. Clover: CL_DEVICE_NOT_FOUND
+            devices = []
+        platforms.append(
+            {
+                "index": pi,
+                "name": _info(platform, cl.platform_info.NAME, ""),
+                "devices": [describe_device(cl, platform, d) for d in devices],
+            }
+        )
+    return {"platforms": platforms}
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # whatever a driver prints goes to stderr, never into the JSON
+    library = library_of(os.environ["OCL_ICD_VENDORS"]) if "OCL_ICD_VENDORS" in os.environ else ""
+    doc = probe()
+    for platform in doc["platforms"]:
+        for dev in platform["devices"]:
+            dev["icd_library"] = library
+    json.dump(doc, out, sort_keys=True)
+    out.write("\n")
+    out.flush()
+    sys.stdout.flush()
+    os._exit(0)  # skip driver teardown: some drivers hang or crash at exit
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Messages between the parent and a worker process: plain, picklable dataclasses.
+
+The parent sends a ``Job``; the worker answers a ``Result``. Statuses:
+
+- ``ok``: the kernel ran; ``outputs`` holds every ``read_back`` buffer.
+- ``build_error``: program creation or clBuildProgram failed; ``log`` is the build log.
+- ``runtime_error``: any other OpenCL error (kernel creation, arguments, enqueue, read back).
+- ``crash``: the worker died (signal or exit); ``log`` names it and ends with its stderr tail.
+- ``timeout``: the worker overran the deadline and was killed.
+- ``worker_error``: a bug on our side (bad job, protocol failure, worker could not start).
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+
+STATUSES = ("ok", "build_error", "runtime_error", "crash", "timeout", "worker_error")
+JOB_KINDS = ("source", "binary", "il")
+LOG_LIMIT = 8 * 1024  # bytes of log a Result carries at most
+
+
+@dataclass(frozen=True)
+class BufferArg:
+    """One kernel argument: a global buffer."""
+
+    name: str
+    data: bytes | None  # initial contents (None: zero-filled)
+    nbytes: int
+    read_back: bool  # copy back after the run
+
+    def __post_init__(self) -> None:
+        if self.nbytes <= 0:
+            raise ValueError(f"buffer {self.name!r}: nbytes must be positive, not {self.nbytes}")
+        if self.data is not None and len(self.data) != self.nbytes:
+            raise ValueError(
+                f"buffer {self.name!r}: {len(self.data)} bytes of data for nbytes={self.nbytes}"
+            )
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """A by-value argument."""
+
+    name: str
+    data: bytes  # raw little-endian bytes of the value
+
+
+@dataclass(frozen=True)
+class LocalArg:
+    """A ``__local`` buffer of nbytes."""
+
+    name: str
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Job:
+    """One program to build and one NDRange to run."""
+
+    kind: str  # "source" (OpenCL C text), "binary" (clCreateProgramWithBinary), "il" (SPIR-V)
+    program: bytes  # source text (utf-8) or binary
+    options: str  # build options
+    kernel: str
+    args: tuple  # of BufferArg | ScalarArg | LocalArg, in kernel-parameter order
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+
+    def __post_init__(self) -> None:
+        if self.kind not in JOB_KINDS:
+            raise ValueError(f"job kind must be one of {JOB_KINDS}, not {self.kind!r}")
+        if not 1 <= len(self.global_size) <= 3:
+            raise ValueError(f"global_size must have 1 to 3 dimensions: {self.global_size}")
+        if self.local_size is not None and len(self.local_size) != len(self.global_size):
+            raise ValueError(f"local_size {self.local_size} does not match {self.global_size}")
+        for arg in self.args:
+            if not isinstance(arg, (BufferArg, ScalarArg, LocalArg)):
+                raise TypeError(f"kernel argument of unknown type: {arg!r}")
+
+
+@dataclass
+class Result:
+    """What came of a Job."""
+
+    status: str  # one of STATUSES
+    outputs: dict[str, bytes] = field(default_factory=dict)  # read-back buffers (status ok)
+    log: str = ""  # build log, exception text, signal name, or the worker's stderr tail
+    build_s: float = 0.0  # seconds in program creation + clBuildProgram
+    run_s: float = 0.0  # seconds from first enqueue to finish + read back
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def clip_log(text: str, limit: int = LOG_LIMIT) -> str:
+    """The last ``limit`` bytes of a log (the end of a log is where the error is)."""
+    raw = text.encode("utf-8", errors="replace")
+    if len(raw) <= limit:
+        return text
+    return "[...]\n" + raw[-(limit - 6) :].decode("utf-8", errors="replace")
+
+
+# ---- framing: an 8-byte big-endian length, then a pickle ----------------------------------------
+
+HEADER_BYTES = 8
+
+
+def pack(message: object) -> bytes:
+    """One framed message (the channel is a private pipe between our own processes)."""
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return len(body).to_bytes(HEADER_BYTES, "big") + body
+
+
+def unpack_length(header: bytes) -> int:
+    return int.from_bytes(header, "big")

@@ -1,0 +1,243 @@
+"""The worker process: serves one device, one Job at a time.
+
+``python -m fuzz.drivers.worker --platform I --device J --fd-in N --fd-out M``
+
+The message channel is two inherited pipes (fds N and M), never stdin/stdout, because drivers
+print to stdout; the parent points this process's stdout and stderr at a log file. Messages are
+framed pickles (``protocol.pack``). The conversation:
+
+    worker -> ("ready", {"platform": ..., "device": ..., "pid": ...})   or ("error", text)
+    parent -> Job                  worker -> ("result", Result, healthy)
+    ...
+    parent closes its end          worker exits
+
+``healthy`` is False after an error once the kernel was enqueued (finish, read back): a driver may
+leave its context unusable then (NVIDIA does after a fault), so the parent replaces the worker.
+Errors before that (kernel name, arguments, work sizes rejected at enqueue) leave it healthy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import sys
+import threading
+import time
+import traceback
+from collections import OrderedDict
+
+from .protocol import (
+    HEADER_BYTES,
+    BufferArg,
+    Job,
+    LocalArg,
+    Result,
+    ScalarArg,
+    clip_log,
+    pack,
+    unpack_length,
+)
+
+PROGRAM_CACHE_SIZE = 8  # built programs kept per worker, keyed by (kind, program, options)
+
+try:
+    _libc: ctypes.CDLL | None = ctypes.CDLL(None)
+except OSError:
+    _libc = None
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _recv(fd: int):
+    import pickle
+
+    header = _read_exact(fd, HEADER_BYTES)
+    if header is None:
+        return None
+    body = _read_exact(fd, unpack_length(header))
+    return None if body is None else pickle.loads(body)
+
+
+def _send(fd: int, message: object) -> None:
+    data = memoryview(pack(message))
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _flush_output() -> None:
+    """Flush Python's and C's stdio, so a kernel's printf reaches the log before the Result."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if _libc is not None:
+        _libc.fflush(None)
+
+
+def _watch_parent() -> None:
+    """Exit when the parent dies (the pipe EOF covers it too, unless a kernel never returns)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+
+
+class Server:
+    """The OpenCL side: one context and one in-order queue, built once."""
+
+    def __init__(self, platform_index: int, device_index: int) -> None:
+        import pyopencl as cl
+
+        self.cl = cl
+        self.platform = cl.get_platforms()[platform_index]
+        self.device = self.platform.get_devices()[device_index]
+        self.ctx = cl.Context([self.device])
+        self.queue = cl.CommandQueue(self.ctx)
+        self.programs: OrderedDict[tuple, object] = OrderedDict()
+
+    def info(self) -> dict:
+        return {
+            "platform": self.platform.name,
+            "device": self.device.name.strip(),
+            "pid": os.getpid(),
+        }
+
+    # -- one job ------------------------------------------------------------------------------
+
+    def _build(self, job: Job):
+        """The built program, or raise cl.Error (the caller turns it into build_error)."""
+        cl, _cl = self.cl, self.cl._cl
+        key = (job.kind, job.program, job.options)
+        prg = self.programs.get(key)
+        if prg is not None:
+            self.programs.move_to_end(key)
+            return prg
+        if job.kind == "source":
+            prg = _cl._Program(self.ctx, job.program.decode("utf-8"))
+        elif job.kind == "binary":
+            prg = _cl._Program(self.ctx, [self.device], [job.program])
+        else:  # "il"
+            prg = _cl._create_program_with_il(self.ctx, job.program)
+        try:
+            prg._build(options=job.options.encode(), devices=[self.device])
+        except cl.Error as e:
+            e.build_log = self._build_log(prg)
+            raise
+        self.programs[key] = prg
+        while len(self.programs) > PROGRAM_CACHE_SIZE:
+            self.programs.popitem(last=False)
+        return prg
+
+    def _build_log(self, prg) -> str:
+        try:
+            return prg.get_build_info(self.device, self.cl.program_build_info.LOG) or ""
+        except Exception:  # noqa: BLE001
+            return ""
+
+    def run(self, job: Job) -> tuple[Result, bool]:
+        cl = self.cl
+        t0 = time.perf_counter()
+        try:
+            prg = self._build(job)
+        except cl.Error as e:
+            log = getattr(e, "build_log", "")
+            text = f"{e}\n{log}" if log else str(e)
+            return Result("build_error", log=clip_log(text), build_s=time.perf_counter() - t0), True
+
+        buffers: list = []
+        stage = "setup"
+        build_s = run_s = 0.0
+        try:
+            try:  # some drivers compile here (clCreateKernel): it counts as build time
+                kernel = cl._cl.Kernel(prg, job.kernel)
+            finally:
+                build_s = time.perf_counter() - t0
+            reads = []
+            for i, arg in enumerate(job.args):
+                if isinstance(arg, BufferArg):
+                    buf = cl.Buffer(
+                        self.ctx,
+                        cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                        hostbuf=arg.data if arg.data is not None else bytes(arg.nbytes),
+                    )
+                    buffers.append(buf)
+                    kernel.set_arg(i, buf)
+                    if arg.read_back:
+                        reads.append((arg.name, buf, bytearray(arg.nbytes)))
+                elif isinstance(arg, ScalarArg):
+                    kernel.set_arg(i, arg.data)
+                elif isinstance(arg, LocalArg):
+                    kernel.set_arg(i, cl.LocalMemory(arg.nbytes))
+            stage = "enqueue"
+            t1 = time.perf_counter()
+            cl.enqueue_nd_range_kernel(self.queue, kernel, job.global_size, job.local_size)
+            stage = "execution"
+            for _, buf, host in reads:
+                cl.enqueue_copy(self.queue, host, buf, is_blocking=False)
+            self.queue.finish()
+            run_s = time.perf_counter() - t1
+            outputs = {name: bytes(host) for name, _, host in reads}
+            return Result("ok", outputs=outputs, build_s=build_s, run_s=run_s), True
+        except cl.Error as e:
+            if stage != "setup":
+                run_s = time.perf_counter() - t1
+            text = f"{stage}: {type(e).__name__}: {e}"
+            return Result("runtime_error", log=clip_log(text), build_s=build_s, run_s=run_s), (
+                stage != "execution"
+            )
+        finally:
+            for buf in buffers:
+                try:
+                    buf.release()
+                except Exception:  # noqa: BLE001
+                    pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m fuzz.drivers.worker")
+    parser.add_argument("--platform", type=int, required=True)
+    parser.add_argument("--device", type=int, required=True)
+    parser.add_argument("--fd-in", type=int, required=True)
+    parser.add_argument("--fd-out", type=int, required=True)
+    args = parser.parse_args(argv)
+    fd_in, fd_out = args.fd_in, args.fd_out
+    _watch_parent()
+
+    try:
+        server = Server(args.platform, args.device)
+    except Exception:  # noqa: BLE001
+        _send(fd_out, ("error", clip_log(traceback.format_exc())))
+        os._exit(3)
+    _send(fd_out, ("ready", server.info()))
+
+    while True:
+        job = _recv(fd_in)
+        if job is None:  # the parent closed the channel
+            break
+        try:
+            result, healthy = server.run(job)
+        except Exception:  # noqa: BLE001 - a bug on our side, not the driver's
+            result, healthy = Result("worker_error", log=clip_log(traceback.format_exc())), True
+        _flush_output()
+        _send(fd_out, ("result", result, healthy))
+        if not healthy:
+            break
+    _flush_output()
+    os._exit(0)  # skip driver teardown: some drivers hang or crash at exit
+
+
+if __name__ == "__main__":
+    main()
