@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
@@ -100,23 +100,28 @@ def _produce(strategy, seed: int, corpus: Corpus, name: str, ftz_classes: set, o
         expectations = Expectations(program)
         for ftz in ftz_classes:
             expectations.get(ftz)
-        item = (program, expectations)
-        while not stop.is_set():
-            try:
-                out.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
-        raise _Stop
+        if not _offer(out, (program, expectations), stop):
+            raise _Stop
 
     try:
         loop()
     except _Stop:
         pass
     except BaseException as e:  # surface generator bugs in the main thread
-        out.put(e)
+        _offer(out, e, stop)
     finally:
-        out.put(None)
+        _offer(out, None, stop)
+
+
+def _offer(out: queue.Queue, item, stop: threading.Event) -> bool:
+    """Put ``item`` once there is room; False if the campaign stopped first."""
+    while not stop.is_set():
+        try:
+            out.put(item, timeout=0.2)
+            return True
+        except queue.Full:
+            continue
+    return False
 
 
 def run_campaign(
@@ -140,6 +145,8 @@ def run_campaign(
         raise CampaignError("no OpenCL target selected: `clfuzz drivers` lists what was found")
     name = name or f"campaign-{seed}"
     caps = capabilities(targets)
+    # no target uses more work-items than its batch: do not generate (or judge) more than that
+    policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
     strategy = AREAS[areas[0]](caps, policy)
     for t in targets:
         corpus.add_target(t.name, "opencl-c", t.fingerprint_id, t.fingerprint)
