@@ -4,7 +4,10 @@
 raw output against the oracle and writes the run and its disagreements to the corpus in one
 transaction. A program that fails to build, crashes or hangs is split in halves and each half
 re-run, recursively, so the other statements still get a verdict and the statement that fails is
-isolated and recorded as a failure of its own (a valid program must build and run).
+isolated and recorded as a failure of its own (a valid program must build and run). A run in
+which most statements disagree at once (a driver that drops the whole kernel, as PoCL 3.1 does
+for some constant conversions) is isolated the same way, so the disagreement is recorded on the
+statement that causes it rather than on every statement beside it.
 """
 
 from __future__ import annotations
@@ -124,6 +127,10 @@ def execute(
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs)
+        if kernel_wide(verdict, program):
+            run_row["status"] = outcome.status = "split"
+            run_row["log"] = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
+            return _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome)
         outcome.verdict = verdict
         rows = [{**r, "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
                  "path": PATH_OPENCL_C} for r in verdict.rows]
@@ -139,6 +146,16 @@ def execute(
         if corpus is not None:
             corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [row])
         return outcome
+    return _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome)
+
+
+def kernel_wide(verdict: Verdict, program: Program) -> bool:
+    """Whether most statements of a multi-statement run disagree at once."""
+    return verdict.failing_statements >= 2 and 2 * verdict.failing_statements >= len(program.body)
+
+
+def _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome) -> Outcome:
+    """Record the run (no lanes counted: its halves are), then run each half on its own."""
     if corpus is not None:
         corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
     half = len(program.body) // 2
@@ -151,8 +168,7 @@ def execute(
         outcome.runs += inner.runs
         outcome.driver_s += inner.driver_s
         outcome.failures.extend(inner.failures)
-        for key in ("checks", "judged", "mismatches"):
+        for key in ("checks", "judged", "mismatches", "failing_statements"):
             setattr(outcome.verdict, key, getattr(outcome.verdict, key) + getattr(inner.verdict, key))
         outcome.verdict.rows.extend(inner.verdict.rows)
     return outcome
-

@@ -39,6 +39,8 @@ def format_value(bits: int, name: str) -> str:
         return f"nan(0x{bits:x})"
     if math.isinf(f):
         return "inf" if f > 0 else "-inf"
+    if f != 0 and not 1e-4 <= abs(f) < 1e16:
+        return f"{f.hex()} ({np.format_float_scientific(v, unique=True, trim='-')})"
     return f"{f.hex()} ({np.format_float_positional(v, unique=True, trim='-')})"
 
 
@@ -49,6 +51,7 @@ class Verdict:
     checks: int = 0  # lanes compared (judged or not)
     judged: int = 0  # lanes with a decided expectation
     mismatches: int = 0
+    failing_statements: int = 0  # statements with at least one mismatching lane
     rows: list[dict] = field(default_factory=list)
 
 
@@ -116,6 +119,7 @@ def judge(
         verdict.mismatches += len(bad)
         if not len(bad):
             continue
+        verdict.failing_statements += 1
         operation, src, dst = describe_statement(stmt, program)
         mem_lanes = program.buffer(stmt.buffer).type.mem_lanes
         text = c_expression(stmt.value)

@@ -35,6 +35,15 @@ def is_nan_bits(bits: np.ndarray, scalar_name: str) -> np.ndarray:
     return np.isnan(np.ascontiguousarray(bits).astype(s.bits_dtype, copy=False).view(s.dtype))
 
 
+def _bits_of(a: np.ndarray, scalar_name: str) -> np.ndarray:
+    """Candidate bit patterns: a float array is reinterpreted (never converted by value)."""
+    a = np.ascontiguousarray(a)
+    bits = scalar(scalar_name).bits_dtype
+    if a.dtype.kind == "f":
+        a = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    return a.astype(bits, copy=False)
+
+
 @dataclass
 class Expectation:
     """Allowed results for each lane of one typed array (see the module docstring)."""
@@ -49,8 +58,7 @@ class Expectation:
         n = self.judged.shape[0]
         if self.rule is None:
             self.rule = np.zeros(n, dtype=np.int16)
-        bits = scalar(self.scalar).bits_dtype
-        self.allowed = [np.ascontiguousarray(a).astype(bits, copy=False) for a in self.allowed]
+        self.allowed = [_bits_of(a, self.scalar) for a in self.allowed]
         assert all(a.shape == (n,) for a in self.allowed)
 
     @classmethod
@@ -80,10 +88,9 @@ class Expectation:
 
     def with_alternatives(self, extra: list[np.ndarray]) -> "Expectation":
         """The same expectation with more allowed candidates; exact duplicates are dropped."""
-        bits = scalar(self.scalar).bits_dtype
         out = list(self.allowed)
         for a in extra:
-            a = np.ascontiguousarray(a).astype(bits, copy=False)
+            a = _bits_of(a, self.scalar)
             if not any(np.array_equal(a, b) for b in out):
                 out.append(a)
         return replace(self, allowed=out)
