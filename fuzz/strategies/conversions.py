@@ -8,12 +8,16 @@ Only constructs the spec defines are built: ``_sat`` only with integer destinati
 only between types of the same size, mixed arithmetic only where no signed overflow is possible
 for any operand values, casts only scalar -> scalar or scalar -> vector.
 
-Examples shrink toward fewer pool values, simpler edge values, scalar int operands and the
-first types and rounding modes of each list.
+Structural choices (statement kinds, types, widths, rounding, saturation, operand kinds) follow
+the policy's probabilities exactly: they come from a ``random.Random`` that Hypothesis seeds
+(``st.randoms(use_true_random=True)``), because Hypothesis's own integer draws lean toward small
+values. Values (pools, literals, fill seeds) are Hypothesis draws, edge-biased, and shrink toward
+fewer pool values and simpler edge values.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -46,6 +50,7 @@ class _Builder:
     """State while drawing one program: buffer naming and the scalar types in use."""
 
     draw: Callable
+    rnd: random.Random
     policy: Policy
     types: tuple[str, ...]
     global_size: int
@@ -55,13 +60,13 @@ class _Builder:
         return f"{prefix}{sum(b.role == ('in' if prefix == 'in' else 'out') for b in self.buffers)}"
 
     def chance(self, p: float) -> bool:
-        return self.draw(st.integers(0, 999)) < int(p * 1000)
+        return self.rnd.random() < p
 
     def scalar_type(self, among: tuple[str, ...] | None = None) -> str:
-        return self.draw(st.sampled_from(among or self.types))
+        return self.rnd.choice(among or self.types)
 
     def width(self) -> int:
-        return self.draw(st.sampled_from(VECTOR_WIDTHS[1:])) if self.chance(self.policy.p_vector) else 1
+        return self.rnd.choice(VECTOR_WIDTHS[1:]) if self.chance(self.policy.p_vector) else 1
 
     def operand(self, t: Type) -> Expr:
         """A buffer load (filled from an edge-value pool) or a literal of type ``t``."""
@@ -99,7 +104,7 @@ def _convert_expr(b: _Builder, dst: Type, depth: int = 0) -> Expr:
     if scalar(dst.scalar).is_int and b.chance(b.policy.p_sat):
         attrs["sat"] = True
     if b.chance(b.policy.p_rounding):
-        attrs["rounding"] = b.draw(st.sampled_from(ROUNDINGS))
+        attrs["rounding"] = b.rnd.choice(ROUNDINGS)
     return Op("convert", (arg,), dst, tuple(sorted(attrs.items())))
 
 
@@ -142,7 +147,7 @@ def _assign(b: _Builder) -> Store:
 @builds("arith")
 def _arith(b: _Builder) -> Store:
     """x op y on two scalars of different types, only where every operand pair is defined."""
-    operator = b.draw(st.sampled_from(("+", "-", "*")))
+    operator = b.rnd.choice(("+", "-", "*"))
     x = b.scalar_type()
     # float is always a partner: a floating common type is always defined
     y = b.scalar_type(tuple(y for y in b.types if arith_is_defined(operator, x, y)))
@@ -161,17 +166,18 @@ def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) ->
     """Whole conversion programs of ``policy.statements`` statements (see the module docstring)."""
     if policy.statements < 1 or policy.global_size < 1:
         raise ValueError("policy.statements and policy.global_size must be at least 1")
+    rnd = draw(st.randoms(use_true_random=True))
     requires = set()
-    if caps.fp64 and draw(st.integers(0, 999)) < policy.p_fp64 * 1000:
+    if caps.fp64 and rnd.random() < policy.p_fp64:
         requires.add("fp64")
-    if caps.fp16 and draw(st.integers(0, 999)) < policy.p_fp16 * 1000:
+    if caps.fp16 and rnd.random() < policy.p_fp16:
         requires.add("fp16")
     types = caps.scalars(frozenset(requires))
     if not caps.int64:
         types = tuple(t for t in types if scalar(t).needs != "int64")
-    b = _Builder(draw, policy, types, policy.global_size)
-    weighted = [k for k, w in _kinds(policy) for _ in range(w)]
-    body = [BUILDERS[draw(st.sampled_from(weighted))](b) for _ in range(policy.statements)]
+    b = _Builder(draw, rnd, policy, types, policy.global_size)
+    kinds, weights = zip(*_kinds(policy))
+    body = [BUILDERS[rnd.choices(kinds, weights)[0]](b) for _ in range(policy.statements)]
     used = {n.type.scalar for s in body for n in walk(s.value)} | {bb.type.scalar for bb in b.buffers}
     needs = {scalar(n).needs for n in used} - {None, "int64"}
     return Program(tuple(b.buffers), tuple(body), policy.global_size, requires=frozenset(needs))

@@ -16,6 +16,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from fuzz.types import SCALARS, Scalar, scalar
+from oracles.classes import input_class
 
 POWERS = (7, 8, 15, 16, 23, 24, 25, 31, 32, 52, 53, 54, 63, 64)
 
@@ -89,20 +90,34 @@ def edge_bits(name: str) -> tuple[int, ...]:
         mids.extend(list(mid) + [float(-m) for m in mid])
     mid_bits = _neighbours(_float_bits(mids, s), s)
     seen, out = set(), []
-    for b in specials + bits + mid_bits:
+    for b in bits[:6] + specials + bits[6:] + mid_bits:  # 0, 1, 0.5 ... first: what shrinking aims at
         if b not in seen:
             seen.add(b)
             out.append(b)
     return tuple(out)
 
 
-def values(name: str) -> st.SearchStrategy[int]:
-    """Bit patterns of the scalar type ``name``: an edge value (mostly) or uniform bits.
-
-    Examples shrink toward the simplest edge values (0, 1, ...)."""
+@lru_cache(maxsize=None)
+def edge_classes(name: str) -> dict[str, tuple[int, ...]]:
+    """The edge list split by input class (zero, inf, nan, subnormal, tie, ...), in list order."""
     s = scalar(name)
+    bits = np.array(edge_bits(name), dtype=np.uint64).astype(s.bits_dtype)
+    classes: dict[str, list[int]] = {}
+    for b, c in zip(edge_bits(name), input_class(bits.view(s.dtype), name)):
+        classes.setdefault(str(c), []).append(b)
+    return {c: tuple(v) for c, v in classes.items()}
+
+
+@lru_cache(maxsize=None)
+def values(name: str) -> st.SearchStrategy[int]:
+    """Bit patterns of the scalar type ``name``: an edge value of a class chosen first (so that
+    rare classes such as infinities are as likely as common ones), or uniform bits.
+
+    Examples shrink toward the first class (zero) and its simplest values."""
+    s = scalar(name)
+    ordered = sorted(edge_classes(name).items(), key=lambda kv: edge_bits(name).index(kv[1][0]))
     return st.one_of(
-        st.sampled_from(edge_bits(name)),
+        *[st.sampled_from(v) for _, v in ordered],
         st.integers(0, (1 << s.bits) - 1),
     )
 

@@ -1,0 +1,79 @@
+"""The strategies: policy probabilities honoured, edge classes reached, only defined constructs."""
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings, seed
+
+from fuzz.ir import Literal, Load, Op, walk
+from fuzz.layout import input_values
+from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.types import VECTOR_WIDTHS
+from oracles.classes import input_class
+from oracles.evaluate import expected
+from conftest import SMALL
+
+
+def _draw(n, caps, policy, s=1):
+    out = []
+
+    @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @seed(s)
+    @given(conversion_programs(caps, policy))
+    def go(p):
+        out.append(p)
+
+    go()
+    return out
+
+
+def test_fp64_probability_follows_the_policy():
+    # with 40 statements a program allowed double practically always uses it
+    programs = _draw(150, Caps(fp64=True), replace(SMALL, statements=40, global_size=1, p_fp64=0.3))
+    share = sum("fp64" in p.requires for p in programs) / len(programs)
+    assert 0.18 < share < 0.42
+
+
+def test_every_type_width_rounding_and_sat_is_generated():
+    programs = _draw(150, Caps(fp64=True), replace(SMALL, statements=12))
+    seen = Counter()
+    for p in programs:
+        for s in p.body:
+            for node in walk(s.value):
+                seen[("type", node.type.scalar)] += 1
+                seen[("width", node.type.width)] += 1
+                if isinstance(node, Op):
+                    seen[("op", node.op)] += 1
+                    if node.op == "convert":
+                        seen[("rounding", node.attr("rounding"))] += 1
+                        seen[("sat", bool(node.attr("sat")))] += 1
+                seen[("operand", type(node).__name__)] += 1
+    for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double"):
+        assert seen[("type", t)], t
+    for w in VECTOR_WIDTHS:
+        assert seen[("width", w)], w
+    for r in (None, "rte", "rtz", "rtp", "rtn"):
+        assert seen[("rounding", r)], r
+    for k in ("convert", "cast", "as", "arith"):
+        assert seen[("op", k)], k
+    assert seen[("sat", True)] and seen[("operand", "Literal")] and seen[("operand", "Load")]
+
+
+def test_inputs_reach_the_edge_classes():
+    programs = _draw(80, Caps(), replace(SMALL, statements=8, global_size=256))
+    classes = Counter()
+    for p in programs:
+        values = input_values(p)
+        for b in p.inputs:
+            if b.type.elem.is_float:
+                classes.update(input_class(values[b.name], b.type.scalar))
+    for c in ("nan", "inf", "zero", "subnormal", "tie", "near-tie"):
+        assert classes[c], c
+
+
+def test_generated_programs_never_reach_undefined_behaviour():
+    """The oracle raises on undefined behaviour (signed overflow): it never fires."""
+    for p in _draw(200, Caps(fp64=True), replace(SMALL, statements=8, w_arith=10)):
+        expected(p, frozenset({"float"}))
