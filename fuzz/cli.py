@@ -21,7 +21,7 @@ from corpus.store import Corpus, CorpusError
 from fuzz.ir import InvalidProgram, Program
 
 DEFAULT_CORPUS = "clfuzz.db"
-console = Console(stderr=False)
+console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
 
 
 def _fail(e: Exception) -> click.ClickException:
