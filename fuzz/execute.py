@@ -150,8 +150,12 @@ def execute(
 
 
 def kernel_wide(verdict: Verdict, program: Program) -> bool:
-    """Whether most statements of a multi-statement run disagree at once."""
-    return verdict.failing_statements >= 2 and 2 * verdict.failing_statements >= len(program.body)
+    """Whether a run looks like code was dropped rather than computed wrongly: most statements
+    disagree at once, or several are wrong on every lane (PoCL 3.1 drops the code after a
+    statement it miscompiles)."""
+    return verdict.failing_statements >= 2 and (
+        2 * verdict.failing_statements >= len(program.body) or verdict.wholly_wrong >= 2
+    )
 
 
 def _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome) -> Outcome:
@@ -168,7 +172,7 @@ def _split(program, target, worker, corpus, campaign, expectations, on_result, r
         outcome.runs += inner.runs
         outcome.driver_s += inner.driver_s
         outcome.failures.extend(inner.failures)
-        for key in ("checks", "judged", "mismatches", "failing_statements"):
+        for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
             setattr(outcome.verdict, key, getattr(outcome.verdict, key) + getattr(inner.verdict, key))
         outcome.verdict.rows.extend(inner.verdict.rows)
     return outcome

@@ -52,6 +52,7 @@ class Verdict:
     judged: int = 0  # lanes with a decided expectation
     mismatches: int = 0
     failing_statements: int = 0  # statements with at least one mismatching lane
+    wholly_wrong: int = 0  # statements wrong on every judged lane (a sign of dropped code)
     rows: list[dict] = field(default_factory=list)
 
 
@@ -120,6 +121,7 @@ def judge(
         if not len(bad):
             continue
         verdict.failing_statements += 1
+        verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
         operation, src, dst = describe_statement(stmt, program)
         mem_lanes = program.buffer(stmt.buffer).type.mem_lanes
         text = c_expression(stmt.value)
