@@ -30,10 +30,11 @@ def _draw(n, caps, policy, s=1):
 
 
 def test_fp64_probability_follows_the_policy():
-    # with 40 statements a program allowed double practically always uses it
-    programs = _draw(150, Caps(fp64=True), replace(SMALL, statements=40, global_size=1, p_fp64=0.3))
+    # with 25 statements a program allowed double practically always uses it; the bounds are
+    # about 4 standard deviations wide, and Hypothesis's own integer draws gave 0.62 here
+    programs = _draw(250, Caps(fp64=True), replace(SMALL, statements=25, global_size=1, p_fp64=0.3))
     share = sum("fp64" in p.requires for p in programs) / len(programs)
-    assert 0.18 < share < 0.42
+    assert 0.18 < share < 0.45
 
 
 def test_every_type_width_rounding_and_sat_is_generated():
