@@ -24,7 +24,6 @@ from pathlib import Path
 import _common  # noqa: F401  (puts the repository on sys.path)
 
 from corpus.store import Corpus
-from fuzz.batching import batch_for, parts
 from fuzz.campaign import run_campaign
 from fuzz.drivers import discover, select
 from fuzz.emit.opencl_c import KERNEL_NAME, emit

@@ -13,12 +13,10 @@ statement that causes it rather than on every statement beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
-
 import numpy as np
 
 from corpus.store import Corpus
-from fuzz.drivers import BufferArg, Job, Result, Target, Worker
+from fuzz.drivers import BufferArg, Job, Target, Worker
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.ir import Program, restrict
 from fuzz.judge import Verdict, failure_row, judge
@@ -111,13 +109,10 @@ def execute(
     *,
     campaign: str = "",
     expectations: Expectations | None = None,
-    on_result: Callable[[Program, Result], None] | None = None,
 ) -> Outcome:
     """Run, judge and record ``program`` on ``target`` (see the module docstring)."""
     expectations = expectations or Expectations(program)
     result = worker.run(job_for(program, expectations.inputs))
-    if on_result:
-        on_result(program, result)
     outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
     run_row = {
         "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
@@ -130,7 +125,7 @@ def execute(
         if kernel_wide(verdict, program):
             run_row["status"] = outcome.status = "split"
             run_row["log"] = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
-            return _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome)
+            return _split(program, target, worker, corpus, campaign, expectations, run_row, outcome)
         outcome.verdict = verdict
         rows = [{**r, "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
                  "path": PATH_OPENCL_C} for r in verdict.rows]
@@ -146,7 +141,7 @@ def execute(
         if corpus is not None:
             corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [row])
         return outcome
-    return _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome)
+    return _split(program, target, worker, corpus, campaign, expectations, run_row, outcome)
 
 
 def kernel_wide(verdict: Verdict, program: Program) -> bool:
@@ -158,7 +153,7 @@ def kernel_wide(verdict: Verdict, program: Program) -> bool:
     )
 
 
-def _split(program, target, worker, corpus, campaign, expectations, on_result, run_row, outcome) -> Outcome:
+def _split(program, target, worker, corpus, campaign, expectations, run_row, outcome) -> Outcome:
     """Record the run (no lanes counted: its halves are), then run each half on its own."""
     if corpus is not None:
         corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
@@ -167,8 +162,7 @@ def _split(program, target, worker, corpus, campaign, expectations, on_result, r
         sub = restrict(program, part)
         if corpus is not None:
             corpus.add_program(sub, campaign)
-        inner = execute(sub, target, worker, corpus, campaign=campaign, expectations=expectations.view(sub),
-                        on_result=on_result)
+        inner = execute(sub, target, worker, corpus, campaign=campaign, expectations=expectations.view(sub))
         outcome.runs += inner.runs
         outcome.driver_s += inner.driver_s
         outcome.failures.extend(inner.failures)

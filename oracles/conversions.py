@@ -208,7 +208,7 @@ def _round_binary(sign, m, e, d: Scalar, mode: str) -> _Rounded:
     are compared with half a quantum exactly, as integers. Overflow (IEEE 754-2008 §7.4, footnote
     [17]) is judged on the result rounded with unbounded exponent.
     """
-    p, emin, emax = d.mant_bits, d.min_exp, d.max_exp
+    p, emin = d.mant_bits, d.min_exp
     bl = _bit_length(m)
     nonzero = m != 0
     top = e + bl - 1

@@ -60,9 +60,7 @@ def _convert(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
 @reference("cast")
 def _cast(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """§6.4.2: a cast converts the value (rtz to integers, rte to floats) and replicates a scalar."""
-    converted = conversions.expect_convert(args[0], op.type.scalar, ftz=ftz)
-    arg_width = op.args[0].type.width
-    return converted if arg_width == op.type.width else _broadcast(converted, op.type.width)
+    return _convert_to(args[0], op.args[0].type, op.type, ftz)
 
 
 RULE_AS_SAME = rules.register(
@@ -236,10 +234,9 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
     return REFERENCES[expr.op](expr, args, n, ftz)
 
 
-def _assign(value: Expectation, value_t: Type, target_t: Type, ftz: frozenset) -> Expectation:
-    """Assignment converts as if by a cast to the target's type (§6.4.1, §6.5.15)."""
-    if value_t == target_t:
-        return value
+def _convert_to(value: Expectation, value_t: Type, target_t: Type, ftz: frozenset) -> Expectation:
+    """A value converted as by a cast or an assignment (§6.4.1, §6.4.2, §6.5.15): default
+    rounding, and a scalar replicated into every lane of a vector target."""
     converted = conversions.expect_convert(value, target_t.scalar, ftz=ftz)
     return converted if value_t.width == target_t.width else _broadcast(converted, target_t.width)
 
@@ -263,5 +260,7 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
     for s in program.body:
         target = program.buffer(s.buffer).type
         value = evaluate(s.value, program, inputs, ftz)
-        out[s.buffer] = _to_memory(_assign(value, s.value.type, target, ftz), target, program.global_size)
+        if s.value.type != target:
+            value = _convert_to(value, s.value.type, target, ftz)
+        out[s.buffer] = _to_memory(value, target, program.global_size)
     return out

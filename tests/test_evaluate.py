@@ -9,30 +9,13 @@ from hypothesis import example, given, settings, strategies as st
 from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store
 from fuzz.layout import input_values
 from fuzz.types import Type, scalar
+from exact import round_to_float
 from oracles.evaluate import UndefinedBehaviour, arith_is_defined, common_type, expected
 
 
 def _rte_float32(q: Fraction) -> int:
-    """Independent binary32 round-to-nearest-even of an exact rational, as bits."""
-    if q == 0:
-        return 0x80000000 if q < 0 else 0
-    sign = 0x80000000 if q < 0 else 0
-    a = abs(q)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    while Fraction(2) ** e > a:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= a:
-        e += 1
-    e = max(e, -126)
-    scaled = a / Fraction(2) ** (e - 23)
-    m = scaled.numerator // scaled.denominator
-    rem = scaled - m
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and m % 2):
-        m += 1
-    value = Fraction(m) * Fraction(2) ** (e - 23)
-    if value > Fraction(2) ** 128 - Fraction(2) ** 104:
-        return sign | 0x7F800000
-    return sign | int(np.array([float(value)], np.float32).view(np.uint32)[0])
+    """Independent binary32 round-to-nearest-even of an exact rational, as bits (tests/exact.py)."""
+    return round_to_float(q, q < 0, "float", "rte")[0]
 
 
 def _program(op: str, operator: str, x_t: str, y_t: str, xs, ys) -> Program:

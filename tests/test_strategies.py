@@ -3,10 +3,9 @@
 from collections import Counter
 from dataclasses import replace
 
-import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings, seed
 
-from fuzz.ir import Literal, Load, Op, walk
+from fuzz.ir import Op, walk
 from fuzz.layout import input_values
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.types import VECTOR_WIDTHS

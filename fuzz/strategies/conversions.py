@@ -53,7 +53,6 @@ class _Builder:
     rnd: random.Random
     policy: Policy
     types: tuple[str, ...]
-    global_size: int
     buffers: list[Buffer] = field(default_factory=list)
 
     def name(self, prefix: str) -> str:
@@ -175,7 +174,7 @@ def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) ->
     types = caps.scalars(frozenset(requires))
     if not caps.int64:
         types = tuple(t for t in types if scalar(t).needs != "int64")
-    b = _Builder(draw, rnd, policy, types, policy.global_size)
+    b = _Builder(draw, rnd, policy, types)
     kinds, weights = zip(*_kinds(policy))
     body = [BUILDERS[rnd.choices(kinds, weights)[0]](b) for _ in range(policy.statements)]
     used = {n.type.scalar for s in body for n in walk(s.value)} | {bb.type.scalar for bb in b.buffers}
