@@ -7,23 +7,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, Phase, given, seed as hseed, settings  # noqa: E402
-
 from fuzz.ir import Program  # noqa: E402
 from fuzz.policy import Policy  # noqa: E402
 from fuzz.strategies.conversions import Caps, conversion_programs  # noqa: E402
+from fuzz.strategies.draws import sample  # noqa: E402
 
 
 def sample_programs(n: int, caps: Caps, policy: Policy, seed: int = 0) -> list[Program]:
     """The first ``n`` programs a campaign with this seed and policy would generate."""
-    out: list[Program] = []
-
-    @settings(database=None, max_examples=n, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(conversion_programs(caps, policy))
-    def draw(program: Program) -> None:
-        out.append(program)
-
-    draw()
-    return out[:n]
+    return sample(conversion_programs(caps, policy), n, seed)

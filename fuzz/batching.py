@@ -27,7 +27,7 @@ class Batch:
 BATCHES: dict[str, Batch] = {
     "pocl": Batch(64, 16384),
     "rusticl": Batch(16, 16384),
-    "oclgrind": Batch(32, 4096),
+    "oclgrind": Batch(32, 16384),
 }
 DEFAULT_BATCH = Batch(32, 16384)
 

@@ -1,7 +1,7 @@
 """The campaign loop: generate, store, run on every target at once, judge, record, display.
 
-A producer thread draws programs from the Hypothesis strategy (seeded, so a campaign is
-reproducible from its seed and policy), writes each to the corpus *before* it runs and computes
+A producer thread draws programs from the Hypothesis strategy (program ``i`` of a campaign is
+reproducible from its seed, ``i`` and the policy: :mod:`fuzz.strategies.draws`), writes each to the corpus *before* it runs and computes
 the oracle's expectations; the main thread hands each program to every target that supports it,
 one thread per target (each target's worker is its own process), and records the verdicts. A
 time budget or Ctrl-C stops it; every write is a transaction, so the corpus is consistent
@@ -16,15 +16,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 
-from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
-
 from corpus.store import Corpus
 from fuzz.batching import batch_for, parts
-from fuzz.drivers import Target, Worker
+from fuzz.drivers import Target, Worker, WorkerStartError
 from fuzz.execute import Expectations, Outcome, execute, ftz_of, supports
 from fuzz.ir import Program
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.draws import Draws
 
 AREAS = {"conversions": conversion_programs}
 
@@ -84,33 +83,31 @@ def capabilities(targets: list[Target]) -> Caps:
     )
 
 
-def _produce(strategy, seed: int, corpus: Corpus, name: str, ftz_classes: set, out: queue.Queue,
+def _produce(draws: Draws, corpus: Corpus, name: str, ftz_classes: set, out: queue.Queue,
              stop: threading.Event) -> None:
-    """Draw programs forever (until ``stop``), store each, pair it with its expectations
-    (computed here, off the drivers' critical path, for every flush-to-zero class in use)."""
-
-    @settings(database=None, max_examples=10**9, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(strategy)
-    def loop(program: Program) -> None:
-        if stop.is_set():
-            raise _Stop
-        corpus.add_program(program, name)
-        expectations = Expectations(program)
-        for ftz in ftz_classes:
-            expectations.get(ftz)
-        if not _offer(out, (program, expectations), stop):
-            raise _Stop
-
+    """Draw programs until ``stop``, store each, pair it with its expectations (computed here,
+    off the drivers' critical path, for every flush-to-zero class in use)."""
     try:
-        loop()
-    except _Stop:
-        pass
+        for _, program in draws.stream():
+            if stop.is_set():
+                return
+            corpus.add_program(program, name)
+            expectations = Expectations(program)
+            for ftz in ftz_classes:
+                expectations.get(ftz)
+            if not _offer(out, (program, expectations), stop):
+                return
     except BaseException as e:  # surface generator bugs in the main thread
         _offer(out, e, stop)
     finally:
         _offer(out, None, stop)
+
+
+def _start_quietly(worker: Worker) -> None:
+    try:
+        worker.start()
+    except WorkerStartError:
+        pass
 
 
 def _offer(out: queue.Queue, item, stop: threading.Event) -> bool:
@@ -159,7 +156,7 @@ def run_campaign(
     items: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
     ftz_classes = {ftz_of(t) for t in targets}
-    producer = threading.Thread(target=_produce, args=(strategy, seed, corpus, name, ftz_classes, items, stop),
+    producer = threading.Thread(target=_produce, args=(Draws(strategy, seed), corpus, name, ftz_classes, items, stop),
                                 daemon=True)
     deadline = time.monotonic() + minutes * 60
     start = time.monotonic()
@@ -178,26 +175,33 @@ def run_campaign(
         stats[target.name].wall_s += time.perf_counter() - t0
 
     producer.start()
+    # one thread per target, so each Worker is only ever used from its own thread
+    lanes = {t.name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=t.name) for t in targets}
     try:
-        with ThreadPoolExecutor(max_workers=len(targets)) as pool:
-            while time.monotonic() < deadline and (max_programs is None or programs < max_programs):
-                item = items.get()
-                if item is None:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                program, exp = item
-                futures = [pool.submit(one, t, program, exp) for t in targets if supports(t, program)]
-                for f in futures:
-                    f.result()
-                programs += 1
-                corpus.update_campaign(name, seed, settings_row, programs, sum(s.judged for s in stats.values()))
-                if on_progress:
-                    on_progress(programs, stats, time.monotonic() - start)
+        # open every device while the first program is generated (a failure to start is
+        # recorded by the first run, which tries again)
+        for t in targets:
+            lanes[t.name].submit(_start_quietly, workers[t.name])
+        while time.monotonic() < deadline and (max_programs is None or programs < max_programs):
+            item = items.get()
+            if item is None:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            program, exp = item
+            futures = [lanes[t.name].submit(one, t, program, exp) for t in targets if supports(t, program)]
+            for f in futures:
+                f.result()
+            programs += 1
+            corpus.update_campaign(name, seed, settings_row, programs, sum(s.judged for s in stats.values()))
+            if on_progress:
+                on_progress(programs, stats, time.monotonic() - start)
     except KeyboardInterrupt:
         interrupted = True
     finally:
         stop.set()
+        for lane in lanes.values():
+            lane.shutdown(wait=True, cancel_futures=True)
         for w in workers.values():
             w.close()
         producer.join(timeout=5)

@@ -84,7 +84,7 @@ class Expectations:
         inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
         outputs = part.outputs
         by_ftz = {
-            ftz: {b.name: exp[b.name].select(np.arange(n * b.type.mem_lanes)) for b in outputs}
+            ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}
             for ftz, exp in self._by_ftz.items()
         }
         return Expectations(part, _inputs=inputs, _by_ftz=by_ftz)

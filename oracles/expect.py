@@ -95,8 +95,8 @@ class Expectation:
                 out.append(a)
         return replace(self, allowed=out)
 
-    def select(self, index: np.ndarray) -> "Expectation":
-        """The expectation restricted (or gathered) to the lanes ``index``."""
+    def select(self, index: np.ndarray | slice) -> "Expectation":
+        """The expectation restricted (or gathered) to the lanes ``index`` (a slice: no copy)."""
         return Expectation(
             self.scalar,
             [a[index] for a in self.allowed],

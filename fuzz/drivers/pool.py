@@ -14,16 +14,21 @@ import itertools
 import os
 import pickle
 import select
+import shutil
 import subprocess
 import sys
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from . import _proc
 from .discovery import Target
 from .icd import state_dir
-from .protocol import HEADER_BYTES, Job, Result, clip_log, pack, unpack_length
+from .protocol import HEADER_BYTES, BufferArg, Job, Placement, Result, Run, clip_log, pack, unpack_length
+from .shared import PAGE, SharedMemory
 
 LOG_TRUNCATE_BYTES = 64 << 20  # a worker log above this is emptied between jobs
 _counter = itertools.count()
@@ -89,39 +94,51 @@ class _Process:
 _swept = False
 
 
-def _sweep_stale_logs(folder: Path) -> None:
-    """Remove logs left by parents that died without closing their workers (once per process)."""
+def _sweep_stale(folders: tuple[Path, ...]) -> None:
+    """Remove logs and compiler caches (``NAME-PID-N``) left by parents that died without closing
+    their workers (once per process)."""
     global _swept
     if _swept:
         return
     _swept = True
-    for log in folder.glob("*.log"):
+    for entry in (e for folder in folders for e in folder.glob("*-*-*")):
         try:
-            pid = int(log.stem.split("-")[-2])
+            pid = int(entry.stem.split("-")[-2])
             os.kill(pid, 0)
         except (ValueError, IndexError):
             continue
         except ProcessLookupError:
-            log.unlink(missing_ok=True)
+            _remove(entry)
         except PermissionError:
             pass
 
 
-class _Resources:
-    """What a Worker owns outside Python: its process and its log file (apart, for finalize)."""
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
-    def __init__(self, log_path: Path) -> None:
+
+class _Resources:
+    """What a Worker owns outside Python: its process, its log file and its compiler cache
+    (apart from the Worker, for finalize)."""
+
+    def __init__(self, log_path: Path, cache: Path) -> None:
         self.log_path = log_path
+        self.cache = cache
+        self.shared: SharedMemory | None = None
         self.process: _Process | None = None
 
     def release(self) -> None:
         if self.process is not None:
             self.process.kill()
             self.process = None
-        try:
-            self.log_path.unlink()
-        except OSError:
-            pass
+        if self.shared is not None:
+            self.shared.close()
+            self.shared = None
+        _remove(self.log_path)
+        _remove(self.cache)
 
 
 class Worker:
@@ -134,9 +151,8 @@ class Worker:
         self.start_s: float | None = None  # seconds the latest start took (spawn to "ready")
         self.starts = 0  # processes started so far
         self.last_wall_s: float | None = None  # parent-side seconds of the latest run()
-        self._res = _Resources(
-            state_dir() / "logs" / f"{target.name}-{os.getpid()}-{next(_counter)}.log"
-        )
+        stem = f"{target.name}-{os.getpid()}-{next(_counter)}"
+        self._res = _Resources(state_dir() / "logs" / f"{stem}.log", state_dir() / "cache" / stem)
         # Kills the process and removes the log if the Worker is dropped without close().
         self._finalizer = weakref.finalize(self, self._res.release)
 
@@ -165,7 +181,16 @@ class Worker:
             return
         t0 = time.perf_counter()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        _sweep_stale_logs(self.log_path.parent)
+        _sweep_stale((self.log_path.parent, self._res.cache.parent))
+        # The drivers' compiler caches live as long as this process: kernels built more than once
+        # within it (rusticl recompiles at each enqueue without one) come from the cache, a new
+        # process (restart, replay, the next campaign) compiles afresh, and disk use is bounded.
+        _remove(self._res.cache)
+        self._res.cache.mkdir(parents=True)
+        env = {**self.target.env(), "POCL_CACHE_DIR": str(self._res.cache),
+               "MESA_SHADER_CACHE_DIR": str(self._res.cache)}
+        if self._res.shared is None:
+            self._res.shared = SharedMemory()
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         argv = [
@@ -174,16 +199,17 @@ class Worker:
             "--device", str(self.target.device_index),
             "--fd-in", str(to_child_r),
             "--fd-out", str(from_child_w),
+            "--fd-shared", str(self._res.shared.fd),
         ]  # fmt: skip
         try:
             with open(self.log_path, "wb") as log:  # a fresh log per process
                 proc = subprocess.Popen(
                     argv,
-                    env=self.target.env(),
+                    env=env,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=log,
-                    pass_fds=(to_child_r, from_child_w),
+                    pass_fds=(to_child_r, from_child_w, self._res.shared.fd),
                     start_new_session=True,
                 )
         except BaseException:
@@ -223,7 +249,7 @@ class Worker:
         self.start_s = time.perf_counter() - t0
 
     def restart(self) -> None:
-        """A fresh process (caches cold)."""
+        """A fresh process (caches cold, the compiler's included)."""
         self._stop()
         self.start()
 
@@ -332,6 +358,31 @@ class Worker:
 
     # -- jobs ---------------------------------------------------------------------------------
 
+    def _place(self, job: Job) -> Run:
+        """Lay the job's buffers out in the shared memory (initial contents written, outputs
+        zeroed) and strip their bytes from the message."""
+        places: list[Placement | None] = []
+        end = 0
+        for arg in job.args:
+            if isinstance(arg, BufferArg):
+                places.append(Placement(end, arg.nbytes))
+                end += -(-arg.nbytes // PAGE) * PAGE
+            else:
+                places.append(None)
+        shared = self._res.shared
+        shared.reserve(end)
+        view = shared.bytes_view()
+        for arg, p in zip(job.args, places):
+            if p is not None:
+                region = view[p.offset : p.offset + p.nbytes]
+                if arg.data is None:
+                    region[:] = 0
+                else:
+                    region[:] = np.frombuffer(arg.data, np.uint8)
+        del view
+        stripped = tuple(replace(a, data=None) if isinstance(a, BufferArg) else a for a in job.args)
+        return Run(replace(job, args=stripped), shared.size, tuple(places))
+
     def run(self, job: Job) -> Result:
         """Run one job; never raises for anything the driver does."""
         t0 = time.perf_counter()
@@ -348,8 +399,9 @@ class Worker:
                 return Result("worker_error", log=clip_log(str(e)))
         offset = self._log_size()
         deadline = time.monotonic() + self.timeout_s
+        run = self._place(job)
         try:
-            self._send(job, deadline)
+            self._send(run, deadline)
             message = self._recv(deadline)
         except _Timeout:
             self._kill()
@@ -371,6 +423,14 @@ class Worker:
             self._kill()
             return Result("worker_error", log=clip_log(f"unexpected message: {message!r}"))
         _, result, healthy = message
+        if result.ok:
+            view = self._res.shared.bytes_view()
+            result.outputs = {
+                arg.name: view[p.offset : p.offset + p.nbytes].tobytes()
+                for arg, p in zip(job.args, run.places)
+                if isinstance(arg, BufferArg) and arg.read_back
+            }
+            del view
         tail = self._log_tail(offset)
         if tail:
             result.log = clip_log(f"{result.log}\n{tail}" if result.log else tail)

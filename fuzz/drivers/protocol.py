@@ -101,6 +101,33 @@ def clip_log(text: str, limit: int = LOG_LIMIT) -> str:
     return "[...]\n" + raw[-(limit - 6) :].decode("utf-8", errors="replace")
 
 
+# ---- the wire ------------------------------------------------------------------------------------
+#
+# Buffer contents do not travel through the pipe: a program's buffers are tens of megabytes, and
+# pickling them through a pipe cost more than some drivers' own run time. The parent owns one
+# shared memory file (a memfd the worker inherits); it writes each buffer's initial contents
+# there and sends the Job with ``data=None`` plus a Placement per buffer argument; the worker
+# creates the OpenCL buffers from those bytes and reads the results back into the same places.
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one buffer argument's bytes lie in the shared memory."""
+
+    offset: int
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Run:
+    """The message that asks a worker to run ``job`` (whose buffers are in the shared memory,
+    ``shared_bytes`` long, at ``places``; ``None`` for an argument that is not a buffer)."""
+
+    job: Job
+    shared_bytes: int
+    places: tuple[Placement | None, ...]
+
+
 # ---- framing: an 8-byte big-endian length, then a pickle ----------------------------------------
 
 HEADER_BYTES = 8

@@ -7,7 +7,8 @@ print to stdout; the parent points this process's stdout and stderr at a log fil
 framed pickles (``protocol.pack``). The conversation:
 
     worker -> ("ready", {"platform": ..., "device": ..., "pid": ...})   or ("error", text)
-    parent -> Job                  worker -> ("result", Result, healthy)
+    parent -> Run (a Job whose buffers are in the shared memory, protocol.Run)
+                                   worker -> ("result", Result, healthy)
     ...
     parent closes its end          worker exits
 
@@ -33,11 +34,13 @@ from .protocol import (
     Job,
     LocalArg,
     Result,
+    Run,
     ScalarArg,
     clip_log,
     pack,
     unpack_length,
 )
+from .shared import SharedMemory
 
 PROGRAM_CACHE_SIZE = 8  # built programs kept per worker, keyed by (kind, program, options)
 
@@ -147,8 +150,11 @@ class Server:
         except Exception:  # noqa: BLE001
             return ""
 
-    def run(self, job: Job) -> tuple[Result, bool]:
-        cl = self.cl
+    def run(self, message: Run, shared: SharedMemory) -> tuple[Result, bool]:
+        """Build and run ``message.job``; its buffers' bytes are in ``shared`` (protocol.Run)."""
+        cl, job = self.cl, message.job
+        shared.attach(message.shared_bytes)
+        memory = shared.bytes_view()
         t0 = time.perf_counter()
         try:
             prg = self._build(job)
@@ -166,17 +172,16 @@ class Server:
             finally:
                 build_s = time.perf_counter() - t0
             reads = []
-            for i, arg in enumerate(job.args):
+            for i, (arg, place) in enumerate(zip(job.args, message.places)):
                 if isinstance(arg, BufferArg):
+                    region = memory[place.offset : place.offset + place.nbytes]
                     buf = cl.Buffer(
-                        self.ctx,
-                        cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
-                        hostbuf=arg.data if arg.data is not None else bytes(arg.nbytes),
+                        self.ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=region
                     )
                     buffers.append(buf)
                     kernel.set_arg(i, buf)
                     if arg.read_back:
-                        reads.append((arg.name, buf, bytearray(arg.nbytes)))
+                        reads.append((buf, region))
                 elif isinstance(arg, ScalarArg):
                     kernel.set_arg(i, arg.data)
                 elif isinstance(arg, LocalArg):
@@ -185,12 +190,11 @@ class Server:
             t1 = time.perf_counter()
             cl.enqueue_nd_range_kernel(self.queue, kernel, job.global_size, job.local_size)
             stage = "execution"
-            for _, buf, host in reads:
-                cl.enqueue_copy(self.queue, host, buf, is_blocking=False)
+            for buf, region in reads:  # back into the shared memory: the parent reads it there
+                cl.enqueue_copy(self.queue, region, buf, is_blocking=False)
             self.queue.finish()
             run_s = time.perf_counter() - t1
-            outputs = {name: bytes(host) for name, _, host in reads}
-            return Result("ok", outputs=outputs, build_s=build_s, run_s=run_s), True
+            return Result("ok", build_s=build_s, run_s=run_s), True
         except cl.Error as e:
             if stage != "setup":
                 run_s = time.perf_counter() - t1
@@ -212,8 +216,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", type=int, required=True)
     parser.add_argument("--fd-in", type=int, required=True)
     parser.add_argument("--fd-out", type=int, required=True)
+    parser.add_argument("--fd-shared", type=int, required=True)
     args = parser.parse_args(argv)
     fd_in, fd_out = args.fd_in, args.fd_out
+    shared = SharedMemory(args.fd_shared)
     _watch_parent()
 
     try:
@@ -224,11 +230,11 @@ def main(argv: list[str] | None = None) -> None:
     _send(fd_out, ("ready", server.info()))
 
     while True:
-        job = _recv(fd_in)
-        if job is None:  # the parent closed the channel
+        message = _recv(fd_in)
+        if message is None:  # the parent closed the channel
             break
         try:
-            result, healthy = server.run(job)
+            result, healthy = server.run(message, shared)
         except Exception:  # noqa: BLE001 - a bug on our side, not the driver's
             result, healthy = Result("worker_error", log=clip_log(traceback.format_exc())), True
         _flush_output()
