@@ -92,6 +92,29 @@ def test_add(worker):
     assert_add_ok(worker, k=-5)  # the same program again, another scalar
 
 
+COPY = b"""
+kernel void copy(global const uint* in, global uint* out) {
+    size_t i = get_global_id(0);
+    out[i] = in[i] ^ 0xffffffffu;
+}
+"""
+
+
+def test_buffers_of_growing_and_shrinking_size(worker):
+    """Buffers travel through the shared memory: it grows for a large job, and a later small
+    job sees its own (zeroed) output, not what the large one left there."""
+    for n in (16, 1 << 22, 8):
+        data = np.arange(n, dtype=np.uint32) * np.uint32(2654435761)
+        job = Job("source", COPY, "", "copy",
+                  (BufferArg("in", data.tobytes(), data.nbytes, False),
+                   BufferArg("out", None, data.nbytes + 64, True)), (n,), None)  # fmt: skip
+        r = worker.run(job)
+        assert r.status == "ok", r.log
+        out = np.frombuffer(r.outputs["out"], np.uint32)
+        np.testing.assert_array_equal(out[:n], ~data)
+        assert not out[n:].any()  # never written: the zeroed initial contents
+
+
 def test_local_memory(worker):
     data = np.arange(N, dtype=np.uint32)
     job = Job(
