@@ -146,7 +146,7 @@ def run_campaign(
     policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
     strategy = AREAS[areas[0]](caps, policy)
     for t in targets:
-        corpus.add_target(t.name, "opencl-c", t.fingerprint_id, t.fingerprint)
+        corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
     settings_row = {"areas": list(areas), "policy": asdict(policy), "targets": [t.name for t in targets],
                     "timeout_s": timeout_s}
     corpus.update_campaign(name, seed, settings_row, 0, 0)

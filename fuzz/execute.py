@@ -16,24 +16,38 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from corpus.store import Corpus
-from fuzz.drivers import BufferArg, Job, Target, Worker
+from fuzz.drivers import BufferArg, Job, Result, Target, Worker
+from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES, RouteFailure, binary
+from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
+from fuzz.emit.validate import target_env, validate
 from fuzz.ir import Program, restrict
 from fuzz.judge import Verdict, failure_row, judge
 from fuzz.layout import input_bytes, input_values, layout, split_outputs
 from oracles.evaluate import expected
 from oracles.expect import Expectation
 
-PATH_OPENCL_C = "opencl-c"
 
 
-def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None) -> Job:
-    """The worker job of a program: its OpenCL C source over the packed ``in``/``out`` buffers."""
+def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path: str = PATH_OPENCL_C,
+            family: str = "") -> Job:
+    """The worker job of a program over the packed ``in``/``out`` buffers: its OpenCL C source,
+    or (``path="spirv"``) its SPIR-V module, validated, in the binary the ``family``'s route
+    loads. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
+    kind, code, options = "source", emit(program).encode(), program.options
+    if path == PATH_SPIRV:
+        module = spirv.emit(program)
+        problem = validate(module, target_env(program))
+        if problem is not None:
+            raise RouteFailure("invalid_module", f"spirv-val --target-env {target_env(program)}: {problem}")
+        route = ROUTES[family]
+        kind, code = "binary", binary(route, module)
+        options = " ".join(o for o in (route.options, program.options) if o)
     return Job(
-        kind="source",
-        program=emit(program).encode(),
-        options=program.options,
+        kind=kind,
+        program=code,
+        options=options,
         kernel=KERNEL_NAME,
         args=(
             BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
@@ -57,8 +71,11 @@ def ftz_of(target: Target) -> frozenset[str]:
 
 
 def supports(target: Target, program: Program) -> bool:
-    """Whether the target has every capability the program requires (fp64, fp16, int64)."""
+    """Whether the target has every capability the program requires (fp64, fp16, int64) and,
+    for a SPIR-V path, whether its route takes them (routes.Route.unsupported)."""
     fp = target.fingerprint
+    if target.path == PATH_SPIRV and program.requires & ROUTES[target.family].unsupported:
+        return False
     return all(bool(fp.get(cap, False)) for cap in program.requires)
 
 
@@ -112,11 +129,16 @@ def execute(
 ) -> Outcome:
     """Run, judge and record ``program`` on ``target`` (see the module docstring)."""
     expectations = expectations or Expectations(program)
-    result = worker.run(job_for(program, expectations.inputs))
+    try:
+        job = job_for(program, expectations.inputs, target.path, target.family)
+    except RouteFailure as e:  # the module never reached the driver
+        result = Result(e.status, log=e.log)
+    else:
+        result = worker.run(job)
     outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
     run_row = {
         "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-        "path": PATH_OPENCL_C, "status": result.status, "build_s": result.build_s, "run_s": result.run_s,
+        "path": target.path, "status": result.status, "build_s": result.build_s, "run_s": result.run_s,
         "log": result.log[-4000:] if result.status != "ok" else "", "campaign": campaign,
     }
     if result.status == "ok":
@@ -128,7 +150,7 @@ def execute(
             return _split(program, target, worker, corpus, campaign, expectations, run_row, outcome)
         outcome.verdict = verdict
         rows = [{**r, "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-                 "path": PATH_OPENCL_C} for r in verdict.rows]
+                 "path": target.path} for r in verdict.rows]
         if corpus is not None:
             corpus.add_run({**run_row, "checks": verdict.checks, "judged": verdict.judged,
                             "mismatches": verdict.mismatches}, rows)
@@ -136,7 +158,7 @@ def execute(
     # build error, crash, timeout, runtime error: record, then isolate by halving
     if len(program.body) == 1:
         row = {**failure_row(program, result.status, result.log), "program_id": program.id,
-               "target": target.name, "fingerprint_id": target.fingerprint_id, "path": PATH_OPENCL_C}
+               "target": target.name, "fingerprint_id": target.fingerprint_id, "path": target.path}
         outcome.failures.append(row)
         if corpus is not None:
             corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [row])

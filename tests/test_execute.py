@@ -13,6 +13,7 @@ from conftest import SMALL
 class FakeTarget:
     name = "fake"
     family = "fake"
+    path = "opencl-c"
     fingerprint_id = "f00"
     fingerprint = {"fp64": True, "single_fp_config": {"denorm": True}, "double_fp_config": {"denorm": True}}
 
@@ -62,9 +63,9 @@ def _run(program, mode):
 
     real_job_for = fe.job_for
 
-    def job_for(p, inputs=None):  # let the fake see which program it is asked to run
+    def job_for(p, inputs=None, *rest):  # let the fake see which program it is asked to run
         worker.current = p
-        return real_job_for(p, inputs)
+        return real_job_for(p, inputs, *rest)
 
     fe.job_for = job_for
     try:

@@ -15,12 +15,13 @@ import sys
 import warnings
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import _proc
 from .fingerprint import base_name, fingerprint_id
 from .icd import env_for, icd_folders, library_of
+from .routes import PATH_OPENCL_C, PATH_SPIRV, route_for, translator_version
 
 
 class UnknownDriver(ValueError):
@@ -62,6 +63,7 @@ class Target:
     icd_folder: str
     platform_index: int
     device_index: int
+    path: str = PATH_OPENCL_C  # the front end: OpenCL C source, or a SPIR-V module (routes)
 
     def env(self) -> dict[str, str]:
         """The environment of a process that sees only this target's driver."""
@@ -69,8 +71,24 @@ class Target:
 
     @property
     def family(self) -> str:
-        """The name without its "-N" suffix: "pocl" for "pocl-2"."""
-        return re.sub(r"-\d+$", "", self.name)
+        """The driver without device number or path: "pocl" for "pocl-2" and "pocl-2/spirv"."""
+        return re.sub(r"-\d+$", "", self.name.split("/")[0])
+
+    @property
+    def driver(self) -> str:
+        """The device's name without the path: "pocl-2" for "pocl-2/spirv"."""
+        return self.name.split("/")[0]
+
+
+def spirv_target(t: Target) -> Target | None:
+    """The SPIR-V path of an OpenCL C target, where its driver has a route (routes.ROUTES)."""
+    route = route_for(t.family)
+    if route is None:
+        return None
+    fp = {**t.fingerprint, "path": PATH_SPIRV, "route": route.description,
+          "translator": translator_version(route)}
+    return replace(t, name=f"{t.name}/{PATH_SPIRV}", fingerprint=fp, fingerprint_id=fingerprint_id(fp),
+                   path=PATH_SPIRV)
 
 
 def _probe_all(timeout_s: float) -> list[tuple[str, int, int, dict[str, Any]]]:
@@ -109,7 +127,8 @@ def _discover(timeout_s: float) -> tuple[Target, ...]:
         seen[base] += 1
         name = base if total[base] == 1 else f"{base}-{seen[base]}"
         targets.append(Target(name, fp, fingerprint_id(fp), folder, pi, di))
-    return tuple(targets)
+    spirv = [s for s in map(spirv_target, targets) if s is not None]
+    return tuple(targets + spirv)
 
 
 def discover(timeout_s: float = 30) -> list[Target]:
@@ -127,20 +146,25 @@ discover.cache_clear = _discover.cache_clear  # type: ignore[attr-defined]
 def select(targets: list[Target], names: list[str] | None) -> list[Target]:
     """The targets named (all of them for None or an empty list), in discovery order.
 
-    A name matches a target's name, its family ("pocl" selects "pocl-1" and "pocl-2") or its
-    fingerprint id. Raises ``UnknownDriver`` when a name matches nothing.
+    A name matches a target's name, its driver or family ("pocl" selects "pocl-1", "pocl-2" and
+    their SPIR-V paths), its path ("spirv", "opencl-c") or its fingerprint id. A name written
+    ``-NAME`` excludes what it matches ("pocl,-pocl/spirv"; "-spirv" alone: every OpenCL C
+    path). Raises ``UnknownDriver`` when a name matches nothing.
     """
     if not names:
         return list(targets)
-    chosen: set[int] = set()
-    for name in names:
-        hits = [
-            i
-            for i, t in enumerate(targets)
-            if name in (t.name, t.family, t.fingerprint_id)
-        ]
-        if not hits:
+
+    def hits(name: str) -> set[int]:
+        found = {i for i, t in enumerate(targets)
+                 if name in (t.name, t.driver, t.family, t.path, t.fingerprint_id)}
+        if not found:
             known = ", ".join(t.name for t in targets) or "none (no OpenCL device found)"
             raise UnknownDriver(f"unknown driver {name!r}; known drivers: {known}")
-        chosen.update(hits)
+        return found
+
+    include = [n for n in names if not n.startswith("-")]
+    chosen = set().union(*map(hits, include)) if include else set(range(len(targets)))
+    for name in names:
+        if name.startswith("-"):
+            chosen -= hits(name[1:])
     return [t for i, t in enumerate(targets) if i in chosen]

@@ -44,6 +44,9 @@ IDENTITY_FIELDS = (
     "half_fp_config",
 )
 
+# A SPIR-V path of a device adds how the module gets there (routes.py).
+PATH_FIELDS = ("path", "route", "translator")
+
 _BASE_NAMES = (  # substring of the lowercased platform name -> short driver name
     ("portable computing language", "pocl"),
     ("pocl", "pocl"),
@@ -81,6 +84,7 @@ def base_name(platform_name: str) -> str:
 def fingerprint_id(fp: dict[str, Any]) -> str:
     """sha256 (12 hex digits) of the canonical JSON of the identifying fields."""
     ident = {k: fp.get(k) for k in IDENTITY_FIELDS}
+    ident.update({k: fp[k] for k in PATH_FIELDS if k in fp})  # SPIR-V paths only: C ids unchanged
     canon = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canon.encode()).hexdigest()[:12]
 

@@ -8,6 +8,7 @@ The parent sends a ``Job``; the worker answers a ``Result``. Statuses:
 - ``crash``: the worker died (signal or exit); ``log`` names it and ends with its stderr tail.
 - ``timeout``: the worker overran the deadline and was killed.
 - ``worker_error``: a bug on our side (bad job, protocol failure, worker could not start).
+- ``invalid_module``: the SPIR-V emitter wrote a module spirv-val rejects (our bug; never run).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 
-STATUSES = ("ok", "build_error", "runtime_error", "crash", "timeout", "worker_error")
+STATUSES = ("ok", "build_error", "runtime_error", "crash", "timeout", "worker_error", "invalid_module")
 JOB_KINDS = ("source", "binary", "il")
 LOG_LIMIT = 8 * 1024  # bytes of log a Result carries at most
 

@@ -1,0 +1,104 @@
+"""How a SPIR-V module reaches each driver: its route (``../shared/notes/drivers.md``).
+
+No local driver accepts ``clCreateProgramWithIL``. PoCL and Oclgrind take the LLVM translator's
+output (``llvm-spirv -r``: SPIR-V -> LLVM bitcode) as a SPIR binary; rusticl takes the module in
+its own binary container (a 12-byte header ``(1, byte length, 4)``, then the words), read by
+Mesa's own SPIR-V front end. A route's ``unsupported`` names the program requirements it cannot
+take: such programs are skipped for that route only (``supports``).
+
+Every module is validated (``fuzz.emit.validate``) before a route sees it: the translator and
+rusticl abort on invalid input.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from . import _proc
+
+PATH_OPENCL_C = "opencl-c"
+PATH_SPIRV = "spirv"
+PATHS = (PATH_OPENCL_C, PATH_SPIRV)
+
+SPIR_OPTIONS = "-x spir -spir-std=1.2"
+# spirv-val accepts the Float16 capability in no OpenCL environment, so half arithmetic has no
+# valid module: no route takes programs that need fp16.
+NO_FP16 = frozenset({"fp16"})
+
+
+@dataclass(frozen=True)
+class Route:
+    family: str
+    description: str
+    translator: str | None  # the llvm-spirv executable, or None for a container route
+    options: str  # build options of the binary
+    unsupported: frozenset[str]  # program requirements this route cannot take
+
+
+ROUTES: dict[str, Route] = {
+    r.family: r
+    for r in (
+        Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, NO_FP16),
+        # Oclgrind's LLVM 14 reads typed pointers only: the LLVM 14 translator
+        Route("oclgrind", "llvm-spirv-14 -r, SPIR binary", "llvm-spirv-14", SPIR_OPTIONS, NO_FP16),
+        Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16),
+    )
+}
+
+
+class RouteFailure(Exception):
+    """The route could not turn the module into a binary: ``status`` as a run status."""
+
+    def __init__(self, status: str, log: str) -> None:
+        super().__init__(log)
+        self.status, self.log = status, log
+
+
+def route_for(family: str) -> Route | None:
+    """The family's route when this machine has what it needs (its translator), else None."""
+    route = ROUTES.get(family)
+    if route is None or (route.translator and shutil.which(route.translator) is None):
+        return None
+    return route
+
+
+@lru_cache(maxsize=None)
+def translator_version(route: Route) -> str:
+    """The Debian package version of the route's translator ("" for a container route)."""
+    if not route.translator:
+        return ""
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", route.translator],
+                             capture_output=True, text=True, timeout=10)
+        if out.returncode == 0 and out.stdout:
+            return f"{route.translator} {out.stdout}"
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    out = subprocess.run([route.translator, "--version"], capture_output=True, text=True, timeout=10)
+    return f"{route.translator} {out.stdout.strip().splitlines()[0] if out.stdout else '?'}"
+
+
+def binary(route: Route, module: bytes, timeout_s: float = 60) -> bytes:
+    """The program binary the route's driver loads with clCreateProgramWithBinary."""
+    if route.translator is None:
+        return struct.pack("<III", 1, len(module), 4) + module
+    with tempfile.TemporaryDirectory(prefix="clfuzz-spirv-") as tmp:
+        spv, bc = Path(tmp) / "m.spv", Path(tmp) / "m.bc"
+        spv.write_bytes(module)
+        try:
+            rc, out, err = _proc.run([route.translator, "-r", str(spv), "-o", str(bc)], env=dict(os.environ),
+                                    timeout_s=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise RouteFailure("timeout", f"{route.translator} -r: no result after {timeout_s:g} s") from None
+        text = (out + err).decode(errors="replace").strip()
+        if rc != 0:
+            status = "crash" if rc < 0 else "build_error"
+            raise RouteFailure(status, f"{route.translator} -r: {_proc.describe_exit(rc)}\n{text}"[-8000:])
+        return bc.read_bytes()
