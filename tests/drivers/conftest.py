@@ -17,9 +17,10 @@ def skip_without_icd() -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``target`` over every discovered device, one group of tests per target."""
+    """Parametrize ``target`` over every discovered device, one group of tests per target (its
+    OpenCL C path: a worker serves a device whatever the front end)."""
     if "target" in metafunc.fixturenames:
-        targets = discover() if find_libraries() else []
+        targets = [t for t in discover() if t.path == "opencl-c"] if find_libraries() else []
         metafunc.parametrize("target", targets, ids=[t.name for t in targets], scope="module")
 
 

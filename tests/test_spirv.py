@@ -1,0 +1,91 @@
+"""The SPIR-V emitter: every module valid, the grammar read from the headers, words well formed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from conftest import SMALL
+from fuzz.emit import spirv
+from fuzz.emit.grammar import grammar
+from fuzz.emit.validate import target_env, validate
+from fuzz.ir import Literal, Load, Op, Program, walk
+from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.types import VECTOR_WIDTHS
+
+pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
+
+SEEN: Counter = Counter()
+
+
+@settings(max_examples=2000, database=None, deadline=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+@given(conversion_programs(Caps(fp64=True), replace(SMALL, statements=4, global_size=2, p_nested=0.3)))
+def test_every_module_is_valid(program: Program):
+    SEEN["programs"] += 1
+    problem = validate(spirv.emit(program), target_env(program))
+    assert problem is None, f"{problem}\n{program.to_json()}"
+    for s in program.body:
+        for n in walk(s.value):
+            SEEN[("width", n.type.width)] += 1
+            SEEN[("type", n.type.scalar)] += 1
+            SEEN[("node", n.op if isinstance(n, Op) else type(n).__name__)] += 1
+            if isinstance(n, Op) and n.op == "convert":
+                SEEN[("rounding", n.attr("rounding"))] += 1
+                SEEN[("sat", bool(n.attr("sat")))] += 1
+
+
+def test_the_validity_run_covered_every_construct():
+    if not SEEN:
+        pytest.skip("runs after test_every_module_is_valid")
+    assert SEEN["programs"] >= 2000
+    for key in ([("width", w) for w in VECTOR_WIDTHS]
+                + [("node", k) for k in ("convert", "cast", "as", "arith", "Load", "Literal")]
+                + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
+                + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                         "float", "double")]):
+        assert SEEN[key], key
+
+
+def test_grammar_numbers_come_from_the_headers():
+    g = grammar()
+    # spot checks against the SPIR-V specification's tables (§3.32, §3.20, §3.16)
+    assert g.magic == 0x07230203
+    assert g.opcode("OpConvertFToS") == 110 and g.opcode("OpSatConvertSToU") == 118
+    assert g.enum("Decoration", "FPRoundingMode") == 39 and g.enum("Decoration", "SaturatedConversion") == 28
+    assert g.enum("FPRoundingMode", "RTN") == 3 and g.enum("AddressingModel", "Physical64") == 2
+    # and against the C header of the same package, an independent rendering of the grammar
+    header = open("/usr/include/spirv/unified1/OpenCL.std.h").read()
+    assert f"OpenCLstd_Fmod = {g.opencl_std['fmod']}," in header
+
+
+def _disassemble(program: Program) -> str:
+    return subprocess.run(["spirv-dis", "--raw-id", "-"], input=spirv.emit(program), capture_output=True,
+                          check=True).stdout.decode()
+
+
+def _program(value, out_type):
+    from fuzz.ir import Buffer, Fill, Store
+    inputs = tuple(Buffer(n.buffer, n.type, "in", Fill(1)) for n in walk(value) if isinstance(n, Load))
+    return Program(inputs + (Buffer("out0", out_type, "out"),), (Store("out0", value),), 4)
+
+
+def test_conversions_use_the_instructions_the_environment_prescribes():
+    from fuzz.types import Type
+    x = Load("in0", Type("float", 4))
+    text = _disassemble(_program(Op("convert", (x,), Type("int", 4), (("rounding", "rtn"), ("sat", True))), Type("int", 4)))
+    assert "OpConvertFToS" in text and "SaturatedConversion" in text and "FPRoundingMode RTN" in text
+    u = Load("in0", Type("int", 2))
+    text = _disassemble(_program(Op("convert", (u,), Type("uchar", 2), (("sat", True),)), Type("uchar", 2)))
+    assert "OpSatConvertSToU" in text and "SaturatedConversion" not in text
+    text = _disassemble(_program(Op("convert", (u,), Type("uint", 2), (("rounding", "rte"),)), Type("uint", 2)))
+    assert "Convert" not in text.split("OpFunction ")[1]  # int -> uint: no instruction, no rounding
+    lit = Literal(Type("float", 1), (0x7FC00001,))
+    text = _disassemble(_program(Op("cast", (lit,), Type("long", 3)), Type("long", 3)))
+    assert "OpConvertFToS" in text and text.count("OpCompositeInsert") == 3
+    assert "0x1.800002p+128" in text  # the NaN 0x7fc00001, payload kept bit for bit
