@@ -7,6 +7,7 @@ line on stderr and exit status 1 (click's ``ClickException``), never a traceback
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -225,16 +226,75 @@ def stats(corpus_path, campaign, as_json) -> None:
 
 
 @cli.command()
-@click.argument("program_id")
+@click.argument("program_id", required=False)
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
-def emit(program_id, corpus_path) -> None:
-    """Print a stored program (id, prefix or .json file) as OpenCL C.
+@click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")
+@click.option("--random", "random_n", type=click.IntRange(min=1), help="Write N random programs (.cl, .spv, .json).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random programs.")
+@click.option("--statements", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Statements per random program.")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), help="Folder to write into.")
+def emit(program_id, corpus_path, spirv, random_n, seed, statements, out_dir) -> None:
+    """Write a stored program (id, prefix or .json file) as OpenCL C or SPIR-V, or random ones.
 
-    Example: clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
+    \b
+    Examples:
+      clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
+      clfuzz emit 3fa2c1 --corpus c.db --spirv -o out/     (out/ID.spv, out/ID.spvasm)
+      clfuzz emit --random 100 --seed 7 -o progs/          (ID.cl, ID.spv, ID.json each)
     """
+    from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
+    from fuzz.emit.validate import target_env, validate
 
-    click.echo(emit_c(_load_program(program_id, corpus_path)), nl=False)
+    if (program_id is None) == (random_n is None):
+        raise click.UsageError("give either a PROGRAM_ID or --random N")
+    if random_n is not None and not out_dir:
+        raise click.UsageError("--random needs -o DIR, the folder to write the programs into")
+    if program_id is not None and not spirv and not out_dir:
+        click.echo(emit_c(_load_program(program_id, corpus_path)), nl=False)
+        return
+    folder = Path(out_dir or ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    if program_id is not None:
+        programs = [_load_program(program_id, corpus_path)]
+    else:
+        from fuzz.policy import Policy
+        from fuzz.strategies.conversions import Caps, conversion_programs
+        from fuzz.strategies.draws import sample
+
+        policy = Policy(statements=statements, global_size=1024)
+        programs = sample(conversion_programs(Caps(fp64=True), policy), random_n, seed)
+    for program in programs:
+        written = []
+        if random_n is not None or not spirv:
+            written.append(_write(folder / f"{program.id}.cl", emit_c(program).encode()))
+        if random_n is not None:
+            written.append(_write(folder / f"{program.id}.json", program.to_json().encode()))
+        if spirv or random_n is not None:
+            if "fp16" in program.requires:
+                raise click.ClickException(f"{program.id} uses half: no valid OpenCL SPIR-V module has Float16 "
+                                           f"(spirv-val), so it has no .spv")
+            module = spirv_emit.emit(program)
+            problem = validate(module, target_env(program))
+            if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
+                raise click.ClickException(f"{program.id}: emitted module is invalid ({problem.splitlines()[0]})")
+            written.append(_write(folder / f"{program.id}.spv", module))
+            if random_n is None:
+                written.append(_write(folder / f"{program.id}.spvasm", _disassemble(module)))
+        click.echo(" ".join(written))
+
+
+def _write(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+def _disassemble(module: bytes) -> bytes:
+    try:
+        return subprocess.run(["spirv-dis", "-"], input=module, capture_output=True, check=True).stdout
+    except FileNotFoundError:
+        raise click.ClickException("spirv-dis not found: install Debian's spirv-tools (setup.sh does)") from None
 
 
 def main() -> None:  # pragma: no cover - console entry
