@@ -56,7 +56,39 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
             },
         })
     programs = corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"]
-    return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets}
+    return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
+            "paths": compare_paths(corpus, campaign)}
+
+
+def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Which front end deviates, per driver and kind: over the programs a driver ran through both
+    its OpenCL C and its SPIR-V path, each disagreeing lane (program, buffer, work-item, lane) is
+    wrong on the OpenCL C path only, on the SPIR-V path only, or on both (then the fault lies
+    past the front ends, in the driver's shared back end). Counts are over stored rows, which a
+    run caps per statement alike on both paths."""
+    where, params = ("and campaign = ?", [campaign]) if campaign else ("", [])
+    both = {(r["driver"], r["program_id"]) for r in corpus.query(
+        f"""select replace(target, '/spirv', '') as driver, program_id from runs
+            where status = 'ok' {where} group by driver, program_id having count(distinct path) = 2""", params)}
+    lanes: dict[tuple, set[str]] = {}
+    kinds: dict[tuple, tuple] = {}
+    for r in corpus.query(
+        f"""select replace(target, '/spirv', '') as driver, path, program_id, buffer, work_item, lane,
+                   operation, src_type, dst_type from disagreements where 1 {where}""", params):
+        if (r["driver"], r["program_id"]) not in both:
+            continue
+        key = (r["driver"], r["program_id"], r["buffer"], r["work_item"], r["lane"])
+        lanes.setdefault(key, set()).add(r["path"])
+        kinds[key] = (r["operation"], r["src_type"], r["dst_type"])
+    table: dict[tuple, dict[str, int]] = {}
+    for key, paths in lanes.items():
+        which = "both" if len(paths) == 2 else f"{next(iter(paths))} only"
+        counts = table.setdefault((key[0], *kinds[key]), {"opencl-c only": 0, "spirv only": 0, "both": 0})
+        counts[which] += 1
+    out: dict[str, list[dict[str, Any]]] = {}
+    for (driver, operation, src, dst), counts in sorted(table.items()):
+        out.setdefault(driver, []).append({"operation": operation, "src_type": src, "dst_type": dst, **counts})
+    return out
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -68,6 +100,13 @@ def markdown(summary: dict[str, Any]) -> str:
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(t.get("statuses", {}).items()))
         lines.append(f"| {name} | {t.get('runs', 0)} | {t.get('judged', 0)} | {t.get('mismatches', 0)} | "
                      f"{t.get('checks_per_driver_s', 0)} | {statuses} | {len(t.get('kinds', []))} |")
+    if summary.get("paths"):
+        lines += ["", "## Which front end deviates (lanes of programs run through both paths)", "",
+                  "| driver | operation | types | OpenCL C only | SPIR-V only | both |", "|---|---|---|---|---|---|"]
+        for driver, rows in summary["paths"].items():
+            for r in rows:
+                lines.append(f"| {driver} | {r['operation']} | {r['src_type']} → {r['dst_type']} | "
+                             f"{r['opencl-c only']} | {r['spirv only']} | {r['both']} |")
     for name, t in summary["targets"].items():
         if not t.get("kinds"):
             continue

@@ -122,7 +122,7 @@ def table(targets: list[Target]):
 
     t = Table(title="OpenCL drivers")
     for column in (
-        "name", "platform", "device", "driver version", "OpenCL C", "fp64", "fp16",
+        "name", "path (route)", "platform", "device", "driver version", "OpenCL C", "fp64", "fp16",
         "denormals (float)", "rounding modes (float)", "images", "fingerprint id",
     ):  # fmt: skip
         t.add_column(column)
@@ -130,8 +130,10 @@ def table(targets: list[Target]):
         fp = target.fingerprint
         single = fp.get("single_fp_config", {})
         images = fp.get("image_formats", {}).get("image2d", {}).get("read", [])
+        route = fp.get("route")
         t.add_row(
             target.name,
+            f"{target.path} ({fp.get('translator') or route})" if route else target.path,
             fp.get("platform_name", ""),
             fp.get("device_name", ""),
             fp.get("driver_version", ""),
