@@ -155,6 +155,10 @@ def execute(
             corpus.add_run({**run_row, "checks": verdict.checks, "judged": verdict.judged,
                             "mismatches": verdict.mismatches}, rows)
         return outcome
+    if result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
+        if corpus is not None:
+            corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
+        return outcome
     # build error, crash, timeout, runtime error: record, then isolate by halving
     if len(program.body) == 1:
         row = {**failure_row(program, result.status, result.log), "program_id": program.id,
