@@ -10,8 +10,23 @@ fails when any reader lacks any entry, so adding a construct means touching ever
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
 
 from fuzz.types import Type
+
+H = TypeVar("H", bound=Callable)
+
+
+class Handlers(dict[str, H], Generic[H]):
+    """One reader's handler for each operation (or statement form), by name: a reader declares
+    ``EMITTERS = Handlers()`` and writes ``@EMITTERS.register("convert")`` on each handler."""
+
+    def register(self, name: str) -> Callable[[H], H]:
+        def add(fn: H) -> H:
+            self[name] = fn
+            return fn
+
+        return add
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import input_values
+from fuzz.ops import Handlers
 from fuzz.types import Type, scalar
 from oracles import conversions, rules
 from oracles.expect import Expectation, as_bits, concat
@@ -29,17 +30,12 @@ class UndefinedBehaviour(AssertionError):
 
 
 Reference = Callable[[Op, list[Expectation], int, frozenset], Expectation]
-REFERENCES: dict[str, Reference] = {}
+REFERENCES: Handlers[Reference] = Handlers()
 
 MAX_CANDIDATES = 16
 
 
-def reference(name: str):
-    def register(fn: Reference) -> Reference:
-        REFERENCES[name] = fn
-        return fn
-
-    return register
+reference = REFERENCES.register
 
 
 def _broadcast(e: Expectation, width: int) -> Expectation:

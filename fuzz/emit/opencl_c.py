@@ -15,19 +15,13 @@ import numpy as np
 
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
+from fuzz.ops import Handlers
 from fuzz.types import Type, scalar
 
 KERNEL_NAME = "clfuzz"
 
-EMITTERS: dict[str, Callable[[Op, list[str]], str]] = {}
-
-
-def emitter(name: str):
-    def register(fn):
-        EMITTERS[name] = fn
-        return fn
-
-    return register
+EMITTERS: Handlers[Callable[[Op, list[str]], str]] = Handlers()
+emitter = EMITTERS.register
 
 
 @emitter("convert")

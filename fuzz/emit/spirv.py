@@ -30,6 +30,7 @@ from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
+from fuzz.ops import Handlers
 from fuzz.types import Type, scalar
 
 VERSION = (1, 0)
@@ -196,15 +197,8 @@ def broadcast(m: Module, value: int, t: Type) -> int:
     return out
 
 
-EMITTERS: dict[str, Callable[[Module, Op, list[int]], int]] = {}
-
-
-def emitter(name: str):
-    def register(fn):
-        EMITTERS[name] = fn
-        return fn
-
-    return register
+EMITTERS: Handlers[Callable[[Module, Op, list[int]], int]] = Handlers()
+emitter = EMITTERS.register
 
 
 @emitter("convert")

@@ -24,7 +24,7 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
-from fuzz.ops import ROUNDINGS
+from fuzz.ops import ROUNDINGS, Handlers
 from fuzz.policy import Policy
 from fuzz.strategies.values import pools, values
 from fuzz.types import SCALARS, VECTOR_WIDTHS, Type, scalar
@@ -82,15 +82,8 @@ class _Builder:
         return b.name
 
 
-BUILDERS: dict[str, Callable[[_Builder], Store]] = {}
-
-
-def builds(name: str):
-    def register(fn):
-        BUILDERS[name] = fn
-        return fn
-
-    return register
+BUILDERS: Handlers[Callable[[_Builder], Store]] = Handlers()
+builds = BUILDERS.register
 
 
 def _convert_expr(b: _Builder, dst: Type, depth: int = 0) -> Expr:
