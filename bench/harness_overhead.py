@@ -30,6 +30,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 from corpus.store import Corpus
 from fuzz.campaign import run_campaign
 from fuzz.drivers import discover, select
+from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.layout import input_bytes, layout
 
@@ -57,7 +58,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; medians are reported")
     args = ap.parse_args()
-    targets = select(discover(), args.drivers.split(",") if args.drivers else None)
+    # the bare loop builds OpenCL C source: the SPIR-V paths have no bare counterpart here
+    targets = [t for t in select(discover(), args.drivers.split(",") if args.drivers else None)
+               if t.path == PATH_OPENCL_C]
     print(f"{'driver':10} {'programs':>8} {'campaign s':>10} {'bare s':>8} {'overhead':>9} {'checks/s':>12}")
     with tempfile.TemporaryDirectory() as tmp:
         for target in targets:

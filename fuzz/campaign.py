@@ -2,10 +2,10 @@
 
 A producer thread draws programs from the Hypothesis strategy (program ``i`` of a campaign is
 reproducible from its seed, ``i`` and the policy: :mod:`fuzz.strategies.draws`), writes each to the corpus *before* it runs and computes
-the oracle's expectations; the main thread hands each program to every target that supports it,
-one thread per target (each target's worker is its own process), and records the verdicts. A
-time budget or Ctrl-C stops it; every write is a transaction, so the corpus is consistent
-whenever the process stops.
+the oracle's expectations; the main thread hands each program to the lane of every target that
+supports it (:mod:`fuzz.pipeline`: each target's worker is its own process, kept busy while the
+lane judges and records the verdicts). A time budget or Ctrl-C stops it; every write is a
+transaction, so the corpus is consistent whenever the process stops.
 """
 
 from __future__ import annotations
@@ -13,19 +13,24 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from typing import Callable
+
+from hypothesis import strategies as st
 
 from corpus.store import Corpus
-from fuzz.batching import batch_for, parts
-from fuzz.drivers import Target, Worker, WorkerStartError
-from fuzz.execute import Expectations, Outcome, execute, ftz_of, supports
-from fuzz.ir import Program
+from fuzz.batching import batch_for
+from fuzz.drivers import Target, Worker
+from fuzz.execute import Expectations, Outcome, ftz_of, supports
+from fuzz.pipeline import Lane
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
+from fuzz.strategies.spirv_only import spirv_programs
 
-AREAS = {"conversions": conversion_programs}
+AREAS = {"conversions": conversion_programs, "spirv": spirv_programs}
+"""What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 
 class CampaignError(ValueError):
@@ -52,13 +57,15 @@ class TargetStats:
     def checks_per_s(self) -> float:
         return self.judged / self.wall_s if self.wall_s else 0.0
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: Outcome, whole: bool = True) -> None:
+        """Count one run; its status only if it ran a whole part (not a half made to isolate)."""
         self.runs += outcome.runs
         self.checks += outcome.verdict.checks
         self.judged += outcome.verdict.judged
         self.mismatches += outcome.verdict.mismatches
         self.driver_s += outcome.driver_s
-        self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
+        if whole:
+            self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
         for r in outcome.verdict.rows + outcome.failures:
             self.kinds.add((r["kind"], r["operation"], r["src_type"], r["dst_type"]))
 
@@ -103,13 +110,6 @@ def _produce(draws: Draws, corpus: Corpus, name: str, ftz_classes: set, out: que
         _offer(out, None, stop)
 
 
-def _start_quietly(worker: Worker) -> None:
-    try:
-        worker.start()
-    except WorkerStartError:
-        pass
-
-
 def _offer(out: queue.Queue, item, stop: threading.Event) -> bool:
     """Put ``item`` once there is room; False if the campaign stopped first."""
     while not stop.is_set():
@@ -127,7 +127,7 @@ def run_campaign(
     *,
     minutes: float,
     seed: int = 0,
-    areas: tuple[str, ...] = ("conversions",),
+    areas: tuple[str, ...] = tuple(AREAS),
     policy: Policy = Policy(),
     name: str | None = None,
     timeout_s: float = 60.0,
@@ -144,7 +144,7 @@ def run_campaign(
     caps = capabilities(targets)
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
-    strategy = AREAS[areas[0]](caps, policy)
+    strategy = st.one_of(*[AREAS[a](caps, policy) for a in areas])
     for t in targets:
         corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
     settings_row = {"areas": list(areas), "policy": asdict(policy), "targets": [t.name for t in targets],
@@ -152,7 +152,6 @@ def run_campaign(
     corpus.update_campaign(name, seed, settings_row, 0, 0)
 
     stats = {t.name: TargetStats() for t in targets}
-    workers = {t.name: Worker(t, timeout_s=timeout_s) for t in targets}
     items: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
     ftz_classes = {ftz_of(t) for t in targets}
@@ -160,49 +159,77 @@ def run_campaign(
                                 daemon=True)
     deadline = time.monotonic() + minutes * 60
     start = time.monotonic()
-    programs = 0
+    submitted = 0
+    finished = _Counter()
     interrupted = False
+    # each lane opens its device while the first program is generated
+    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name,
+                          _recorder(stats[t.name], start)) for t in targets}
 
-    def one(target: Target, program: Program, exp: Expectations) -> None:
-        """Run the program on one target, in parts of the target's batch size."""
-        t0 = time.perf_counter()
-        for part in parts(program, batch_for(target)):
-            if part is not program:
-                corpus.add_program(part, name)
-            outcome = execute(part, target, workers[target.name], corpus, campaign=name, expectations=exp.view(part))
-            stats[target.name].add(outcome)
-        stats[target.name].programs += 1
-        stats[target.name].wall_s += time.perf_counter() - t0
+    def report() -> None:
+        corpus.update_campaign(name, seed, settings_row, finished.value, sum(s.judged for s in stats.values()))
+        if on_progress:
+            on_progress(finished.value, stats, time.monotonic() - start)
 
     producer.start()
-    # one thread per target, so each Worker is only ever used from its own thread
-    lanes = {t.name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=t.name) for t in targets}
     try:
-        # open every device while the first program is generated (a failure to start is
-        # recorded by the first run, which tries again)
-        for t in targets:
-            lanes[t.name].submit(_start_quietly, workers[t.name])
-        while time.monotonic() < deadline and (max_programs is None or programs < max_programs):
+        while time.monotonic() < deadline and (max_programs is None or submitted < max_programs):
             item = items.get()
             if item is None:
                 break
             if isinstance(item, BaseException):
                 raise item
             program, exp = item
-            futures = [lanes[t.name].submit(one, t, program, exp) for t in targets if supports(t, program)]
-            for f in futures:
-                f.result()
-            programs += 1
-            corpus.update_campaign(name, seed, settings_row, programs, sum(s.judged for s in stats.values()))
-            if on_progress:
-                on_progress(programs, stats, time.monotonic() - start)
+            chosen = [t.name for t in targets if supports(t, program)]
+            done = finished.after(len(chosen))
+            for t in chosen:
+                lanes[t].submit(program, exp, partial(_finish, stats[t], done))
+            submitted += 1
+            report()
+        stop.set()
+        for lane in lanes.values():
+            lane.drain()
+        report()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         stop.set()
         for lane in lanes.values():
-            lane.shutdown(wait=True, cancel_futures=True)
-        for w in workers.values():
-            w.close()
+            lane.close()
         producer.join(timeout=5)
-    return CampaignResult(name, seed, programs, time.monotonic() - start, stats, interrupted)
+    return CampaignResult(name, seed, finished.value, time.monotonic() - start, stats, interrupted)
+
+
+class _Counter:
+    """Programs that every chosen target has finished (counted from the lanes' threads)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def after(self, lanes: int) -> Callable[[], None]:
+        """A callback that counts one program once ``lanes`` targets have called it."""
+        left = [lanes]
+
+        def done() -> None:
+            with self._lock:
+                left[0] -= 1
+                if left[0] <= 0:
+                    self.value += 1
+
+        if lanes == 0:  # no target takes it: nothing to wait for
+            done()
+        return done
+
+
+def _finish(stats: TargetStats, done: Callable[[], None]) -> None:
+    stats.programs += 1
+    done()
+
+
+def _recorder(stats: TargetStats, start: float) -> Callable[[Outcome, bool], None]:
+    def record(outcome: Outcome, whole: bool) -> None:
+        stats.add(outcome, whole)
+        stats.wall_s = time.monotonic() - start
+
+    return record

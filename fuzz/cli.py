@@ -86,7 +86,7 @@ def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) 
               help="Time budget.")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
-@click.option("--areas", default="conversions", show_default=True, help="Comma-separated areas to generate.")
+@click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")
 @click.option("--name", help="Campaign name (default: campaign-SEED).")
 @click.option("--statements", type=click.IntRange(min=1), help="Statements per program (default from the policy).")
@@ -129,7 +129,7 @@ def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_siz
         if live:
             live.start()
         result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
-                              areas=tuple(a.strip() for a in areas.split(",") if a.strip()), timeout_s=timeout,
+                              **({"areas": tuple(a.strip() for a in areas.split(",") if a.strip())} if areas else {}), timeout_s=timeout,
                               max_programs=max_programs, on_progress=progress)
     except CampaignError as e:
         raise _fail(e) from None
@@ -174,7 +174,8 @@ def replay(program_id, corpus_path, drivers, limit) -> None:
     program = _load_program(program_id, corpus_path)
     for target in _targets(drivers):
         if not supports(target, program):
-            click.echo(f"{target.name}: skipped (needs {', '.join(sorted(program.requires))})")
+            why = f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take"
+            click.echo(f"{target.name}: skipped ({why})")
             continue
         with Worker(target) as worker:
             outcome = execute(program, target, worker, None)
@@ -229,7 +230,8 @@ def stats(corpus_path, campaign, as_json) -> None:
 @click.argument("program_id", required=False)
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")
-@click.option("--random", "random_n", type=click.IntRange(min=1), help="Write N random programs (.cl, .spv, .json).")
+@click.option("--random", "random_n", type=click.IntRange(min=1),
+              help="Write N random programs (.cl where OpenCL C can express it, .spv, .json).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random programs.")
 @click.option("--statements", type=click.IntRange(min=1), default=16, show_default=True,
               help="Statements per random program.")
@@ -246,28 +248,35 @@ def emit(program_id, corpus_path, spirv, random_n, seed, statements, out_dir) ->
     from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
     from fuzz.emit.validate import target_env, validate
+    from fuzz.ops import paths_of
 
     if (program_id is None) == (random_n is None):
         raise click.UsageError("give either a PROGRAM_ID or --random N")
     if random_n is not None and not out_dir:
         raise click.UsageError("--random needs -o DIR, the folder to write the programs into")
     if program_id is not None and not spirv and not out_dir:
-        click.echo(emit_c(_load_program(program_id, corpus_path)), nl=False)
+        program = _load_program(program_id, corpus_path)
+        if "opencl-c" not in paths_of(program):
+            raise click.ClickException(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
+        click.echo(emit_c(program), nl=False)
         return
     folder = Path(out_dir or ".")
     folder.mkdir(parents=True, exist_ok=True)
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
+        from hypothesis import strategies as st
+
+        from fuzz.campaign import AREAS
         from fuzz.policy import Policy
-        from fuzz.strategies.conversions import Caps, conversion_programs
+        from fuzz.strategies.conversions import Caps
         from fuzz.strategies.draws import sample
 
         policy = Policy(statements=statements, global_size=1024)
-        programs = sample(conversion_programs(Caps(fp64=True), policy), random_n, seed)
+        programs = sample(st.one_of(*[area(Caps(fp64=True), policy) for area in AREAS.values()]), random_n, seed)
     for program in programs:
         written = []
-        if random_n is not None or not spirv:
+        if (random_n is not None or not spirv) and "opencl-c" in paths_of(program):
             written.append(_write(folder / f"{program.id}.cl", emit_c(program).encode()))
         if random_n is not None:
             written.append(_write(folder / f"{program.id}.json", program.to_json().encode()))

@@ -22,6 +22,7 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.emit.validate import target_env, validate
 from fuzz.ir import Program, restrict
+from fuzz.ops import constructs, paths_of
 from fuzz.judge import Verdict, failure_row, judge
 from fuzz.layout import input_bytes, input_values, layout, split_outputs
 from oracles.evaluate import expected
@@ -35,8 +36,9 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     or (``path="spirv"``) its SPIR-V module, validated, in the binary the ``family``'s route
     loads. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
-    kind, code, options = "source", emit(program).encode(), program.options
-    if path == PATH_SPIRV:
+    if path == PATH_OPENCL_C:
+        kind, code, options = "source", emit(program).encode(), program.options
+    else:
         module = spirv.emit(program)
         problem = validate(module, target_env(program))
         if problem is not None:
@@ -70,13 +72,25 @@ def ftz_of(target: Target) -> frozenset[str]:
     return frozenset(out)
 
 
-def supports(target: Target, program: Program) -> bool:
-    """Whether the target has every capability the program requires (fp64, fp16, int64) and,
-    for a SPIR-V path, whether its route takes them (routes.Route.unsupported)."""
+def runnable(target: Target, program: Program) -> Program | None:
+    """The part of ``program`` the target takes: every statement its path can express (an
+    operation only SPIR-V has stays off the OpenCL C path) and, on a SPIR-V path, its route can
+    take (routes.Route.unsupported). None when its device lacks a capability the program
+    requires (fp64, fp16, int64) or no statement is left."""
     fp = target.fingerprint
-    if target.path == PATH_SPIRV and program.requires & ROUTES[target.family].unsupported:
-        return False
-    return all(bool(fp.get(cap, False)) for cap in program.requires)
+    blocked = ROUTES[target.family].unsupported if target.path == PATH_SPIRV else frozenset()
+    if program.requires & blocked or not all(bool(fp.get(cap, False)) for cap in program.requires):
+        return None
+    keep = [i for i, s in enumerate(program.body)
+            if target.path in paths_of(s.value) and not constructs(s.value) & blocked]
+    if not keep:
+        return None
+    return program if len(keep) == len(program.body) else restrict(program, keep)
+
+
+def supports(target: Target, program: Program) -> bool:
+    """Whether the target takes any of ``program`` (:func:`runnable`)."""
+    return runnable(target, program) is not None
 
 
 class Expectations:
@@ -117,6 +131,83 @@ class Outcome:
     runs: int = 0
     failures: list[dict] = field(default_factory=list)  # isolated failing statements
 
+    def absorb(self, other: "Outcome") -> "Outcome":
+        """Add the outcome of a later run of a part of the same program (its status is this one's)."""
+        self.runs += other.runs
+        self.driver_s += other.driver_s
+        self.failures.extend(other.failures)
+        for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
+            setattr(self.verdict, key, getattr(self.verdict, key) + getattr(other.verdict, key))
+        self.verdict.rows.extend(other.verdict.rows)
+        return self
+
+
+@dataclass
+class Part:
+    """A program, or a part of one, to run on a target, with its expectations; ``depth`` counts
+    the halvings that made it (0: a program as generated or batched)."""
+
+    program: Program
+    expectations: Expectations
+    depth: int = 0
+
+    def half(self, statements: list[int], corpus: Corpus | None, campaign: str) -> "Part":
+        sub = restrict(self.program, statements)
+        if corpus is not None:
+            corpus.add_program(sub, campaign)  # stored before it runs, like every program
+        return Part(sub, self.expectations.view(sub), self.depth + 1)
+
+
+def prepare(part: Part, target: Target) -> Job | Result:
+    """The job that runs ``part`` on ``target``, or the Result of a module that never reaches the
+    driver (invalid, or the route failed on it)."""
+    try:
+        return job_for(part.program, part.expectations.inputs, target.path, target.family)
+    except RouteFailure as e:
+        return Result(e.status, log=e.log)
+
+
+def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
+             campaign: str = "") -> tuple[Outcome, list[Part]]:
+    """Judge and record one run of ``part``: its outcome, and the halves to run next when the run
+    must be isolated (see the module docstring). The run and its disagreements are one
+    transaction."""
+    program, expectations = part.program, part.expectations
+    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
+    run_row = {
+        "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+        "path": target.path, "status": result.status, "build_s": result.build_s, "run_s": result.run_s,
+        "log": result.log[-4000:] if result.status != "ok" else "", "campaign": campaign,
+        "checks": 0, "judged": 0, "mismatches": 0,
+    }
+    rows: list[dict] = []
+    halves: list[Part] = []
+    if result.status == "ok":
+        actual = split_outputs(program, result.outputs["out"])
+        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs)
+        if kernel_wide(verdict, program):
+            run_row["status"] = outcome.status = "split"
+            run_row["log"] = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
+            halves = _halves(part, corpus, campaign)
+        else:
+            outcome.verdict = verdict
+            rows = verdict.rows
+            run_row.update(checks=verdict.checks, judged=verdict.judged, mismatches=verdict.mismatches)
+    elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
+        pass
+    elif len(program.body) == 1:  # build error, crash, timeout, runtime error of one statement
+        rows = [failure_row(program, result.status, result.log)]
+        outcome.failures = rows
+    else:  # ... of several: record, then isolate by halving
+        halves = _halves(part, corpus, campaign)
+    keys = {"program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+            "path": target.path}
+    for r in rows:
+        r.update(keys)
+    if corpus is not None:
+        corpus.add_run(run_row, rows)
+    return outcome, halves
+
 
 def execute(
     program: Program,
@@ -127,47 +218,27 @@ def execute(
     campaign: str = "",
     expectations: Expectations | None = None,
 ) -> Outcome:
-    """Run, judge and record ``program`` on ``target`` (see the module docstring)."""
+    """Run, judge and record the part of ``program`` that ``target`` takes (:func:`runnable`),
+    isolating failures by halving, one run after the other (campaigns overlap these steps:
+    :mod:`fuzz.pipeline`). The caller checks :func:`supports` first."""
     expectations = expectations or Expectations(program)
-    try:
-        job = job_for(program, expectations.inputs, target.path, target.family)
-    except RouteFailure as e:  # the module never reached the driver
-        result = Result(e.status, log=e.log)
-    else:
-        result = worker.run(job)
-    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
-    run_row = {
-        "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-        "path": target.path, "status": result.status, "build_s": result.build_s, "run_s": result.run_s,
-        "log": result.log[-4000:] if result.status != "ok" else "", "campaign": campaign,
-    }
-    if result.status == "ok":
-        actual = split_outputs(program, result.outputs["out"])
-        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs)
-        if kernel_wide(verdict, program):
-            run_row["status"] = outcome.status = "split"
-            run_row["log"] = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
-            return _split(program, target, worker, corpus, campaign, expectations, run_row, outcome)
-        outcome.verdict = verdict
-        rows = [{**r, "program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-                 "path": target.path} for r in verdict.rows]
+    part = runnable(target, program)
+    if part is None:
+        raise ValueError(f"{target.name} takes no statement of program {program.id}")
+    if part is not program:
         if corpus is not None:
-            corpus.add_run({**run_row, "checks": verdict.checks, "judged": verdict.judged,
-                            "mismatches": verdict.mismatches}, rows)
-        return outcome
-    if result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
-        if corpus is not None:
-            corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
-        return outcome
-    # build error, crash, timeout, runtime error: record, then isolate by halving
-    if len(program.body) == 1:
-        row = {**failure_row(program, result.status, result.log), "program_id": program.id,
-               "target": target.name, "fingerprint_id": target.fingerprint_id, "path": target.path}
-        outcome.failures.append(row)
-        if corpus is not None:
-            corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [row])
-        return outcome
-    return _split(program, target, worker, corpus, campaign, expectations, run_row, outcome)
+            corpus.add_program(part, campaign)
+        expectations = expectations.view(part)
+    todo = [Part(part, expectations)]
+    total: Outcome | None = None
+    while todo:
+        part = todo.pop(0)
+        job = prepare(part, target)
+        result = job if isinstance(job, Result) else worker.run(job)
+        outcome, halves = conclude(part, target, result, corpus, campaign)
+        total = outcome if total is None else total.absorb(outcome)
+        todo[0:0] = halves
+    return total
 
 
 def kernel_wide(verdict: Verdict, program: Program) -> bool:
@@ -179,20 +250,6 @@ def kernel_wide(verdict: Verdict, program: Program) -> bool:
     )
 
 
-def _split(program, target, worker, corpus, campaign, expectations, run_row, outcome) -> Outcome:
-    """Record the run (no lanes counted: its halves are), then run each half on its own."""
-    if corpus is not None:
-        corpus.add_run({**run_row, "checks": 0, "judged": 0, "mismatches": 0}, [])
-    half = len(program.body) // 2
-    for part in (list(range(half)), list(range(half, len(program.body)))):
-        sub = restrict(program, part)
-        if corpus is not None:
-            corpus.add_program(sub, campaign)
-        inner = execute(sub, target, worker, corpus, campaign=campaign, expectations=expectations.view(sub))
-        outcome.runs += inner.runs
-        outcome.driver_s += inner.driver_s
-        outcome.failures.extend(inner.failures)
-        for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
-            setattr(outcome.verdict, key, getattr(outcome.verdict, key) + getattr(inner.verdict, key))
-        outcome.verdict.rows.extend(inner.verdict.rows)
-    return outcome
+def _halves(part: Part, corpus: Corpus | None, campaign: str) -> list[Part]:
+    n = len(part.program.body)
+    return [part.half(list(range(n // 2)), corpus, campaign), part.half(list(range(n // 2, n)), corpus, campaign)]

@@ -22,6 +22,14 @@ class Policy:
     w_as: int = 2
     w_assign: int = 2
     w_arith: int = 2
+    # forms only SPIR-V expresses (area "spirv", beside the conversions above)
+    w_bitcast: int = 3
+    w_shuffle: int = 3
+    w_rem: int = 4
+    w_extended: int = 3
+    w_select: int = 3
+    w_reduce: int = 2
+    p_undefined_component: float = 0.25  # an OpVectorShuffle component left undefined
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_nested: float = 0.15  # a conversion whose operand is another conversion

@@ -260,3 +260,6 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
             value = _convert_to(value, s.value.type, target, ftz)
         out[s.buffer] = _to_memory(value, target, program.global_size)
     return out
+
+
+from oracles import spirv_only  # noqa: E402,F401  (registers the references of SPIR-V-only operations)

@@ -45,7 +45,7 @@ IDENTITY_FIELDS = (
 )
 
 # A SPIR-V path of a device adds how the module gets there (routes.py).
-PATH_FIELDS = ("path", "route", "translator")
+PATH_FIELDS = ("path", "route", "translator", "route_unsupported")
 
 _BASE_NAMES = (  # substring of the lowercased platform name -> short driver name
     ("portable computing language", "pocl"),

@@ -3,8 +3,9 @@
 No local driver accepts ``clCreateProgramWithIL``. PoCL and Oclgrind take the LLVM translator's
 output (``llvm-spirv -r``: SPIR-V -> LLVM bitcode) as a SPIR binary; rusticl takes the module in
 its own binary container (a 12-byte header ``(1, byte length, 4)``, then the words), read by
-Mesa's own SPIR-V front end. A route's ``unsupported`` names the program requirements it cannot
-take: such programs are skipped for that route only (``supports``).
+Mesa's own SPIR-V front end. A route's ``unsupported`` names the constructs it cannot take (program
+requirements, operations, ``op:variant``: ``fuzz.ops.constructs``): such programs are skipped
+for that route only (``supports``), and ``clfuzz drivers`` shows the set.
 
 Every module is validated (``fuzz.emit.validate``) before a route sees it: the translator and
 rusticl abort on invalid input.
@@ -31,6 +32,10 @@ SPIR_OPTIONS = "-x spir -spir-std=1.2"
 # spirv-val accepts the Float16 capability in no OpenCL environment, so half arithmetic has no
 # valid module: no route takes programs that need fp16.
 NO_FP16 = frozenset({"fp16"})
+# The LLVM translator (14 and 15) does not implement the extended-arithmetic instructions
+# (drivers.md), and crashes on OpVectorShuffle of two vectors of different lengths (found by
+# clfuzz: SPIR-V allows it, LLVM's shufflevector does not): those statements go to rusticl only.
+TRANSLATOR = NO_FP16 | {"extended", "shuffle:mixed"}
 
 
 @dataclass(frozen=True)
@@ -39,15 +44,17 @@ class Route:
     description: str
     translator: str | None  # the llvm-spirv executable, or None for a container route
     options: str  # build options of the binary
-    unsupported: frozenset[str]  # program requirements this route cannot take
+    unsupported: frozenset[str]  # constructs this route cannot take (fuzz.ops.constructs)
 
 
 ROUTES: dict[str, Route] = {
     r.family: r
     for r in (
-        Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, NO_FP16),
-        # Oclgrind's LLVM 14 reads typed pointers only: the LLVM 14 translator
-        Route("oclgrind", "llvm-spirv-14 -r, SPIR binary", "llvm-spirv-14", SPIR_OPTIONS, NO_FP16),
+        Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, TRANSLATOR),
+        # Oclgrind's LLVM 14 reads typed pointers only: the LLVM 14 translator. OpFMod becomes a
+        # call of llvm.copysign, which Oclgrind cannot execute (drivers.md).
+        Route("oclgrind", "llvm-spirv-14 -r, SPIR binary", "llvm-spirv-14", SPIR_OPTIONS,
+              TRANSLATOR | {"rem:OpFMod"}),
         Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16),
     )
 }

@@ -110,6 +110,18 @@ class Module:
             self.capability("Vector16")
         return self._type(("vector", elem, t.width), "OpTypeVector", elem, t.width)
 
+    def bool_type(self, width: int = 1) -> int:
+        """OpTypeBool, or a vector of it (comparison results, OpSelect conditions)."""
+        b = self._type(("bool",), "OpTypeBool")
+        if width == 1:
+            return b
+        if width > 4:
+            self.capability("Vector16")
+        return self._type(("vector", b, width), "OpTypeVector", b, width)
+
+    def struct(self, *members: int) -> int:
+        return self._type(("struct", members), "OpTypeStruct", *members)
+
     def pointer(self, storage: str, pointee: int) -> int:
         sc = self.g.enum("StorageClass", storage)
         return self._type(("pointer", sc, pointee), "OpTypePointer", sc, pointee)
@@ -142,6 +154,12 @@ class Module:
             self.inst("global", "OpConstantComposite", tid, cid, *lanes)
             self._constants[key] = cid
         return self._constants[key]
+
+    def splat(self, t: Type, value: float | int) -> int:
+        """The constant ``value`` (a number) in every lane of ``t``."""
+        elem = t.elem
+        bits = int(np.array(value, elem.dtype).view(elem.bits_dtype))
+        return self.literal(Literal(t, (bits,) * t.width))
 
     def undef(self, tid: int) -> int:
         key = ("undef", tid)
@@ -233,6 +251,77 @@ def _arith(m: Module, op: Op, args: list[int]) -> int:
     prefix = "OpF" if t.elem.is_float else "OpI"
     name = {"+": "Add", "-": "Sub", "*": "Mul"}[op.attr("operator")]
     return m.op(prefix + name, m.type(t), x, y)
+
+
+# -- forms only SPIR-V expresses (fuzz.ops area "spirv"; oracles.spirv_only) -----------------------
+
+_COMPARE_NAMES = {"==": "Equal", "!=": "NotEqual", "<": "LessThan", "<=": "LessThanEqual",
+                  ">": "GreaterThan", ">=": "GreaterThanEqual"}
+
+
+def compare(m: Module, a: int, b: int, t: Type, how: str, ordered: bool = True) -> int:
+    """The Boolean (vector) ``a how b``: OpFOrd*/OpFUnord* for floats, OpS*/OpU* by the operands'
+    signedness for integers, OpIEqual/OpINotEqual for equality."""
+    name = _COMPARE_NAMES[how]
+    if t.elem.is_float:
+        opname = f"Op{'FOrd' if ordered else 'FUnord'}{name}"
+    elif how in ("==", "!="):
+        opname = f"OpI{name}"
+    else:
+        opname = f"Op{'S' if t.elem.signed else 'U'}{name}"
+    return m.op(opname, m.bool_type(t.width), a, b)
+
+
+@emitter("bitcast")
+def _bitcast(m: Module, op: Op, args: list[int]) -> int:
+    return m.op("OpBitcast", m.type(op.type), args[0])
+
+
+@emitter("shuffle")
+def _shuffle(m: Module, op: Op, args: list[int]) -> int:
+    """Component -1 of the IR is the literal 0xFFFFFFFF: an undefined result component."""
+    return m.op("OpVectorShuffle", m.type(op.type), *args, *(c & 0xFFFFFFFF for c in op.attr("components")))
+
+
+@emitter("rem")
+def _rem(m: Module, op: Op, args: list[int]) -> int:
+    """The divisor goes through OpSelect first: 1 where the remainder would be undefined
+    (oracles.spirv_only.safe_divisor)."""
+    t = op.type
+    x, y = args
+    if t.elem.is_float:
+        unsafe = compare(m, y, m.splat(t, 0.0), t, "==")
+    else:
+        unsafe = compare(m, y, m.splat(t, 0), t, "==")
+        if t.elem.signed:
+            overflow = m.op("OpLogicalAnd", m.bool_type(t.width), compare(m, x, m.splat(t, t.elem.min), t, "=="),
+                            compare(m, y, m.splat(t, -1), t, "=="))
+            unsafe = m.op("OpLogicalOr", m.bool_type(t.width), unsafe, overflow)
+    divisor = m.op("OpSelect", m.type(t), unsafe, m.splat(t, 1), y)
+    kind = "F" if t.elem.is_float else "S" if t.elem.signed else "U"
+    name = "Mod" if op.attr("mode") == "mod" or kind == "U" else "Rem"
+    return m.op(f"Op{kind}{name}", m.type(t), x, divisor)
+
+
+@emitter("extended")
+def _extended(m: Module, op: Op, args: list[int]) -> int:
+    tid = m.type(op.type)
+    pair = m.op(f"Op{op.attr('opcode')}", m.struct(tid, tid), *args)
+    return m.op("OpCompositeExtract", tid, pair, op.attr("member"))
+
+
+@emitter("select")
+def _select(m: Module, op: Op, args: list[int]) -> int:
+    a, b, x, y = args
+    cond = compare(m, a, b, op.args[0].type, op.attr("compare"), op.attr("ordered", True))
+    return m.op("OpSelect", m.type(op.type), cond, x, y)
+
+
+@emitter("reduce")
+def _reduce(m: Module, op: Op, args: list[int]) -> int:
+    cond = compare(m, *args, op.args[0].type, op.attr("compare"), op.attr("ordered", True))
+    truth = m.op("OpAny" if op.attr("reduce") == "any" else "OpAll", m.bool_type(), cond)
+    return m.op("OpSelect", m.type(op.type), truth, m.splat(op.type, 1), m.splat(op.type, 0))
 
 
 class _Kernel:

@@ -46,7 +46,7 @@ class Caps:
 
 
 @dataclass
-class _Builder:
+class Builder:
     """State while drawing one program: buffer naming and the scalar types in use."""
 
     draw: Callable
@@ -82,11 +82,11 @@ class _Builder:
         return b.name
 
 
-BUILDERS: Handlers[Callable[[_Builder], Store]] = Handlers()
+BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()
 builds = BUILDERS.register
 
 
-def _convert_expr(b: _Builder, dst: Type, depth: int = 0) -> Expr:
+def _convert_expr(b: Builder, dst: Type, depth: int = 0) -> Expr:
     src = dst.with_scalar(b.scalar_type())
     if depth == 0 and b.chance(b.policy.p_nested):
         arg = _convert_expr(b, src, depth + 1)
@@ -101,14 +101,14 @@ def _convert_expr(b: _Builder, dst: Type, depth: int = 0) -> Expr:
 
 
 @builds("convert")
-def _convert(b: _Builder) -> Store:
+def _convert(b: Builder) -> Store:
     """convert_T[_sat][_rnd] of an n-lane operand to n lanes of T (§6.4.3)."""
     dst = Type(b.scalar_type(), b.width())
     return Store(b.output(dst), _convert_expr(b, dst))
 
 
 @builds("cast")
-def _cast(b: _Builder) -> Store:
+def _cast(b: Builder) -> Store:
     """(T)x or (Tn)x of a scalar x (§6.4.2: vector-to-vector casts are illegal)."""
     dst = Type(b.scalar_type(), b.width())
     arg = b.operand(Type(b.scalar_type()))
@@ -116,7 +116,7 @@ def _cast(b: _Builder) -> Store:
 
 
 @builds("as")
-def _as(b: _Builder) -> Store:
+def _as(b: Builder) -> Store:
     """as_T between types of equal size: same lane count, or 4 lanes to 3 (§6.4.4)."""
     src_s = b.scalar_type()
     same_size = tuple(n for n in b.types if scalar(n).bits == scalar(src_s).bits)
@@ -130,14 +130,14 @@ def _as(b: _Builder) -> Store:
 
 
 @builds("assign")
-def _assign(b: _Builder) -> Store:
+def _assign(b: Builder) -> Store:
     """An implicit conversion by assignment: scalar to scalar, or scalar to vector (§6.4.1)."""
     dst = Type(b.scalar_type(), b.width())
     return Store(b.output(dst), b.operand(Type(b.scalar_type())))
 
 
 @builds("arith")
-def _arith(b: _Builder) -> Store:
+def _arith(b: Builder) -> Store:
     """x op y on two scalars of different types, only where every operand pair is defined."""
     operator = b.rnd.choice(("+", "-", "*"))
     x = b.scalar_type()
@@ -148,14 +148,14 @@ def _arith(b: _Builder) -> Store:
     return Store(b.output(t), op)
 
 
-def _kinds(policy: Policy) -> list[tuple[str, int]]:
+def conversion_kinds(policy: Policy) -> list[tuple[str, int]]:
     return [("convert", policy.w_convert), ("cast", policy.w_cast), ("as", policy.w_as),
             ("assign", policy.w_assign), ("arith", policy.w_arith)]
 
 
-@st.composite
-def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
-    """Whole conversion programs of ``policy.statements`` statements (see the module docstring)."""
+def program_of(draw, caps: Caps, policy: Policy, kinds: list[tuple[str, int]], area: str) -> Program:
+    """One program of ``policy.statements`` statements, each built by the builder of a kind drawn
+    with the given weights (what every area's strategy shares)."""
     if policy.statements < 1 or policy.global_size < 1:
         raise ValueError("policy.statements and policy.global_size must be at least 1")
     rnd = draw(st.randoms(use_true_random=True))
@@ -167,10 +167,15 @@ def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) ->
     types = caps.scalars(frozenset(requires))
     if not caps.int64:
         types = tuple(t for t in types if scalar(t).needs != "int64")
-    b = _Builder(draw, rnd, policy, types)
-    kinds, weights = zip(*_kinds(policy))
-    body = [BUILDERS[rnd.choices(kinds, weights)[0]](b) for _ in range(policy.statements)]
+    b = Builder(draw, rnd, policy, types)
+    names, weights = zip(*kinds)
+    body = [BUILDERS[rnd.choices(names, weights)[0]](b) for _ in range(policy.statements)]
     used = {n.type.scalar for s in body for n in walk(s.value)} | {bb.type.scalar for bb in b.buffers}
     needs = {scalar(n).needs for n in used} - {None, "int64"}
-    return Program(tuple(b.buffers), tuple(body), policy.global_size, requires=frozenset(needs))
+    return Program(tuple(b.buffers), tuple(body), policy.global_size, requires=frozenset(needs), area=area)
 
+
+@st.composite
+def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
+    """Whole conversion programs of ``policy.statements`` statements (see the module docstring)."""
+    return program_of(draw, caps, policy, conversion_kinds(policy), "conversions")
