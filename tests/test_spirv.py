@@ -9,13 +9,16 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 from conftest import SMALL
 from fuzz.emit import spirv
 from fuzz.emit.grammar import grammar
 from fuzz.emit.validate import target_env, validate
 from fuzz.ir import Literal, Load, Op, Program, walk
+from fuzz.ops import OPS
 from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.spirv_only import spirv_programs
 from fuzz.types import VECTOR_WIDTHS
 
 pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
@@ -25,7 +28,8 @@ SEEN: Counter = Counter()
 
 @settings(max_examples=2000, database=None, deadline=None, phases=[Phase.generate],
           suppress_health_check=list(HealthCheck))
-@given(conversion_programs(Caps(fp64=True), replace(SMALL, statements=4, global_size=2, p_nested=0.3)))
+@given(st.one_of(*[area(Caps(fp64=True), replace(SMALL, statements=4, global_size=2, p_nested=0.3))
+                   for area in (conversion_programs, spirv_programs)]))
 def test_every_module_is_valid(program: Program):
     SEEN["programs"] += 1
     problem = validate(spirv.emit(program), target_env(program))
@@ -35,6 +39,10 @@ def test_every_module_is_valid(program: Program):
             SEEN[("width", n.type.width)] += 1
             SEEN[("type", n.type.scalar)] += 1
             SEEN[("node", n.op if isinstance(n, Op) else type(n).__name__)] += 1
+            if isinstance(n, Op) and OPS[n.op].variant is not None:
+                SEEN[("variant", n.op, OPS[n.op].variant(n))] += 1
+            if isinstance(n, Op) and n.op == "shuffle" and -1 in n.attr("components"):
+                SEEN["undefined component"] += 1
             if isinstance(n, Op) and n.op == "convert":
                 SEEN[("rounding", n.attr("rounding"))] += 1
                 SEEN[("sat", bool(n.attr("sat")))] += 1
@@ -45,7 +53,11 @@ def test_the_validity_run_covered_every_construct():
         pytest.skip("runs after test_every_module_is_valid")
     assert SEEN["programs"] >= 2000
     for key in ([("width", w) for w in VECTOR_WIDTHS]
-                + [("node", k) for k in ("convert", "cast", "as", "arith", "Load", "Literal")]
+                + [("node", k) for k in list(OPS) + ["Load", "Literal"]]
+                + [("variant", "rem", k) for k in ("OpSRem", "OpSMod", "OpUMod", "OpFRem", "OpFMod")]
+                + [("variant", "extended", k) for k in ("IAddCarry", "ISubBorrow", "UMulExtended", "SMulExtended")]
+                + [("variant", "reduce", "any"), ("variant", "reduce", "all"), "undefined component"]
+                + [("variant", "shuffle", "same"), ("variant", "shuffle", "mixed")]
                 + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
                 + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
                                          "float", "double")]):
@@ -89,3 +101,19 @@ def test_conversions_use_the_instructions_the_environment_prescribes():
     text = _disassemble(_program(Op("cast", (lit,), Type("long", 3)), Type("long", 3)))
     assert "OpConvertFToS" in text and text.count("OpCompositeInsert") == 3
     assert "0x1.800002p+128" in text  # the NaN 0x7fc00001, payload kept bit for bit
+
+
+def test_spirv_only_forms_use_their_instructions():
+    from fuzz.types import Type
+    a, b = Load("in0", Type("int", 2)), Load("in1", Type("int", 4))
+    text = _disassemble(_program(Op("shuffle", (a, b), Type("int", 3), (("components", (5, -1, 0)),)), Type("int", 3)))
+    assert "OpVectorShuffle" in text and " 5 4294967295 0" in text
+    x, y = Load("in0", Type("short", 4)), Load("in1", Type("short", 4))
+    text = _disassemble(_program(Op("rem", (x, y), Type("short", 4), (("mode", "mod"),)), Type("short", 4)))
+    assert "OpSMod" in text and "OpSelect" in text  # the divisor made safe first
+    text = _disassemble(_program(Op("bitcast", (Load("in0", Type("ulong")),), Type("uchar", 8)), Type("uchar", 8)))
+    assert "OpBitcast" in text
+    f = Load("in0", Type("float", 8))
+    text = _disassemble(_program(Op("reduce", (f, f), Type("int"), (("compare", "<"), ("ordered", False),
+                                                                    ("reduce", "all"))), Type("int")))
+    assert "OpFUnordLessThan" in text and "OpAll" in text

@@ -73,3 +73,62 @@ def test_an_invalid_module_never_reaches_a_driver(monkeypatch):
     outcome = execute(program, SPIRV_TARGETS[0], NoWorker(), None)
     assert outcome.status == "invalid_module"
     assert not outcome.failures and not outcome.verdict.rows  # the emitter's bug is no driver's disagreement
+
+
+def _one_statement(expr: Op) -> Program:
+    loads = [n for n in expr.args if isinstance(n, Load)]
+    bufs = tuple(Buffer(n.buffer, n.type, "in", Fill(i + 1)) for i, n in enumerate(loads))
+    return Program(bufs + (Buffer("out0", expr.type, "out"),), (Store("out0", expr),), 64)
+
+
+def _loads(*types):
+    return tuple(Load(f"in{i}", t) for i, t in enumerate(types))
+
+
+F2, U2, I2, I4 = Type("float", 2), Type("uint", 2), Type("int", 2), Type("int", 4)
+BLOCKED = {  # each construct a translator route lists as unsupported, as one statement
+    "extended": Op("extended", _loads(U2, U2), U2, (("member", 1), ("opcode", "IAddCarry"))),
+    "shuffle:mixed": Op("shuffle", _loads(I2, I4), I4, (("components", (0, -1, 2, 5)),)),
+    "rem:OpFMod": Op("rem", _loads(F2, F2), F2, (("mode", "mod"),)),
+}
+
+
+@pytest.mark.parametrize("spirv_target", SPIRV_TARGETS, ids=[t.name for t in SPIRV_TARGETS])
+def test_route_capability_data_is_what_the_route_does(spirv_target, monkeypatch):
+    """A construct listed as unsupported really fails on that route (the data is not stale), a
+    statement that uses it is dropped for that route only, and the routes that take it compute it."""
+    import dataclasses
+
+    from fuzz.drivers import Worker
+    from fuzz.drivers import routes
+    from fuzz.execute import runnable
+
+    route = routes.ROUTES[spirv_target.family]
+    for construct, expr in BLOCKED.items():
+        program = _one_statement(expr)
+        if construct in route.unsupported:
+            assert runnable(spirv_target, program) is None
+            monkeypatch.setitem(routes.ROUTES, spirv_target.family,
+                                dataclasses.replace(route, unsupported=frozenset({"fp16"})))
+            with Worker(spirv_target) as w:
+                outcome = execute(program, spirv_target, w, None)
+            monkeypatch.setitem(routes.ROUTES, spirv_target.family, route)
+            assert outcome.status != "ok", f"{spirv_target.name} takes {construct}: drop it from its route data"
+        else:
+            with Worker(spirv_target) as w:
+                outcome = execute(program, spirv_target, w, None)
+            assert outcome.status == "ok" and outcome.verdict.mismatches == 0, outcome.verdict.rows[:2]
+
+
+def test_spirv_only_statements_stay_off_the_opencl_c_path():
+    from fuzz.execute import runnable
+
+    c_targets = [t for t in discover() if t.path == "opencl-c"]
+    program = _plain_program()
+    extra = Op("bitcast", (Load("in0", Type("int", 4)),), Type("long", 2))
+    mixed = Program(program.buffers + (Buffer("outx", Type("long", 2), "out"),),
+                    program.body + (Store("outx", extra),), program.global_size)
+    for t in c_targets:
+        assert runnable(t, mixed).body == program.body
+    for t in SPIRV_TARGETS:
+        assert runnable(t, mixed) is mixed
