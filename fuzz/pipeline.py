@@ -16,7 +16,9 @@ each other.
 
 from __future__ import annotations
 
+import os
 import queue
+import signal
 import threading
 import time
 from typing import Callable
@@ -78,8 +80,8 @@ class Lane:
         self._check()
 
     def close(self) -> None:
-        """Stop: queued jobs are dropped, the run in progress finishes and is recorded, the
-        worker is closed."""
+        """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
+        recorded: its program stays in the corpus without a run), the worker is closed."""
         self._closing.set()
         while True:
             try:
@@ -88,7 +90,15 @@ class Lane:
             except queue.Empty:
                 break
         self._jobs.put(None)
-        self._runner.join()
+        self._runner.join(timeout=0.5)
+        if self._runner.is_alive():  # a long build or run: do not wait for it (Ctrl-C must be prompt)
+            pid = self.worker.pid
+            if pid is not None:
+                try:
+                    os.killpg(pid, signal.SIGKILL)  # the worker leads its own process group
+                except (ProcessLookupError, PermissionError):
+                    pass
+            self._runner.join()
         self._inbox.put(None)
         self._host.join()
         self.worker.close()
@@ -145,6 +155,8 @@ class Lane:
                 self._dispatch(Part(piece, expectations.view(piece)), ticket)
             return
         part, result, ticket = event
+        if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
+            return
         outcome, halves = conclude(part, self.target, result, self.corpus, self.campaign)
         self._record(outcome, part.depth == 0)
         if self._closing.is_set():
