@@ -83,6 +83,8 @@ def _start_campaign(tmp_path: Path, minutes: str = "2") -> tuple[subprocess.Pope
         [sys.executable, "-m", "fuzz.cli", "run", "--minutes", minutes, "--corpus", str(db), "--statements", "8",
          "--global-size", "64"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        # a suite started in the background inherits SIGINT ignored: give the campaign Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     return proc, db
 
