@@ -23,6 +23,7 @@ from corpus.store import Corpus
 from fuzz.batching import batch_for
 from fuzz.drivers import Target, Worker
 from fuzz.execute import Expectations, Outcome, ftz_of, supports
+from fuzz.ir import Program
 from fuzz.pipeline import Lane
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
@@ -78,6 +79,11 @@ class CampaignResult:
     wall_s: float
     targets: dict[str, TargetStats]
     interrupted: bool = False
+
+
+def area_strategy(areas: tuple[str, ...], caps: Caps, policy: Policy) -> st.SearchStrategy[Program]:
+    """Programs drawn from one of ``areas`` (names of :data:`AREAS`)."""
+    return st.one_of(*[AREAS[a](caps, policy) for a in areas])
 
 
 def capabilities(targets: list[Target]) -> Caps:
@@ -144,7 +150,7 @@ def run_campaign(
     caps = capabilities(targets)
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
-    strategy = st.one_of(*[AREAS[a](caps, policy) for a in areas])
+    strategy = area_strategy(areas, caps, policy)
     for t in targets:
         corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
     settings_row = {"areas": list(areas), "policy": asdict(policy), "targets": [t.name for t in targets],

@@ -248,6 +248,7 @@ def emit(program_id, corpus_path, spirv, random_n, seed, statements, out_dir) ->
     from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
     from fuzz.emit.validate import target_env, validate
+    from fuzz.drivers.routes import PATH_OPENCL_C
     from fuzz.ops import paths_of
 
     if (program_id is None) == (random_n is None):
@@ -256,7 +257,7 @@ def emit(program_id, corpus_path, spirv, random_n, seed, statements, out_dir) ->
         raise click.UsageError("--random needs -o DIR, the folder to write the programs into")
     if program_id is not None and not spirv and not out_dir:
         program = _load_program(program_id, corpus_path)
-        if "opencl-c" not in paths_of(program):
+        if PATH_OPENCL_C not in paths_of(program):
             raise click.ClickException(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
         click.echo(emit_c(program), nl=False)
         return
@@ -265,18 +266,16 @@ def emit(program_id, corpus_path, spirv, random_n, seed, statements, out_dir) ->
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
-        from hypothesis import strategies as st
-
-        from fuzz.campaign import AREAS
+        from fuzz.campaign import AREAS, area_strategy
         from fuzz.policy import Policy
         from fuzz.strategies.conversions import Caps
         from fuzz.strategies.draws import sample
 
         policy = Policy(statements=statements, global_size=1024)
-        programs = sample(st.one_of(*[area(Caps(fp64=True), policy) for area in AREAS.values()]), random_n, seed)
+        programs = sample(area_strategy(tuple(AREAS), Caps(fp64=True), policy), random_n, seed)
     for program in programs:
         written = []
-        if (random_n is not None or not spirv) and "opencl-c" in paths_of(program):
+        if (random_n is not None or not spirv) and PATH_OPENCL_C in paths_of(program):
             written.append(_write(folder / f"{program.id}.cl", emit_c(program).encode()))
         if random_n is not None:
             written.append(_write(folder / f"{program.id}.json", program.to_json().encode()))

@@ -21,10 +21,11 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES, RouteFailure,
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.emit.validate import target_env, validate
+from fuzz.batching import Batch, parts
 from fuzz.ir import Program, restrict
-from fuzz.ops import constructs, paths_of
 from fuzz.judge import Verdict, failure_row, judge
 from fuzz.layout import input_bytes, input_values, layout, split_outputs
+from fuzz.ops import constructs, paths_of
 from oracles.evaluate import expected
 from oracles.expect import Expectation
 
@@ -209,6 +210,20 @@ def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
     return outcome, halves
 
 
+def first_parts(target: Target, program: Program, expectations: Expectations, corpus: Corpus | None,
+                campaign: str = "", batch: Batch | None = None) -> list[Part]:
+    """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
+    parts of ``batch`` (fuzz.batching; whole if None), each stored before it runs."""
+    taken = runnable(target, program)
+    if taken is None:
+        raise ValueError(f"{target.name} takes no statement of program {program.id}")
+    pieces = [taken] if batch is None else parts(taken, batch)
+    for piece in pieces:
+        if piece is not program and corpus is not None:
+            corpus.add_program(piece, campaign)
+    return [Part(piece, expectations.view(piece)) for piece in pieces]
+
+
 def execute(
     program: Program,
     target: Target,
@@ -221,15 +236,7 @@ def execute(
     """Run, judge and record the part of ``program`` that ``target`` takes (:func:`runnable`),
     isolating failures by halving, one run after the other (campaigns overlap these steps:
     :mod:`fuzz.pipeline`). The caller checks :func:`supports` first."""
-    expectations = expectations or Expectations(program)
-    part = runnable(target, program)
-    if part is None:
-        raise ValueError(f"{target.name} takes no statement of program {program.id}")
-    if part is not program:
-        if corpus is not None:
-            corpus.add_program(part, campaign)
-        expectations = expectations.view(part)
-    todo = [Part(part, expectations)]
+    todo = first_parts(target, program, expectations or Expectations(program), corpus, campaign)
     total: Outcome | None = None
     while todo:
         part = todo.pop(0)

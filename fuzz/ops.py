@@ -116,16 +116,15 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return f"Op{'F' if result.elem.is_float else 'S'}{'Rem' if attrs['mode'] == 'rem' else 'Mod'}"
     if op_name == "extended":
         return f"Op{attrs['opcode']}.{attrs['member']}"
-    if op_name == "select":
-        return f"OpSelect(a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'})"
-    if op_name == "reduce":
-        return f"Op{attrs['reduce'].title()}(a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'})"
+    if op_name in ("select", "reduce"):
+        comparison = f"a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'}"
+        return f"Op{'Select' if op_name == 'select' else attrs['reduce'].title()}({comparison})"
     return op_name
 
 
 def constructs(node: Program | Expr) -> frozenset[str]:
     """What a program (its requirements and every statement) or one expression asks of a path:
-    the operations it uses and their variants (``rem:mod``); a route's ``unsupported`` set is
+    the operations it uses and their variants (``rem:OpFMod``); a route's ``unsupported`` set is
     matched against these."""
     if isinstance(node, Program):
         return frozenset(node.requires).union(

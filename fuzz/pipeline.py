@@ -24,9 +24,9 @@ import time
 from typing import Callable
 
 from corpus.store import Corpus
-from fuzz.batching import batch_for, parts
+from fuzz.batching import batch_for
 from fuzz.drivers import Result, Target, Worker, WorkerStartError
-from fuzz.execute import Expectations, Outcome, Part, conclude, prepare, runnable
+from fuzz.execute import Expectations, Outcome, Part, conclude, first_parts, prepare
 from fuzz.ir import Program
 
 
@@ -141,8 +141,8 @@ class Lane:
     def _handle(self, event: tuple) -> None:
         if isinstance(event[0], Program):  # a submitted program
             program, expectations, done = event
-            taken = runnable(self.target, program)  # the campaign only submits what it takes
-            pieces = parts(taken, batch_for(self.target))
+            pieces = first_parts(self.target, program, expectations, self.corpus, self.campaign,
+                                 batch_for(self.target))
 
             def finished() -> None:
                 self._slots.release()
@@ -150,9 +150,7 @@ class Lane:
 
             ticket = _Ticket(len(pieces), finished)
             for piece in pieces:
-                if piece is not program and self.corpus is not None:
-                    self.corpus.add_program(piece, self.campaign)
-                self._dispatch(Part(piece, expectations.view(piece)), ticket)
+                self._dispatch(piece, ticket)
             return
         part, result, ticket = event
         if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver

@@ -30,7 +30,7 @@ from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import Handlers
+from fuzz.ops import Handlers, spelling
 from fuzz.types import Type, scalar
 
 VERSION = (1, 0)
@@ -298,9 +298,7 @@ def _rem(m: Module, op: Op, args: list[int]) -> int:
                             compare(m, y, m.splat(t, -1), t, "=="))
             unsafe = m.op("OpLogicalOr", m.bool_type(t.width), unsafe, overflow)
     divisor = m.op("OpSelect", m.type(t), unsafe, m.splat(t, 1), y)
-    kind = "F" if t.elem.is_float else "S" if t.elem.signed else "U"
-    name = "Mod" if op.attr("mode") == "mod" or kind == "U" else "Rem"
-    return m.op(f"Op{kind}{name}", m.type(t), x, divisor)
+    return m.op(spelling("rem", t, dict(op.attrs)), m.type(t), x, divisor)
 
 
 @emitter("extended")
