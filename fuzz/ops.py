@@ -67,7 +67,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("bitcast", "spirv", 1, "SPIR-V §3.42.11 OpBitcast",
                "OpBitcast between vectors (or scalar and vector) of different component counts",
                SPIRV_ONLY),
-        OpSpec("shuffle", "spirv", 2, "SPIR-V §3.42.12 OpVectorShuffle",
+        OpSpec("vector_shuffle", "spirv", 2, "SPIR-V §3.42.12 OpVectorShuffle",
                "OpVectorShuffle of two vectors with at least one undefined (0xFFFFFFFF) component",
                SPIRV_ONLY, lambda op: "same" if op.args[0].type == op.args[1].type else "mixed"),
         OpSpec("rem", "spirv", 2, "SPIR-V §3.42.13 OpSRem/OpSMod/OpUMod/OpFRem/OpFMod",
@@ -77,7 +77,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("extended", "spirv", 2, "SPIR-V §3.42.13 OpIAddCarry/OpISubBorrow/OpUMulExtended/OpSMulExtended",
                "one member of the two-member struct an extended-arithmetic instruction returns",
                SPIRV_ONLY, lambda op: op.attr("opcode")),
-        OpSpec("select", "spirv", 4, "SPIR-V §3.42.15 OpSelect, comparisons",
+        OpSpec("op_select", "spirv", 4, "SPIR-V §3.42.15 OpSelect, comparisons",
                "OpSelect(a cmp b, x, y) with a Boolean vector condition",
                SPIRV_ONLY),
         OpSpec("reduce", "spirv", 2, "SPIR-V §3.42.15 OpAny/OpAll",
@@ -108,7 +108,7 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return "assignment"
     if op_name == "bitcast":
         return f"OpBitcast({result.c_name})"
-    if op_name == "shuffle":
+    if op_name == "vector_shuffle":
         return f"OpVectorShuffle({result.c_name})"
     if op_name == "rem":
         if result.elem.is_int and not result.elem.signed:
@@ -116,9 +116,9 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return f"Op{'F' if result.elem.is_float else 'S'}{'Rem' if attrs['mode'] == 'rem' else 'Mod'}"
     if op_name == "extended":
         return f"Op{attrs['opcode']}.{attrs['member']}"
-    if op_name in ("select", "reduce"):
+    if op_name in ("op_select", "reduce"):
         comparison = f"a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'}"
-        return f"Op{'Select' if op_name == 'select' else attrs['reduce'].title()}({comparison})"
+        return f"Op{'Select' if op_name == 'op_select' else attrs['reduce'].title()}({comparison})"
     return op_name
 
 

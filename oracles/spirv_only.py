@@ -117,7 +117,7 @@ def _bitcast(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     return _result(dst.scalar, [out], judged, RULE_BITCAST)
 
 
-@reference("shuffle")
+@reference("vector_shuffle")
 def _shuffle(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """§3.42.12: components index Vector 1 then Vector 2; 0xFFFFFFFF (-1 in the IR) is undefined."""
     (va, oka), (vb, okb) = (_operand(a) for a in args)
@@ -237,7 +237,7 @@ def _conditions(op: Op, args: list[Expectation], ftz: frozenset) -> tuple[list[n
     return conds, oka & okb
 
 
-@reference("select")
+@reference("op_select")
 def _select(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     conds, judged = _conditions(op, args, ftz)
     (x, okx), (y, oky) = (_operand(e) for e in args[2:])

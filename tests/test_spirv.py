@@ -41,7 +41,7 @@ def test_every_module_is_valid(program: Program):
             SEEN[("node", n.op if isinstance(n, Op) else type(n).__name__)] += 1
             if isinstance(n, Op) and OPS[n.op].variant is not None:
                 SEEN[("variant", n.op, OPS[n.op].variant(n))] += 1
-            if isinstance(n, Op) and n.op == "shuffle" and -1 in n.attr("components"):
+            if isinstance(n, Op) and n.op == "vector_shuffle" and -1 in n.attr("components"):
                 SEEN["undefined component"] += 1
             if isinstance(n, Op) and n.op == "convert":
                 SEEN[("rounding", n.attr("rounding"))] += 1
@@ -57,7 +57,7 @@ def test_the_validity_run_covered_every_construct():
                 + [("variant", "rem", k) for k in ("OpSRem", "OpSMod", "OpUMod", "OpFRem", "OpFMod")]
                 + [("variant", "extended", k) for k in ("IAddCarry", "ISubBorrow", "UMulExtended", "SMulExtended")]
                 + [("variant", "reduce", "any"), ("variant", "reduce", "all"), "undefined component"]
-                + [("variant", "shuffle", "same"), ("variant", "shuffle", "mixed")]
+                + [("variant", "vector_shuffle", "same"), ("variant", "vector_shuffle", "mixed")]
                 + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
                 + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
                                          "float", "double")]):
@@ -106,7 +106,7 @@ def test_conversions_use_the_instructions_the_environment_prescribes():
 def test_spirv_only_forms_use_their_instructions():
     from fuzz.types import Type
     a, b = Load("in0", Type("int", 2)), Load("in1", Type("int", 4))
-    text = _disassemble(_program(Op("shuffle", (a, b), Type("int", 3), (("components", (5, -1, 0)),)), Type("int", 3)))
+    text = _disassemble(_program(Op("vector_shuffle", (a, b), Type("int", 3), (("components", (5, -1, 0)),)), Type("int", 3)))
     assert "OpVectorShuffle" in text and " 5 4294967295 0" in text
     x, y = Load("in0", Type("short", 4)), Load("in1", Type("short", 4))
     text = _disassemble(_program(Op("rem", (x, y), Type("short", 4), (("mode", "mod"),)), Type("short", 4)))

@@ -35,7 +35,7 @@ NO_FP16 = frozenset({"fp16"})
 # The LLVM translator (14 and 15) does not implement the extended-arithmetic instructions
 # (drivers.md), and crashes on OpVectorShuffle of two vectors of different lengths (found by
 # clfuzz: SPIR-V allows it, LLVM's shufflevector does not): those statements go to rusticl only.
-TRANSLATOR = NO_FP16 | {"extended", "shuffle:mixed"}
+TRANSLATOR = NO_FP16 | {"extended", "vector_shuffle:mixed"}
 
 
 @dataclass(frozen=True)

@@ -277,7 +277,7 @@ def _bitcast(m: Module, op: Op, args: list[int]) -> int:
     return m.op("OpBitcast", m.type(op.type), args[0])
 
 
-@emitter("shuffle")
+@emitter("vector_shuffle")
 def _shuffle(m: Module, op: Op, args: list[int]) -> int:
     """Component -1 of the IR is the literal 0xFFFFFFFF: an undefined result component."""
     return m.op("OpVectorShuffle", m.type(op.type), *args, *(c & 0xFFFFFFFF for c in op.attr("components")))
@@ -308,7 +308,7 @@ def _extended(m: Module, op: Op, args: list[int]) -> int:
     return m.op("OpCompositeExtract", tid, pair, op.attr("member"))
 
 
-@emitter("select")
+@emitter("op_select")
 def _select(m: Module, op: Op, args: list[int]) -> int:
     a, b, x, y = args
     cond = compare(m, a, b, op.args[0].type, op.attr("compare"), op.attr("ordered", True))

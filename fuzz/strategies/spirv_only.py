@@ -43,7 +43,7 @@ def _bitcast(b: Builder) -> Store:
     return Store(b.output(dst), Op("bitcast", (b.operand(src),), dst))
 
 
-@builds("shuffle")
+@builds("vector_shuffle")
 def _shuffle(b: Builder) -> Store:
     """Two vectors of one element type, any result width; at least one component undefined."""
     s = b.scalar_type()
@@ -51,7 +51,7 @@ def _shuffle(b: Builder) -> Store:
     comps = [-1 if b.chance(b.policy.p_undefined_component) else b.rnd.randrange(wa + wb) for _ in range(wr)]
     comps[b.rnd.randrange(wr)] = -1
     dst = Type(s, wr)
-    op = Op("shuffle", (b.operand(Type(s, wa)), b.operand(Type(s, wb))), dst, (("components", tuple(comps)),))
+    op = Op("vector_shuffle", (b.operand(Type(s, wa)), b.operand(Type(s, wb))), dst, (("components", tuple(comps)),))
     return Store(b.output(dst), op)
 
 
@@ -81,12 +81,12 @@ def _comparison(b: Builder, width: int) -> tuple[tuple, tuple]:
     return (b.operand(t), b.operand(t)), tuple(sorted(attrs))
 
 
-@builds("select")
+@builds("op_select")
 def _select(b: Builder) -> Store:
     width = b.rnd.choice(VECTOR_WIDTHS)
     (x, y), attrs = _comparison(b, width)
     t = Type(b.scalar_type(), width)
-    return Store(b.output(t), Op("select", (x, y, b.operand(t), b.operand(t)), t, attrs))
+    return Store(b.output(t), Op("op_select", (x, y, b.operand(t), b.operand(t)), t, attrs))
 
 
 @builds("reduce")
@@ -97,8 +97,8 @@ def _reduce(b: Builder) -> Store:
 
 
 def _spirv_kinds(policy: Policy) -> list[tuple[str, int]]:
-    return conversion_kinds(policy) + [("bitcast", policy.w_bitcast), ("shuffle", policy.w_shuffle), ("rem", policy.w_rem),
-                             ("extended", policy.w_extended), ("select", policy.w_select),
+    return conversion_kinds(policy) + [("bitcast", policy.w_bitcast), ("vector_shuffle", policy.w_shuffle), ("rem", policy.w_rem),
+                             ("extended", policy.w_extended), ("op_select", policy.w_select),
                              ("reduce", policy.w_reduce)]
 
 

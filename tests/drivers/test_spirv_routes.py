@@ -88,7 +88,7 @@ def _loads(*types):
 F2, U2, I2, I4 = Type("float", 2), Type("uint", 2), Type("int", 2), Type("int", 4)
 BLOCKED = {  # each construct a translator route lists as unsupported, as one statement
     "extended": Op("extended", _loads(U2, U2), U2, (("member", 1), ("opcode", "IAddCarry"))),
-    "shuffle:mixed": Op("shuffle", _loads(I2, I4), I4, (("components", (0, -1, 2, 5)),)),
+    "vector_shuffle:mixed": Op("vector_shuffle", _loads(I2, I4), I4, (("components", (0, -1, 2, 5)),)),
     "rem:OpFMod": Op("rem", _loads(F2, F2), F2, (("mode", "mod"),)),
 }
 

@@ -72,7 +72,7 @@ def test_bitcast_worked_example():
 def test_shuffle_worked_example_with_an_undefined_component():
     a = np.array([10, 11, 12, 13], np.int32)  # Vector 1: components 0..3
     b = np.array([20, 21], np.int32)  # Vector 2: components 4, 5
-    e = _ref("shuffle", [Type("int", 4), Type("int", 2)], Type("int", 3), {"components": (5, 0, -1)}, [a, b], 1)
+    e = _ref("vector_shuffle", [Type("int", 4), Type("int", 2)], Type("int", 3), {"components": (5, 0, -1)}, [a, b], 1)
     assert list(e.allowed[0][:2].view(np.int32)) == [21, 10]
     assert list(e.judged) == [True, True, False]
 
@@ -209,7 +209,7 @@ def test_select_and_reduce_against_python_comparisons(name, how):
         pa = [float(v) if name in ("float", "double") else int(v) for v in a]
         pb = [float(v) if name in ("float", "double") else int(v) for v in b]
         cond = [_compare(p, q, how, ordered) for p, q in zip(pa, pb)]
-        sel = _ref("select", [t, t, u, u], u, attrs, [a, b, x, y], n)
+        sel = _ref("op_select", [t, t, u, u], u, attrs, [a, b, x, y], n)
         assert list(sel.reference) == [int(xx) if c else int(yy) for c, xx, yy in zip(cond, x, y)]
         for fold, py in (("any", any), ("all", all)):
             red = _ref("reduce", [t, t], Type("int"), {**attrs, "reduce": fold}, [a, b], n)
@@ -222,7 +222,7 @@ def test_select_allows_the_flushed_comparison_where_denormals_may_flush():
     b = np.array([0.0, 1.0], np.float32)
     x, y = np.array([1, 1], np.int32), np.array([2, 2], np.int32)
     u = Type("int", 2)
-    exact = _ref("select", [t, t, u, u], u, {"compare": "=="}, [a, b, x, y], 1)
-    flush = _ref("select", [t, t, u, u], u, {"compare": "=="}, [a, b, x, y], 1, frozenset({"float"}))
+    exact = _ref("op_select", [t, t, u, u], u, {"compare": "=="}, [a, b, x, y], 1)
+    flush = _ref("op_select", [t, t, u, u], u, {"compare": "=="}, [a, b, x, y], 1, frozenset({"float"}))
     assert [int(v) for v in exact.allowed[0]] == [2, 1] and len(exact.allowed) == 1
     assert {int(c[0]) for c in flush.allowed} == {1, 2}
