@@ -29,8 +29,9 @@ from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
+from fuzz.strategies.expressions import expression_programs
 
-AREAS = {"conversions": conversion_programs, "spirv": spirv_programs}
+AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressions": expression_programs}
 """What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 

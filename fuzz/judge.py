@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fuzz.emit.opencl_c import EMITTERS as C_EMITTERS, expression as c_expression
+from fuzz.emit.opencl_c import text as c_text
 from fuzz.ir import Literal, Load, Op, Program, Store, walk
 from fuzz.ops import spelling
 from fuzz.types import scalar
@@ -44,14 +44,13 @@ def format_value(bits: int, name: str) -> str:
     return f"{f.hex()} ({np.format_float_positional(v, unique=True, trim='-')})"
 
 
-def expression_text(expr) -> str:
+def expression_text(expr, target: str = "") -> str:
     """An expression for people: OpenCL C, with an operation only SPIR-V has written as its
     instruction and attributes (``OpVectorShuffle(uint4)(in0[gid], in1[gid]) components=(1, -1)``)."""
-    if not isinstance(expr, Op):
-        return c_expression(expr)
-    args = [expression_text(a) for a in expr.args]
-    if expr.op in C_EMITTERS:
-        return C_EMITTERS[expr.op](expr, args)
+    return c_text(expr, _instruction_text, target)
+
+
+def _instruction_text(expr: Op, args: list[str]) -> str:
     extra = " ".join(f"{k}={v}" for k, v in expr.attrs if k == "components")
     return f"{spelling(expr.op, expr.type, dict(expr.attrs))}({', '.join(args)}){' ' + extra if extra else ''}"
 
@@ -136,7 +135,7 @@ def judge(
         verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
         operation, src, dst = describe_statement(stmt, program)
         mem_lanes = program.buffer(stmt.buffer).type.mem_lanes
-        text = expression_text(stmt.value)
+        text = expression_text(stmt.value, stmt.buffer)
         for pos in bad[:max_rows]:
             item, lane = divmod(int(pos), mem_lanes)
             r = rule(int(exp.rule[pos]))
@@ -178,7 +177,7 @@ def failure_row(program: Program, status: str, log: str) -> dict:
         "operation": operation,
         "src_type": src,
         "dst_type": dst,
-        "expression": expression_text(stmt.value) if stmt else "",
+        "expression": expression_text(stmt.value, stmt.buffer) if stmt else "",
         "inputs": "{}",
         "expected": "",
         "allowed": "[]",

@@ -50,6 +50,66 @@ class OpSpec:
     summary: str
     paths: frozenset[str] = BOTH_PATHS  # the front ends that can express it
     variant: Callable[[Op], str] | None = None  # what makes a use of it a construct of its own
+    by_operand: bool = False  # coverage counts the operand's type (a predicate's result is int)
+
+
+INTEGER_BUILTINS: tuple[tuple[str, int, str], ...] = (
+    ("abs", 1, "|x| as the unsigned type"),
+    ("abs_diff", 2, "|x - y| without overflow, as the unsigned type"),
+    ("add_sat", 2, "x + y saturated"),
+    ("sub_sat", 2, "x - y saturated"),
+    ("mad_sat", 3, "a * b + c saturated"),
+    ("hadd", 2, "(x + y) >> 1 without overflow"),
+    ("rhadd", 2, "(x + y + 1) >> 1 without overflow"),
+    ("mul_hi", 2, "high half of the double-width product"),
+    ("mad_hi", 3, "mul_hi(a, b) + c"),
+    ("mul24", 2, "product of 24-bit operands (int and uint; operands kept in range)"),
+    ("mad24", 3, "mul24(a, b) + c (int and uint; operands kept in range)"),
+    ("rotate", 2, "rotate left by the count modulo the lane width"),
+    ("clz", 1, "leading zero bits (the width for 0)"),
+    ("popcount", 1, "set bits"),
+    ("upsample", 2, "(hi << N) | lo into the double-width type"),
+    ("min", 2, "y < x ? y : x (also with a scalar y for vector x)"),
+    ("max", 2, "x < y ? y : x (also with a scalar y for vector x)"),
+    ("clamp", 3, "min(max(x, lo), hi) with lo <= hi by construction (also with scalar bounds)"),
+)
+"""The integer built-in functions under test (OpenCL C 3.0 §6.15.3, DIGEST §4)."""
+
+RELATIONAL_BUILTINS: tuple[tuple[str, int, str], ...] = tuple(
+    (name, arity, summary) for name, arity, summary in (
+        ("isequal", 2, "x == y (0 with NaN)"), ("isnotequal", 2, "x != y (true with NaN)"),
+        ("isgreater", 2, "x > y"), ("isgreaterequal", 2, "x >= y"), ("isless", 2, "x < y"),
+        ("islessequal", 2, "x <= y"), ("islessgreater", 2, "(x < y) || (x > y)"),
+        ("isfinite", 1, "finite"), ("isinf", 1, "infinite"), ("isnan", 1, "NaN"),
+        ("isnormal", 1, "normal"), ("isordered", 2, "neither is NaN"), ("isunordered", 2, "either is NaN"),
+        ("signbit", 1, "sign bit set"),
+    )
+)
+"""The relational built-in functions on float and double (OpenCL C 3.0 §6.15.6 Table 18)."""
+
+SWIZZLE_FORMS: tuple[str, ...] = ("xyzw", "s", "S", "lo", "hi", "even", "odd")
+"""How a component selection is spelled (§6.3.7): letters, .s / .S with hex digits in that
+letter case, or a half (.lo .hi .even .odd, which on a 3-vector act on a 4-vector whose w is
+undefined)."""
+
+
+def half_components(form: str, width: int) -> tuple[int, ...]:
+    """The components .lo/.hi/.even/.odd select from a vector of ``width`` lanes; on a 3-vector
+    index 3 is the undefined w lane (§6.3.7)."""
+    w = 4 if width == 3 else width
+    return {"lo": tuple(range(w // 2)), "hi": tuple(range(w // 2, w)),
+            "even": tuple(range(0, w, 2)), "odd": tuple(range(1, w, 2))}[form]
+
+
+def swizzle_suffix(form: str, components: tuple[int, ...]) -> str:
+    """The text after the dot: ``xzy``, ``s0a3``, ``S0A3``, ``lo``."""
+    if form == "xyzw":
+        return "".join("xyzw"[c] for c in components)
+    if form == "s":
+        return "s" + "".join(f"{c:x}" for c in components)
+    if form == "S":
+        return "S" + "".join(f"{c:X}" for c in components)
+    return form
 
 
 OPS: dict[str, OpSpec] = {
@@ -61,8 +121,10 @@ OPS: dict[str, OpSpec] = {
                "C cast (T)x: scalar to scalar, or scalar to vector (replicated)"),
         OpSpec("as", "conversions", 1, "OpenCL C 3.0 §6.4.4",
                "as_T reinterpretation of the same number of bytes"),
-        OpSpec("arith", "conversions", 2, "OpenCL C 3.0 §6.4.1, C99 §6.3.1.8",
-               "mixed-type + - * under the usual arithmetic conversions"),
+        OpSpec("arith", "conversions", 2, "OpenCL C 3.0 §6.4.1, §6.5.1, §6.5.6, C99 §6.3.1.8",
+               "+ - * (and & | ^ on integers) under the usual arithmetic conversions, a scalar "
+               "widened to a vector operand's type; signed results never overflow by construction",
+               variant=lambda op: op.attr("operator")),
         # forms only SPIR-V expresses (SPIR-V 1.6 unified spec, §3.42 instructions; not in the seeds)
         OpSpec("bitcast", "spirv", 1, "SPIR-V §3.42.11 OpBitcast",
                "OpBitcast between vectors (or scalar and vector) of different component counts",
@@ -83,6 +145,57 @@ OPS: dict[str, OpSpec] = {
         OpSpec("reduce", "spirv", 2, "SPIR-V §3.42.15 OpAny/OpAll",
                "OpAny or OpAll of a Boolean vector a cmp b, as an int 1 or 0",
                SPIRV_ONLY, lambda op: op.attr("reduce")),
+        # expressions over scalars and vectors (area "expressions", DIGEST §2, §4, §6)
+        OpSpec("swizzle", "expressions", 1, "OpenCL C 3.0 §6.3.7",
+               "component selection .xyzw / .sN / .SN / .lo .hi .even .odd (repeats allowed; the w "
+               "lane a 3-vector's .hi/.odd reads is undefined)", variant=lambda op: op.attr("form")),
+        OpSpec("insert", "expressions", 2, "OpenCL C 3.0 §6.3.7, §6.5.15",
+               "assignment to a swizzle of distinct components of a vector variable",
+               variant=lambda op: op.attr("form")),
+        OpSpec("vec", "expressions", -1, "OpenCL C 3.0 §6.3.6",
+               "vector literal (Tn)(...) from one scalar (replicated) or parts of the element type",
+               variant=lambda op: "splat" if len(op.args) == 1 else "parts"),
+        OpSpec("vload", "expressions", 1, "OpenCL C 3.0 §6.15.7",
+               "vloadn(offset, p) from the scalars of an input element",
+               variant=lambda op: f"vload{op.type.width}"),
+        OpSpec("vstore", "expressions", 1, "OpenCL C 3.0 §6.15.7",
+               "vstoren(value, offset, p) into the scalars of an output element (a statement's root)",
+               variant=lambda op: f"vstore{op.args[0].type.width}"),
+        OpSpec("shuffle", "expressions", 2, "OpenCL C 3.0 §6.15.13",
+               "shuffle(x, mask) with a runtime mask (only its low ilogb(2m-1) bits count)"),
+        OpSpec("shuffle2", "expressions", 3, "OpenCL C 3.0 §6.15.13",
+               "shuffle2(x, y, mask) with a runtime mask (one more bit than shuffle)"),
+        OpSpec("select", "expressions", 3, "OpenCL C 3.0 §6.15.6",
+               "select(a, b, c): c ? b : a for scalars, MSB of c[i] for vectors"),
+        OpSpec("bitselect", "expressions", 3, "OpenCL C 3.0 §6.15.6", "(a & ~c) | (b & c) on the bits"),
+        OpSpec("ternary", "expressions", 3, "OpenCL C 3.0 §6.5.9",
+               "c ? x : y; with vectors it is select(y, x, c) (MSB of each c lane)",
+               variant=lambda op: "vector" if op.type.is_vector else "scalar"),
+        OpSpec("compare", "expressions", 2, "OpenCL C 3.0 §6.5.4, §6.5.5",
+               "relational and equality operators: int 1/0 for scalars, -1/0 lanes for vectors",
+               variant=lambda op: op.attr("operator"), by_operand=True),
+        OpSpec("logic", "expressions", 2, "OpenCL C 3.0 §6.5.7",
+               "&& and ||: int 1/0 for scalars, -1/0 lanes for vectors",
+               variant=lambda op: op.attr("operator"), by_operand=True),
+        OpSpec("not", "expressions", 1, "OpenCL C 3.0 §6.5.8", "!x: int 1/0 for scalars, -1/0 lanes for vectors",
+               by_operand=True),
+        OpSpec("any", "expressions", 1, "OpenCL C 3.0 §6.15.6", "any(x): 1 if the MSB of any lane is set",
+               by_operand=True),
+        OpSpec("all", "expressions", 1, "OpenCL C 3.0 §6.15.6", "all(x): 1 if the MSB of every lane is set",
+               by_operand=True),
+        OpSpec("div", "expressions", 2, "OpenCL C 3.0 §6.5.1",
+               "x / y and x % y on integers; a divisor that is 0, or -1 under MIN, is replaced by 1 "
+               "in the program itself", variant=lambda op: op.attr("operator")),
+        OpSpec("shift", "expressions", 2, "OpenCL C 3.0 §6.5.10",
+               "x << y and x >> y: only the low log2(N) bits of y count (N after promotion for "
+               "scalars, the lane width for vectors)", variant=lambda op: op.attr("operator")),
+        OpSpec("complement", "expressions", 1, "OpenCL C 3.0 §6.5.6", "~x on integers"),
+        *(OpSpec(name, "expressions", arity, "OpenCL C 3.0 §6.15.3 Table 13", summary,
+                 variant=(lambda op: "scalar" if op.type.is_vector and op.args[-1].type.width == 1 else "vector")
+                 if name in ("min", "max", "clamp") else None)
+          for name, arity, summary in INTEGER_BUILTINS),
+        *(OpSpec(name, "expressions", arity, "OpenCL C 3.0 §6.15.6 Table 18", summary, by_operand=True)
+          for name, arity, summary in RELATIONAL_BUILTINS),
     )
 }
 
@@ -102,8 +215,6 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return f"as_{result.c_name}"
     if op_name == "cast":
         return f"({result.c_name})"
-    if op_name == "arith":
-        return f"operator{attrs['operator']}"
     if op_name == "store":
         return "assignment"
     if op_name == "bitcast":
@@ -116,10 +227,34 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return f"Op{'F' if result.elem.is_float else 'S'}{'Rem' if attrs['mode'] == 'rem' else 'Mod'}"
     if op_name == "extended":
         return f"Op{attrs['opcode']}.{attrs['member']}"
+    if op_name in ("swizzle", "insert"):
+        return f"{'.' if op_name == 'swizzle' else 'assign to .'}{swizzle_suffix(attrs['form'], attrs['components'])}"
+    if op_name in ("arith", "compare", "logic", "div", "shift"):
+        return f"operator{attrs['operator']}"
+    if op_name in ("not", "complement"):
+        return f"operator{'!' if op_name == 'not' else '~'}"
+    if op_name == "vec":
+        return f"({result.c_name})(...)"
+    if op_name == "vload":
+        return f"vload{result.width}"
+    if op_name == "vstore":
+        return "vstoren"
+    if op_name == "ternary":
+        return "operator?:"
     if op_name in ("op_select", "reduce"):
         comparison = f"a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'}"
         return f"Op{'Select' if op_name == 'op_select' else attrs['reduce'].title()}({comparison})"
     return op_name
+
+
+def coverage_key(op: Op) -> tuple[str, str, int]:
+    """The construct x type x width cell one use of an operation counts in (``clfuzz stats``):
+    its name (with the variant, if any), and the type of its result, or of its first operand
+    for predicates whose result type is fixed."""
+    spec = OPS[op.op]
+    name = op.op if spec.variant is None else f"{op.op}:{spec.variant(op)}"
+    t = op.args[0].type if spec.by_operand else op.type
+    return name, t.scalar, t.width
 
 
 def constructs(node: Program | Expr) -> frozenset[str]:

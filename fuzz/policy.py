@@ -8,7 +8,27 @@ user can dump, edit and load one (``Policy.from_json``).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
+
+EXPRESSION_WEIGHTS: dict[str, float] = {
+    # vector components and literals
+    "swizzle": 6, "insert": 3, "vec": 3, "vload": 2, "shuffle": 2, "shuffle2": 2,
+    # selection
+    "select": 2, "bitselect": 1, "ternary": 2,
+    # truth values
+    "compare": 3, "logic": 1.5, "not": 1, "any": 1, "all": 1,
+    **{name: 0.4 for name in ("isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
+                              "islessgreater", "isfinite", "isinf", "isnan", "isnormal", "isordered",
+                              "isunordered", "signbit")},
+    # integer operators and built-ins
+    "arith": 5, "div": 2, "shift": 2, "complement": 1,
+    **{name: 1 for name in ("abs", "abs_diff", "add_sat", "sub_sat", "mad_sat", "hadd", "rhadd", "mul_hi",
+                            "mad_hi", "mul24", "mad24", "rotate", "clz", "popcount", "upsample", "min", "max",
+                            "clamp")},
+    # conversions inside trees
+    "convert": 2, "as": 1,
+}
+"""Relative weights of the operations an expression tree's inner nodes are drawn from."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +50,13 @@ class Policy:
     w_select: int = 3
     w_reduce: int = 2
     p_undefined_component: float = 0.25  # an OpVectorShuffle component left undefined
+    # expression trees (area "expressions")
+    w_expression: int = 8  # a statement storing a tree
+    w_vstore: int = 1  # a statement writing part of an element with vstoren
+    expr_depth: int = 3  # levels of operations above the leaves
+    p_leaf: float = 0.25  # an inner position that is a leaf anyway
+    p_scalar_operand: float = 0.25  # a scalar operand beside a vector (widened)
+    expression_weights: dict[str, float] = field(default_factory=lambda: dict(EXPRESSION_WEIGHTS))
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_nested: float = 0.15  # a conversion whose operand is another conversion
@@ -40,6 +67,13 @@ class Policy:
     p_vector: float = 0.5
     p_fp64: float = 0.3  # a program that uses double (run only where fp64 is supported)
     p_fp16: float = 0.3  # a program that uses half (only where cl_khr_fp16 is supported)
+
+    def __post_init__(self) -> None:
+        from fuzz.ops import OPS
+
+        unknown = set(self.expression_weights) - set(OPS)
+        if unknown:
+            raise ValueError(f"expression_weights name unknown operations {sorted(unknown)}; known: {sorted(OPS)}")
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

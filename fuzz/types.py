@@ -157,3 +157,44 @@ class Type:
         base = text.rstrip("0123456789")
         width = int(text[len(base):] or 1)
         return cls(base, width)
+
+
+def truth_type(t: Type) -> Type:
+    """The type of a relational, equality or logical result on operands of type ``t``
+    (OpenCL C 3.0 §6.5.4-§6.5.8, §6.15.6): ``int`` for scalars, and for vectors the signed integer
+    vector whose lanes have the operand lanes' size (char4 for uchar4, long2 for double2)."""
+    if t.width == 1:
+        return Type("int")
+    return Type(SIGNED_OF_BITS[t.elem.bits], t.width)
+
+
+SIGNED_OF_BITS: dict[int, str] = {8: "char", 16: "short", 32: "int", 64: "long"}
+UNSIGNED_OF_BITS: dict[int, str] = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
+
+
+def unsigned_of(name: str) -> str:
+    """The unsigned integer type of the same width (ugentype, §6.15.3)."""
+    return UNSIGNED_OF_BITS[scalar(name).bits]
+
+
+def promoted(name: str) -> str:
+    """C99 §6.3.1.1 integer promotions: char, uchar, short, ushort -> int."""
+    s = scalar(name)
+    return "int" if s.is_int and s.bits < 32 else name
+
+
+def common_type(a: str, b: str) -> str:
+    """C99 §6.3.1.8 usual arithmetic conversions for two scalar types (OpenCL C §6.4.1)."""
+    for f in ("double", "float", "half"):
+        if f in (a, b):
+            return f
+    a, b = promoted(a), promoted(b)
+    if a == b:
+        return a
+    sa, sb = scalar(a), scalar(b)
+    if sa.signed == sb.signed:
+        return a if sa.bits >= sb.bits else b
+    u, s = (sa, sb) if not sa.signed else (sb, sa)
+    if u.bits >= s.bits:
+        return u.name
+    return s.name  # the signed type is wider, so it represents every value of the unsigned one

@@ -20,7 +20,7 @@ import numpy as np
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import input_values
 from fuzz.ops import Handlers
-from fuzz.types import Type, scalar
+from fuzz.types import Type, common_type, promoted, scalar
 from oracles import conversions, rules
 from oracles.expect import Expectation, as_bits, concat
 
@@ -97,29 +97,6 @@ def _as(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     return Expectation(dst.name, [np.zeros(lanes, dst.bits_dtype)], np.zeros(lanes, bool), np.zeros(lanes, bool))
 
 
-def promoted(name: str) -> str:
-    """C99 §6.3.1.1 integer promotions: char, uchar, short, ushort -> int."""
-    s = scalar(name)
-    return "int" if s.is_int and s.bits < 32 else name
-
-
-def common_type(a: str, b: str) -> str:
-    """C99 §6.3.1.8 usual arithmetic conversions for two scalar types (OpenCL C §6.4.1)."""
-    for f in ("double", "float", "half"):
-        if f in (a, b):
-            return f
-    a, b = promoted(a), promoted(b)
-    if a == b:
-        return a
-    sa, sb = scalar(a), scalar(b)
-    if sa.signed == sb.signed:
-        return a if sa.bits >= sb.bits else b
-    u, s = (sa, sb) if not sa.signed else (sb, sa)
-    if u.bits >= s.bits:
-        return u.name
-    return s.name  # the signed type is wider, so it represents every value of the unsigned one
-
-
 def arith_is_defined(operator: str, a: str, b: str) -> bool:
     """Whether ``a op b`` is defined for *every* pair of operand values (no signed overflow)."""
     c = scalar(common_type(a, b))
@@ -175,13 +152,25 @@ def _flush_result(values: np.ndarray, name: str, exact: np.ndarray | None = None
     return [np.where(tiny, np.array(z, s.dtype), values) for z in (0.0, -0.0)]
 
 
+RULE_BITWISE = rules.register(
+    "arith.bitwise",
+    "& | ^ act on the bits of the operands after the usual arithmetic conversions",
+    "OpenCL C 3.0 §6.5.6",
+)
+
+_INT_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and, "|": np.bitwise_or,
+            "^": np.bitwise_xor}
+
+
 @reference("arith")
 def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """Mixed-type + - *: both operands convert to the common type (§6.4.1, C99 §6.3.1.8, implicit
-    conversions round to nearest even, §6.4.3.2), then the operation is applied in that type."""
+    """x op y: both operands convert to the common type (§6.4.1, C99 §6.3.1.8), a scalar beside a
+    vector is widened (§6.5.1), then the operation is applied in that type. Signed + - * must not
+    overflow (the strategies bound the operands): an overflow in a judged lane is a generator bug."""
     operator = op.attr("operator")
     c = scalar(op.type.scalar)
-    operands = [conversions.expect_convert(a, c.name, ftz=ftz) for a in args]
+    operands = [widen(conversions.expect_convert(e, c.name, ftz=ftz), a.type, op.type)
+                for a, e in zip(op.args, args)]
     judged = operands[0].judged & operands[1].judged
     outs: list[np.ndarray] = []
     if c.is_float:
@@ -196,22 +185,28 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     else:
         x, y = operands[0].reference, operands[1].reference
         with np.errstate(all="ignore"):
-            if not c.signed:  # numpy's unsigned arithmetic wraps modulo 2^N, as C99 §6.2.5p9 says
-                result = x + y if operator == "+" else x - y if operator == "-" else x * y
-            else:  # exact in int64 for int (the only signed common type generated) or Python ints
+            if not c.signed or operator in "&|^":  # unsigned wraps modulo 2^N (C99 §6.2.5p9)
+                result = _INT_OPS[operator](x, y)
+            else:  # exact in int64 for 32 bits and less, in Python integers for long
                 wide = np.int64 if c.bits <= 32 else object
-                xw, yw = x.astype(wide), y.astype(wide)
-                exact = xw + yw if operator == "+" else xw - yw if operator == "-" else xw * yw
+                exact = _INT_OPS[operator](x.astype(wide), y.astype(wide))
                 if (judged & ((exact < c.min) | (exact > c.max))).any():
                     raise UndefinedBehaviour(f"signed overflow in {op.type} {operator}")
                 result = np.where(judged, exact, 0).astype(c.dtype)
         outs.append(result.astype(c.dtype))
-        rule = RULE_ARITH_SIGNED if c.signed else RULE_ARITH_UNSIGNED
+        rule = RULE_BITWISE if operator in "&|^" else RULE_ARITH_SIGNED if c.signed else RULE_ARITH_UNSIGNED
     any_nan = np.zeros(len(judged), bool)
     if c.is_float:
         any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
     base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))
     return base.with_alternatives([as_bits(o) for o in outs[1:MAX_CANDIDATES]])
+
+
+def widen(e: Expectation, t: Type, target: Type) -> Expectation:
+    """An operand of type ``t`` as lanes of ``target``: a scalar beside a vector is replicated
+    (OpenCL C 3.0 §6.5.1 and the other binary operators: "widened to a vector that has the same
+    number of components")."""
+    return _broadcast(e, target.width) if t.width == 1 and target.width > 1 else e
 
 
 def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset) -> Expectation:
@@ -262,4 +257,4 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
     return out
 
 
-from oracles import spirv_only  # noqa: E402,F401  (registers the references of SPIR-V-only operations)
+from oracles import expressions, spirv_only  # noqa: E402,F401  (register the references of their operations)

@@ -5,6 +5,7 @@ from fuzz.emit.opencl_c import EMITTERS
 from fuzz.ops import OPS
 from fuzz.strategies.conversions import BUILDERS
 from fuzz.strategies import spirv_only  # noqa: F401  (registers its builders)
+from fuzz.strategies.expressions import EXPRESSIONS
 from oracles.evaluate import REFERENCES
 
 
@@ -16,12 +17,13 @@ def test_every_op_has_every_reader():
             assert name not in EMITTERS, f"{name}: declared SPIR-V-only, yet has an OpenCL C emitter"
         assert name in spirv.EMITTERS, f"{name}: no SPIR-V emitter"
         assert name in REFERENCES, f"{name}: no oracle reference"
-        assert name in BUILDERS, f"{name}: no strategy builds it"
+        assert name in BUILDERS or name in EXPRESSIONS, f"{name}: no strategy builds it"
 
 
 def test_readers_handle_nothing_undeclared():
-    # "assign" is a statement form (implicit conversion by assignment), not an operation
+    # "assign" (implicit conversion by assignment) and "expression" (a tree) are statement kinds
     assert set(EMITTERS) <= set(OPS)
     assert set(spirv.EMITTERS) <= set(OPS)
     assert set(REFERENCES) <= set(OPS)
-    assert set(BUILDERS) - {"assign"} <= set(OPS)
+    assert set(BUILDERS) - {"assign", "expression"} <= set(OPS)
+    assert set(EXPRESSIONS) <= set(OPS)

@@ -15,34 +15,64 @@ import numpy as np
 
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import Handlers
+from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, swizzle_suffix
 from fuzz.types import Type, scalar
 
 KERNEL_NAME = "clfuzz"
 
-EMITTERS: Handlers[Callable[[Op, list[str]], str]] = Handlers()
+class Body:
+    """The statements of a kernel body being written. An operation that needs a variable (an
+    assignment to a swizzle, operands a guard reads twice) declares a temporary before the
+    statement that uses it: expressions have no side effects, so that changes no value.
+    ``target`` is the output buffer of the statement being written (vstoren writes into it)."""
+
+    def __init__(self, fallback: Callable[[Op, list[str]], str] | None = None) -> None:
+        self.lines: list[str] = []
+        self.temps = 0
+        self.target = ""
+        self.fallback = fallback  # renders operations OpenCL C cannot express (the judge's texts)
+
+    def temp(self, t: Type, value: str) -> str:
+        name = f"t{self.temps}"
+        self.temps += 1
+        self.lines.append(f"{t.c_name} {name} = {value};")
+        return name
+
+    def expression(self, expr: Expr) -> str | None:
+        """The text of ``expr``; None for a statement form that wrote its own line (vstoren)."""
+        if isinstance(expr, Load):
+            return f"{expr.buffer}[gid]"
+        if isinstance(expr, Literal):
+            return literal(expr)
+        args = [self.expression(a) for a in expr.args]
+        if expr.op not in EMITTERS and self.fallback is not None:
+            return self.fallback(expr, args)
+        return EMITTERS[expr.op](self, expr, args)
+
+
+EMITTERS: Handlers[Callable[[Body, Op, list[str]], str | None]] = Handlers()
 emitter = EMITTERS.register
 
 
 @emitter("convert")
-def _convert(op: Op, args: list[str]) -> str:
+def _convert(body: Body, op: Op, args: list[str]) -> str:
     sat = "_sat" if op.attr("sat") else ""
     rnd = f"_{op.attr('rounding')}" if op.attr("rounding") else ""
     return f"convert_{op.type.c_name}{sat}{rnd}({args[0]})"
 
 
 @emitter("cast")
-def _cast(op: Op, args: list[str]) -> str:
+def _cast(body: Body, op: Op, args: list[str]) -> str:
     return f"(({op.type.c_name})({args[0]}))"
 
 
 @emitter("as")
-def _as(op: Op, args: list[str]) -> str:
+def _as(body: Body, op: Op, args: list[str]) -> str:
     return f"as_{op.type.c_name}({args[0]})"
 
 
 @emitter("arith")
-def _arith(op: Op, args: list[str]) -> str:
+def _arith(body: Body, op: Op, args: list[str]) -> str:
     return f"({args[0]} {op.attr('operator')} {args[1]})"
 
 
@@ -87,12 +117,13 @@ def literal(lit: Literal) -> str:
     return f"(({lit.type.c_name})({', '.join(lanes)}))"
 
 
-def expression(expr: Expr) -> str:
-    if isinstance(expr, Load):
-        return f"{expr.buffer}[gid]"
-    if isinstance(expr, Literal):
-        return literal(expr)
-    return EMITTERS[expr.op](expr, [expression(a) for a in expr.args])
+def text(expr: Expr, fallback: Callable[[Op, list[str]], str] | None = None, target: str = "") -> str:
+    """``expr`` (stored into ``target``) as one line for people: its temporaries' declarations,
+    then the expression."""
+    body = Body(fallback)
+    body.target = target
+    value = body.expression(expr)
+    return " ".join(body.lines + ([value] if value is not None else []))
 
 
 def _pointer(t: Type, const: bool) -> str:
@@ -117,7 +148,92 @@ def emit(program: Program) -> str:
         base = "in" if b.role == "in" else "out"
         ptr = _pointer(b.type, b.role == "in")
         lines.append(f"    {ptr} {b.name} = ({ptr})({base} + {region.offset});")
+    body = Body()
     for s in program.body:
-        lines.append(f"    {s.buffer}[gid] = {expression(s.value)};")
+        body.target = s.buffer
+        value = body.expression(s.value)
+        if value is not None:
+            body.lines.append(f"{s.buffer}[gid] = {value};")
+    lines.extend(f"    {line}" for line in body.lines)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+# -- expressions (fuzz.ops area "expressions"; oracles.expressions) --------------------------------
+
+
+@emitter("swizzle")
+def _swizzle(body: Body, op: Op, args: list[str]) -> str:
+    return f"({args[0]}).{swizzle_suffix(op.attr('form'), op.attr('components'))}"
+
+
+@emitter("insert")
+def _insert(body: Body, op: Op, args: list[str]) -> str:
+    """``T t = base; t.comps = value;``: a swizzle is an l-value only on a variable (§6.3.7)."""
+    t = body.temp(op.type, args[0])
+    body.lines.append(f"{t}.{swizzle_suffix(op.attr('form'), op.attr('components'))} = {args[1]};")
+    return t
+
+
+@emitter("vec")
+def _vec(body: Body, op: Op, args: list[str]) -> str:
+    return f"(({op.type.c_name})({', '.join(args)}))"
+
+
+@emitter("vload")
+def _vload(body: Body, op: Op, args: list[str]) -> str:
+    """vloadn from the scalars of the operand's element: ``vload3(1, (const global T*)&in0[gid])``."""
+    return f"vload{op.type.width}({op.attr('offset')}, (const global {op.type.scalar}*)&{args[0]})"
+
+
+@emitter("vstore")
+def _vstore(body: Body, op: Op, args: list[str]) -> None:
+    n = op.args[0].type.width
+    body.lines.append(f"vstore{n}({args[0]}, {op.attr('offset')}, (global {op.type.scalar}*)&{body.target}[gid]);")
+
+
+@emitter("ternary")
+def _ternary(body: Body, op: Op, args: list[str]) -> str:
+    return f"({args[0]} ? {args[1]} : {args[2]})"
+
+
+@emitter("compare")
+@emitter("logic")
+@emitter("shift")
+def _binary(body: Body, op: Op, args: list[str]) -> str:
+    return f"({args[0]} {op.attr('operator')} {args[1]})"
+
+
+@emitter("not")
+@emitter("complement")
+def _unary(body: Body, op: Op, args: list[str]) -> str:
+    return f"({'!' if op.op == 'not' else '~'}{args[0]})"
+
+
+def _splat(t: Type, value: int) -> str:
+    """An integer constant of type ``t`` (a scalar, or a vector cast from one)."""
+    lane = _int_literal(value, t.scalar)
+    return lane if t.width == 1 else f"(({t.c_name}){lane})"
+
+
+@emitter("div")
+def _div(body: Body, op: Op, args: list[str]) -> str:
+    """``x / y`` with the divisor replaced by 1 where it is 0, or -1 under MIN, in the program
+    itself: ``(y == 0 | (x == MIN & y == -1)) ? 1 : y`` (a vector condition's lanes are -1/0, so
+    ?: picks by lane, §6.5.9)."""
+    t = op.type
+    x, y = body.temp(t, args[0]), body.temp(t, args[1])
+    either, both = ("|", "&") if t.is_vector else ("||", "&&")
+    unsafe = f"({y} == {_splat(t, 0)})"
+    if t.elem.signed:
+        unsafe = f"({unsafe} {either} (({x} == {_splat(t, t.elem.min)}) {both} ({y} == {_splat(t, -1)})))"
+    return f"({x} {op.attr('operator')} ({unsafe} ? {_splat(t, 1)} : {y}))"
+
+
+def _call(body: Body, op: Op, args: list[str]) -> str:
+    return f"{op.op}({', '.join(args)})"
+
+
+for _name in ("shuffle", "shuffle2", "select", "bitselect", "any", "all",
+              *(n for n, _, _ in INTEGER_BUILTINS), *(n for n, _, _ in RELATIONAL_BUILTINS)):
+    emitter(_name)(_call)

@@ -30,8 +30,8 @@ from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import Handlers, spelling
-from fuzz.types import Type, scalar
+from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
+from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, common_type, scalar, truth_type
 
 VERSION = (1, 0)
 GENERATOR = 0  # no registered generator id
@@ -57,6 +57,10 @@ class Module:
         self._types: dict[tuple, int] = {}
         self._constants: dict[tuple, int] = {}
         self._capabilities: set[str] = set()
+        self.std = 0  # the id of the imported OpenCL.std instruction set
+        # the kernel being written: each buffer's element pointer, the statement's output buffer
+        self.pointers: dict[str, int] = {}
+        self.target = ""
 
     def id(self) -> int:
         self.bound += 1
@@ -73,6 +77,10 @@ class Module:
         rid = self.id()
         self.inst("function", opname, result_type, rid, *operands)
         return rid
+
+    def ext(self, name: str, result_type: int, *operands: int) -> int:
+        """An OpenCL.std extended instruction (OpExtInst)."""
+        return self.op("OpExtInst", result_type, self.std, self.g.opencl_std[name], *operands)
 
     def capability(self, name: str) -> None:
         if name not in self._capabilities:
@@ -243,14 +251,39 @@ def _as(m: Module, op: Op, args: list[int]) -> int:
     return cast
 
 
+def operand(m: Module, value: int, src: Type, dst: Type) -> int:
+    """An operand converted to the element type of ``dst`` (the usual arithmetic conversions) and,
+    a scalar beside a vector, replicated (OpenCL C 3.0 §6.5.1)."""
+    return broadcast(m, convert(m, value, src, Type(dst.scalar, src.width)), dst) if src.width != dst.width \
+        else convert(m, value, src, dst)
+
+
+_ARITH = {"+": "Add", "-": "Sub", "*": "Mul"}
+_BITWISE = {"&": "OpBitwiseAnd", "|": "OpBitwiseOr", "^": "OpBitwiseXor"}
+
+
 @emitter("arith")
 def _arith(m: Module, op: Op, args: list[int]) -> int:
-    """x op y after the usual arithmetic conversions to the result type (C99 §6.3.1.8)."""
+    """x op y after the usual arithmetic conversions to the result type (C99 §6.3.1.8). OpIAdd,
+    OpISub and OpIMul wrap; signed operands never overflow by construction."""
     t = op.type
-    x, y = (convert(m, a, e.type, t) for a, e in zip(args, op.args))
-    prefix = "OpF" if t.elem.is_float else "OpI"
-    name = {"+": "Add", "-": "Sub", "*": "Mul"}[op.attr("operator")]
-    return m.op(prefix + name, m.type(t), x, y)
+    x, y = (operand(m, a, e.type, t) for a, e in zip(args, op.args))
+    operator = op.attr("operator")
+    if operator in _BITWISE:
+        return m.op(_BITWISE[operator], m.type(t), x, y)
+    return m.op(("OpF" if t.elem.is_float else "OpI") + _ARITH[operator], m.type(t), x, y)
+
+
+def safe_divisor(m: Module, x: int, y: int, t: Type) -> int:
+    """``y``, or 1 where the division or remainder would be undefined: y == 0, or y == -1 with x
+    the minimum of a signed type (oracles.spirv_only.safe_divisor, oracles.expressions.safe_divisor)."""
+    zero = m.splat(t, 0.0 if t.elem.is_float else 0)
+    unsafe = compare(m, y, zero, t, "==")
+    if t.elem.is_int and t.elem.signed:
+        overflow = m.op("OpLogicalAnd", m.bool_type(t.width), compare(m, x, m.splat(t, t.elem.min), t, "=="),
+                        compare(m, y, m.splat(t, -1), t, "=="))
+        unsafe = m.op("OpLogicalOr", m.bool_type(t.width), unsafe, overflow)
+    return m.op("OpSelect", m.type(t), unsafe, m.splat(t, 1), y)
 
 
 # -- forms only SPIR-V expresses (fuzz.ops area "spirv"; oracles.spirv_only) -----------------------
@@ -289,15 +322,7 @@ def _rem(m: Module, op: Op, args: list[int]) -> int:
     (oracles.spirv_only.safe_divisor)."""
     t = op.type
     x, y = args
-    if t.elem.is_float:
-        unsafe = compare(m, y, m.splat(t, 0.0), t, "==")
-    else:
-        unsafe = compare(m, y, m.splat(t, 0), t, "==")
-        if t.elem.signed:
-            overflow = m.op("OpLogicalAnd", m.bool_type(t.width), compare(m, x, m.splat(t, t.elem.min), t, "=="),
-                            compare(m, y, m.splat(t, -1), t, "=="))
-            unsafe = m.op("OpLogicalOr", m.bool_type(t.width), unsafe, overflow)
-    divisor = m.op("OpSelect", m.type(t), unsafe, m.splat(t, 1), y)
+    divisor = safe_divisor(m, x, y, t)
     return m.op(spelling("rem", t, dict(op.attrs)), m.type(t), x, divisor)
 
 
@@ -320,6 +345,206 @@ def _reduce(m: Module, op: Op, args: list[int]) -> int:
     cond = compare(m, *args, op.args[0].type, op.attr("compare"), op.attr("ordered", True))
     truth = m.op("OpAny" if op.attr("reduce") == "any" else "OpAll", m.bool_type(), cond)
     return m.op("OpSelect", m.type(op.type), truth, m.splat(op.type, 1), m.splat(op.type, 0))
+
+
+# -- expressions (fuzz.ops area "expressions"; oracles.expressions) --------------------------------
+
+UNDEFINED = 0xFFFFFFFF  # an OpVectorShuffle component literal that leaves the component undefined
+
+
+@emitter("swizzle")
+def _swizzle(m: Module, op: Op, args: list[int]) -> int:
+    """One component: OpCompositeExtract; several: OpVectorShuffle of the vector with itself, the
+    undefined w lane of a 3-vector's .hi/.odd being the literal 0xFFFFFFFF."""
+    w = op.args[0].type.width
+    comps = op.attr("components")
+    if op.type.width == 1:
+        return m.op("OpCompositeExtract", m.type(op.type), args[0], comps[0])
+    return m.op("OpVectorShuffle", m.type(op.type), args[0], args[0], *(c if c < w else UNDEFINED for c in comps))
+
+
+def _lanes(m: Module, value: int, t: Type) -> list[int]:
+    """The components of a scalar or vector value."""
+    if t.width == 1:
+        return [value]
+    return [m.op("OpCompositeExtract", m.type(Type(t.scalar)), value, i) for i in range(t.width)]
+
+
+def _compose(m: Module, t: Type, lanes: list[int], into: int | None = None, at: list[int] | None = None) -> int:
+    """A vector of type ``t`` with ``lanes`` inserted at positions ``at`` (all, in order, by
+    default) of ``into`` (undefined by default): OpCompositeInsert, never OpCompositeConstruct of
+    non-constants, which the LLVM translator rejects (drivers.md)."""
+    out = m.undef(m.type(t)) if into is None else into
+    for lane, position in zip(lanes, range(t.width) if at is None else at):
+        out = m.op("OpCompositeInsert", m.type(t), lane, out, position)
+    return out
+
+
+@emitter("insert")
+def _insert(m: Module, op: Op, args: list[int]) -> int:
+    return _compose(m, op.type, _lanes(m, args[1], op.args[1].type), args[0], list(op.attr("components")))
+
+
+@emitter("vec")
+def _vec(m: Module, op: Op, args: list[int]) -> int:
+    if len(args) == 1:
+        return broadcast(m, args[0], op.type)
+    return _compose(m, op.type, [lane for a, e in zip(args, op.args) for lane in _lanes(m, a, e.type)])
+
+
+def _scalar_pointer(m: Module, buffer: str, elem: str) -> int:
+    """The element pointer of ``buffer`` as a pointer to its scalar type."""
+    return m.op("OpBitcast", m.pointer("CrossWorkgroup", m.type(Type(elem))), m.pointers[buffer])
+
+
+@emitter("vload")
+def _vload(m: Module, op: Op, args: list[int]) -> int:
+    p = _scalar_pointer(m, op.args[0].buffer, op.type.scalar)
+    return m.ext("vloadn", m.type(op.type), m.constant("ulong", op.attr("offset")), p, op.type.width)
+
+
+@emitter("vstore")
+def _vstore(m: Module, op: Op, args: list[int]) -> None:
+    p = _scalar_pointer(m, m.target, op.type.scalar)
+    m.ext("vstoren", m.void(), args[0], m.constant("ulong", op.attr("offset")), p)
+
+
+def _std(m: Module, op: Op, args: list[int]) -> int:
+    """An OpenCL.std instruction of the same name and operands (shuffle, select, ...)."""
+    return m.ext(op.op, m.type(op.type), *args)
+
+
+for _name in ("shuffle", "shuffle2", "select", "bitselect"):
+    emitter(_name)(_std)
+
+
+def truth(m: Module, cond: int, operand: Type) -> int:
+    """A Boolean (vector) as the OpenCL C result: int 1/0 for a scalar operand, -1/0 lanes of the
+    same-sized signed type for vectors (OpenCL C 3.0 §6.5.4)."""
+    t = truth_type(operand)
+    return m.op("OpSelect", m.type(t), cond, m.splat(t, -1 if operand.is_vector else 1), m.splat(t, 0))
+
+
+def _msb(m: Module, value: int, t: Type) -> int:
+    """Whether each lane's most significant bit is set: a signed comparison with 0."""
+    return m.op("OpSLessThan", m.bool_type(t.width), value, m.splat(t, 0))
+
+
+def _nonzero(m: Module, value: int, t: Type) -> int:
+    """x != 0 in the operand's own type (a NaN is nonzero: FUnordNotEqual)."""
+    return compare(m, value, m.splat(t, 0.0 if t.elem.is_float else 0), t, "!=", ordered=False)
+
+
+@emitter("ternary")
+def _ternary(m: Module, op: Op, args: list[int]) -> int:
+    """Scalars: c != 0; vectors: select(y, x, c), the MSB of each lane of c (§6.5.9)."""
+    c, x, y = args
+    ct = op.args[0].type
+    cond = _msb(m, c, ct) if ct.is_vector else _nonzero(m, c, ct)
+    return m.op("OpSelect", m.type(op.type), cond, x, y)
+
+
+@emitter("compare")
+def _compare(m: Module, op: Op, args: list[int]) -> int:
+    """Ordered float comparisons, except != which is true with a NaN (FUnordNotEqual, §6.5.5)."""
+    a, b = op.args
+    vector = a.type if a.type.is_vector else b.type
+    common = vector.scalar if vector.is_vector else common_type(a.type.scalar, b.type.scalar)
+    t = Type(common, vector.width)
+    x, y = (operand(m, v, e.type, t) for v, e in zip(args, op.args))
+    how = op.attr("operator")
+    return truth(m, compare(m, x, y, t, how, ordered=how != "!="), t)
+
+
+@emitter("logic")
+def _logic(m: Module, op: Op, args: list[int]) -> int:
+    a, b = op.args
+    t = a.type if a.type.is_vector else b.type
+    conds = [_nonzero(m, operand(m, v, e.type, Type(e.type.scalar, t.width)), Type(e.type.scalar, t.width))
+             for v, e in zip(args, op.args)]
+    name = "OpLogicalAnd" if op.attr("operator") == "&&" else "OpLogicalOr"
+    return truth(m, m.op(name, m.bool_type(t.width), *conds), t)
+
+
+@emitter("not")
+def _not(m: Module, op: Op, args: list[int]) -> int:
+    t = op.args[0].type
+    return truth(m, compare(m, args[0], m.splat(t, 0.0 if t.elem.is_float else 0), t, "=="), t)
+
+
+@emitter("any")
+@emitter("all")
+def _any_all(m: Module, op: Op, args: list[int]) -> int:
+    t = op.args[0].type
+    folded = m.op("OpAny" if op.op == "any" else "OpAll", m.bool_type(), _msb(m, args[0], t))
+    return m.op("OpSelect", m.type(op.type), folded, m.splat(op.type, 1), m.splat(op.type, 0))
+
+
+@emitter("div")
+def _div(m: Module, op: Op, args: list[int]) -> int:
+    t = op.type
+    x, y = (operand(m, v, e.type, t) for v, e in zip(args, op.args))
+    signed = t.elem.signed
+    name = {"/": "OpSDiv" if signed else "OpUDiv", "%": "OpSRem" if signed else "OpUMod"}[op.attr("operator")]
+    return m.op(name, m.type(t), x, safe_divisor(m, x, y, t))
+
+
+@emitter("shift")
+def _shift(m: Module, op: Op, args: list[int]) -> int:
+    """The count is masked to log2(N) bits explicitly: SPIR-V leaves a shift by N or more undefined."""
+    t = op.type
+    x = operand(m, args[0], op.args[0].type, t)
+    count_t = op.args[1].type
+    count = convert(m, args[1], count_t, Type(t.scalar if count_t.elem.signed == t.elem.signed
+                                              else _same_signedness(count_t.scalar, t.scalar), count_t.width))
+    count = broadcast(m, count, t) if count_t.width != t.width else count
+    count = m.op("OpBitwiseAnd", m.type(t), count, m.splat(t, t.elem.bits - 1))
+    if op.attr("operator") == "<<":
+        return m.op("OpShiftLeftLogical", m.type(t), x, count)
+    return m.op("OpShiftRightArithmetic" if t.elem.signed else "OpShiftRightLogical", m.type(t), x, count)
+
+
+def _same_signedness(src: str, dst: str) -> str:
+    """The integer type of ``dst``'s width with ``src``'s signedness: converting to it keeps the
+    low bits (OpSConvert/OpUConvert; no width change is no instruction)."""
+    return (SIGNED_OF_BITS if scalar(src).signed else UNSIGNED_OF_BITS)[scalar(dst).bits]
+
+
+@emitter("complement")
+def _complement(m: Module, op: Op, args: list[int]) -> int:
+    return m.op("OpNot", m.type(op.type), convert(m, args[0], op.args[0].type, op.type))
+
+
+_UNPREFIXED = {"rotate", "clz", "popcount"}
+
+
+def _integer_builtin(m: Module, op: Op, args: list[int]) -> int:
+    """OpenCL.std s_/u_ instructions by the operands' signedness; a scalar operand of the vector
+    forms of min, max and clamp is replicated (OpenCL.std takes same-typed operands)."""
+    t = op.args[0].type
+    name = op.op if op.op in _UNPREFIXED else f"{'s' if t.elem.signed else 'u'}_{op.op}"
+    operands = [broadcast(m, a, Type(e.type.scalar, t.width)) if e.type.width != t.width else a
+                for a, e in zip(args, op.args)]
+    return m.ext(name, m.type(op.type), *operands)
+
+
+for _name, _, _ in INTEGER_BUILTINS:
+    emitter(_name)(_integer_builtin)
+
+_PREDICATES = {"isequal": "OpFOrdEqual", "isnotequal": "OpFUnordNotEqual", "isgreater": "OpFOrdGreaterThan",
+               "isgreaterequal": "OpFOrdGreaterThanEqual", "isless": "OpFOrdLessThan",
+               "islessequal": "OpFOrdLessThanEqual", "islessgreater": "OpFOrdNotEqual", "isfinite": "OpIsFinite",
+               "isinf": "OpIsInf", "isnan": "OpIsNan", "isnormal": "OpIsNormal", "isordered": "OpOrdered",
+               "isunordered": "OpUnordered", "signbit": "OpSignBitSet"}
+
+
+def _relational(m: Module, op: Op, args: list[int]) -> int:
+    t = op.args[0].type
+    return truth(m, m.op(_PREDICATES[op.op], m.bool_type(t.width), *args), t)
+
+
+for _name, _, _ in RELATIONAL_BUILTINS:
+    emitter(_name)(_relational)
 
 
 class _Kernel:
@@ -354,7 +579,8 @@ def words(program: Program) -> list[int]:
     m.capability("Addresses")
     m.capability("Kernel")
     m.capability("Int64")  # size_t under Physical64
-    m.inst("ext_import", "OpExtInstImport", m.id(), "OpenCL.std")
+    m.std = m.id()
+    m.inst("ext_import", "OpExtInstImport", m.std, "OpenCL.std")
     m.inst("memory_model", "OpMemoryModel", m.g.enum("AddressingModel", "Physical64"),
            m.g.enum("MemoryModel", "OpenCL"))
     k = _Kernel(m, program)
@@ -379,17 +605,19 @@ def words(program: Program) -> list[int]:
     m.inst("function", "OpLabel", m.id())
     ids = m.op("OpLoad", v3ulong, gid_var, m.g.enum("MemoryAccess", "Aligned"), 32)
     gid = m.op("OpCompositeExtract", k.ulong, ids, 0)
-    pointers = {}
     for b in program.buffers:
         region = (k.layout.inputs if b.role == "in" else k.layout.outputs)[b.name]
-        pointers[b.name] = k.address(bases[b.role], region.offset, b.type, gid)
+        m.pointers[b.name] = k.address(bases[b.role], region.offset, b.type, gid)
     for s in program.body:
         dst = program.buffer(s.buffer).type
-        value = k.expression(s.value, pointers)
+        m.target = s.buffer
+        value = k.expression(s.value, m.pointers)
+        if value is None:  # a statement form that wrote its own store (vstoren)
+            continue
         src = s.value.type
         if src != dst:  # assignment: converted as by a cast (§6.4.1)
             value = broadcast(m, convert(m, value, src, Type(dst.scalar)), dst)
-        m.inst("function", "OpStore", pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
+        m.inst("function", "OpStore", m.pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
     m.inst("function", "OpReturn")
     m.inst("function", "OpFunctionEnd")
     return m.words()

@@ -28,7 +28,8 @@ from fuzz.ops import ROUNDINGS, Handlers
 from fuzz.policy import Policy
 from fuzz.strategies.values import pools, values
 from fuzz.types import SCALARS, VECTOR_WIDTHS, Type, scalar
-from oracles.evaluate import arith_is_defined, common_type
+from oracles.evaluate import arith_is_defined
+from fuzz.types import common_type
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,20 @@ class Builder:
         """A buffer load (filled from an edge-value pool) or a literal of type ``t``."""
         if self.chance(self.policy.p_literal_operand):
             return Literal(t, tuple(self.draw(values(t.scalar)) for _ in range(t.width)))
+        return self.load(t)
+
+    def load(self, t: Type) -> Load:
+        """A load of a new input buffer of type ``t``, filled from an edge-value pool."""
         fill = Fill(self.draw(st.integers(0, 2**32 - 1)), self.draw(pools(t.scalar, self.policy.pool_max)))
         b = Buffer(self.name("in"), t, "in", fill)
         self.buffers.append(b)
         return Load(b.name, t)
+
+    def draw_values(self, name: str, k: int) -> list[int]:
+        """``k`` edge-biased values of the integer type ``name`` (as numbers, not bits)."""
+        s = scalar(name)
+        return [v - (1 << s.bits) if s.signed and v >> (s.bits - 1) else v
+                for v in (self.draw(values(name)) for _ in range(k))]
 
     def output(self, t: Type) -> str:
         b = Buffer(self.name("out"), t, "out")

@@ -1,0 +1,482 @@
+"""The expression references against Python integers and floats, one independent formula per
+construct taken from the spec's wording, for every integer type and for scalar and vector widths,
+and hand-worked examples from OpenCL C 3.0 §6.3.7, §6.5, §6.15.3, §6.15.6 and §6.15.13.
+
+Nothing here calls the oracle's helpers: values go in as numpy arrays and come out as bit
+patterns, which are compared with what plain Python arithmetic on the decoded values gives."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from exact import INTS, NP, UNSIGNED, int_range
+from fuzz.ir import Load, Literal, Op
+from fuzz.strategies.values import edge_bits
+from fuzz.types import Type
+from oracles.evaluate import REFERENCES, UndefinedBehaviour
+from oracles.expect import Expectation
+
+RNG = np.random.default_rng(23)
+N = 512
+INT_NAMES = tuple(INTS)
+WIDTHS = (1, 3, 4)  # scalar, a 3-vector, a power-of-two vector
+
+
+def _values(name: str, n: int) -> np.ndarray:
+    nbits = np.dtype(NP[name]).itemsize * 8
+    edges = np.array(edge_bits(name), dtype=np.uint64).astype(UNSIGNED[nbits])
+    uniform = RNG.integers(0, 2**nbits, n, dtype=np.uint64, endpoint=False).astype(UNSIGNED[nbits])
+    bits = np.where(RNG.random(n) < 0.6, edges[RNG.integers(0, len(edges), n)], uniform)
+    return bits.view(NP[name])
+
+
+def _in_range(name: str, lo: int, hi: int, n: int) -> np.ndarray:
+    return RNG.integers(lo, hi, n, endpoint=True).astype(NP[name])
+
+
+def _ref(op: str, types: list[Type], result: Type, arrays: list[np.ndarray], n: int,
+         attrs: dict | None = None, ftz: frozenset = frozenset()) -> Expectation:
+    node = Op(op, tuple(Load(f"in{i}", t) for i, t in enumerate(types)), result, tuple(sorted((attrs or {}).items())))
+    args = [Expectation.exact(t.scalar, a) for t, a in zip(types, arrays)]
+    return REFERENCES[op](node, args, n, ftz)
+
+
+def _signed(value: int, name: str) -> int:
+    bits, signed = INTS[name]
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >> (bits - 1) else value
+
+
+def _got(e: Expectation, name: str) -> list[int]:
+    return [_signed(int(b), name) for b in e.allowed[0]]
+
+
+def _lanes(a: np.ndarray) -> list[int]:
+    return [int(v) for v in a]
+
+
+def _unsigned(name: str) -> str:
+    return {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[INTS[name][0]]
+
+
+def _sat(v: int, name: str) -> int:
+    lo, hi = int_range(name)
+    return min(max(v, lo), hi)
+
+
+# -- integer built-ins (§6.15.3 Table 13) --------------------------------------------------------
+
+PYTHON = {
+    "abs": lambda t, x: abs(x),
+    "abs_diff": lambda t, x, y: abs(x - y),
+    "add_sat": lambda t, x, y: _sat(x + y, t),
+    "sub_sat": lambda t, x, y: _sat(x - y, t),
+    "mad_sat": lambda t, a, b, c: _sat(a * b + c, t),
+    "hadd": lambda t, x, y: (x + y) // 2,  # floor of the exact mean
+    "rhadd": lambda t, x, y: (x + y + 1) // 2,
+    "mul_hi": lambda t, x, y: (x * y) >> INTS[t][0],
+    "rotate": lambda t, v, i: _signed(((v % 2 ** INTS[t][0]) << (i % INTS[t][0]))
+                                      | ((v % 2 ** INTS[t][0]) >> (INTS[t][0] - i % INTS[t][0])), t),
+    "clz": lambda t, x: INTS[t][0] - (x % 2 ** INTS[t][0]).bit_length(),
+    "popcount": lambda t, x: bin(x % 2 ** INTS[t][0]).count("1"),
+    "min": lambda t, x, y: y if y < x else x,
+    "max": lambda t, x, y: y if x < y else x,
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", INT_NAMES)
+@pytest.mark.parametrize("fn", sorted(PYTHON))
+def test_integer_builtin_matches_python_integers(fn, name, width):
+    t = Type(name, width)
+    arity = PYTHON[fn].__code__.co_argcount - 1
+    types = [t] * arity
+    result = Type(_unsigned(name), width) if fn in ("abs", "abs_diff") else t
+    if fn in ("min", "max") and width > 1:
+        types[1] = Type(name)  # the sgentype form: the scalar is replicated
+    arrays = [_values(name, N * a.width) for a in types]
+    e = _ref(fn, types, result, arrays, N)
+    got = _got(e, result.scalar)
+    for lane in range(N * width):
+        item = lane // width
+        xs = [int(a[lane if ty.width > 1 else item]) for a, ty in zip(arrays, types)]
+        assert got[lane] == _signed(PYTHON[fn](name, *xs), result.scalar), (fn, name, xs)
+    assert e.judged.all()
+
+
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_mad_hi_wraps_unsigned_and_leaves_signed_overflow_unjudged(name):
+    t = Type(name, 4)
+    a, b, c = (_values(name, 4 * N) for _ in range(3))
+    e = _ref("mad_hi", [t] * 3, t, [a, b, c], N)
+    bits, signed = INTS[name]
+    lo, hi = int_range(name)
+    for lane in range(4 * N):
+        exact = ((int(a[lane]) * int(b[lane])) >> bits) + int(c[lane])
+        if signed and not lo <= exact <= hi:
+            assert not e.judged[lane]
+        else:
+            assert e.judged[lane] and _got(e, name)[lane] == _signed(exact, name)
+
+
+@pytest.mark.parametrize("name,lo,hi", [("int", -(1 << 23), (1 << 23) - 1), ("uint", 0, (1 << 24) - 1)])
+@pytest.mark.parametrize("fn", ["mul24", "mad24"])
+def test_24_bit_products_are_exact_where_they_fit(fn, name, lo, hi):
+    t = Type(name, 3)
+    x, y = (_in_range(name, lo, hi, 3 * N) for _ in range(2))
+    x[:8] = [lo, hi, 0, 1, 2, 4095, 4096, hi]
+    y[:8] = [lo, hi, 5, 1, 3, 4095, 4097, 1]
+    z = _values(name, 3 * N)
+    e = _ref(fn, [t] * (2 if fn == "mul24" else 3), t, [x, y] + ([z] if fn == "mad24" else []), N)
+    tlo, thi = int_range(name)
+    for lane in range(3 * N):
+        exact = int(x[lane]) * int(y[lane]) + (int(z[lane]) if fn == "mad24" else 0)
+        if tlo <= exact <= thi:
+            assert e.judged[lane] and _got(e, name)[lane] == exact
+        else:
+            assert not e.judged[lane]  # the spec does not say what an oversize product gives
+
+
+def test_mul24_outside_24_bits_is_a_generator_bug():
+    t = Type("int")
+    with pytest.raises(UndefinedBehaviour):
+        _ref("mul24", [t, t], t, [np.array([1 << 23], np.int32), np.array([1], np.int32)], 1)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_upsample_concatenates_hi_and_lo(name, width):
+    bits, signed = INTS[name]
+    if bits == 64:
+        return
+    wide = {8: "short", 16: "int", 32: "long"}[bits]
+    result = Type(wide if signed else _unsigned(wide), width)
+    hi, lo = _values(name, N * width), _values(_unsigned(name), N * width)
+    e = _ref("upsample", [Type(name, width), Type(_unsigned(name), width)], result, [hi, lo], N)
+    for lane, got in enumerate(_got(e, result.scalar)):
+        assert got == _signed((int(hi[lane]) << bits) | int(lo[lane]), result.scalar)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_clamp_with_ordered_bounds(name, width):
+    t = Type(name, width)
+    bound = Type(name) if width > 1 else t  # the scalar-bounds form where it exists
+    x = _values(name, N * width)
+    a, b = _values(name, N * bound.width), _values(name, N * bound.width)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    e = _ref("clamp", [t, bound, bound], t, [x, lo, hi], N)
+    for lane, got in enumerate(_got(e, name)):
+        k = lane if bound.width > 1 else lane // width
+        assert got == min(max(int(x[lane]), int(lo[k])), int(hi[k]))
+    with pytest.raises(UndefinedBehaviour):
+        _ref("clamp", [t, bound, bound], t, [x, hi + 0, lo + 0] if (hi > lo).any() else [x, hi, lo - 1], N)
+
+
+def test_integer_builtin_worked_examples():
+    i = Type("int")
+    one = lambda v, tname="int": np.array([v], NP[tname])  # noqa: E731
+    assert _got(_ref("abs", [i], Type("uint"), [one(-2**31)], 1), "uint") == [2**31]  # abs(INT_MIN) = 2^31
+    assert _got(_ref("clz", [i], i, [one(0)], 1), "int") == [32]  # clz(0) is the width
+    assert _got(_ref("hadd", [i, i], i, [one(2**31 - 1), one(2**31 - 1)], 1), "int") == [2**31 - 1]  # no overflow
+    assert _got(_ref("rhadd", [i, i], i, [one(-1), one(0)], 1), "int") == [0]  # (-1 + 0 + 1) >> 1
+    assert _got(_ref("hadd", [i, i], i, [one(-1), one(0)], 1), "int") == [-1]  # floor(-0.5)
+    c = Type("char")
+    assert _got(_ref("rotate", [c, c], c, [one(-128, "char"), one(9, "char")], 1), "char") == [1]  # count mod 8
+    assert _got(_ref("upsample", [c, Type("uchar")], Type("short"), [one(-1, "char"), one(0x34, "uchar")], 1),
+                "short") == [_signed(0xFF34, "short")]
+
+
+# -- integer operators (§6.5.1, §6.5.6, §6.5.10) -------------------------------------------------
+
+def _c_div(x: int, y: int) -> tuple[int, int]:
+    """C99 §6.5.5: the quotient truncated toward zero, (x/y)*y + x%y == x."""
+    q = abs(x) // abs(y)
+    q = -q if (x < 0) != (y < 0) else q
+    return q, x - q * y
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", ["int", "uint", "long", "ulong", "char", "ushort"])
+@pytest.mark.parametrize("operator", ["/", "%"])
+def test_division_with_the_program_guard(operator, name, width):
+    # char and ushort only as vectors: scalars are promoted to int first
+    t = Type(name, width) if width > 1 or INTS[name][0] >= 32 else None
+    if t is None:
+        return
+    x, y = _values(name, N * width), _values(name, N * width)
+    y[:4] = 0
+    lo, _ = int_range(name)
+    x[4:8], y[4:8] = lo, -1 if INTS[name][1] else 1
+    e = _ref("div", [t, t], t, [x, y], N, {"operator": operator})
+    for lane, got in enumerate(_got(e, name)):
+        a, b = int(x[lane]), int(y[lane])
+        if b == 0 or (INTS[name][1] and a == lo and b == -1):
+            b = 1  # what the program's guard divides by
+        assert got == _signed(_c_div(a, b)[0 if operator == "/" else 1], name)
+
+
+@pytest.mark.parametrize("operator", ["<<", ">>"])
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_shift_counts_are_masked_after_promotion_for_scalars_and_per_lane_for_vectors(name, operator):
+    bits = INTS[name][0]
+    for width in (1, 4):
+        result = Type(name if width > 1 or bits >= 32 else "int", width)
+        rbits = INTS[result.scalar][0]
+        x, k = _values(name, N * width), _values("uchar", N * width)
+        e = _ref("shift", [Type(name, width), Type("uchar", width)], result, [x, k], N, {"operator": operator})
+        for lane, got in enumerate(_got(e, result.scalar)):
+            count = int(k[lane]) % rbits  # only the low log2(N) bits (§6.5.10)
+            v = int(x[lane])
+            want = v << count if operator == "<<" else v >> count  # >> of a negative fills with ones
+            assert got == _signed(want, result.scalar), (name, width, v, int(k[lane]))
+
+
+def test_shift_worked_examples():
+    # char4 << 9 is a shift by 1; a scalar char is promoted and shifted by 9 (DIGEST §4)
+    v = _ref("shift", [Type("char", 4), Type("char", 4)], Type("char", 4),
+             [np.full(4, 1, np.int8), np.full(4, 9, np.int8)], 1, {"operator": "<<"})
+    assert _got(v, "char") == [2, 2, 2, 2]
+    s = _ref("shift", [Type("char"), Type("char")], Type("int"), [np.array([1], np.int8), np.array([9], np.int8)], 1,
+             {"operator": "<<"})
+    assert _got(s, "int") == [512]
+
+
+@pytest.mark.parametrize("name", INT_NAMES)
+@pytest.mark.parametrize("operator", ["&", "|", "^", "+", "-", "*"])
+def test_vector_arith_with_a_widened_scalar(operator, name):
+    t = Type(name, 3)
+    x, y = _values(name, 3 * N), _values(name, N)
+    signed = INTS[name][1]
+    if signed and operator in "+-*":  # keep the operands where no value overflows
+        limit = 2 ** ((INTS[name][0] - 2) if operator != "*" else (INTS[name][0] - 1) // 2)
+        x, y = (np.clip(a, -limit, limit - 1).astype(a.dtype) for a in (x, y))
+    e = _ref("arith", [t, Type(name)], t, [x, y], N, {"operator": operator})
+    py = {"&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "+": lambda a, b: a + b,
+          "-": lambda a, b: a - b, "*": lambda a, b: a * b}[operator]
+    for lane, got in enumerate(_got(e, name)):
+        assert got == _signed(py(int(x[lane]), int(y[lane // 3])), name)
+
+
+def test_signed_overflow_is_a_generator_bug():
+    t = Type("int", 2)
+    with pytest.raises(UndefinedBehaviour):
+        _ref("arith", [t, t], t, [np.array([2**31 - 1, 0], np.int32), np.array([1, 0], np.int32)], 1,
+             {"operator": "+"})
+
+
+@pytest.mark.parametrize("name", INT_NAMES)
+def test_complement(name):
+    result = Type(name if INTS[name][0] >= 32 else "int")
+    x = _values(name, N)
+    e = _ref("complement", [Type(name)], result, [x], N)
+    assert _got(e, result.scalar) == [_signed(~int(v), result.scalar) for v in x]
+
+
+# -- truth values (§6.5.4-§6.5.8, §6.15.6) -------------------------------------------------------
+
+COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+           "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+TRUTH = {8: "char", 16: "short", 32: "int", 64: "long"}
+
+
+def _float_values(name: str, n: int) -> np.ndarray:
+    nbits = np.dtype(NP[name]).itemsize * 8
+    specials = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 5e-324 if nbits == 64 else 1e-45],
+                        NP[name])
+    v = RNG.standard_normal(n).astype(NP[name])
+    pick = RNG.random(n) < 0.4
+    v[pick] = specials[RNG.integers(0, len(specials), pick.sum())]
+    return v
+
+
+@pytest.mark.parametrize("width", (1, 4))
+@pytest.mark.parametrize("name", INT_NAMES + ("float", "double"))
+@pytest.mark.parametrize("operator", sorted(COMPARE))
+def test_comparisons_give_1_for_scalars_and_minus_1_for_vectors(operator, name, width):
+    t = Type(name, width)
+    make = _float_values if name in ("float", "double") else _values
+    x, y = make(name, N * width), make(name, N * width)
+    x[:3 * width] = y[:3 * width]  # some equal pairs
+    result = Type("int") if width == 1 else Type(TRUTH[np.dtype(NP[name]).itemsize * 8], width)
+    e = _ref("compare", [t, t], result, [x, y], N, {"operator": operator})
+    true = 1 if width == 1 else -1
+    for lane, got in enumerate(_got(e, result.scalar)):
+        a, b = x[lane].item(), y[lane].item()
+        assert got == (true if COMPARE[operator](a, b) else 0), (a, b)  # Python: NaN compares false, != true
+    assert e.judged.all()
+
+
+def test_comparison_uses_the_usual_arithmetic_conversions():
+    # (char)-1 < (uint)1: -1 converts to uint 4294967295, so the answer is 0 (C99 §6.3.1.8)
+    e = _ref("compare", [Type("char"), Type("uint")], Type("int"), [np.array([-1], np.int8), np.array([1], np.uint32)],
+             1, {"operator": "<"})
+    assert _got(e, "int") == [0]
+    e = _ref("compare", [Type("char"), Type("short")], Type("int"), [np.array([-1], np.int8), np.array([1], np.int16)],
+             1, {"operator": "<"})
+    assert _got(e, "int") == [1]
+
+
+@pytest.mark.parametrize("operator", ["&&", "||"])
+@pytest.mark.parametrize("width", (1, 4))
+def test_logical_operators(operator, width):
+    t = Type("float", width)
+    x, y = _float_values("float", N * width), _float_values("float", N * width)
+    result = Type("int", width)
+    e = _ref("logic", [t, t], result, [x, y], N, {"operator": operator})
+    true = 1 if width == 1 else -1
+    for lane, got in enumerate(_got(e, "int")):
+        a, b = x[lane].item() != 0, y[lane].item() != 0  # NaN compares unequal to 0
+        assert got == (true if (a and b if operator == "&&" else a or b) else 0)
+    n = _ref("not", [Type("uchar", 4)], Type("char", 4), [np.array([0, 1, 255, 0], np.uint8)], 1)
+    assert _got(n, "char") == [-1, 0, 0, -1]
+
+
+def test_any_and_all_look_at_the_most_significant_bit_only():
+    # any((int4)1) == 0 (DIGEST §6)
+    t = Type("int", 4)
+    for fn, lanes, want in [("any", [1, 1, 1, 1], 0), ("any", [1, -5, 0, 0], 1), ("all", [-1, -2, -3, -4], 1),
+                            ("all", [-1, -2, 3, -4], 0)]:
+        assert _got(_ref(fn, [t], Type("int"), [np.array(lanes, np.int32)], 1), "int") == [want]
+
+
+RELATIONAL = {
+    "isequal": lambda a, b: a == b, "isnotequal": lambda a, b: a != b, "isgreater": lambda a, b: a > b,
+    "isgreaterequal": lambda a, b: a >= b, "isless": lambda a, b: a < b, "islessequal": lambda a, b: a <= b,
+    "islessgreater": lambda a, b: a < b or a > b, "isordered": lambda a, b: a == a and b == b,
+    "isunordered": lambda a, b: a != a or b != b,
+    "isfinite": math.isfinite, "isinf": math.isinf, "isnan": math.isnan,
+    "signbit": lambda a: math.copysign(1.0, a) < 0,
+}
+
+
+@pytest.mark.parametrize("width", (1, 3))
+@pytest.mark.parametrize("name", ["float", "double"])
+@pytest.mark.parametrize("fn", sorted(RELATIONAL) + ["isnormal"])
+def test_relational_builtins(fn, name, width):
+    t = Type(name, width)
+    arity = 1 if fn in ("isfinite", "isinf", "isnan", "isnormal", "signbit") else 2
+    arrays = [_float_values(name, N * width) for _ in range(arity)]
+    arrays[0] = np.abs(arrays[0]) if fn == "signbit" else arrays[0]  # a NaN's sign is unspecified
+    arrays[0][:2] = [-0.0, -1.5] if fn == "signbit" else arrays[0][:2]
+    result = Type("int") if width == 1 else Type(TRUTH[np.dtype(NP[name]).itemsize * 8], width)
+    e = _ref(fn, [t] * arity, result, arrays, N)
+    tiny = 2.0**-126 if name == "float" else 2.0**-1022
+    py = RELATIONAL.get(fn, lambda a: math.isfinite(a) and abs(a) >= tiny)
+    true = 1 if width == 1 else -1
+    for lane, got in enumerate(_got(e, result.scalar)):
+        assert got == (true if py(*(a[lane].item() for a in arrays)) else 0)
+
+
+def test_flushed_denormals_may_compare_equal_to_zero():
+    t = Type("float")
+    tiny, zero = np.array([1e-40], np.float32), np.array([0.0], np.float32)
+    exact = _ref("isequal", [t, t], Type("int"), [tiny, zero], 1)
+    assert [set(int(a[0]) for a in exact.allowed)] == [{0}]
+    flush = _ref("isequal", [t, t], Type("int"), [tiny, zero], 1, ftz=frozenset({"float"}))
+    assert set(int(a[0]) for a in flush.allowed) == {0, 1}
+
+
+# -- vector components, literals, loads and stores, shuffles, selection --------------------------
+
+def _comps(op, types, result, arrays, n, attrs=None):
+    e = _ref(op, types, result, arrays, n, attrs)
+    return _got(e, result.scalar), e
+
+
+def test_half_selections_of_a_3_vector_leave_w_undefined():
+    # (1,2,3).lo=(1,2), .hi=(3,undef), .even=(1,3), .odd=(2,undef) (004 §6.3.7, DIGEST §2)
+    v = np.array([1, 2, 3], np.int32)
+    for form, comps, want in [("lo", (0, 1), [1, 2]), ("hi", (2, 3), [3, None]), ("even", (0, 2), [1, 3]),
+                              ("odd", (1, 3), [2, None])]:
+        got, e = _comps("swizzle", [Type("int", 3)], Type("int", 2), [v], 1, {"components": comps, "form": form})
+        for lane, w in enumerate(want):
+            if w is None:
+                assert not e.judged[lane]
+            else:
+                assert e.judged[lane] and got[lane] == w
+
+
+def test_swizzle_with_repeats_and_insert():
+    v = np.arange(16, dtype=np.int16) * 3
+    got, _ = _comps("swizzle", [Type("short", 16)], Type("short", 4), [v], 1, {"components": (15, 10, 10, 0), "form": "S"})
+    assert got == [45, 30, 30, 0]
+    got, _ = _comps("insert", [Type("short", 4), Type("short", 2)], Type("short", 4),
+                    [np.array([1, 2, 3, 4], np.int16), np.array([8, 9], np.int16)], 1, {"components": (3, 1), "form": "xyzw"})
+    assert got == [1, 9, 3, 8]  # v.wy = (8, 9)
+
+
+def test_vector_literal_parts_fill_lanes_in_order():
+    # (int4)(a.xy, b, c) for two work-items: the first argument's lanes come first (§6.3.6)
+    node = Op("vec", (Load("a", Type("int", 2)), Load("b", Type("int")), Load("c", Type("int"))), Type("int", 4))
+    args = [Expectation.exact("int", np.array(x, np.int32)) for x in ([1, 2, 10, 20], [3, 30], [4, 40])]
+    e = REFERENCES["vec"](node, args, 2, frozenset())
+    assert _got(e, "int") == [1, 2, 3, 4, 10, 20, 30, 40]
+
+
+def test_vload_and_vstore_address_offset_times_n():
+    lanes = np.arange(8, dtype=np.uint32)
+    got, _ = _comps("vload", [Type("uint", 8)], Type("uint", 3), [lanes], 1, {"offset": 1})
+    assert got == [3, 4, 5]  # vload3(1, p) reads p[3..5]
+    e = _ref("vstore", [Type("uint", 3)], Type("uint", 8), [np.array([7, 8, 9], np.uint32)], 1, {"offset": 1})
+    assert list(e.judged) == [False, False, False, True, True, True, False, False]
+    assert _got(e, "uint")[3:6] == [7, 8, 9]
+
+
+def test_shuffle_examples_from_the_spec():
+    # §6.15.13: mask (3,2,1,0) reverses a float4; shuffle2 with (0..7) concatenates a and b
+    a = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    b = np.array([5.0, 6.0, 7.0, 8.0], np.float32)
+    r = _ref("shuffle", [Type("float", 4), Type("uint", 4)], Type("float", 4), [a, np.array([3, 2, 1, 0], np.uint32)], 1)
+    assert list(r.allowed[0].view(np.float32)) == [4.0, 3.0, 2.0, 1.0]
+    r = _ref("shuffle2", [Type("float", 4), Type("float", 4), Type("uint", 8)], Type("float", 8),
+             [a, b, np.arange(8, dtype=np.uint32)], 1)
+    assert list(r.allowed[0].view(np.float32)) == [1, 2, 3, 4, 5, 6, 7, 8]
+    # only the low ilogb(2m-1) bits count: 6 & 3 == 2 for shuffle, 13 & 7 == 5 for shuffle2
+    r = _ref("shuffle", [Type("float", 4), Type("uint", 2)], Type("float", 2), [a, np.array([6, 0xFFFFFFFF], np.uint32)], 1)
+    assert list(r.allowed[0].view(np.float32)) == [3.0, 4.0]
+    r = _ref("shuffle2", [Type("float", 4), Type("float", 4), Type("uint", 2)], Type("float", 2),
+             [a, b, np.array([13, 8], np.uint32)], 1)
+    assert list(r.allowed[0].view(np.float32)) == [6.0, 1.0]
+
+
+def test_select_and_vector_ternary_test_the_msb():
+    t, c = Type("int", 4), Type("uint", 4)
+    a, b = np.array([1, 2, 3, 4], np.int32), np.array([5, 6, 7, 8], np.int32)
+    got, _ = _comps("select", [t, t, c], t, [a, b, np.array([1, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFF], np.uint32)], 1)
+    assert got == [1, 6, 3, 8]
+    # (int4)1 ? a : b gives b (DIGEST §6)
+    got, _ = _comps("ternary", [Type("int", 4), t, t], t, [np.ones(4, np.int32), a, b], 1)
+    assert got == [5, 6, 7, 8]
+    # a scalar condition is C's: nonzero
+    got, _ = _comps("select", [Type("int")] * 3, Type("int"), [np.array([1]), np.array([2]), np.array([1])], 1)
+    assert got == [2]
+
+
+def test_bitselect_mixes_bits_and_leaves_nan_operands_unjudged():
+    t = Type("uint")
+    got, _ = _comps("bitselect", [t, t, t], t, [np.array([0xF0F0F0F0], np.uint32), np.array([0x0F0F0F0F], np.uint32),
+                                                 np.array([0xFFFF0000], np.uint32)], 1)
+    assert got == [0x0F0FF0F0]
+    f = Type("float")
+    e = _ref("bitselect", [f, f, f], f, [np.array([np.nan], np.float32), np.array([1.0], np.float32),
+                                         np.array([0.0], np.float32)], 1)
+    assert not e.judged[0]
+
+
+def test_a_moved_nan_may_be_any_nan():
+    e = _ref("swizzle", [Type("float", 2)], Type("float"), [np.array([np.nan, 1.0], np.float32)], 1,
+             {"components": (0,), "form": "xyzw"})
+    assert e.any_nan[0] and e.judged[0]
+
+
+def test_literal_operands_work_like_loads():
+    node = Op("add_sat", (Literal(Type("uchar"), (200,)), Load("x", Type("uchar"))), Type("uchar"))
+    from fuzz.ir import Buffer, Fill, Program, Store
+    from oracles.evaluate import expected
+    p = Program((Buffer("x", Type("uchar"), "in", Fill(1, (100,), 4)), Buffer("out", Type("uchar"), "out")),
+                (Store("out", node),), 4)
+    assert list(expected(p)["out"].allowed[0]) == [255] * 4
