@@ -20,7 +20,7 @@ import numpy as np
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import input_values
 from fuzz.ops import Handlers
-from fuzz.types import Type, common_type, promoted, scalar
+from fuzz.types import Scalar, Type, common_type, scalar
 from oracles import conversions, rules
 from oracles.expect import Expectation, as_bits, concat
 
@@ -141,6 +141,16 @@ def _float_op(operator: str, x: np.ndarray, y: np.ndarray, name: str) -> np.ndar
         return r.astype(dtype)
 
 
+def flush_variants(values: np.ndarray, s: Scalar) -> list[np.ndarray]:
+    """A float operand as a device that flushes denormals may read it (004 §7.2, §7.5.3): each
+    subnormal as +0 and as -0 (the sign of a flushed zero is unspecified, DIGEST §11.1 item 6)."""
+    with np.errstate(all="ignore"):
+        tiny = (np.abs(values.astype(np.float64)) < 2.0**s.min_exp) & (values != 0)
+    if not tiny.any():
+        return []
+    return [np.where(tiny, np.array(z, s.dtype), values) for z in (0.0, -0.0)]
+
+
 def _flush_result(values: np.ndarray, name: str, exact: np.ndarray | None = None) -> list[np.ndarray]:
     """The ±0 alternatives for lanes whose result is subnormal before rounding (§7.5.3 case 2/4)."""
     s = scalar(name)
@@ -174,7 +184,11 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     judged = operands[0].judged & operands[1].judged
     outs: list[np.ndarray] = []
     if c.is_float:
-        for x, y in product(operands[0].candidates(), operands[1].candidates()):
+        if c.name in ftz:  # a subnormal operand may be read as a zero of either sign (§7.5.3)
+            choices = [[v for x in o.candidates() for v in [x, *flush_variants(x, c)]] for o in operands]
+        else:
+            choices = [o.candidates() for o in operands]
+        for x, y in product(*choices):
             r = _float_op(operator, x, y, c.name)
             outs.append(r)
             if c.name in ftz:

@@ -25,7 +25,7 @@ from fuzz.ir import Op
 from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS
 from fuzz.types import Scalar, Type, common_type, promoted, scalar, truth_type, unsigned_of
 from oracles import conversions, rules
-from oracles.evaluate import MAX_CANDIDATES, UndefinedBehaviour, reference, widen
+from oracles.evaluate import MAX_CANDIDATES, UndefinedBehaviour, flush_variants, reference, widen
 from oracles.expect import Expectation, as_bits, concat, is_nan_bits
 from oracles.spirv_only import extended
 
@@ -94,17 +94,6 @@ def _certain(e: Expectation) -> tuple[np.ndarray, np.ndarray]:
     return e.reference, ok
 
 
-def _flush_variants(values: np.ndarray, s: Scalar) -> list[np.ndarray]:
-    """A float operand as a device that flushes denormals may read it (004 §7.2, §7.5.3): subnormals
-    as a zero of the same sign, or as +0 (the sign of a flushed zero is unspecified, DIGEST §11.1)."""
-    with np.errstate(all="ignore"):
-        tiny = (np.abs(values.astype(np.float64)) < 2.0**s.min_exp) & (values != 0)
-    if not tiny.any():
-        return []
-    zero = np.zeros((), s.dtype)
-    return [np.where(tiny, np.copysign(zero, values), values), np.where(tiny, zero, values)]
-
-
 def combine(fn: Callable[..., np.ndarray], operands: list[Expectation], out: str, rule: int,
             ftz: frozenset, *, nan_ok: bool = False) -> Expectation:
     """``fn`` applied lane-wise to every combination of the operands' candidates (the first
@@ -119,7 +108,7 @@ def combine(fn: Callable[..., np.ndarray], operands: list[Expectation], out: str
         cands = o.candidates()
         s = scalar(o.scalar)
         if s.is_float and s.name in ftz:
-            cands = cands + [v for c in cands for v in _flush_variants(c, s)]
+            cands = cands + [v for c in cands for v in flush_variants(c, s)]
         choices.append(cands)
     outs = []
     with np.errstate(all="ignore"):
