@@ -17,7 +17,7 @@ EXPRESSION_WEIGHTS: dict[str, float] = {
     "select": 2, "bitselect": 1, "ternary": 2,
     # truth values
     "compare": 3, "logic": 1.5, "not": 1, "any": 1, "all": 1,
-    **{name: 0.4 for name in ("isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
+    **{name: 0.7 for name in ("isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
                               "islessgreater", "isfinite", "isinf", "isnan", "isnormal", "isordered",
                               "isunordered", "signbit")},
     # integer operators and built-ins

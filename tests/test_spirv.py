@@ -16,8 +16,9 @@ from fuzz.emit import spirv
 from fuzz.emit.grammar import grammar
 from fuzz.emit.validate import target_env, validate
 from fuzz.ir import Literal, Load, Op, Program, walk
-from fuzz.ops import OPS
+from fuzz.ops import OPS, SWIZZLE_FORMS
 from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.expressions import expression_programs
 from fuzz.strategies.spirv_only import spirv_programs
 from fuzz.types import VECTOR_WIDTHS
 
@@ -26,10 +27,10 @@ pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv
 SEEN: Counter = Counter()
 
 
-@settings(max_examples=2000, database=None, deadline=None, phases=[Phase.generate],
+@settings(max_examples=3000, database=None, deadline=None, phases=[Phase.generate],
           suppress_health_check=list(HealthCheck))
-@given(st.one_of(*[area(Caps(fp64=True), replace(SMALL, statements=4, global_size=2, p_nested=0.3))
-                   for area in (conversion_programs, spirv_programs)]))
+@given(st.one_of(*[area(Caps(fp64=True), replace(SMALL, statements=statements, global_size=2, p_nested=0.3))
+                   for area, statements in ((conversion_programs, 4), (spirv_programs, 4), (expression_programs, 8))]))
 def test_every_module_is_valid(program: Program):
     SEEN["programs"] += 1
     problem = validate(spirv.emit(program), target_env(program))
@@ -41,6 +42,8 @@ def test_every_module_is_valid(program: Program):
             SEEN[("node", n.op if isinstance(n, Op) else type(n).__name__)] += 1
             if isinstance(n, Op) and OPS[n.op].variant is not None:
                 SEEN[("variant", n.op, OPS[n.op].variant(n))] += 1
+            if isinstance(n, Op) and n.op == "swizzle" and max(n.attr("components")) >= n.args[0].type.width:
+                SEEN["undefined lane"] += 1
             if isinstance(n, Op) and n.op == "vector_shuffle" and -1 in n.attr("components"):
                 SEEN["undefined component"] += 1
             if isinstance(n, Op) and n.op == "convert":
@@ -52,16 +55,23 @@ def test_the_validity_run_covered_every_construct():
     if not SEEN:
         pytest.skip("runs after test_every_module_is_valid")
     assert SEEN["programs"] >= 2000
-    for key in ([("width", w) for w in VECTOR_WIDTHS]
+    keys = ([("width", w) for w in VECTOR_WIDTHS]
                 + [("node", k) for k in list(OPS) + ["Load", "Literal"]]
                 + [("variant", "rem", k) for k in ("OpSRem", "OpSMod", "OpUMod", "OpFRem", "OpFMod")]
                 + [("variant", "extended", k) for k in ("IAddCarry", "ISubBorrow", "UMulExtended", "SMulExtended")]
                 + [("variant", "reduce", "any"), ("variant", "reduce", "all"), "undefined component"]
                 + [("variant", "vector_shuffle", "same"), ("variant", "vector_shuffle", "mixed")]
+                + [("variant", "swizzle", f) for f in SWIZZLE_FORMS] + ["undefined lane"]
+                + [("variant", "insert", f) for f in SWIZZLE_FORMS]
+                + [("variant", op, form) for op in ("min", "max", "clamp") for form in ("scalar", "vector")]
+                + [("variant", "vec", f) for f in ("splat", "parts")]
+                + [("variant", "ternary", f) for f in ("scalar", "vector")]
+                + [("variant", "vload", "vload3"), ("variant", "vstore", "vstore3")]
                 + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
                 + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-                                         "float", "double")]):
-        assert SEEN[key], key
+                                         "float", "double")])
+    missing = [key for key in keys if not SEEN[key]]
+    assert not missing, missing
 
 
 def test_grammar_numbers_come_from_the_headers():
