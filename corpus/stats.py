@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from corpus.coverage import coverage
 from corpus.store import Corpus
 
 
@@ -57,7 +58,7 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
         })
     programs = corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"]
     return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
-            "paths": compare_paths(corpus, campaign)}
+            "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign)}
 
 
 def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list[dict[str, Any]]]:

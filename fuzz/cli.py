@@ -20,6 +20,7 @@ from rich.table import Table
 from corpus.stats import markdown, summarize
 from corpus.store import Corpus, CorpusError
 from fuzz.ir import InvalidProgram, Program
+from fuzz.types import SCALARS
 
 DEFAULT_CORPUS = "clfuzz.db"
 console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
@@ -193,22 +194,30 @@ def replay(program_id, corpus_path, drivers, limit) -> None:
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("--campaign", help="Only this campaign.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
-def stats(corpus_path, campaign, as_json) -> None:
-    """Summarize a corpus: per driver, runs, checks and the kinds of disagreement found.
+@click.option("--coverage", "show_coverage", is_flag=True,
+              help="Print the construct x type x width matrix each target covered.")
+def stats(corpus_path, campaign, as_json, show_coverage) -> None:
+    """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found.
 
-    Example: clfuzz stats --corpus c.db --json
+    Example: clfuzz stats --corpus c.db --coverage
     """
     corpus = _open_corpus(corpus_path, create=False)
     summary = summarize(corpus, campaign)
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
+    if show_coverage:
+        _print_coverage(summary["coverage"])
+        return
     t = Table(title=f"{corpus_path}: {summary['programs']} programs")
-    for col in ("target", "runs", "judged lanes", "mismatching lanes", "kinds", "statuses"):
+    for col in ("target", "runs", "judged lanes", "mismatching lanes", "kinds", "constructs / cells covered",
+                "statuses"):
         t.add_column(col)
     for name, s in summary["targets"].items():
+        cells = summary["coverage"].get(name, {}).get("cells", [])
         t.add_row(name, str(s.get("runs", 0)), f"{s.get('judged', 0):,}", f"{s.get('mismatches', 0):,}",
-                  str(len(s.get("kinds", []))), ", ".join(f"{k} {v}" for k, v in sorted(s.get("statuses", {}).items())))
+                  str(len(s.get("kinds", []))), f"{len({c[0] for c in cells})} / {len(cells)}",
+                  ", ".join(f"{k} {v}" for k, v in sorted(s.get("statuses", {}).items())))
     console.print(t)
     for name, s in summary["targets"].items():
         if not s.get("kinds"):
@@ -224,6 +233,24 @@ def stats(corpus_path, campaign, as_json) -> None:
             k.add_row(kind["operation"], kind["src_type"], kind["dst_type"], kind["kind"], str(kind["count"]),
                       f"{inputs} → {ex['expected']} / {ex['actual']}")
         console.print(k)
+
+
+def _print_coverage(coverage: dict) -> None:
+    """One table per target: a row per construct, a column per type, the widths covered in each cell."""
+    for name, data in coverage.items():
+        widths: dict[str, dict[str, set[int]]] = {}
+        for construct, type_name, width, _ in data["cells"]:
+            widths.setdefault(construct, {}).setdefault(type_name, set()).add(width)
+        types = [t for t in SCALARS if any(t in row for row in widths.values())]
+        table = Table(title=f"{name} ({data['path']}): {len(widths)} constructs, {len(data['cells'])} cells "
+                            f"(construct x type x width)")
+        table.add_column("construct")
+        for t in types:
+            table.add_column(t)
+        for construct in sorted(widths):
+            table.add_row(construct, *(",".join(map(str, sorted(widths[construct].get(t, ())))) or "·"
+                                       for t in types))
+        console.print(table)
 
 
 @cli.command()

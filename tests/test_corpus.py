@@ -58,3 +58,31 @@ def test_missing_corpus_when_reading(tmp_path):
 def test_unknown_program(memory_corpus):
     with pytest.raises(CorpusError, match="no program"):
         memory_corpus.program("deadbeef")
+
+
+def test_coverage_counts_the_cells_of_programs_that_ran(memory_corpus):
+    from corpus.coverage import coverage
+    from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
+    from fuzz.types import Type
+
+    i4, u4 = Type("int", 4), Type("uint", 4)
+    x = Load("x", i4)
+    program = Program(
+        (Buffer("x", i4, "in", Fill(1)), Buffer("o", u4, "out"), Buffer("c", Type("int"), "out")),
+        (Store("o", Op("abs", (Op("min", (x, Load("x", i4)), i4),), u4)),
+         Store("c", Op("any", (Op("swizzle", (x,), Type("int", 2), (("components", (2, 3)), ("form", "hi"))),),
+                       Type("int")))),
+        4,
+    )
+    pid = memory_corpus.add_program(program)
+    run = {"program_id": pid, "fingerprint_id": "f", "checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.0,
+           "run_s": 0.0, "log": "", "campaign": "c"}
+    memory_corpus.add_run({**run, "target": "pocl", "path": "opencl-c", "status": "ok"}, [])
+    memory_corpus.add_run({**run, "target": "pocl/spirv", "path": "spirv", "status": "ok"}, [])
+    memory_corpus.add_run({**run, "target": "rusticl", "path": "opencl-c", "status": "crash"}, [])
+    cov = coverage(memory_corpus)
+    assert set(cov) == {"pocl", "pocl/spirv"}  # a crashed run covers nothing
+    assert cov["pocl"]["path"] == "opencl-c"
+    # abs is counted by its result type; any, a predicate, by its operand's
+    assert cov["pocl"]["cells"] == [["abs", "uint", 4, 1], ["any", "int", 2, 1], ["min:vector", "int", 4, 1],
+                                    ["swizzle:hi", "int", 2, 1]]
