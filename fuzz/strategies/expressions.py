@@ -208,7 +208,22 @@ def _is_truth(t: Type) -> bool:
     return truth_type(t if t.is_vector else Type("int")) == t and t.elem.signed
 
 
+def truth_valued(build: Callable[[Gen, Type, int], Expr | None]) -> Callable[[Gen, Type, int], Expr | None]:
+    """A builder of truth values (int scalars, same-size signed vectors) usable for any integer
+    type: built at the truth type of ``t``'s shape, then converted (0, 1 and -1 convert exactly
+    to signed types and modulo 2^N to unsigned ones), as kernels use comparisons in arithmetic."""
+    def wrapped(g: Gen, t: Type, depth: int) -> Expr | None:
+        if _is_truth(t) or not t.elem.is_int:
+            return build(g, t, depth)
+        truth = Type("int") if not t.is_vector else Type(SIGNED_OF_BITS[t.elem.bits], t.width)
+        node = build(g, truth, depth)
+        return None if node is None else Op("convert", (node,), t)
+    wrapped.__doc__ = build.__doc__
+    return wrapped
+
+
 @expression("compare")
+@truth_valued
 def _compare(g: Gen, t: Type, depth: int) -> Expr | None:
     """Two scalars of any types (the usual arithmetic conversions apply), two vectors of one type,
     or a vector beside a scalar of its element type."""
@@ -227,6 +242,7 @@ def _compare(g: Gen, t: Type, depth: int) -> Expr | None:
 
 
 @expression("logic")
+@truth_valued
 def _logic(g: Gen, t: Type, depth: int) -> Expr | None:
     if not _is_truth(t):
         return None
@@ -238,6 +254,7 @@ def _logic(g: Gen, t: Type, depth: int) -> Expr | None:
 
 
 @expression("not")
+@truth_valued
 def _not(g: Gen, t: Type, depth: int) -> Expr | None:
     a = _operand_types(g, t) if _is_truth(t) else None
     return None if a is None else Op("not", (g.expr(a, depth),), t)
@@ -253,7 +270,7 @@ def _any_all(name: str) -> Callable[[Gen, Type, int], Expr | None]:
 
 
 for _name in ("any", "all"):
-    expression(_name)(_any_all(_name))
+    expression(_name)(truth_valued(_any_all(_name)))
 
 
 def _relational(name: str, arity: int) -> Callable[[Gen, Type, int], Expr | None]:
@@ -264,7 +281,7 @@ def _relational(name: str, arity: int) -> Callable[[Gen, Type, int], Expr | None
 
 
 for _name, _arity, _ in RELATIONAL_BUILTINS:
-    expression(_name)(_relational(_name, _arity))
+    expression(_name)(truth_valued(_relational(_name, _arity)))
 
 
 # ---- integer operators (§6.5.1, §6.5.6, §6.5.10) ------------------------------------------------
