@@ -23,7 +23,7 @@ import numpy as np
 
 from fuzz.ir import Op
 from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS
-from fuzz.types import Scalar, Type, common_type, promoted, scalar, truth_type, unsigned_of
+from fuzz.types import Scalar, Type, common_type, scalar, truth_type, unsigned_of
 from oracles import conversions, rules
 from oracles.evaluate import MAX_CANDIDATES, UndefinedBehaviour, flush_variants, reference, widen
 from oracles.expect import Expectation, as_bits, concat, is_nan_bits
@@ -534,14 +534,3 @@ def _integer_builtin(op: Op, args: list[Expectation], n: int, ftz: frozenset) ->
 
 for _name, _, _ in INTEGER_BUILTINS:
     reference(_name)(_integer_builtin)
-
-
-def integer_builtin(name: str, s: Scalar, *xs: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-    """The reference of an integer built-in on numpy lanes (tests compare it with Python integers)."""
-    return _integer(name, s, xs)
-
-
-def promoted_type(t: Type) -> Type:
-    """The type a unary or shift operator computes in: scalars are promoted (C99 §6.3.1.1), vectors
-    are not (OpenCL C 3.0 §6.5)."""
-    return t if t.is_vector else Type(promoted(t.scalar))

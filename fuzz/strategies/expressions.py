@@ -26,7 +26,7 @@ from fuzz.policy import Policy
 from fuzz.strategies.conversions import BUILDERS, Builder, Caps, program_of
 from fuzz.strategies.ranges import may_overflow, narrow
 from fuzz.types import (SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, common_type, promoted, scalar,
-                        truth_type, unsigned_of)
+                        truth_type)
 
 VECTORS = VECTOR_WIDTHS[1:]
 POW2 = (2, 4, 8, 16)  # shuffle and vloadn sources (no 3-vectors)
