@@ -43,10 +43,6 @@ def test_every_module_is_valid(program: Program):
             SEEN[("node", n.op if isinstance(n, Op) else type(n).__name__)] += 1
             if isinstance(n, Op) and OPS[n.op].variant is not None:
                 SEEN[("variant", n.op, OPS[n.op].variant(n))] += 1
-            if isinstance(n, Op) and n.op == "swizzle" and max(n.attr("components")) >= n.args[0].type.width:
-                SEEN["undefined lane"] += 1
-            if isinstance(n, Op) and n.op == "vector_shuffle" and -1 in n.attr("components"):
-                SEEN["undefined component"] += 1
             if isinstance(n, Op) and n.op == "convert":
                 SEEN[("rounding", n.attr("rounding"))] += 1
                 SEEN[("sat", bool(n.attr("sat")))] += 1
@@ -58,16 +54,6 @@ def test_the_validity_run_covered_every_construct():
     assert SEEN["programs"] >= 2000
     keys = ([("width", w) for w in VECTOR_WIDTHS]
                 + [("node", k) for k in list(OPS) + ["Load", "Literal"] if OPS.get(k) is None or OPS[k].area != "expressions"]
-                + [("variant", "rem", k) for k in ("OpSRem", "OpSMod", "OpUMod", "OpFRem", "OpFMod")]
-                + [("variant", "extended", k) for k in ("IAddCarry", "ISubBorrow", "UMulExtended", "SMulExtended")]
-                + [("variant", "reduce", "any"), ("variant", "reduce", "all"), "undefined component"]
-                + [("variant", "vector_shuffle", "same"), ("variant", "vector_shuffle", "mixed")]
-                + [("variant", "swizzle", f) for f in SWIZZLE_FORMS] + ["undefined lane"]
-                + [("variant", "insert", f) for f in SWIZZLE_FORMS]
-                + [("variant", op, form) for op in ("min", "max", "clamp") for form in ("scalar", "vector")]
-                + [("variant", "vec", f) for f in ("splat", "parts")]
-                + [("variant", "ternary", f) for f in ("scalar", "vector")]
-                + [("variant", "vload", "vload3"), ("variant", "vstore", "vstore3")]
                 + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
                 + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
                                          "float", "double")])
@@ -75,11 +61,48 @@ def test_the_validity_run_covered_every_construct():
     assert not missing, missing
 
 
-@pytest.mark.parametrize("name", sorted(EXPRESSIONS))
+VARIANTS = {
+    "rem": {("rem", k) for k in ("OpSRem", "OpSMod", "OpUMod", "OpFRem", "OpFMod")},
+    "extended": {("extended", k) for k in ("IAddCarry", "ISubBorrow", "UMulExtended", "SMulExtended")},
+    "reduce": {("reduce", "any"), ("reduce", "all")},
+    "vector_shuffle": {("vector_shuffle", "same"), ("vector_shuffle", "mixed")},
+}
+WEIGHT = {"rem": "w_rem", "extended": "w_extended", "reduce": "w_reduce", "vector_shuffle": "w_shuffle"}
+
+
+@pytest.mark.parametrize("kind", sorted(VARIANTS))
+def test_every_variant_of_the_spirv_only_forms_gives_valid_modules(kind):
+    """Each SPIR-V-only statement kind drawn on its own: every variant is built (undefined
+    OpVectorShuffle components included), and every module is valid."""
+    weights = {f: 0 for f in ("w_convert", "w_cast", "w_as", "w_assign", "w_arith", "w_bitcast", "w_shuffle",
+                              "w_rem", "w_extended", "w_select", "w_reduce")}
+    policy = replace(SMALL, statements=6, global_size=2, **{**weights, WEIGHT[kind]: 1})
+    seen = set()
+
+    @seed(7)
+    @settings(max_examples=40, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(spirv_programs(Caps(fp64=True), policy))
+    def check(program):
+        problem = validate(spirv.emit(program), target_env(program))
+        assert problem is None, f"{problem}\n{program.to_json()}"
+        for n in (n for s in program.body for n in walk(s.value) if isinstance(n, Op) and n.op == kind):
+            seen.add((kind, OPS[kind].variant(n)))
+            if kind == "vector_shuffle" and -1 in n.attr("components"):
+                seen.add("undefined component")
+
+    check()
+    assert VARIANTS[kind] <= seen, VARIANTS[kind] - seen
+    assert kind != "vector_shuffle" or "undefined component" in seen
+
+
+@pytest.mark.parametrize("name", sorted(EXPRESSIONS) + ["vstore"])
 def test_every_expression_construct_alone_gives_valid_modules(name):
     """Each tree operation drawn on its own (the others only where it cannot produce a type): it is
-    built, and every module is valid."""
-    policy = replace(SMALL, statements=6, global_size=2, expr_depth=2, expression_weights={name: 1.0})
+    built in each of its variants (``swizzle:hi`` on a 3-vector reads the undefined w lane), and
+    every module is valid."""
+    weights = {"w_expression": 0, "w_vstore": 1} if name == "vstore" else {"expression_weights": {name: 1.0}}
+    policy = replace(SMALL, statements=6, global_size=2, expr_depth=2, **weights)
     seen = []
 
     @seed(7)
@@ -93,6 +116,20 @@ def test_every_expression_construct_alone_gives_valid_modules(name):
 
     check()
     assert seen, f"{name} was never built"
+    variants = {OPS[name].variant(n) for n in seen} if OPS[name].variant else set()
+    assert EXPRESSION_VARIANTS.get(name, set()) <= variants, EXPRESSION_VARIANTS[name] - variants
+    if name == "swizzle":
+        assert any(max(n.attr("components")) >= n.args[0].type.width for n in seen), "no undefined lane read"
+
+
+EXPRESSION_VARIANTS = {
+    "swizzle": set(SWIZZLE_FORMS), "insert": set(SWIZZLE_FORMS), "vec": {"splat", "parts"},
+    "ternary": {"scalar", "vector"}, "min": {"scalar", "vector"}, "max": {"scalar", "vector"},
+    "clamp": {"scalar", "vector"}, "vload": {"vload2", "vload3", "vload4", "vload8"},
+    "vstore": {"vstore2", "vstore3", "vstore4", "vstore8"},
+    "compare": {"==", "!=", "<", "<=", ">", ">="}, "shift": {"<<", ">>"}, "div": {"/", "%"},
+    "arith": {"+", "-", "*", "&", "|", "^"}, "logic": {"&&", "||"},
+}
 
 
 def test_grammar_numbers_come_from_the_headers():
