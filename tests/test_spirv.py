@@ -106,7 +106,7 @@ def test_every_expression_construct_alone_gives_valid_modules(name):
     seen = []
 
     @seed(7)
-    @settings(max_examples=15, database=None, deadline=None, phases=[Phase.generate],
+    @settings(max_examples=25, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(expression_programs(Caps(fp64=True), policy))
     def check(program):

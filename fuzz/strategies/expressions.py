@@ -82,8 +82,8 @@ def _swizzle(g: Gen, t: Type, depth: int) -> Expr | None:
         forms.append("xyzw")
     forms += ["s", "S"]
     halves = [w for w in VECTORS if (2 * t.width == w) or (w == 3 and t.width == 2)]
-    if halves:
-        forms += ["lo", "hi", "even", "odd"]
+    if halves:  # twice as likely for two lanes: a 3-vector's .hi/.odd read its undefined w lane
+        forms += ["lo", "hi", "even", "odd"] * (2 if t.width == 2 else 1)
     form = g.rnd.choice(forms)
     if form in ("lo", "hi", "even", "odd"):
         w = g.rnd.choice(halves)
