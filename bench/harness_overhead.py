@@ -10,7 +10,7 @@ For each driver alone, in one run of this script:
 Both start with empty compiler caches.
 The overhead is W / D - 1 (target: under 10%). Checks per second are judged lanes / W.
 Each side runs ``--repeat`` times, alternating; the medians are reported.
-Run: python3 bench/harness_overhead.py [--programs 20] [--repeat 3] [--drivers pocl]
+Run: python3 bench/harness_overhead.py [--programs 20] [--repeat 3] [--drivers pocl] [--areas expressions]
 """
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ def main() -> None:
     ap.add_argument("--drivers")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; medians are reported")
+    ap.add_argument("--areas", default="conversions,spirv",
+                    help="comma-separated areas the programs are drawn from (the README numbers: the default)")
     args = ap.parse_args()
     # the bare loop builds OpenCL C source: the SPIR-V paths have no bare counterpart here
     targets = [t for t in select(discover(), args.drivers.split(",") if args.drivers else None)
@@ -80,7 +82,8 @@ def _once(target, args, folder: Path):
     folder.mkdir()
     corpus = Corpus(folder / "corpus.db")
     t0 = time.perf_counter()
-    result = run_campaign(corpus, [target], minutes=30, seed=args.seed, max_programs=args.programs)
+    result = run_campaign(corpus, [target], minutes=30, seed=args.seed, max_programs=args.programs,
+                          areas=tuple(args.areas.split(",")))
     wall = time.perf_counter() - t0
     ran = {r["program_id"] for r in corpus.query("select distinct program_id from runs")}
     jobs = []

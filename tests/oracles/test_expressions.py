@@ -322,13 +322,16 @@ def test_comparison_uses_the_usual_arithmetic_conversions():
 
 @pytest.mark.parametrize("operator", ["&&", "||"])
 @pytest.mark.parametrize("width", (1, 4))
-def test_logical_operators(operator, width):
-    t = Type("float", width)
-    x, y = _float_values("float", N * width), _float_values("float", N * width)
-    result = Type("int", width)
+@pytest.mark.parametrize("name", INT_NAMES + ("float", "double"))
+def test_logical_operators(operator, width, name):
+    t = Type(name, width)
+    make = _float_values if name in ("float", "double") else _values
+    x, y = make(name, N * width), make(name, N * width)
+    x[:N // 4], y[N // 4:N // 2] = 0, 0  # some zero operands
+    result = Type("int") if width == 1 else Type(TRUTH[np.dtype(NP[name]).itemsize * 8], width)
     e = _ref("logic", [t, t], result, [x, y], N, {"operator": operator})
     true = 1 if width == 1 else -1
-    for lane, got in enumerate(_got(e, "int")):
+    for lane, got in enumerate(_got(e, result.scalar)):
         a, b = x[lane].item() != 0, y[lane].item() != 0  # NaN compares unequal to 0
         assert got == (true if (a and b if operator == "&&" else a or b) else 0)
     n = _ref("not", [Type("uchar", 4)], Type("char", 4), [np.array([0, 1, 255, 0], np.uint8)], 1)
@@ -480,3 +483,70 @@ def test_literal_operands_work_like_loads():
     p = Program((Buffer("x", Type("uchar"), "in", Fill(1, (100,), 4)), Buffer("out", Type("uchar"), "out")),
                 (Store("out", node),), 4)
     assert list(expected(p)["out"].allowed[0]) == [255] * 4
+
+
+# -- lane-moving constructs for every type and width class ---------------------------------------
+
+ALL_NAMES = INT_NAMES + ("float", "double")
+VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+
+
+def _bits_of(a: np.ndarray) -> list[int]:
+    return [int(v) for v in a.view(UNSIGNED[a.dtype.itemsize * 8])]
+
+
+def _any_values(name: str, n: int) -> np.ndarray:
+    v = (_float_values if name in ("float", "double") else _values)(name, n)
+    if name in ("float", "double"):
+        v[np.isnan(v)] = 1.5  # a moved NaN may come out as any NaN: keep the bits comparable
+    return v
+
+
+@pytest.mark.parametrize("w", VECTOR_WIDTHS)
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_swizzle_and_insert_move_bits_for_every_type_and_width(name, w):
+    k = 16 if w > 4 else 4
+    comps = tuple(int(c) for c in RNG.integers(0, w, k))
+    v = _any_values(name, 8 * w)
+    e = _ref("swizzle", [Type(name, w)], Type(name, k), [v], 8, {"components": comps, "form": "s"})
+    bits = _bits_of(v)
+    assert [int(b) for b in e.allowed[0]] == [bits[i * w + c] for i in range(8) for c in comps]
+    distinct = tuple(int(c) for c in RNG.permutation(w)[:2])
+    x = _any_values(name, 8 * 2)
+    e = _ref("insert", [Type(name, w), Type(name, 2)], Type(name, w), [v, x], 8, {"components": distinct, "form": "s"})
+    want = []
+    for i in range(8):
+        lanes = bits[i * w:(i + 1) * w]
+        for j, c in enumerate(distinct):
+            lanes[c] = _bits_of(x)[i * 2 + j]
+        want += lanes
+    assert [int(b) for b in e.allowed[0]] == want and e.judged.all()
+
+
+@pytest.mark.parametrize("name", ALL_NAMES)
+def test_shuffles_select_vload_and_vstore_for_every_type(name):
+    bits = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[np.dtype(NP[name]).itemsize * 8]
+    mask_t = {np.uint8: "uchar", np.uint16: "ushort", np.uint32: "uint", np.uint64: "ulong"}[bits]
+    for m, k in ((2, 4), (4, 2), (8, 16), (16, 8)):
+        x, y = _any_values(name, 4 * m), _any_values(name, 4 * m)
+        mask = RNG.integers(0, 255, 4 * k).astype(bits)
+        one = _ref("shuffle", [Type(name, m), Type(mask_t, k)], Type(name, k), [x, mask], 4)
+        two = _ref("shuffle2", [Type(name, m), Type(name, m), Type(mask_t, k)], Type(name, k), [x, y, mask], 4)
+        xb, yb = _bits_of(x), _bits_of(y)
+        for i in range(4):
+            for j in range(k):
+                sel = int(mask[i * k + j])
+                assert int(one.allowed[0][i * k + j]) == xb[i * m + sel % m]
+                both = xb[i * m:(i + 1) * m] + yb[i * m:(i + 1) * m]
+                assert int(two.allowed[0][i * k + j]) == both[sel % (2 * m)]
+    t = Type(name, 3)
+    cond_t = Type({8: "char", 16: "short", 32: "int", 64: "long"}[np.dtype(NP[name]).itemsize * 8], 3)
+    a, b, c = _any_values(name, 12), _any_values(name, 12), _values(cond_t.scalar, 12)
+    e = _ref("select", [t, t, cond_t], t, [a, b, c], 4)
+    assert [int(v) for v in e.allowed[0]] == [(_bits_of(b) if c[i] < 0 else _bits_of(a))[i] for i in range(12)]
+    src = _any_values(name, 4 * 8)
+    e = _ref("vload", [Type(name, 8)], Type(name, 3), [src], 4, {"offset": 1})
+    assert [int(v) for v in e.allowed[0]] == [_bits_of(src)[i * 8 + 3 + j] for i in range(4) for j in range(3)]
+    e = _ref("vstore", [Type(name, 2)], Type(name, 8), [src[:8]], 4, {"offset": 3})
+    assert [int(v) for v, ok in zip(e.allowed[0], e.judged) if ok] == _bits_of(src[:8])
+    assert list(np.flatnonzero(e.judged[:8])) == [6, 7]
