@@ -85,7 +85,8 @@ def _once(target, args, folder: Path):
     result = run_campaign(corpus, [target], minutes=30, seed=args.seed, max_programs=args.programs,
                           areas=tuple(args.areas.split(",")))
     wall = time.perf_counter() - t0
-    ran = {r["program_id"] for r in corpus.query("select distinct program_id from runs")}
+    # the parts that ran to the end (a part that crashed the driver would kill the bare loop)
+    ran = {r["program_id"] for r in corpus.query("select distinct program_id from runs where status = 'ok'")}
     jobs = []
     for row in corpus.query("select id from programs where statements > 0 order by created"):
         if row["id"] in ran:

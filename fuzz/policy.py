@@ -59,6 +59,7 @@ class Policy:
     expression_weights: dict[str, float] = field(default_factory=lambda: dict(EXPRESSION_WEIGHTS))
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
+    p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has
     p_nested: float = 0.15  # a conversion whose operand is another conversion
     p_sat: float = 0.5  # _sat on an integer destination
     p_rounding: float = 0.7  # an explicit rounding suffix

@@ -357,9 +357,9 @@ def _wide(x: np.ndarray) -> np.ndarray:
 
 
 def _fit(exact: np.ndarray, s: Scalar) -> np.ndarray:
-    """An exact integer result that is known to be representable, as values of ``s``."""
-    if exact.dtype == object:
-        return np.array([int(v) & ((1 << s.bits) - 1) for v in exact], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
+    """An exact integer result reduced modulo 2^N, as values of ``s`` (two's complement)."""
+    if exact.dtype == object:  # Python integers: the remainder is below 2^64
+        return (exact % (1 << s.bits)).astype(np.uint64).astype(s.bits_dtype).view(s.dtype)
     return (exact.astype(np.int64) & ((1 << s.bits) - 1) if s.bits < 64 else exact).astype(s.bits_dtype).view(s.dtype)
 
 
@@ -452,12 +452,22 @@ def _integer(name: str, s: Scalar, xs: tuple[np.ndarray, ...]) -> tuple[np.ndarr
     upsample's lo): the result values and, where some lanes are outside the built-in's defined
     cases, a mask of the lanes that are judged."""
     u = scalar(unsigned_of(s.name)).dtype
-    wide = [_wide(x) for x in xs] if name in ("add_sat", "sub_sat", "mad_sat", "mad_hi", "mul24", "mad24") else []
+    exact = name in ("mad_sat", "mad_hi", "mul24", "mad24") or (name in ("add_sat", "sub_sat") and s.bits < 64)
+    wide = [_wide(x) for x in xs] if exact else []
     if name == "abs":
         return _magnitude(xs[0]).astype(u), None
     if name == "abs_diff":  # the exact difference is below 2^N: modulo 2^64 it is exact
         a, b = xs[0].astype(np.uint64), xs[1].astype(np.uint64)
         return np.where(xs[0] >= xs[1], a - b, b - a).astype(u), None
+    if name in ("add_sat", "sub_sat") and s.bits == 64:  # wrap, then detect the overflow from the signs
+        x, y = xs
+        with np.errstate(over="ignore"):
+            r = x + y if name == "add_sat" else x - y
+        if not s.signed:
+            over = (r < x) if name == "add_sat" else (x < y)
+            return np.where(over, s.dtype.type(s.max if name == "add_sat" else 0), r), None
+        over = (((x ^ r) & (y ^ r)) if name == "add_sat" else ((x ^ y) & (x ^ r))) < 0
+        return np.where(over, np.where(x < 0, s.dtype.type(s.min), s.dtype.type(s.max)), r), None
     if name in ("add_sat", "sub_sat"):
         return _saturate(wide[0] + wide[1] if name == "add_sat" else wide[0] - wide[1], s), None
     if name == "mad_sat":
@@ -525,6 +535,8 @@ def _integer_builtin(op: Op, args: list[Expectation], n: int, ftz: frozenset) ->
     result = scalar(op.type.scalar)
     rule = RULE_24BIT if op.op in ("mul24", "mad24") else RULE_MAD_HI if op.op == "mad_hi" else RULE_INTEGER
     out = combine(lambda *xs: _integer(op.op, s, xs)[0], operands, result.name, rule, ftz)
+    if op.op not in ("mad_hi", "mul24", "mad24"):  # the others are defined for every operand
+        return out
     _, ok = _integer(op.op, s, tuple(o.reference for o in operands))
     if ok is None:
         return out

@@ -69,9 +69,13 @@ class Builder:
         return self.rnd.choice(VECTOR_WIDTHS[1:]) if self.chance(self.policy.p_vector) else 1
 
     def operand(self, t: Type) -> Expr:
-        """A buffer load (filled from an edge-value pool) or a literal of type ``t``."""
+        """A buffer load (filled from an edge-value pool; sometimes one the program already reads)
+        or a literal of type ``t``."""
         if self.chance(self.policy.p_literal_operand):
             return Literal(t, tuple(self.draw(values(t.scalar)) for _ in range(t.width)))
+        same = [b.name for b in self.buffers if b.role == "in" and b.type == t]
+        if same and self.chance(self.policy.p_reuse_input):  # x op x: what common-subexpression passes see
+            return Load(self.rnd.choice(same), t)
         return self.load(t)
 
     def load(self, t: Type) -> Load:
