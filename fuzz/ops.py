@@ -47,7 +47,7 @@ SPIRV_ONLY = frozenset({"spirv"})
 class OpSpec:
     name: str
     area: str
-    arity: int
+    arity: int  # operands; -1 for any number (a vector literal's parts)
     section: str  # where the spec defines it
     summary: str
     paths: frozenset[str] = BOTH_PATHS  # the front ends that can express it
