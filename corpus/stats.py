@@ -95,12 +95,15 @@ def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as Markdown, for the file a campaign leaves beside its corpus."""
     lines = [f"# clfuzz summary: {summary['corpus']}", "", f"Programs stored: {summary['programs']}", ""]
-    lines.append("| target | runs | judged lanes | mismatching lanes | checks per driver-second | statuses | kinds |")
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("| target | runs | judged lanes | mismatching lanes | checks per driver-second | statuses | kinds "
+                 "| constructs / cells covered |")
+    lines.append("|---|---|---|---|---|---|---|---|")
     for name, t in summary["targets"].items():
         statuses = ", ".join(f"{k} {v}" for k, v in sorted(t.get("statuses", {}).items()))
+        cells = summary.get("coverage", {}).get(name, {}).get("cells", [])
         lines.append(f"| {name} | {t.get('runs', 0)} | {t.get('judged', 0)} | {t.get('mismatches', 0)} | "
-                     f"{t.get('checks_per_driver_s', 0)} | {statuses} | {len(t.get('kinds', []))} |")
+                     f"{t.get('checks_per_driver_s', 0)} | {statuses} | {len(t.get('kinds', []))} "
+                     f"| {len({c[0] for c in cells})} / {len(cells)} |")
     if summary.get("paths"):
         lines += ["", "## Which front end deviates (lanes of programs run through both paths)", "",
                   "| driver | operation | types | OpenCL C only | SPIR-V only | both |", "|---|---|---|---|---|---|"]
