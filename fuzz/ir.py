@@ -43,16 +43,17 @@ class Fill:
 
     def bits(self, lanes: int, width_bits: int) -> np.ndarray:
         """``lanes`` bit patterns as unsigned integers of ``width_bits`` bits."""
-        raw = np.random.PCG64(self.seed).random_raw(2 * lanes).astype(np.uint64)
+        raw = np.random.PCG64(self.seed).random_raw(2 * lanes)
         choice, uniform = raw[0::2], raw[1::2]
         dtype = np.dtype(f"u{width_bits // 8}")
-        mask = np.uint64((1 << width_bits) - 1)
-        out = (uniform & mask).astype(dtype)
+        out = uniform.astype(dtype)  # the low width_bits bits (an unsigned narrowing keeps them)
         if self.pool:
             pool = np.array(self.pool, dtype=np.uint64).astype(dtype)
             use_pool = (choice & np.uint64(3)) < np.uint64(self.pool_weight)
-            pick = ((choice >> np.uint64(2)) % np.uint64(len(pool))).astype(np.intp)
-            out = np.where(use_pool, pool[pick], out)
+            n = len(pool)
+            index = choice >> np.uint64(2)
+            pick = index & np.uint64(n - 1) if n & (n - 1) == 0 else index % np.uint64(n)
+            out = np.where(use_pool, pool[pick.astype(np.intp)], out)
         return out
 
 
