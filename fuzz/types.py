@@ -198,3 +198,12 @@ def common_type(a: str, b: str) -> str:
     if u.bits >= s.bits:
         return u.name
     return s.name  # the signed type is wider, so it represents every value of the unsigned one
+
+
+def operand_type(a: Type, b: Type) -> Type:
+    """The type both operands of a binary operator are brought to (OpenCL C 3.0 §6.5.1, §6.5.4):
+    a vector's type beside a scalar (which is converted and widened), else the usual arithmetic
+    conversion of two scalars."""
+    if a.is_vector or b.is_vector:
+        return a if a.is_vector else b
+    return Type(common_type(a.scalar, b.scalar))

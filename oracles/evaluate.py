@@ -179,8 +179,7 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     overflow (the strategies bound the operands): an overflow in a judged lane is a generator bug."""
     operator = op.attr("operator")
     c = scalar(op.type.scalar)
-    operands = [widen(conversions.expect_convert(e, c.name, ftz=ftz), a.type, op.type)
-                for a, e in zip(op.args, args)]
+    operands = converted_operands(op, args, op.type, ftz)
     judged = operands[0].judged & operands[1].judged
     outs: list[np.ndarray] = []
     if c.is_float:
@@ -214,6 +213,12 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
         any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
     base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))
     return base.with_alternatives([as_bits(o) for o in outs[1:MAX_CANDIDATES]])
+
+
+def converted_operands(op: Op, args: list[Expectation], t: Type, ftz: frozenset) -> list[Expectation]:
+    """The operands of a binary operator brought to type ``t``: converted to its element type as
+    implicit conversions do (rte to floats, §6.4.3.2) and, a scalar beside a vector, widened."""
+    return [widen(conversions.expect_convert(e, t.scalar, ftz=ftz), a.type, t) for a, e in zip(op.args, args)]
 
 
 def widen(e: Expectation, t: Type, target: Type) -> Expectation:

@@ -81,6 +81,14 @@ class Expectation:
         """The reference result as values of the lane type."""
         return self.allowed[0].view(scalar(self.scalar).dtype)
 
+    def certain(self) -> tuple[np.ndarray, np.ndarray]:
+        """The reference values and the lanes where they are the only allowed result (judged, not
+        any NaN, no other candidate): what an operation may compute with as exact operands."""
+        ok = self.judged & ~self.any_nan
+        for a in self.allowed[1:]:
+            ok = ok & (a == self.allowed[0])
+        return self.reference, ok
+
     def candidates(self) -> list[np.ndarray]:
         """Each allowed candidate as typed values (for an oracle to apply its next operation)."""
         dtype = scalar(self.scalar).dtype

@@ -23,11 +23,12 @@ import numpy as np
 
 from fuzz.ir import Op
 from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS
-from fuzz.types import Scalar, Type, common_type, scalar, truth_type, unsigned_of
+from fuzz.types import Scalar, Type, operand_type, scalar, truth_type, unsigned_of
 from oracles import conversions, rules
-from oracles.evaluate import MAX_CANDIDATES, UndefinedBehaviour, flush_variants, reference, widen
+from oracles.evaluate import (MAX_CANDIDATES, UndefinedBehaviour, converted_operands, flush_variants, reference,
+                              widen)
 from oracles.expect import Expectation, as_bits, concat, is_nan_bits
-from oracles.spirv_only import extended
+from oracles.spirv_only import extended, safe_divisor
 
 _S = "OpenCL C 3.0"
 
@@ -67,13 +68,15 @@ RULE_MAD_HI = _rule("integer.mad_hi", "mad_hi is mul_hi(a, b) + c, wrapping for 
 # ---- lane bookkeeping -------------------------------------------------------------------------
 
 
-def _per_item(n: int, width: int, lanes: list[int] | np.ndarray, stride: int | None = None) -> np.ndarray:
-    """Indices of lanes ``lanes`` of every work-item of an operand of ``stride`` lanes each."""
-    stride = width if stride is None else stride
-    return (np.arange(n)[:, None] * stride + np.asarray(lanes, dtype=np.intp)[None, :]).ravel()
+def _per_item(n: int, width: int, lanes: list[int] | np.ndarray) -> np.ndarray:
+    """Indices of lanes ``lanes`` of every work-item of an operand of ``width`` lanes each."""
+    return (np.arange(n)[:, None] * width + np.asarray(lanes, dtype=np.intp)[None, :]).ravel()
 
 
 def _unjudge(e: Expectation, mask: np.ndarray, rule: int) -> Expectation:
+    """``e`` with the lanes of ``mask`` not judged, for the reason ``rule``."""
+    if not mask.any():
+        return e
     judged = e.judged & ~mask
     return Expectation(e.scalar, e.allowed, judged, e.any_nan, np.where(mask, np.int16(rule), e.rule))
 
@@ -84,14 +87,6 @@ def _with_rule(e: Expectation, rule: int) -> Expectation:
     (004 §7.5.1, DIGEST §11.1 item 6), and devices do quiet signalling NaNs they copy."""
     any_nan = e.any_nan | is_nan_bits(e.allowed[0], e.scalar) if scalar(e.scalar).is_float else e.any_nan
     return Expectation(e.scalar, e.allowed, e.judged, any_nan, np.where(e.judged, np.int16(rule), e.rule))
-
-
-def _certain(e: Expectation) -> tuple[np.ndarray, np.ndarray]:
-    """Reference values and the lanes where they are the only allowed value."""
-    ok = e.judged & ~e.any_nan
-    for a in e.allowed[1:]:
-        ok = ok & (a == e.allowed[0])
-    return e.reference, ok
 
 
 def combine(fn: Callable[..., np.ndarray], operands: list[Expectation], out: str, rule: int,
@@ -145,7 +140,7 @@ def _swizzle(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     index = _per_item(n, w, np.minimum(comps, w - 1))
     out = _with_rule(args[0].select(index), RULE_COMPONENTS)
     undefined = np.tile(comps >= w, n)
-    return _unjudge(out, undefined, RULE_UNDEFINED_LANE) if undefined.any() else out
+    return _unjudge(out, undefined, RULE_UNDEFINED_LANE)
 
 
 @reference("insert")
@@ -195,7 +190,7 @@ def _vstore(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectat
 
 def _mask_index(mask: Expectation, bits: int) -> tuple[np.ndarray, np.ndarray]:
     """The lane each mask lane names (its low ``bits`` bits) and where that is certain."""
-    values, ok = _certain(mask)
+    values, ok = mask.certain()
     return (as_bits(values) & ((1 << bits) - 1)).astype(np.intp), ok
 
 
@@ -212,14 +207,14 @@ def _shuffle(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     item = np.arange(n)[:, None]
     index = np.where(lane < m, item * m + lane, n * m + item * m + (lane - m)).ravel()
     out = _with_rule(_gather(sources, index), RULE_COMPONENTS)
-    return _unjudge(out, ~ok, RULE_COMPONENTS) if (~ok).any() else out
+    return _unjudge(out, ~ok, RULE_COMPONENTS)
 
 
 def _choose(cond: Expectation, cond_type: Type, on_true: Expectation, on_false: Expectation, n: int,
             width: int) -> Expectation:
     """Lane-wise ``cond ? on_true : on_false`` where a vector condition's lane is true when its MSB
     is set and a scalar one when it is nonzero (§6.15.6 select, §6.5.9)."""
-    values, ok = _certain(widen(cond, cond_type, Type(cond_type.scalar, width)))
+    values, ok = widen(cond, cond_type, Type(cond_type.scalar, width)).certain()
     if cond_type.is_vector:  # the MSB of each lane, whatever the signedness
         truth = (as_bits(values) >> (scalar(cond.scalar).bits - 1)).astype(bool)
     else:
@@ -227,7 +222,7 @@ def _choose(cond: Expectation, cond_type: Type, on_true: Expectation, on_false: 
     lanes = np.arange(n * width)
     out = _gather([on_false, on_true], np.where(truth, lanes + n * width, lanes))
     out = _with_rule(out, RULE_SELECT)
-    return _unjudge(out, ~ok, RULE_SELECT) if (~ok).any() else out
+    return _unjudge(out, ~ok, RULE_SELECT)
 
 
 @reference("select")
@@ -269,19 +264,11 @@ _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equa
             ">=": np.greater_equal}
 
 
-def _compared(op: Op, args: list[Expectation], ftz: frozenset) -> tuple[list[Expectation], Type]:
-    """Operands after the usual arithmetic conversions (scalars) or the scalar's widening (vector
-    beside scalar), and the operand type the result is sized by (§6.5.4, §6.5.5)."""
-    a, b = op.args
-    vector = a.type if a.type.is_vector else b.type
-    common = vector.scalar if vector.is_vector else common_type(a.type.scalar, b.type.scalar)
-    t = Type(common, vector.width)
-    return [widen(conversions.expect_convert(e, common, ftz=ftz), x.type, t) for x, e in zip(op.args, args)], t
-
-
 @reference("compare")
 def _compare(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    operands, t = _compared(op, args, ftz)
+    """The operands are brought to one type (§6.5.4, §6.5.5), which also sizes the result."""
+    t = operand_type(*(a.type for a in op.args))
+    operands = converted_operands(op, args, t, ftz)
     fn = _COMPARE[op.attr("operator")]
     return combine(lambda x, y: _truth(fn(x, y), t), operands, op.type.scalar, RULE_TRUTH, ftz, nan_ok=True)
 
@@ -308,7 +295,7 @@ def _any_all(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     """1 if the MSB of any (all) lanes is set, else 0 (§6.15.6)."""
     w = op.args[0].type.width
     fold = np.any if op.op == "any" else np.all
-    values, ok = _certain(args[0])
+    values, ok = args[0].certain()
     out = fold((values < 0).reshape(n, w), axis=1).astype(np.int32)
     judged = ok.reshape(n, w).all(axis=1)
     return Expectation("int", [as_bits(out)], judged, np.zeros(n, bool),
@@ -373,21 +360,6 @@ def _saturate(exact: np.ndarray, s: Scalar) -> np.ndarray:
     return _fit(np.minimum(np.maximum(exact, s.min), s.max), s)
 
 
-def _binary_operands(op: Op, args: list[Expectation], ftz: frozenset) -> list[Expectation]:
-    """Both operands converted to the operation's type (promoted or common type) and widened."""
-    return [widen(conversions.expect_convert(e, op.type.scalar, ftz=ftz), a.type, op.type)
-            for a, e in zip(op.args, args)]
-
-
-def safe_divisor(x: np.ndarray, y: np.ndarray, s: Scalar) -> np.ndarray:
-    """The divisor the program divides by: 1 where ``y`` is 0, or -1 with ``x`` the minimum of a
-    signed type (the program itself makes that replacement, so nothing is undefined)."""
-    unsafe = y == 0
-    if s.signed:
-        unsafe = unsafe | ((x == s.min) & (y == -1))
-    return np.where(unsafe, np.ones((), s.dtype), y).astype(s.dtype)
-
-
 @reference("div")
 def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     s = op.type.elem
@@ -401,7 +373,7 @@ def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation
             out, negative = mx % my, x < 0
         return np.where(negative, np.uint64(0) - out, out).astype(s.bits_dtype).view(s.dtype)
 
-    return combine(divide, _binary_operands(op, args, ftz), s.name, RULE_DIV, ftz)
+    return combine(divide, converted_operands(op, args, op.type, ftz), s.name, RULE_DIV, ftz)
 
 
 @reference("shift")
@@ -540,7 +512,7 @@ def _integer_builtin(op: Op, args: list[Expectation], n: int, ftz: frozenset) ->
     _, ok = _integer(op.op, s, tuple(o.reference for o in operands))
     if ok is None:
         return out
-    certain = np.logical_and.reduce([_certain(o)[1] for o in operands])
+    certain = np.logical_and.reduce([o.certain()[1] for o in operands])
     return _unjudge(out, ~(ok & certain), rule)
 
 

@@ -78,14 +78,6 @@ RULE_REDUCE = rules.register(
 )
 
 
-def _operand(e: Expectation) -> tuple[np.ndarray, np.ndarray]:
-    """Reference values and the lanes where they are certain."""
-    ok = e.judged & ~e.any_nan
-    for a in e.allowed[1:]:
-        ok = ok & (a == e.allowed[0])
-    return e.reference, ok
-
-
 def _subnormal(values: np.ndarray, s: Scalar) -> np.ndarray:
     with np.errstate(all="ignore"):
         mag = np.abs(values.astype(np.float64))
@@ -108,7 +100,7 @@ def _bitcast(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     """§3.42.11: the mapping "lower-ordered bits to lower-numbered components" is a little-endian
     reinterpretation of the operand's bytes, whatever the host's byte order."""
     src, dst = op.args[0].type, op.type
-    values, ok = _operand(args[0])
+    values, ok = args[0].certain()
     little = as_bits(values).astype(src.elem.bits_dtype.newbyteorder("<"))
     out = little.view(dst.elem.bits_dtype.newbyteorder("<")).astype(dst.elem.bits_dtype)
     # a result component is certain when every operand component it takes bytes from is
@@ -120,7 +112,7 @@ def _bitcast(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
 @reference("vector_shuffle")
 def _shuffle(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """§3.42.12: components index Vector 1 then Vector 2; 0xFFFFFFFF (-1 in the IR) is undefined."""
-    (va, oka), (vb, okb) = (_operand(a) for a in args)
+    (va, oka), (vb, okb) = (a.certain() for a in args)
     wa, wb = (a.type.width for a in op.args)
     both = np.concatenate([as_bits(va).reshape(n, wa), as_bits(vb).reshape(n, wb)], axis=1)
     ok = np.concatenate([oka.reshape(n, wa), okb.reshape(n, wb)], axis=1)
@@ -143,7 +135,7 @@ def safe_divisor(x: np.ndarray, y: np.ndarray, s: Scalar) -> np.ndarray:
 def _rem(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """§3.42.13; see the rules for the sign and the accuracy of each instruction."""
     s = op.type.elem
-    (x, okx), (y, oky) = (_operand(a) for a in args)
+    (x, okx), (y, oky) = (a.certain() for a in args)
     judged = okx & oky
     mod = op.attr("mode") == "mod"
     y = safe_divisor(x, y, s)
@@ -205,7 +197,7 @@ def extended(opcode: str, member: int, x: np.ndarray, y: np.ndarray, s: Scalar) 
 
 @reference("extended")
 def _extended(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    (x, okx), (y, oky) = (_operand(a) for a in args)
+    (x, okx), (y, oky) = (a.certain() for a in args)
     out = extended(op.attr("opcode"), op.attr("member"), x, y, op.type.elem)
     return _result(op.type.scalar, [out], okx & oky, RULE_EXTENDED)
 
@@ -228,7 +220,7 @@ def compare(a: np.ndarray, b: np.ndarray, how: str, ordered: bool) -> np.ndarray
 def _conditions(op: Op, args: list[Expectation], ftz: frozenset) -> tuple[list[np.ndarray], np.ndarray]:
     """The comparison of the first two operands: its possible results (a second one where
     denormals may be flushed) and the lanes where the operands are certain."""
-    (a, oka), (b, okb) = (_operand(x) for x in args[:2])
+    (a, oka), (b, okb) = (x.certain() for x in args[:2])
     how, ordered = op.attr("compare"), op.attr("ordered", True)
     conds = [compare(a, b, how, ordered)]
     s = op.args[0].type.elem
@@ -240,7 +232,7 @@ def _conditions(op: Op, args: list[Expectation], ftz: frozenset) -> tuple[list[n
 @reference("op_select")
 def _select(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     conds, judged = _conditions(op, args, ftz)
-    (x, okx), (y, oky) = (_operand(e) for e in args[2:])
+    (x, okx), (y, oky) = (e.certain() for e in args[2:])
     outs = [np.where(c, as_bits(x), as_bits(y)) for c in conds]
     return _result(op.type.scalar, outs, judged & okx & oky, RULE_SELECT)
 

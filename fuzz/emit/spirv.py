@@ -31,7 +31,7 @@ from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
 from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
-from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, common_type, scalar, truth_type
+from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, operand_type, scalar, truth_type
 
 VERSION = (1, 0)
 GENERATOR = 0  # no registered generator id
@@ -276,7 +276,7 @@ def _arith(m: Module, op: Op, args: list[int]) -> int:
 
 def safe_divisor(m: Module, x: int, y: int, t: Type) -> int:
     """``y``, or 1 where the division or remainder would be undefined: y == 0, or y == -1 with x
-    the minimum of a signed type (oracles.spirv_only.safe_divisor, oracles.expressions.safe_divisor)."""
+    the minimum of a signed type (oracles.spirv_only.safe_divisor, which the oracle of both uses)."""
     zero = m.splat(t, 0.0 if t.elem.is_float else 0)
     unsafe = compare(m, y, zero, t, "==")
     if t.elem.is_int and t.elem.signed:
@@ -447,10 +447,7 @@ def _ternary(m: Module, op: Op, args: list[int]) -> int:
 @emitter("compare")
 def _compare(m: Module, op: Op, args: list[int]) -> int:
     """Ordered float comparisons, except != which is true with a NaN (FUnordNotEqual, §6.5.5)."""
-    a, b = op.args
-    vector = a.type if a.type.is_vector else b.type
-    common = vector.scalar if vector.is_vector else common_type(a.type.scalar, b.type.scalar)
-    t = Type(common, vector.width)
+    t = operand_type(*(a.type for a in op.args))
     x, y = (operand(m, v, e.type, t) for v, e in zip(args, op.args))
     how = op.attr("operator")
     return truth(m, compare(m, x, y, t, how, ordered=how != "!="), t)
