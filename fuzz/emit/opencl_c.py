@@ -71,11 +71,6 @@ def _as(body: Body, op: Op, args: list[str]) -> str:
     return f"as_{op.type.c_name}({args[0]})"
 
 
-@emitter("arith")
-def _arith(body: Body, op: Op, args: list[str]) -> str:
-    return f"({args[0]} {op.attr('operator')} {args[1]})"
-
-
 def _int_literal(value: int, name: str) -> str:
     s = scalar(name)
     if s.signed and value == s.min:
@@ -197,6 +192,7 @@ def _ternary(body: Body, op: Op, args: list[str]) -> str:
     return f"({args[0]} ? {args[1]} : {args[2]})"
 
 
+@emitter("arith")
 @emitter("compare")
 @emitter("logic")
 @emitter("shift")

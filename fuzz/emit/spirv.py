@@ -212,15 +212,26 @@ def convert(m: Module, value: int, src: Type, dst: Type, *, sat: bool = False, r
     return decorated("OpSConvert" if s.signed else "OpUConvert")
 
 
+def _compose(m: Module, t: Type, lanes: list[int], into: int | None = None, at: list[int] | None = None) -> int:
+    """A vector of type ``t`` with ``lanes`` inserted at positions ``at`` (all, in order, by
+    default) of ``into`` (undefined by default): OpCompositeInsert, never OpCompositeConstruct of
+    non-constants, which the LLVM translator rejects (drivers.md)."""
+    out = m.undef(m.type(t)) if into is None else into
+    for lane, position in zip(lanes, range(t.width) if at is None else at):
+        out = m.op("OpCompositeInsert", m.type(t), lane, out, position)
+    return out
+
+
 def broadcast(m: Module, value: int, t: Type) -> int:
     """A scalar replicated into every lane of the vector type ``t``."""
-    if t.width == 1:
-        return value
-    tid = m.type(t)
-    out = m.undef(tid)
-    for lane in range(t.width):
-        out = m.op("OpCompositeInsert", tid, value, out, lane)
-    return out
+    return value if t.width == 1 else _compose(m, t, [value] * t.width)
+
+
+def operand(m: Module, value: int, src: Type, dst: Type) -> int:
+    """An operand converted to the element type of ``dst`` (the usual arithmetic conversions) and,
+    a scalar beside a vector, replicated (OpenCL C 3.0 §6.5.1)."""
+    return broadcast(m, convert(m, value, src, Type(dst.scalar, src.width)), dst) if src.width != dst.width \
+        else convert(m, value, src, dst)
 
 
 EMITTERS: Handlers[Callable[[Module, Op, list[int]], int]] = Handlers()
@@ -235,8 +246,7 @@ def _convert(m: Module, op: Op, args: list[int]) -> int:
 @emitter("cast")
 def _cast(m: Module, op: Op, args: list[int]) -> int:
     """(T)x: the scalar converted with the default rounding, then replicated (§6.4.2)."""
-    src = op.args[0].type
-    return broadcast(m, convert(m, args[0], src, Type(op.type.scalar)), op.type)
+    return operand(m, args[0], op.args[0].type, op.type)
 
 
 @emitter("as")
@@ -249,13 +259,6 @@ def _as(m: Module, op: Op, args: list[int]) -> int:
     if four_to_three:
         return m.op("OpVectorShuffle", m.type(dst), cast, cast, 0, 1, 2)
     return cast
-
-
-def operand(m: Module, value: int, src: Type, dst: Type) -> int:
-    """An operand converted to the element type of ``dst`` (the usual arithmetic conversions) and,
-    a scalar beside a vector, replicated (OpenCL C 3.0 §6.5.1)."""
-    return broadcast(m, convert(m, value, src, Type(dst.scalar, src.width)), dst) if src.width != dst.width \
-        else convert(m, value, src, dst)
 
 
 _ARITH = {"+": "Add", "-": "Sub", "*": "Mul"}
@@ -368,16 +371,6 @@ def _lanes(m: Module, value: int, t: Type) -> list[int]:
     if t.width == 1:
         return [value]
     return [m.op("OpCompositeExtract", m.type(Type(t.scalar)), value, i) for i in range(t.width)]
-
-
-def _compose(m: Module, t: Type, lanes: list[int], into: int | None = None, at: list[int] | None = None) -> int:
-    """A vector of type ``t`` with ``lanes`` inserted at positions ``at`` (all, in order, by
-    default) of ``into`` (undefined by default): OpCompositeInsert, never OpCompositeConstruct of
-    non-constants, which the LLVM translator rejects (drivers.md)."""
-    out = m.undef(m.type(t)) if into is None else into
-    for lane, position in zip(lanes, range(t.width) if at is None else at):
-        out = m.op("OpCompositeInsert", m.type(t), lane, out, position)
-    return out
 
 
 @emitter("insert")
@@ -613,7 +606,7 @@ def words(program: Program) -> list[int]:
             continue
         src = s.value.type
         if src != dst:  # assignment: converted as by a cast (§6.4.1)
-            value = broadcast(m, convert(m, value, src, Type(dst.scalar)), dst)
+            value = operand(m, value, src, dst)
         m.inst("function", "OpStore", m.pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
     m.inst("function", "OpReturn")
     m.inst("function", "OpFunctionEnd")
