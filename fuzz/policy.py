@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from fuzz.ops import INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
+
 EXPRESSION_WEIGHTS: dict[str, float] = {
     # vector components and literals
     "swizzle": 6, "insert": 3, "vec": 3, "vload": 2, "shuffle": 2, "shuffle2": 2,
@@ -17,14 +19,10 @@ EXPRESSION_WEIGHTS: dict[str, float] = {
     "select": 2, "bitselect": 1, "ternary": 2,
     # truth values
     "compare": 3, "logic": 1.5, "not": 1, "any": 1, "all": 1,
-    **{name: 0.7 for name in ("isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal",
-                              "islessgreater", "isfinite", "isinf", "isnan", "isnormal", "isordered",
-                              "isunordered", "signbit")},
+    **{name: 0.7 for name, _, _ in RELATIONAL_BUILTINS},
     # integer operators and built-ins
     "arith": 5, "div": 2, "shift": 2, "complement": 1,
-    **{name: 1 for name in ("abs", "abs_diff", "add_sat", "sub_sat", "mad_sat", "hadd", "rhadd", "mul_hi",
-                            "mad_hi", "mul24", "mad24", "rotate", "clz", "popcount", "upsample", "min", "max",
-                            "clamp")},
+    **{name: 1 for name, _, _ in INTEGER_BUILTINS},
     # conversions inside trees
     "convert": 2, "as": 1,
 }
@@ -70,8 +68,6 @@ class Policy:
     p_fp16: float = 0.3  # a program that uses half (only where cl_khr_fp16 is supported)
 
     def __post_init__(self) -> None:
-        from fuzz.ops import OPS
-
         unknown = set(self.expression_weights) - set(OPS)
         if unknown:
             raise ValueError(f"expression_weights name unknown operations {sorted(unknown)}; known: {sorted(OPS)}")

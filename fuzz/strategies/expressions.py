@@ -205,7 +205,7 @@ def _operand_types(g: Gen, t: Type, floats_only: bool = False) -> Type | None:
 
 
 def _is_truth(t: Type) -> bool:
-    return truth_type(t if t.is_vector else Type("int")) == t and t.elem.signed
+    return truth_type(t) == t
 
 
 def truth_valued(build: Callable[[Gen, Type, int], Expr | None]) -> Callable[[Gen, Type, int], Expr | None]:
@@ -215,8 +215,7 @@ def truth_valued(build: Callable[[Gen, Type, int], Expr | None]) -> Callable[[Ge
     def wrapped(g: Gen, t: Type, depth: int) -> Expr | None:
         if _is_truth(t) or not t.elem.is_int:
             return build(g, t, depth)
-        truth = Type("int") if not t.is_vector else Type(SIGNED_OF_BITS[t.elem.bits], t.width)
-        node = build(g, truth, depth)
+        node = build(g, truth_type(t), depth)
         return None if node is None else Op("convert", (node,), t)
     wrapped.__doc__ = build.__doc__
     return wrapped
