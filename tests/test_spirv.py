@@ -61,6 +61,28 @@ def test_the_validity_run_covered_every_construct():
     assert not missing, missing
 
 
+def _valid_programs(strategy, examples: int) -> list[Program]:
+    """``examples`` programs drawn from ``strategy`` (seeded), each checked to give a valid module."""
+    programs: list[Program] = []
+
+    @seed(7)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def check(program):
+        problem = validate(spirv.emit(program), target_env(program))
+        assert problem is None, f"{problem}\n{program.to_json()}"
+        programs.append(program)
+
+    check()
+    return programs
+
+
+def _nodes(programs: list[Program], name: str) -> list[Op]:
+    """Every use of the operation ``name`` in ``programs``."""
+    return [n for p in programs for s in p.body for n in walk(s.value) if isinstance(n, Op) and n.op == name]
+
+
 # Coverage is asserted per construct, with margin, never on exact draws: Hypothesis (>= 6.131) also
 # draws constants it collects from every local module loaded (hypothesis.internal.constants_ast),
 # so one @seed gives other programs in the full suite than in this file alone.
@@ -81,20 +103,10 @@ def test_every_variant_of_the_spirv_only_forms_gives_valid_modules(kind):
                               "w_rem", "w_extended", "w_select", "w_reduce")}
     policy = replace(SMALL, statements=6, global_size=2, **{**weights, WEIGHT[kind]: 1})
     seen = set()
-
-    @seed(7)
-    @settings(max_examples=40, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(spirv_programs(Caps(fp64=True), policy))
-    def check(program):
-        problem = validate(spirv.emit(program), target_env(program))
-        assert problem is None, f"{problem}\n{program.to_json()}"
-        for n in (n for s in program.body for n in walk(s.value) if isinstance(n, Op) and n.op == kind):
-            seen.add((kind, OPS[kind].variant(n)))
-            if kind == "vector_shuffle" and -1 in n.attr("components"):
-                seen.add("undefined component")
-
-    check()
+    for n in _nodes(_valid_programs(spirv_programs(Caps(fp64=True), policy), 40), kind):
+        seen.add((kind, OPS[kind].variant(n)))
+        if kind == "vector_shuffle" and -1 in n.attr("components"):
+            seen.add("undefined component")
     assert VARIANTS[kind] <= seen, VARIANTS[kind] - seen
     assert kind != "vector_shuffle" or "undefined component" in seen
 
@@ -106,18 +118,7 @@ def test_every_expression_construct_alone_gives_valid_modules(name):
     every module is valid."""
     weights = {"w_expression": 0, "w_vstore": 1} if name == "vstore" else {"expression_weights": {name: 1.0}}
     policy = replace(SMALL, statements=6, global_size=2, expr_depth=2, **weights)
-    seen = []
-
-    @seed(7)
-    @settings(max_examples=25, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(expression_programs(Caps(fp64=True), policy))
-    def check(program):
-        problem = validate(spirv.emit(program), target_env(program))
-        assert problem is None, f"{problem}\n{program.to_json()}"
-        seen.extend(n for s in program.body for n in walk(s.value) if isinstance(n, Op) and n.op == name)
-
-    check()
+    seen = _nodes(_valid_programs(expression_programs(Caps(fp64=True), policy), 25), name)
     assert seen, f"{name} was never built"
     variants = {OPS[name].variant(n) for n in seen} if OPS[name].variant else set()
     assert EXPRESSION_VARIANTS.get(name, set()) <= variants, EXPRESSION_VARIANTS[name] - variants
