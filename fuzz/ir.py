@@ -7,9 +7,19 @@ is a tuple of :class:`Store` statements, each writing one typed expression per w
 output buffer (element ``get_global_id(0)``). Expressions are :class:`Load`, :class:`Literal` and
 :class:`Op` (an operation from the table in :mod:`fuzz.ops`, with its attributes).
 
-Every reader — the OpenCL C emitter, the oracle, the strategies, later the SPIR-V emitter and the
+Atomics programs (area "atomics") also have *shared* buffers: locations in global memory
+(role ``global``: ``count`` locations shared by the whole NDRange, or ``count`` per work-group
+with ``per_group``) or in local memory (role ``local``: ``count`` per work-group), each with its
+initial values (a Fill) and read back after the kernel (local ones copied out after a barrier).
+Such a program runs in work-groups of ``local_size`` work-items; its statements store the value
+an atomic operation returns (:mod:`fuzz.ops`, area "atomics"), and the operation names its
+location in its attributes (``location``: the shared buffer; ``index``: which element, from the
+work-item's ids, :func:`location_index`).
+
+Every reader — the OpenCL C emitter, the oracle, the strategies, the SPIR-V emitter and the
 reducer — walks this structure; none adds fields of its own. A program's id is the SHA-256 of
-its canonical JSON form.
+its canonical JSON form (fields at their defaults are left out of it, so adding a field keeps
+older programs' ids).
 """
 
 from __future__ import annotations
@@ -57,14 +67,36 @@ class Fill:
         return out
 
 
+ROLES = ("in", "out", "global", "local")
+SHARED_ROLES = ("global", "local")
+SHARED_KINDS = ("", "atomic", "flag")
+
+
 @dataclass(frozen=True)
 class Buffer:
-    """A global buffer argument of ``global_size`` elements of ``type``."""
+    """A buffer of ``global_size`` elements of ``type`` (roles ``in``, ``out``), or a shared one
+    (roles ``global``, ``local``; see the module docstring) of ``count`` elements, per work-group
+    for local ones and global ones with ``per_group``. ``kind`` is how atomics see a shared
+    buffer: plain integers (``""``, the OpenCL 1.x functions), ``atomic`` (``atomic_int`` & co.,
+    §6.15.12.6) or ``flag`` (``atomic_flag``, local only, cleared before use; never read back:
+    its representation is not specified)."""
 
     name: str
     type: Type
-    role: str  # "in" or "out"
-    fill: Fill | None = None  # inputs only
+    role: str  # one of ROLES
+    fill: Fill | None = None  # inputs and shared buffers (initial values); not flags
+    count: int = 0  # shared buffers only
+    per_group: bool = False  # global shared buffers only
+    kind: str = ""  # shared buffers only
+
+    @property
+    def shared(self) -> bool:
+        return self.role in SHARED_ROLES
+
+    @property
+    def grouped(self) -> bool:
+        """One partition of ``count`` elements per work-group."""
+        return self.role == "local" or self.per_group
 
 
 @dataclass(frozen=True)
@@ -115,8 +147,9 @@ class Program:
     body: tuple[Store, ...]
     global_size: int
     options: str = ""
-    requires: frozenset[str] = field(default_factory=frozenset)  # "fp64", "fp16", "int64"
+    requires: frozenset[str] = field(default_factory=frozenset)  # "fp64", "fp16", "int64", ...
     area: str = "conversions"
+    local_size: int = 0  # work-items per work-group; 0: the driver chooses (no shared buffers)
 
     def buffer(self, name: str) -> Buffer:
         for b in self.buffers:
@@ -131,6 +164,14 @@ class Program:
     @property
     def outputs(self) -> tuple[Buffer, ...]:
         return tuple(b for b in self.buffers if b.role == "out")
+
+    @property
+    def shared(self) -> tuple[Buffer, ...]:
+        return tuple(b for b in self.buffers if b.shared)
+
+    @property
+    def groups(self) -> int:
+        return self.global_size // self.local_size if self.local_size else 1
 
     def to_json(self) -> str:
         return canonical_json(to_data(self))
@@ -148,8 +189,32 @@ class Program:
         return from_data(data)
 
     def lanes(self, buffer: str) -> int:
-        """Scalar lanes in memory for one buffer (3-vectors occupy four, §6.3.5)."""
-        return self.global_size * self.buffer(buffer).type.mem_lanes
+        """Scalar lanes in memory for one buffer (3-vectors occupy four, §6.3.5); for a shared
+        buffer, all its elements (of every work-group's partition)."""
+        b = self.buffer(buffer)
+        if b.shared:
+            return b.count * (self.groups if b.grouped else 1) * b.type.mem_lanes
+        return self.global_size * b.type.mem_lanes
+
+
+def location_index(index: tuple, gid: np.ndarray, local_size: int) -> np.ndarray:
+    """The element of its shared buffer (within the work-group's partition for grouped buffers)
+    that an atomic operation with the ``index`` attribute ``(id, div, mod, base)`` updates for
+    work-items ``gid``: ``base + (id / div) % mod``, ``id`` being the global or the local id."""
+    which, div, mod, base = index
+    ids = gid % local_size if which == "lid" else gid
+    return base + (ids // div) % mod
+
+
+def buffers_of(stmt: "Store") -> set[str]:
+    """The buffers a statement reads or writes: its output, its loads, its atomics' locations."""
+    out = {stmt.buffer}
+    for n in walk(stmt.value):
+        if isinstance(n, Load):
+            out.add(n.buffer)
+        elif isinstance(n, Op) and n.attr("location") is not None:
+            out.add(n.attr("location"))
+    return out
 
 
 def walk(expr: Expr) -> Iterator[Expr]:
@@ -179,11 +244,14 @@ def to_data(node: Any) -> Any:
             "options": node.options,
             "requires": sorted(node.requires),
             "area": node.area,
+            **({"local_size": node.local_size} if node.local_size else {}),
         }
     if isinstance(node, Buffer):
         d = {"name": node.name, "type": to_data(node.type), "role": node.role}
         if node.fill is not None:
             d["fill"] = {"seed": node.fill.seed, "pool": list(node.fill.pool), "pool_weight": node.fill.pool_weight}
+        if node.shared:
+            d.update(count=node.count, per_group=node.per_group, kind=node.kind)
         return d
     if isinstance(node, Store):
         return {"store": node.buffer, "value": to_data(node.value)}
@@ -196,7 +264,7 @@ def to_data(node: Any) -> Any:
             "op": node.op,
             "type": to_data(node.type),
             "args": [to_data(a) for a in node.args],
-            "attrs": {k: v for k, v in node.attrs},
+            "attrs": {k: list(v) if isinstance(v, tuple) else v for k, v in node.attrs},
         }
     raise TypeError(f"not an IR node: {node!r}")
 
@@ -208,7 +276,8 @@ def _expr(d: dict) -> Expr:
     if "literal" in d:
         return Literal(t, tuple(int(b) for b in d["literal"]))
     if "op" in d:
-        return Op(d["op"], tuple(_expr(a) for a in d["args"]), t, tuple(sorted(d.get("attrs", {}).items())))
+        attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in d.get("attrs", {}).items()}
+        return Op(d["op"], tuple(_expr(a) for a in d["args"]), t, tuple(sorted(attrs.items())))
     raise InvalidProgram(f"unknown expression node {sorted(d)}")
 
 
@@ -221,6 +290,9 @@ def from_data(data: Any) -> Program:
                 Type.parse(b["type"]),
                 b["role"],
                 Fill(b["fill"]["seed"], tuple(b["fill"]["pool"]), b["fill"].get("pool_weight", 3)) if "fill" in b else None,
+                int(b.get("count", 0)),
+                bool(b.get("per_group", False)),
+                b.get("kind", ""),
             )
             for b in data["buffers"]
         )
@@ -232,6 +304,7 @@ def from_data(data: Any) -> Program:
             data.get("options", ""),
             frozenset(data.get("requires", ())),
             data.get("area", "conversions"),
+            int(data.get("local_size", 0)),
         )
     except InvalidProgram:
         raise
@@ -248,14 +321,18 @@ def validate(program: Program) -> None:
         raise InvalidProgram("duplicate buffer names")
     if program.global_size < 1:
         raise InvalidProgram("global_size must be at least 1")
+    if program.local_size and (program.local_size < 1 or program.global_size % program.local_size):
+        raise InvalidProgram(f"local_size {program.local_size} does not divide global_size {program.global_size}")
     for b in program.buffers:
-        if b.role not in ("in", "out"):
-            raise InvalidProgram(f"buffer {b.name!r} has role {b.role!r}, expected 'in' or 'out'")
-        if (b.role == "in") != (b.fill is not None):
+        if b.role not in ROLES:
+            raise InvalidProgram(f"buffer {b.name!r} has role {b.role!r}, expected one of {', '.join(ROLES)}")
+        if b.shared:
+            _validate_shared(b, program)
+        elif (b.role == "in") != (b.fill is not None):
             raise InvalidProgram(f"buffer {b.name!r}: inputs need a fill, outputs must not have one")
     for s in program.body:
         if program.buffer(s.buffer).role != "out":
-            raise InvalidProgram(f"store into input buffer {s.buffer!r}")
+            raise InvalidProgram(f"store into buffer {s.buffer!r}, which is not an output")
         for node in walk(s.value):
             if isinstance(node, Load):
                 b = program.buffer(node.buffer)
@@ -263,19 +340,55 @@ def validate(program: Program) -> None:
                     raise InvalidProgram(f"load of {node.buffer!r} does not match its buffer")
             if isinstance(node, Literal) and len(node.bits) != node.type.width:
                 raise InvalidProgram("literal lane count does not match its type")
+            if isinstance(node, Op) and node.attr("location") is not None:
+                _validate_location(node, program)
+
+
+def _validate_shared(b: Buffer, program: Program) -> None:
+    if not program.local_size:
+        raise InvalidProgram(f"shared buffer {b.name!r} needs a program with a local_size")
+    if b.count < 1 or b.type.width != 1 or not b.type.elem.is_int or b.type.elem.bits < 32:
+        raise InvalidProgram(f"shared buffer {b.name!r}: {b.count} elements of {b.type.c_name}; "
+                             "atomics need at least one 32- or 64-bit integer")
+    if b.kind not in SHARED_KINDS or (b.kind == "flag") != (b.fill is None):
+        raise InvalidProgram(f"shared buffer {b.name!r}: kind {b.kind!r} (flags have no fill, others need one)")
+    if b.kind == "flag" and (b.role != "local" or b.type.c_name != "int"):
+        raise InvalidProgram(f"flag buffer {b.name!r} must be a local int buffer")
+    if b.role == "local" and (b.per_group or b.count > program.local_size):
+        raise InvalidProgram(f"local buffer {b.name!r}: at most local_size elements, one work-item each")
+
+
+def _validate_location(op: Op, program: Program) -> None:
+    b = program.buffer(op.attr("location"))
+    which, div, mod, base = op.attr("index")
+    if not b.shared or which not in ("gid", "lid") or div < 1 or mod < 1 or not 0 <= base <= b.count - mod:
+        raise InvalidProgram(f"{op.op}: location {b.name}[{base} + ({which} / {div}) % {mod}] is not "
+                             f"inside a shared buffer of {b.count} elements")
+    if op.attr("memory") != memory_of(b):
+        raise InvalidProgram(f"{op.op}: memory {op.attr('memory')!r} does not match buffer {b.name!r}")
+
+
+def memory_of(b: Buffer) -> str:
+    """Where a shared buffer's locations live and who shares them: ``global`` (the NDRange),
+    ``group`` (global memory, a partition per work-group) or ``local``."""
+    return "local" if b.role == "local" else "group" if b.per_group else "global"
 
 
 def restrict(program: Program, statements: list[int], global_size: int | None = None) -> Program:
     """The program keeping only the given statements, the buffers they use and (optionally) the
-    first ``global_size`` work-items. Inputs are unchanged where kept: a :class:`Fill` gives the
-    same first lanes whatever the buffer's length."""
+    first ``global_size`` work-items (whole work-groups). Inputs are unchanged where kept: a
+    :class:`Fill` gives the same first lanes whatever the buffer's length."""
     body = tuple(program.body[i] for i in statements)
-    used = {s.buffer for s in body} | {n.buffer for s in body for n in walk(s.value) if isinstance(n, Load)}
+    used = set().union(*(buffers_of(s) for s in body))
+    n = min(global_size or program.global_size, program.global_size)
+    if program.local_size:
+        n = max(program.local_size, n - n % program.local_size)
     return Program(
         tuple(b for b in program.buffers if b.name in used),
         body,
-        min(global_size or program.global_size, program.global_size),
+        n,
         program.options,
         program.requires,
         program.area,
+        program.local_size,
     )

@@ -2,7 +2,10 @@
 
 Inputs are packed into one ``global const uchar *in`` and outputs into one ``global uchar *out``
 so that a program can hold hundreds of statements (the number of kernel parameters is limited,
-CL_DEVICE_MAX_PARAMETER_SIZE may be as small as 1024 bytes). Each buffer starts at a multiple of
+CL_DEVICE_MAX_PARAMETER_SIZE may be as small as 1024 bytes). Shared buffers of atomics programs
+(:mod:`fuzz.ir`) live in the same two: a global one is a region of ``out`` that starts with its
+initial values and ends with the final ones; a local one has its initial values in ``in`` and
+a region of ``out`` its work-groups copy their final values to (a flag has neither). Each buffer starts at a multiple of
 128 bytes, the alignment of the largest built-in type (double16, §6.3.5), so that typed pointers
 into the packed bytes are correctly aligned. The emitter and the host side both read this.
 """
@@ -33,13 +36,16 @@ class Layout:
     out_bytes: int
 
 
+_ROLES_IN = {"in": ("in", "local"), "out": ("out", "global", "local")}  # which buffers each packs
+
+
 def _pack(program: Program, role: str) -> tuple[dict[str, Region], int]:
     regions: dict[str, Region] = {}
     offset = 0
     for b in program.buffers:
-        if b.role != role:
+        if b.role not in _ROLES_IN[role] or b.kind == "flag":
             continue
-        nbytes = program.global_size * b.type.size
+        nbytes = program.lanes(b.name) * b.type.elem.size if b.shared else program.global_size * b.type.size
         regions[b.name] = Region(b.name, offset, nbytes)
         offset += -(-nbytes // ALIGN) * ALIGN
     return regions, max(offset, ALIGN)
@@ -52,10 +58,12 @@ def layout(program: Program) -> Layout:
 
 
 def input_values(program: Program) -> dict[str, np.ndarray]:
-    """Each input buffer's contents as typed values, one entry per scalar lane in memory."""
+    """Each input buffer's contents, and each shared buffer's initial values, as typed values,
+    one entry per scalar lane in memory."""
     out = {}
-    for b in program.inputs:
-        assert b.fill is not None
+    for b in program.buffers:
+        if b.fill is None:
+            continue
         elem = b.type.elem
         bits = b.fill.bits(program.lanes(b.name), elem.bits)
         out[b.name] = bits.view(elem.dtype)
@@ -69,6 +77,22 @@ def input_bytes(program: Program, values: dict[str, np.ndarray] | None = None) -
     buf = bytearray(lay.in_bytes)
     for name, region in lay.inputs.items():
         raw = values[name].tobytes()
+        buf[region.offset : region.offset + len(raw)] = raw
+    return bytes(buf)
+
+
+def output_bytes(program: Program, values: dict[str, np.ndarray] | None = None) -> bytes | None:
+    """The initial ``out`` argument: the initial values of global shared buffers (zeros
+    elsewhere); None when the program has none (the driver zero-fills it)."""
+    shared = [b for b in program.buffers if b.role == "global"]
+    if not shared:
+        return None
+    lay = layout(program)
+    values = input_values(program) if values is None else values
+    buf = bytearray(lay.out_bytes)
+    for b in shared:
+        region = lay.outputs[b.name]
+        raw = values[b.name].tobytes()
         buf[region.offset : region.offset + len(raw)] = raw
     return bytes(buf)
 

@@ -89,6 +89,60 @@ RELATIONAL_BUILTINS: tuple[tuple[str, int, str], ...] = tuple(
 )
 """The relational built-in functions on float and double (OpenCL C 3.0 §6.15.6 Table 18)."""
 
+ATOMICS: tuple[tuple[str, int, str | None, bool, str], ...] = (
+    # (name, operands, C11 function or None, has OpenCL 1.x forms, what it stores; all return the old value)
+    ("add", 1, "atomic_fetch_add", True, "old + v"),
+    ("sub", 1, "atomic_fetch_sub", True, "old - v"),
+    ("xchg", 1, "atomic_exchange", True, "v"),
+    ("inc", 0, None, True, "old + 1"),
+    ("dec", 0, None, True, "old - 1"),
+    ("cmpxchg", 2, None, True, "old == cmp ? v : old"),
+    ("min", 1, "atomic_fetch_min", True, "min(old, v), signed or unsigned by the type"),
+    ("max", 1, "atomic_fetch_max", True, "max(old, v), signed or unsigned by the type"),
+    ("and", 1, "atomic_fetch_and", True, "old & v"),
+    ("or", 1, "atomic_fetch_or", True, "old | v"),
+    ("xor", 1, "atomic_fetch_xor", True, "old ^ v"),
+    ("load", 0, "atomic_load", False, "nothing (returns the value)"),
+    ("store", 1, "atomic_store", False, "v (returns nothing: its statement's output is not written)"),
+    ("compare_exchange", 2, "atomic_compare_exchange", False,
+     "desired if old == expected (strong; weak may fail spuriously); the result is (expected after, success)"),
+    ("flag_test_and_set", 0, "atomic_flag_test_and_set", False, "set (returns whether it was set, 0 or 1)"),
+    ("flag_clear", 0, "atomic_flag_clear", False, "clear (returns nothing)"),
+)
+"""The atomic operations under test (OpenCL C 3.0 §6.15.12, DIGEST §7), IR names ``atomic_<name>``.
+OpenCL 1.x forms (§6.15.12.8-9): ``atomic_add`` on 32-bit and ``atom_add`` on 32- and 64-bit
+(cl_khr_int64_*_atomics) integers; C11 forms (§6.15.12.7): the function, or its ``_explicit``
+form with a memory order and scope (attributes ``order``, ``failure``, ``scope``)."""
+
+ATOMIC_FORMS: tuple[str, ...] = ("atomic", "atom", "c11", "explicit")
+VOID_ATOMICS = frozenset({"atomic_store", "atomic_flag_clear"})
+MEMORY_ORDERS: tuple[str, ...] = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
+MEMORY_SCOPES: tuple[str, ...] = ("work_group", "device")
+
+
+def atomic_requirements(op: Op) -> frozenset[str]:
+    """What a device must support for one atomic operation (§6.15.12.7 feature macros, DIGEST
+    §7.2; keys of a target's fingerprint): ``cl3.0`` for the C11 forms (built with
+    -cl-std=CL3.0), the order and scope features they use, ``int64_atomics`` for 64-bit ones."""
+    out = set()
+    if op.type.elem.bits == 64:
+        out.add("int64_atomics")
+    form = op.attr("form")
+    if form in ("c11", "explicit"):
+        out.add("cl3.0")
+    if form == "c11":
+        out |= {"atomic_order_seq_cst", "atomic_scope_device"}
+    if form == "explicit":
+        orders = {op.attr("order"), op.attr("failure")}
+        if orders & {"acquire", "release", "acq_rel"}:
+            out.add("atomic_order_acq_rel")
+        if "seq_cst" in orders:
+            out.add("atomic_order_seq_cst")
+        if op.attr("scope") == "device":
+            out.add("atomic_scope_device")
+    return frozenset(out)
+
+
 SWIZZLE_FORMS: tuple[str, ...] = ("xyzw", "s", "S", "lo", "hi", "even", "odd")
 """How a component selection is spelled (§6.3.7): letters, .s / .S with hex digits in that
 letter case, or a half (.lo .hi .even .odd, which on a 3-vector act on a 4-vector whose w is
@@ -112,6 +166,13 @@ def swizzle_suffix(form: str, components: tuple[int, ...]) -> str:
     if form == "S":
         return "S" + "".join(f"{c:X}" for c in components)
     return form
+
+
+def _atomic_variant(op: Op) -> str:
+    """An atomic's spelling family, its memory (local, global, global per work-group) and, for
+    compare-exchange, strong or weak: ``atom:local``, ``explicit:global``, ``c11:group:weak``."""
+    weak = ":weak" if op.attr("weak") else ""
+    return f"{op.attr('form')}:{op.attr('memory')}{weak}"
 
 
 OPS: dict[str, OpSpec] = {
@@ -198,6 +259,11 @@ OPS: dict[str, OpSpec] = {
           for name, arity, summary in INTEGER_BUILTINS),
         *(OpSpec(name, "expressions", arity, "OpenCL C 3.0 §6.15.6 Table 18", summary, by_operand=True)
           for name, arity, summary in RELATIONAL_BUILTINS),
+        # atomics under contention (area "atomics", DIGEST §7): statement roots only
+        *(OpSpec(f"atomic_{name}", "atomics", arity,
+                 "OpenCL C 3.0 §6.15.12.8-9 Tables 26-29" if legacy else "OpenCL C 3.0 §6.15.12.7",
+                 summary, variant=_atomic_variant)
+          for name, arity, _, legacy, summary in ATOMICS),
     )
 }
 
@@ -243,10 +309,25 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return "vstoren"
     if op_name == "ternary":
         return "operator?:"
+    if op_name.startswith("atomic_"):
+        return atomic_function(op_name, attrs)
     if op_name in ("op_select", "reduce"):
         comparison = f"a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'}"
         return f"Op{'Select' if op_name == 'op_select' else attrs['reduce'].title()}({comparison})"
     return op_name
+
+
+def atomic_function(op_name: str, attrs: dict) -> str:
+    """The OpenCL C function an atomic operation calls: ``atomic_add``, ``atom_add``,
+    ``atomic_fetch_add``, ``atomic_compare_exchange_weak_explicit``."""
+    name = op_name[len("atomic_"):]
+    form = attrs["form"]
+    if form in ("atomic", "atom"):
+        return f"{form}_{name}"
+    c11 = next(c for n, _, c, _, _ in ATOMICS if n == name)
+    if name == "compare_exchange":
+        c11 += "_weak" if attrs.get("weak") else "_strong"
+    return c11 + ("_explicit" if form == "explicit" else "")
 
 
 def coverage_key(op: Op) -> tuple[str, str, int]:

@@ -273,7 +273,9 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
         if s.value.type != target:
             value = _convert_to(value, s.value.type, target, ftz)
         out[s.buffer] = _to_memory(value, target, program.global_size)
+    if program.shared:
+        out.update(atomics.final_values(program, inputs))
     return out
 
 
-from oracles import expressions, spirv_only  # noqa: E402,F401  (register the references of their operations)
+from oracles import atomics, expressions, spirv_only  # noqa: E402,F401  (register the references of their operations)
