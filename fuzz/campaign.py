@@ -29,9 +29,11 @@ from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
+from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.expressions import expression_programs
 
-AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressions": expression_programs}
+AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressions": expression_programs,
+         "atomics": atomic_programs}
 """What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 
@@ -87,6 +89,10 @@ def area_strategy(areas: tuple[str, ...], caps: Caps, policy: Policy) -> st.Sear
     return st.one_of(*[AREAS[a](caps, policy) for a in areas])
 
 
+ATOMIC_CAPABILITIES = ("int64_atomics", "cl3.0", "atomic_order_acq_rel", "atomic_order_seq_cst",
+                       "atomic_scope_device")
+
+
 def capabilities(targets: list[Target]) -> Caps:
     """What any of the targets can take; each program then runs where it is supported."""
     fps = [t.fingerprint for t in targets]
@@ -94,6 +100,7 @@ def capabilities(targets: list[Target]) -> Caps:
         fp64=any(fp.get("fp64") for fp in fps),
         fp16=any(fp.get("fp16") for fp in fps),
         int64=all(fp.get("int64", True) for fp in fps),
+        atomics=frozenset(k for k in ATOMIC_CAPABILITIES if any(fp.get(k) for fp in fps)),
     )
 
 

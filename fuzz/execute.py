@@ -24,8 +24,9 @@ from fuzz.emit.validate import target_env, validate
 from fuzz.batching import Batch, parts
 from fuzz.ir import Program, restrict
 from fuzz.judge import Verdict, failure_row, judge
-from fuzz.layout import input_bytes, input_values, layout, split_outputs
+from fuzz.layout import input_bytes, input_values, layout, output_bytes, split_outputs
 from fuzz.ops import constructs, paths_of
+from oracles import atomics
 from oracles.evaluate import expected
 from oracles.expect import Expectation
 
@@ -38,7 +39,7 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     loads. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
     if path == PATH_OPENCL_C:
-        kind, code, options = "source", emit(program).encode(), program.options
+        kind, code, options = "source", emit(program).encode(), c_options(program)
     else:
         module = spirv.emit(program)
         problem = validate(module, target_env(program))
@@ -54,11 +55,17 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         kernel=KERNEL_NAME,
         args=(
             BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
-            BufferArg("out", None, lay.out_bytes, True),
+            BufferArg("out", output_bytes(program, inputs), lay.out_bytes, True),
         ),
         global_size=(program.global_size,),
-        local_size=None,
+        local_size=(program.local_size,) if program.local_size else None,
     )
+
+
+def c_options(program: Program) -> str:
+    """Build options of the OpenCL C path: the program's, and -cl-std=CL3.0 where it uses OpenCL C
+    3.0 features (the C11 atomics; a device's default is OpenCL C 1.2, §5.8.4.5 of the API)."""
+    return " ".join(o for o in (program.options, "-cl-std=CL3.0" if "cl3.0" in program.requires else "") if o)
 
 
 def ftz_of(target: Target) -> frozenset[str]:
@@ -105,13 +112,25 @@ class Expectations:
         self.program = program
         self.inputs = input_values(program) if _inputs is None else _inputs
         self._by_ftz: dict[frozenset, dict[str, Expectation]] = {} if _by_ftz is None else _by_ftz
+        self._histories: atomics.Histories | None = None
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         if ftz not in self._by_ftz:
             self._by_ftz[ftz] = expected(self.program, ftz, self.inputs)
         return self._by_ftz[ftz]
 
+    def histories(self) -> atomics.Histories | None:
+        """The atomics oracle's histories of the program's shared locations (None without any)."""
+        if not self.program.shared:
+            return None
+        if self._histories is None:
+            self._histories = atomics.histories(self.program, self.inputs)
+        return self._histories
+
     def view(self, part: Program) -> "Expectations":
+        if part.shared:  # histories change with the operations kept: computed anew for the part
+            return Expectations(part, _inputs={b.name: self.inputs[b.name][: part.lanes(b.name)]
+                                               for b in part.buffers if b.fill is not None})
         n = part.global_size
         inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
         outputs = part.outputs
@@ -185,7 +204,8 @@ def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
     halves: list[Part] = []
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
-        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs)
+        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs,
+                        histories=expectations.histories())
         if kernel_wide(verdict, program):
             run_row["status"] = outcome.status = "split"
             run_row["log"] = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"

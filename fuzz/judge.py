@@ -19,6 +19,7 @@ from fuzz.emit.opencl_c import text as c_text
 from fuzz.ir import Literal, Load, Op, Program, Store, walk
 from fuzz.ops import spelling
 from fuzz.types import scalar
+from oracles import atomics
 from oracles.classes import input_class
 from oracles.expect import Expectation
 from oracles.rules import rule
@@ -116,10 +117,13 @@ def judge(
     actual: dict[str, np.ndarray],
     inputs: dict[str, np.ndarray],
     *,
+    histories: atomics.Histories | None = None,
     max_rows: int = MAX_ROWS_PER_STATEMENT,
 ) -> Verdict:
-    """Compare every output lane; return counts and the disagreement rows (capped per statement)."""
+    """Compare every output lane; return counts and the disagreement rows (capped per statement).
+    An atomics program's shared locations are judged first (:func:`_judge_histories`)."""
     verdict = Verdict()
+    _judge_histories(program, expectations, actual, histories, verdict)
     for stmt in program.body:
         exp = expectations[stmt.buffer]
         got = actual[stmt.buffer]
@@ -163,6 +167,68 @@ def judge(
                 "input_class": _class_of(stmt, inputs, item, lane),
             })
     return verdict
+
+
+def _judge_histories(program: Program, expectations: dict[str, Expectation], actual: dict[str, np.ndarray],
+                     histories: atomics.Histories | None, verdict: Verdict) -> None:
+    """Shared locations: final values where they are exact (rule atomic.final), and each
+    location's history (oracles.atomics): one row per location no order explains."""
+    if histories is None:
+        return
+    verdict.checks += histories.operations
+    verdict.judged += histories.operations
+    for b in program.shared:
+        if b.kind == "flag":
+            continue
+        exp = expectations[b.name]
+        bits = np.ascontiguousarray(actual[b.name]).view(scalar(exp.scalar).bits_dtype)
+        bad = np.flatnonzero(~exp.accepts(bits))
+        verdict.checks += len(exp)
+        verdict.judged += int(exp.judged.sum())
+        verdict.mismatches += len(bad)
+        for lane in bad[:MAX_ROWS_PER_STATEMENT]:
+            ops = [s for s in program.body if isinstance(s.value, Op) and s.value.attr("location") == b.name]
+            loc = next(x for x in histories.locations if x["buffer"] == b.name and x["lane"] == lane)
+            verdict.rows.append(_atomic_row(program, loc, ops, int(exp.rule[lane]), "final value",
+                                            f"{int(exp.allowed[0][lane]):#x}", f"{int(bits[lane]):#x}",
+                                            format_value(int(exp.allowed[0][lane]), exp.scalar),
+                                            format_value(int(bits[lane]), exp.scalar), {"initial": loc["init"]}))
+    violations = atomics.check(histories, actual)
+    verdict.mismatches += len(violations)
+    verdict.failing_statements += len({s for v in violations for s in v.statements})
+    for v in violations[: MAX_ROWS_PER_STATEMENT * max(1, len(program.body))]:
+        stmts = [program.body[i] for i in v.statements]
+        verdict.rows.append(_atomic_row(program, v.location, stmts, v.rule, "some total order explains the results",
+                                        "", v.why, "some total order explains the results", v.why, v.observed,
+                                        v.work_item))
+
+
+def _atomic_row(program: Program, loc: dict, stmts: list[Store], rule_index: int, expected: str, allowed: str,
+                actual: str, expected_value: str, actual_value: str, observed: dict, work_item: int = -1) -> dict:
+    """A disagreement about one shared location (its buffer and lane; the statements using it)."""
+    r = rule(rule_index)
+    names = sorted({spelling(s.value.op, s.value.type, dict(s.value.attrs)) for s in stmts})
+    where = f"{loc['buffer']}[{loc['lane']}] ({loc['memory']} memory)"
+    return {
+        "kind": "wrong-result",
+        "buffer": loc["buffer"],
+        "work_item": work_item,
+        "lane": loc["lane"],
+        "operation": " + ".join(names) or "no operation",
+        "src_type": loc["type"],
+        "dst_type": loc["type"],
+        "expression": f"{where}: " + "; ".join(expression_text(s.value, s.buffer) for s in stmts[:6]),
+        "inputs": json.dumps({"location": where, **observed}, sort_keys=True, default=str),
+        "expected": expected if not allowed else allowed,
+        "allowed": json.dumps([allowed] if allowed else []),
+        "actual": actual,
+        "expected_value": expected_value,
+        "actual_value": actual_value,
+        "rule": r.id,
+        "rule_text": r.text,
+        "section": r.section,
+        "input_class": f"atomics:{loc['memory']}",
+    }
 
 
 def failure_row(program: Program, status: str, log: str) -> dict:

@@ -55,6 +55,11 @@ class Policy:
     p_leaf: float = 0.25  # an inner position that is a leaf anyway
     p_scalar_operand: float = 0.25  # a scalar operand beside a vector (widened)
     expression_weights: dict[str, float] = field(default_factory=lambda: dict(EXPRESSION_WEIGHTS))
+    # atomics under contention (area "atomics")
+    atomic_statements: int = 12  # atomic operations per work-item
+    atomic_global_size: int = 4096  # work-items at most (several work-groups)
+    p_c11_atomics: float = 0.5  # a program of C11 atomics (where a target has OpenCL C 3.0)
+    p_int64_atomics: float = 0.3  # 64-bit locations (where a target has the int64 atomics)
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has

@@ -51,6 +51,26 @@ def _image_formats(cl, ctx) -> dict[str, dict[str, list[str]]]:
     return out
 
 
+def _atomics(cl, device, extensions: list[str]) -> dict[str, Any]:
+    """What the atomics programs need (keys a program's ``requires`` names): the 64-bit atomics
+    extensions (both, as the SPIR-V environment requires, 001 §cl_khr_int64_*_atomics), and
+    OpenCL C 3.0 with its optional atomic features (§6.15.12.7, DIGEST §7.2). A device takes
+    -cl-std=CL3.0 only when it is an OpenCL 3.0 device listing OpenCL C 3.0 (Oclgrind 21.10
+    lists it on an OpenCL 1.2 device and then rejects the option)."""
+    di = cl.device_info
+    versions = _info(device, getattr(di, "OPENCL_C_ALL_VERSIONS", -1), []) or []
+    features = [f.name for f in (_info(device, getattr(di, "OPENCL_C_FEATURES", -1), []) or [])]
+    device_3 = (_info(device, di.VERSION, "") or "").startswith("OpenCL 3.")
+    c3 = device_3 and any(v.version >> 22 == 3 for v in versions)
+    return {
+        "opencl_c_features": sorted(features),
+        "int64_atomics": {"cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"} <= set(extensions),
+        "cl3.0": c3,
+        **{key: c3 and f"__opencl_c_{key}" in features
+           for key in ("atomic_order_acq_rel", "atomic_order_seq_cst", "atomic_scope_device")},
+    }
+
+
 def describe_device(cl, platform, device) -> dict[str, Any]:
     """The fingerprint of one device (JSON-able)."""
     di = cl.device_info
@@ -91,6 +111,7 @@ def describe_device(cl, platform, device) -> dict[str, Any]:
         "max_mem_alloc_size": _info(device, di.MAX_MEM_ALLOC_SIZE, 0),
         "max_parameter_size": _info(device, di.MAX_PARAMETER_SIZE, 0),
         "image_formats": {},
+        **_atomics(cl, device, extensions),
     }
     if image_support:
         try:

@@ -13,9 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz.ir import Expr, Literal, Load, Op, Program
+from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, swizzle_suffix
+from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, swizzle_suffix
 from fuzz.types import Type, scalar
 
 KERNEL_NAME = "clfuzz"
@@ -125,6 +125,40 @@ def _pointer(t: Type, const: bool) -> str:
     return f"global {'const ' if const else ''}{t.c_name}*"
 
 
+def shared_type(b: Buffer) -> str:
+    """The element type atomics see in a shared buffer: ``int``, ``atomic_int``, ``atomic_flag``."""
+    return {"": b.type.c_name, "atomic": f"atomic_{b.type.c_name}", "flag": "atomic_flag"}[b.kind]
+
+
+SCOPE_OF_LOCAL = "memory_order_relaxed, memory_scope_work_group"
+
+
+def _shared(b: Buffer, lay, lines: list[str], prologue: list[str], epilogue: list[str]) -> None:
+    """Declare a shared buffer: a pointer into ``out`` (global; moved to the work-group's partition
+    when ``per_group``) or a local array initialised from ``in`` by one work-item per element
+    before a barrier and copied out to ``out`` after the last one (§6.15.12.6 atomic_init,
+    §6.15.12.10 flags start clear after atomic_flag_clear)."""
+    t = shared_type(b)
+    if b.role == "global":
+        region = lay.outputs[b.name]
+        partition = f" + grp * {b.count}" if b.per_group else ""
+        lines.append(f"volatile global {t}* {b.name} = (volatile global {t}*)(out + {region.offset}){partition};")
+        return
+    lines.append(f"local {t} {b.name}[{b.count}];")
+    elem = f"{b.name}[lid]"
+    if b.kind == "flag":
+        prologue.append(f"if (lid < {b.count}) atomic_flag_clear_explicit(&{elem}, {SCOPE_OF_LOCAL});")
+        return
+    init = f"((global const {b.type.c_name}*)(in + {lay.inputs[b.name].offset}))[grp * {b.count} + lid]"
+    final = f"((global {b.type.c_name}*)(out + {lay.outputs[b.name].offset}))[grp * {b.count} + lid]"
+    if b.kind == "atomic":
+        prologue.append(f"if (lid < {b.count}) atomic_init(&{elem}, {init});")
+        epilogue.append(f"if (lid < {b.count}) {final} = atomic_load_explicit(&{elem}, {SCOPE_OF_LOCAL});")
+    else:
+        prologue.append(f"if (lid < {b.count}) {elem} = {init};")
+        epilogue.append(f"if (lid < {b.count}) {final} = {elem};")
+
+
 def emit(program: Program) -> str:
     """The OpenCL C source of ``program``: one kernel ``clfuzz(in, out)`` over packed buffers."""
     lay = layout(program)
@@ -133,23 +167,36 @@ def emit(program: Program) -> str:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     if "fp16" in program.requires:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp16 : enable")
+    if "int64_atomics" in program.requires:
+        lines.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
+        lines.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable")
     # FP_CONTRACT defaults to ON (§6.9.d / DIGEST §5.1): turn it off so a*b+c is never fused.
     lines.append("#pragma OPENCL FP_CONTRACT OFF")
     lines.append(f"__kernel void {KERNEL_NAME}(global const uchar* restrict in, global uchar* restrict out)")
     lines.append("{")
     lines.append("    const size_t gid = get_global_id(0);")
+    if program.local_size:
+        lines.append("    const size_t lid = get_local_id(0), grp = get_group_id(0);")
+    decls: list[str] = []
+    prologue: list[str] = []
+    epilogue: list[str] = []
     for b in program.buffers:
+        if b.shared:
+            _shared(b, lay, decls, prologue, epilogue)
+            continue
         region = (lay.inputs if b.role == "in" else lay.outputs)[b.name]
         base = "in" if b.role == "in" else "out"
         ptr = _pointer(b.type, b.role == "in")
-        lines.append(f"    {ptr} {b.name} = ({ptr})({base} + {region.offset});")
+        decls.append(f"{ptr} {b.name} = ({ptr})({base} + {region.offset});")
     body = Body()
     for s in program.body:
         body.target = s.buffer
         value = body.expression(s.value)
         if value is not None:
             body.lines.append(f"{s.buffer}[gid] = {value};")
-    lines.extend(f"    {line}" for line in body.lines)
+    barrier = ["barrier(CLK_LOCAL_MEM_FENCE);"]
+    lines.extend(f"    {line}" for line in decls + (prologue and prologue + barrier) + body.lines
+                 + (epilogue and barrier + epilogue))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -233,3 +280,49 @@ def _call(body: Body, op: Op, args: list[str]) -> str:
 for _name in ("shuffle", "shuffle2", "select", "bitselect", "any", "all",
               *(n for n, _, _ in INTEGER_BUILTINS), *(n for n, _, _ in RELATIONAL_BUILTINS)):
     emitter(_name)(_call)
+
+
+# -- atomics (fuzz.ops area "atomics"; oracles.atomics) ----------------------------------------------
+
+
+def location(op: Op) -> str:
+    """``&A[base + (id / div) % mod]`` (a grouped global buffer's pointer already points at the
+    work-group's partition)."""
+    which, div, mod, base = op.attr("index")
+    index = which if div == 1 else f"{which} / {div}"
+    index = f"{base}" if mod == 1 else f"{index} % {mod}" if base == 0 else f"{base} + {index} % {mod}"
+    return f"&{op.attr('location')}[{index}]"
+
+
+def _order(name: str) -> str:
+    return f"memory_order_{name}"
+
+
+def _atomic(body: Body, op: Op, args: list[str]) -> str | None:
+    """The atomic function of the operation's form with its pointer, operands and (``_explicit``)
+    memory order(s) and scope; a compare-exchange keeps expected in a variable and gives
+    ``(T2)(expected after, success)``; store and clear are statements of their own."""
+    name = op.op[len("atomic_"):]
+    call = atomic_function(op.op, dict(op.attrs))
+    explicit = [_order(op.attr("order"))]
+    if name == "compare_exchange":
+        t = op.type.elem
+        expected = body.temp(Type(t.name), args[0])
+        operands = [location(op), f"&{expected}", args[1]]
+        explicit.append(_order(op.attr("failure")))
+    else:
+        operands = [location(op), *args]
+    if op.attr("form") == "explicit":
+        operands += explicit + [f"memory_scope_{op.attr('scope')}"]
+    text = f"{call}({', '.join(operands)})"
+    if name in ("store", "flag_clear"):
+        body.lines.append(f"{text};")
+        return None
+    if name == "compare_exchange":
+        success = body.temp(Type(op.type.scalar), text)
+        return f"(({op.type.c_name})({expected}, {success}))"
+    return f"(({op.type.c_name}){text})"
+
+
+for _name, *_ in ATOMICS:
+    emitter(f"atomic_{_name}")(_atomic)
