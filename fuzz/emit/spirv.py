@@ -30,7 +30,7 @@ from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
+from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
 from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, operand_type, scalar, truth_type
 
 VERSION = (1, 0)
@@ -61,6 +61,10 @@ class Module:
         # the kernel being written: each buffer's element pointer, the statement's output buffer
         self.pointers: dict[str, int] = {}
         self.target = ""
+        # atomics: each shared buffer's first element (of the work-group's partition), its storage
+        # class, and the work-item's ids (ulong) an atomic's location is computed from
+        self.shared: dict[str, tuple[int, str]] = {}
+        self.ids: dict[str, int] = {}
 
     def id(self) -> int:
         self.bound += 1
@@ -563,25 +567,101 @@ class _Kernel:
         return EMITTERS[e.op](m, e, [self.expression(a, pointers) for a in e.args])
 
 
+def _builtin(m: Module, name: str) -> int:
+    """An Input variable of the work-item built-in ``name`` (a ulong3), declared constant."""
+    var = m.id()
+    m.inst("global", "OpVariable", m.pointer("Input", m.type(Type("ulong", 3))), var, m.g.enum("StorageClass", "Input"))
+    m.decorate(var, "BuiltIn", m.g.enum("BuiltIn", name))
+    m.decorate(var, "Constant")
+    return var
+
+
+def _if(m: Module, cond: int, then) -> None:
+    """``if (cond) { then() }`` as a selection construct."""
+    body, merge = m.id(), m.id()
+    m.inst("function", "OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
+    m.inst("function", "OpBranchConditional", cond, body, merge)
+    m.inst("function", "OpLabel", body)
+    then()
+    m.inst("function", "OpBranch", merge)
+    m.inst("function", "OpLabel", merge)
+
+
+def barrier(m: Module) -> None:
+    """barrier(CLK_LOCAL_MEM_FENCE): Workgroup execution and memory scope, SequentiallyConsistent
+    | WorkgroupMemory (SPIR-V env 000 §5.2.8, 001 "OpenCL 1.2 environment")."""
+    workgroup = m.constant("uint", SCOPES["work_group"])
+    m.inst("function", "OpControlBarrier", workgroup, workgroup, m.constant("uint", 0x10 | 0x100))
+
+
+def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, epilogue: list) -> None:
+    """A shared buffer's first element (see opencl_c._shared for the program it means): a pointer
+    into ``out`` (moved to the work-group's partition when per_group), or a Workgroup array
+    (named ``clfuzz.<name>``: Oclgrind needs the name, drivers.md) initialised and copied out by
+    one work-item per element around barriers."""
+    t = m.type(b.type)
+    aligned = (m.g.enum("MemoryAccess", "Aligned"), b.type.size)
+    if b.role == "global":
+        first = k.address(bases["out"], k.layout.outputs[b.name].offset, b.type,
+                          m.op("OpIMul", k.ulong, m.ids["grp"], m.constant("ulong", b.count)) if b.per_group
+                          else m.constant("ulong", 0))
+        m.shared[b.name] = (first, "CrossWorkgroup")
+        return
+    array = m._type(("array", t, b.count), "OpTypeArray", t, m.constant("uint", b.count))
+    var = m.id()
+    m.inst("global", "OpVariable", m.pointer("Workgroup", array), var, m.g.enum("StorageClass", "Workgroup"))
+    m.inst("debug", "OpName", var, f"{KERNEL_NAME}.{b.name}")
+    m.shared[b.name] = (var, "Workgroup")
+    lid, grp = m.ids["lid"], m.ids["grp"]
+
+    def element() -> int:
+        return m.op("OpInBoundsAccessChain", m.pointer("Workgroup", t), var, lid)
+
+    def lane(base: str, region) -> int:
+        index = m.op("OpIAdd", k.ulong, m.op("OpIMul", k.ulong, grp, m.constant("ulong", b.count)), lid)
+        return k.address(bases[base], region.offset, b.type, index)
+
+    def init() -> None:
+        if b.kind == "flag":
+            m.inst("function", "OpAtomicFlagClear", element(), m.constant("uint", SCOPES["work_group"]),
+                   m.constant("uint", 0))
+        else:
+            value = m.op("OpLoad", t, lane("in", k.layout.inputs[b.name]), *aligned)
+            m.inst("function", "OpStore", element(), value)  # atomic_init is a plain store (§6.15.12.6)
+
+    def copy_out() -> None:
+        value = m.op("OpLoad", t, element()) if b.kind == "" else m.op(
+            "OpAtomicLoad", t, element(), m.constant("uint", SCOPES["work_group"]), m.constant("uint", 0))
+        m.inst("function", "OpStore", lane("out", k.layout.outputs[b.name]), value, *aligned)
+
+    inside = lambda: m.op("OpULessThan", m.bool_type(), lid, m.constant("ulong", b.count))  # noqa: E731
+    prologue.append(lambda: _if(m, inside(), init))
+    if b.kind != "flag":
+        epilogue.append(lambda: _if(m, inside(), copy_out))
+
+
 def words(program: Program) -> list[int]:
     """The module of ``program`` as 32-bit words (see the module docstring)."""
     m = Module()
     m.capability("Addresses")
     m.capability("Kernel")
     m.capability("Int64")  # size_t under Physical64
+    if "int64_atomics" in program.requires:
+        # the capability alone, as the LLVM translator writes it: its reader rejects the
+        # OpExtension "cl_khr_int64_base_atomics" that 001 asks for ("unknown extension")
+        m.capability("Int64Atomics")
     m.std = m.id()
     m.inst("ext_import", "OpExtInstImport", m.std, "OpenCL.std")
     m.inst("memory_model", "OpMemoryModel", m.g.enum("AddressingModel", "Physical64"),
            m.g.enum("MemoryModel", "OpenCL"))
     k = _Kernel(m, program)
     v3ulong = m.type(Type("ulong", 3))
-    gid_var = m.id()
-    m.inst("global", "OpVariable", m.pointer("Input", v3ulong), gid_var, m.g.enum("StorageClass", "Input"))
-    m.decorate(gid_var, "BuiltIn", m.g.enum("BuiltIn", "GlobalInvocationId"))
-    m.decorate(gid_var, "Constant")
+    builtins = {"gid": _builtin(m, "GlobalInvocationId")}
+    if program.local_size:
+        builtins.update(lid=_builtin(m, "LocalInvocationId"), grp=_builtin(m, "WorkgroupId"))
     void = m.void()
     fn = m.id()
-    m.inst("entry_point", "OpEntryPoint", m.g.enum("ExecutionModel", "Kernel"), fn, KERNEL_NAME, gid_var)
+    m.inst("entry_point", "OpEntryPoint", m.g.enum("ExecutionModel", "Kernel"), fn, KERNEL_NAME, *builtins.values())
     # FP_CONTRACT OFF, as in the OpenCL C kernel
     m.inst("execution_mode", "OpExecutionMode", fn, m.g.enum("ExecutionMode", "ContractionOff"))
     m.inst("debug", "OpName", fn, KERNEL_NAME)
@@ -593,21 +673,36 @@ def words(program: Program) -> list[int]:
         m.inst("function", "OpFunctionParameter", k.uchar_ptr, bases[role])
         m.inst("debug", "OpName", bases[role], role)
     m.inst("function", "OpLabel", m.id())
-    ids = m.op("OpLoad", v3ulong, gid_var, m.g.enum("MemoryAccess", "Aligned"), 32)
-    gid = m.op("OpCompositeExtract", k.ulong, ids, 0)
+    for name, var in builtins.items():
+        ids = m.op("OpLoad", v3ulong, var, m.g.enum("MemoryAccess", "Aligned"), 32)
+        m.ids[name] = m.op("OpCompositeExtract", k.ulong, ids, 0)
+    gid = m.ids["gid"]
+    prologue: list = []
+    epilogue: list = []
     for b in program.buffers:
+        if b.shared:
+            _shared(m, k, b, bases, prologue, epilogue)
+            continue
         region = (k.layout.inputs if b.role == "in" else k.layout.outputs)[b.name]
         m.pointers[b.name] = k.address(bases[b.role], region.offset, b.type, gid)
+    for step in prologue:
+        step()
+    if prologue:
+        barrier(m)
     for s in program.body:
         dst = program.buffer(s.buffer).type
         m.target = s.buffer
         value = k.expression(s.value, m.pointers)
-        if value is None:  # a statement form that wrote its own store (vstoren)
+        if value is None:  # a statement form that wrote its own store (vstoren, void atomics)
             continue
         src = s.value.type
         if src != dst:  # assignment: converted as by a cast (§6.4.1)
             value = operand(m, value, src, dst)
         m.inst("function", "OpStore", m.pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
+    if epilogue:
+        barrier(m)
+    for step in epilogue:
+        step()
     m.inst("function", "OpReturn")
     m.inst("function", "OpFunctionEnd")
     return m.words()
@@ -616,3 +711,88 @@ def words(program: Program) -> list[int]:
 def emit(program: Program) -> bytes:
     """The module of ``program`` as a little-endian binary (a ``.spv`` file)."""
     return np.array(words(program), dtype="<u4").tobytes()
+
+
+# -- atomics (fuzz.ops area "atomics"; oracles.atomics) ----------------------------------------------
+
+SCOPES = {"device": 1, "work_group": 2}  # SPIR-V Scope: Device 1, Workgroup 2
+ORDER_BITS = {"relaxed": 0, "acquire": 0x2, "release": 0x4, "acq_rel": 0x8, "seq_cst": 0x10}
+ATOMIC_OPCODES = {
+    "add": "OpAtomicIAdd", "sub": "OpAtomicISub", "xchg": "OpAtomicExchange", "inc": "OpAtomicIIncrement",
+    "dec": "OpAtomicIDecrement", "and": "OpAtomicAnd", "or": "OpAtomicOr", "xor": "OpAtomicXor",
+    "load": "OpAtomicLoad", "store": "OpAtomicStore", "flag_test_and_set": "OpAtomicFlagTestAndSet",
+    "flag_clear": "OpAtomicFlagClear",
+}
+
+
+def _location(m: Module, op: Op) -> int:
+    """The pointer ``&A[base + (id / div) % mod]`` (opencl_c.location)."""
+    ulong = m.type(Type("ulong"))
+    which, div, mod, base = op.attr("index")
+    index = m.ids[which]
+    if div != 1:
+        index = m.op("OpUDiv", ulong, index, m.constant("ulong", div))
+    index = m.op("OpUMod", ulong, index, m.constant("ulong", mod))
+    if base:
+        index = m.op("OpIAdd", ulong, index, m.constant("ulong", base))
+    first, storage = m.shared[op.attr("location")]
+    elem = m.type(Type(op.type.scalar))
+    if storage == "Workgroup":
+        return m.op("OpInBoundsAccessChain", m.pointer(storage, elem), first, index)
+    return m.op("OpInBoundsPtrAccessChain", m.pointer(storage, elem), first, index)
+
+
+def _scope_and_semantics(m: Module, op: Op, order: str) -> tuple[int, int]:
+    """The Scope and Memory Semantics operands. OpenCL 1.x functions: Device and Relaxed (the
+    only ones an OpenCL 1.2 environment allows, 000 §5.2.8). C11 ones: the scope asked for
+    (seq_cst and device without _explicit, §6.15.12.7), the order's bit, and for an order
+    stronger than relaxed the memory it orders (CrossWorkgroupMemory for global, WorkgroupMemory
+    for local, which needs Workgroup scope, 001)."""
+    form = op.attr("form")
+    if form in ("atomic", "atom"):
+        return m.constant("uint", SCOPES["device"]), m.constant("uint", 0)
+    scope = op.attr("scope") if form == "explicit" else "device"
+    bits = ORDER_BITS[order]
+    if bits:
+        if op.attr("memory") != "local":
+            bits |= 0x200
+        elif scope == "work_group":
+            bits |= 0x100
+    return m.constant("uint", SCOPES[scope]), m.constant("uint", bits)
+
+
+def _atomic(m: Module, op: Op, args: list[int]) -> int | None:
+    """OpAtomic* on the location; a compare-exchange gives (original, original == expected) as
+    the two lanes, test-and-set its Boolean as 0 or 1; store and clear write no result."""
+    name = op.op[len("atomic_"):]
+    t = Type(op.type.scalar)
+    tid = m.type(t)
+    order = op.attr("order") if op.attr("form") == "explicit" else "seq_cst"
+    scope, semantics = _scope_and_semantics(m, op, order)
+    p = _location(m, op)
+    if name in ("store", "flag_clear"):
+        m.inst("function", ATOMIC_OPCODES[name], p, scope, semantics, *args)
+        return None
+    if name in ("cmpxchg", "compare_exchange"):
+        failure = semantics
+        if name == "compare_exchange" and op.attr("form") == "explicit":
+            failure = _scope_and_semantics(m, op, op.attr("failure"))[1]
+        opcode = "OpAtomicCompareExchangeWeak" if op.attr("weak") else "OpAtomicCompareExchange"
+        original = m.op(opcode, tid, p, scope, semantics, failure, args[-1], args[0])
+        if name == "cmpxchg":
+            return original
+        success = m.op("OpIEqual", m.bool_type(), original, args[0])
+        flag = m.op("OpSelect", tid, success, m.splat(t, 1), m.splat(t, 0))
+        return _compose(m, op.type, [original, flag])
+    if name == "flag_test_and_set":
+        was_set = m.op("OpAtomicFlagTestAndSet", m.bool_type(), p, scope, semantics)
+        return m.op("OpSelect", tid, was_set, m.splat(t, 1), m.splat(t, 0))
+    if name in ("min", "max"):
+        opcode = f"OpAtomic{'S' if t.elem.signed else 'U'}{name.title()}"
+    else:
+        opcode = ATOMIC_OPCODES[name]
+    return m.op(opcode, tid, p, scope, semantics, *args)
+
+
+for _name, *_ in ATOMICS:
+    emitter(f"atomic_{_name}")(_atomic)

@@ -25,8 +25,14 @@ class ValidatorMissing(RuntimeError):
 
 def target_env(program: Program) -> str:
     """The environment a program's module is validated for: OpenCL 1.2, the version every
-    local route takes; 2.0 once a program needs a 2.0 feature."""
-    return "opencl2.0" if "cl2.0" in program.requires else "opencl1.2"
+    local route takes; 2.0 for a program of C11 atomics (their scopes and memory orders are
+    not allowed in a 1.2 environment, 000 §5.2.8). A module with 64-bit atomics is checked
+    against the universal SPIR-V 1.0 rules: spirv-val (SPIRV-Tools v2023.1) accepts the Int64Atomics
+    capability in no OpenCL environment, although the environment spec allows it with
+    cl_khr_int64_base_atomics declared (001, "cl_khr_int64_base_atomics")."""
+    if "int64_atomics" in program.requires:
+        return "spv1.0"
+    return "opencl2.0" if "cl3.0" in program.requires else "opencl1.2"
 
 
 @lru_cache(maxsize=256)  # the same module goes to several routes
