@@ -21,9 +21,11 @@ barriers); C11 scopes are ``memory_scope_device`` for locations shared by the ND
 memory orders obey §6.15.12.7's restrictions (loads not release/acq_rel, stores not acquire/
 acq_rel, a failure order neither release/acq_rel nor stronger than the success order). The
 OpenCL 1.x functions state no wrap-around for signed overflow (only the C11 ones do,
-§6.15.12.7.4), so legacy signed locations start within ±2^(N-4) and add/sub take operands of
-at most 2^(N-19) in magnitude: with fewer than 2^16 operations per location (the policy is
-checked) no intermediate value overflows, whatever the order.
+§6.15.12.7.4), so every value a legacy signed location starts with or is given (xchg, cmpxchg,
+min, max, and, or, xor) is within ±2^(N-4) and add/sub operands within ±2^(N-19): with fewer
+than 2^16 operations per location (the policy is checked) the additions move a value by less than
+2^(N-3), bitwise operations keep it within the power-of-two envelope of their operands, and no
+intermediate value overflows, whatever the order.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ LEGACY_OPS = tuple(name for name, _, _, legacy, _ in ATOMICS if legacy)
 C11_OPS = tuple(name for name, _, c11, _, _ in ATOMICS if c11 and not name.startswith("flag"))
 FLAG_OPS = ("flag_test_and_set", "flag_clear")
 ARITY = {name: arity for name, arity, *_ in ATOMICS}
+OPERATIONS = frozenset(f"atomic_{name}" for name in LEGACY_OPS + C11_OPS + FLAG_OPS)
+"""The operations this strategy draws (tests/test_ops_table.py; tests/test_atomics_programs.py
+checks that sampled programs use every one in every form and memory)."""
 ARITHMETIC = ("add", "sub", "inc", "dec")
 STRENGTH = {"relaxed": 0, "acquire": 1, "release": 1, "acq_rel": 2, "seq_cst": 3}
 MAX_OPERATIONS_LOG2 = 16  # work-items x statements per program stay below 2^16 (policy checked)
@@ -77,8 +82,9 @@ class _Atomics:
             # a C11 location the NDRange shares needs memory_scope_device (module docstring)
             device = "atomic_scope_device" in self.caps.atomics
             per_group = role == "global" and (rnd.random() < 0.5 or (self.c11 and (not device or rnd.random() < 0.5)))
-            buf = Buffer(name, Type(t), role, Fill(b.draw(st.integers(0, 2**32 - 1)), tuple(init)), count,
-                         per_group, "atomic" if self.c11 else "")
+            narrowed = scalar(t).signed and not self.c11  # only pool values: no uniform bits (Fill)
+            fill = Fill(b.draw(st.integers(0, 2**32 - 1)), tuple(init), 4 if narrowed else 3)
+            buf = Buffer(name, Type(t), role, fill, count, per_group, "atomic" if self.c11 else "")
         b.buffers.append(buf)
         return buf
 
@@ -100,13 +106,14 @@ class _Atomics:
             pool = tuple(sorted(set(shared.fill.pool) | {0, 1, 2})) if shared.fill else (0, 1, 2)
         else:
             pool = tuple(b.draw(values(t.scalar)) for _ in range(rnd.randint(1, 6)))
-        if kind in ARITHMETIC and s.signed and not self.c11:
-            shift = 18  # |v| <= 2^(N-19)
+        narrowed = s.signed and not self.c11
+        if narrowed and kind not in ("cmpxchg", "xchg"):  # those take the (narrowed) initial values
+            shift = 18 if kind in ARITHMETIC else 3  # |v| <= 2^(N-19), or 2^(N-4) like initial values
             pool = tuple(((p - (1 << s.bits) if p >> (s.bits - 1) else p) >> shift) & ((1 << s.bits) - 1)
                          for p in pool)
         if rnd.random() < b.policy.p_literal_operand:
             return Literal(t, (rnd.choice(pool),))
-        buf = Buffer(b.name("in"), t, "in", Fill(b.draw(st.integers(0, 2**32 - 1)), pool, 3))
+        buf = Buffer(b.name("in"), t, "in", Fill(b.draw(st.integers(0, 2**32 - 1)), pool, 4 if narrowed else 3))
         b.buffers.append(buf)
         return Load(buf.name, t)
 
