@@ -132,8 +132,10 @@ def test_campaign_ctrl_c_stops_cleanly_and_writes_the_summary(targets, tmp_path)
 def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
     db = tmp_path / "c.db"
     runner = CliRunner()
+    # areas every target takes (an atomics program may need features only some targets have)
     result = runner.invoke(cli, ["run", "--minutes", "2", "--max-programs", "2", "--corpus", str(db),
-                                 "--statements", "8", "--global-size", "32", "--seed", "3"])
+                                 "--statements", "8", "--global-size", "32", "--seed", "3",
+                                 "--areas", "conversions,expressions"])
     assert result.exit_code == 0, result.output
     summary = json.loads(runner.invoke(cli, ["stats", "--corpus", str(db), "--json"]).output)
     assert summary["programs"] >= 2
