@@ -70,8 +70,7 @@ RULE_UNOBSERVED = rules.register(
 KINDS = tuple(name for name, *_ in ATOMICS)
 CODE = {name: i for i, name in enumerate(KINDS)}
 COMMUTING = ({"add", "sub", "inc", "dec"}, {"and"}, {"or"}, {"xor"}, {"min"}, {"max"})
-STORES = {"store", "flag_clear"}  # no old value returned: a jump
-VOID = {"store", "flag_clear"}
+STORES = {"store", "flag_clear"}  # no old value returned (no result at all): a jump
 
 
 @reference("atomic_add")
@@ -181,6 +180,7 @@ class Histories:
     stmt: np.ndarray
     item: np.ndarray
     locations: list[dict] = field(default_factory=list)
+    finals: dict[int, int] = field(default_factory=dict)  # exact final values (commuting locations)
 
     @property
     def operations(self) -> int:
@@ -230,7 +230,7 @@ def histories(program: Program, inputs: dict[str, np.ndarray]) -> Histories:
     arrays = {c: np.concatenate(v) if v else np.zeros(0, empty[c]) for c, v in cols.items()}
     order = np.argsort(arrays["key"], kind="stable")
     h = Histories(program, **{c: v[order] for c, v in arrays.items()})
-    finals = _commuting_finals(h, inputs)
+    h.finals = finals = _commuting_finals(h, inputs)
     for ordinal, b in enumerate(program.buffers):
         if not b.shared:
             continue
@@ -283,8 +283,7 @@ def _commuting_finals(h: Histories, inputs: dict[str, np.ndarray]) -> dict[int, 
 def final_values(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Expectation]:
     """Expectations for each shared buffer's final values (not flags): exact where the location's
     operations commute (rule atomic.final), judged with the history elsewhere."""
-    h = histories(program, inputs)
-    finals = _commuting_finals(h, inputs)
+    finals = histories(program, inputs).finals
     out = {}
     for ordinal, b in enumerate(program.buffers):
         if not b.shared or b.kind == "flag":
@@ -324,7 +323,7 @@ def observed_results(h: Histories, actual: dict[str, np.ndarray]) -> tuple[np.nd
         if not len(sel):
             continue
         kind = KINDS[h.kind[sel[0]]]
-        if kind in VOID:
+        if kind in STORES:
             continue
         got = np.ascontiguousarray(actual[s.buffer])
         got = got.view(np.dtype(f"u{got.dtype.itemsize}")).astype(np.uint64)

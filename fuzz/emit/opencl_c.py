@@ -130,7 +130,7 @@ def shared_type(b: Buffer) -> str:
     return {"": b.type.c_name, "atomic": f"atomic_{b.type.c_name}", "flag": "atomic_flag"}[b.kind]
 
 
-SCOPE_OF_LOCAL = "memory_order_relaxed, memory_scope_work_group"
+RELAXED_WORK_GROUP = "memory_order_relaxed, memory_scope_work_group"
 
 
 def _shared(b: Buffer, lay, lines: list[str], prologue: list[str], epilogue: list[str]) -> None:
@@ -147,13 +147,13 @@ def _shared(b: Buffer, lay, lines: list[str], prologue: list[str], epilogue: lis
     lines.append(f"local {t} {b.name}[{b.count}];")
     elem = f"{b.name}[lid]"
     if b.kind == "flag":
-        prologue.append(f"if (lid < {b.count}) atomic_flag_clear_explicit(&{elem}, {SCOPE_OF_LOCAL});")
+        prologue.append(f"if (lid < {b.count}) atomic_flag_clear_explicit(&{elem}, {RELAXED_WORK_GROUP});")
         return
     init = f"((global const {b.type.c_name}*)(in + {lay.inputs[b.name].offset}))[grp * {b.count} + lid]"
     final = f"((global {b.type.c_name}*)(out + {lay.outputs[b.name].offset}))[grp * {b.count} + lid]"
     if b.kind == "atomic":
         prologue.append(f"if (lid < {b.count}) atomic_init(&{elem}, {init});")
-        epilogue.append(f"if (lid < {b.count}) {final} = atomic_load_explicit(&{elem}, {SCOPE_OF_LOCAL});")
+        epilogue.append(f"if (lid < {b.count}) {final} = atomic_load_explicit(&{elem}, {RELAXED_WORK_GROUP});")
     else:
         prologue.append(f"if (lid < {b.count}) {elem} = {init};")
         epilogue.append(f"if (lid < {b.count}) {final} = {elem};")

@@ -4,7 +4,6 @@ data-race detector finds no race in them (programs are race-free apart from the 
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from fuzz.campaign import capabilities
