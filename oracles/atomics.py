@@ -33,6 +33,13 @@ and, or, xor, min, max; loads beside them) the final value is exact whatever the
 is judged lane by lane (rule ``atomic.final``); otherwise it is the end of the trail above. A
 flag's final state is never read (an ``atomic_flag``'s representation is unspecified).
 
+**Scope of the 1.x functions**: OpenCL C 3.0 §6.15.12.8 calls them equivalent to relaxed atomics
+with ``memory_scope_work_group``, while the SPIR-V OpenCL 1.2 environment requires Scope Device
+for every atomic instruction (000 §5.2.8, 001): the 1.x functions are device-wide as every
+implementation and that mapping treat them. Histories of global locations that work-items of
+several groups update with them are judged on that reading; their rows carry the input class
+``atomics:global`` so that triage can tell them apart.
+
 **Not judged**: ordering *between* locations (memory orders beyond relaxed) and the program order
 of several operations one work-item issues on the same location (coherence with sequenced-
 before): the check accepts every history some total order explains, so it never rejects a
