@@ -116,7 +116,7 @@ class Expectations:
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         if ftz not in self._by_ftz:
-            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs)
+            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
         return self._by_ftz[ftz]
 
     def histories(self) -> atomics.Histories | None:

@@ -186,8 +186,8 @@ def _judge_histories(program: Program, expectations: dict[str, Expectation], act
         verdict.checks += len(exp)
         verdict.judged += int(exp.judged.sum())
         verdict.mismatches += len(bad)
+        ops = [s for s in program.body if isinstance(s.value, Op) and s.value.attr("location") == b.name]
         for lane in bad[:MAX_ROWS_PER_STATEMENT]:
-            ops = [s for s in program.body if isinstance(s.value, Op) and s.value.attr("location") == b.name]
             loc = next(x for x in histories.locations if x["buffer"] == b.name and x["lane"] == lane)
             verdict.rows.append(_atomic_row(program, loc, ops, int(exp.rule[lane]), "final value",
                                             f"{int(exp.allowed[0][lane]):#x}", f"{int(bits[lane]):#x}",

@@ -119,7 +119,8 @@ def _signed(v: np.ndarray, bits: int) -> np.ndarray:
 
 def apply(kind: str, old: np.ndarray, a: np.ndarray, b: np.ndarray, bits: int, signed: bool) -> np.ndarray:
     """What an operation of ``kind`` stores, given the old values it read (unsigned bit patterns of
-    ``bits`` bits, uint64); for a flag, 1 is set. Loads and failed exchanges store ``old``."""
+    ``bits`` bits, uint64); for a flag, 1 is set. Loads and failed exchanges store ``old``. (A C11
+    compare-exchange reports its own success: :func:`check` follows that flag.)"""
     m = _mask(bits)
     with np.errstate(over="ignore"):
         if kind == "add":
@@ -132,7 +133,7 @@ def apply(kind: str, old: np.ndarray, a: np.ndarray, b: np.ndarray, bits: int, s
             return (old - np.uint64(1)) & m
     if kind in ("xchg", "store"):
         return a.copy()
-    if kind in ("cmpxchg", "compare_exchange"):  # strong; check() takes a weak one's flag into account
+    if kind == "cmpxchg":
         return np.where(old == a, b, old)
     if kind in ("min", "max"):
         x, y = (_signed(old, bits), _signed(a, bits)) if signed else (old, a)
@@ -280,17 +281,17 @@ def _commuting_finals(h: Histories, inputs: dict[str, np.ndarray]) -> dict[int, 
                     effect = np.select(
                         [kind_of == CODE["add"], kind_of == CODE["sub"], kind_of == CODE["inc"], kind_of == CODE["dec"]],
                         [a, (np.uint64(0) - a) & m, np.ones_like(a), np.full_like(a, m)], np.zeros_like(a))
-                out[k] = combine("add", int(init[lane]), effect, bits, signed) & int(m)
+                out[k] = combine("add", int(init[lane]), effect, bits, signed)
             else:
                 (kind,) = family
                 out[k] = combine(kind, int(init[lane]), a[kind_of != CODE["load"]], bits, signed)
     return out
 
 
-def final_values(program: Program, inputs: dict[str, np.ndarray]) -> dict[str, Expectation]:
+def final_values(h: Histories) -> dict[str, Expectation]:
     """Expectations for each shared buffer's final values (not flags): exact where the location's
     operations commute (rule atomic.final), judged with the history elsewhere."""
-    finals = histories(program, inputs).finals
+    program, finals = h.program, h.finals
     out = {}
     for ordinal, b in enumerate(program.buffers):
         if not b.shared or b.kind == "flag":
@@ -348,8 +349,8 @@ def check(h: Histories, actual: dict[str, np.ndarray]) -> list[Violation]:
         return []
     old, ok = observed_results(h, actual)
     violations = _impossible(h, old, ok)
-    loc_of = {loc["key"]: i for i, loc in enumerate(h.locations)}
-    li = np.array([loc_of[int(k)] for k in h.key], np.int64) if h.operations else np.zeros(0, np.int64)
+    # each operation's location (h.locations are in key order)
+    li = np.searchsorted(np.array([loc["key"] for loc in h.locations], np.int64), h.key)
     nloc = len(h.locations)
     bits = np.array([scalar(loc["type"]).bits for loc in h.locations])
     signed = np.array([scalar(loc["type"]).signed for loc in h.locations])
@@ -382,21 +383,21 @@ def check(h: Histories, actual: dict[str, np.ndarray]) -> list[Violation]:
     w_from = np.where(observed, ids.of(np.arange(nloc), finals), ids.x(np.arange(nloc)))  # final -> init, or X -> init
     w_to = ids.of(np.arange(nloc), init)
     st_from, st_to = ids.x(s_loc), ids.of(s_loc, s_v)
-    nv = ids.count
+    nv, vloc = ids.count, ids.loc
     src = np.concatenate([u, w_from, st_from])
     dst = np.concatenate([v, w_to, st_to])
     surplus = np.bincount(dst, minlength=nv) - np.bincount(src, minlength=nv)  # entered - left
     real = ~ids.is_x()
     short = np.flatnonzero(real & (surplus < 0))
     ends = np.flatnonzero(real & (surplus > 0))
-    root = _components(nv, np.concatenate([src, ends]), np.concatenate([dst, ids.x(ids.loc[ends])]))
+    root = _components(nv, np.concatenate([src, ends]), np.concatenate([dst, ids.x(vloc[ends])]))
     home = root[w_to]  # the component of each location's initial value
     touched = np.concatenate([src, dst])
-    stray = touched[root[touched] != home[ids.loc[touched]]]
-    bad_locs = sorted(set(ids.loc[short].tolist()) | set(ids.loc[stray].tolist()))
+    stray = touched[root[touched] != home[vloc[touched]]]
+    bad_locs = sorted(set(vloc[short].tolist()) | set(vloc[stray].tolist()))
     for loc_i in bad_locs:
-        violations.append(_explain(h, loc_i, li, old, ok, new, jump, finals[loc_i] if observed[loc_i] else None,
-                                   ids, short, stray, surplus))
+        violations.append(_explain(h, loc_i, li, old, jump, finals[loc_i] if observed[loc_i] else None,
+                                   ids, vloc, short, stray, surplus))
     return violations
 
 
@@ -469,7 +470,7 @@ def _impossible(h: Histories, old: np.ndarray, ok: np.ndarray) -> list[Violation
     a success that changed expected, a strong one's failure on a match, a flag that is not 0/1."""
     out = []
     cx = h.kind == CODE["compare_exchange"]
-    weak = np.array([bool(getattr(s.value, "attrs", None) and s.value.attr("weak")) for s in h.program.body]
+    weak = np.array([isinstance(s.value, Op) and bool(s.value.attr("weak")) for s in h.program.body]
                     + [False], bool)[h.stmt]
     tas = h.kind == CODE["flag_test_and_set"]
     reasons = (
@@ -488,14 +489,14 @@ def _impossible(h: Histories, old: np.ndarray, ok: np.ndarray) -> list[Violation
     return out
 
 
-def _explain(h: Histories, loc_i: int, li, old, ok, new, jump, final, ids: _Vertices, short, stray,
+def _explain(h: Histories, loc_i: int, li, old, jump, final, ids: _Vertices, vloc, short, stray,
              surplus) -> Violation:
     """Why a location's history has no order: the first value read more often than produced."""
     loc = h.locations[loc_i]
     sel = np.flatnonzero(li == loc_i)
     stmts = sorted({int(s) for s in h.stmt[sel]})
     reads = {}
-    for vid in short[ids.loc[short] == loc_i][:3]:
+    for vid in short[vloc[short] == loc_i][:3]:
         value = ids.value(int(vid))
         read = int(((old[sel] == value) & ~jump[sel]).sum())
         reads[value] = (read, read + int(surplus[vid]))
@@ -506,8 +507,8 @@ def _explain(h: Histories, loc_i: int, li, old, ok, new, jump, final, ids: _Vert
                f"(the initial value, operations, stores) produce it")
         observed["short"] = {f"{v:#x}": {"read": r, "produced": m} for v, (r, m) in reads.items()}
     else:
-        vids = stray[ids.loc[stray] == loc_i][:4]
-        values = sorted({ids.value(int(v)) for v in vids if not ids.is_x()[int(v)]})
+        vids = stray[vloc[stray] == loc_i][:4]
+        values = sorted({ids.value(int(v)) for v in vids if int(v) >= ids.nloc})  # not an X vertex
         why = ("operations returning " + ", ".join(f"{v:#x}" for v in values) +
                " form a cycle that no order starting from the initial value reaches")
     returned = old[sel][~jump[sel]]

@@ -263,8 +263,10 @@ def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:
     return merged.select(gather.ravel())
 
 
-def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None) -> dict[str, Expectation]:
-    """Expectations for every output buffer, in memory lane order (like the device writes them)."""
+def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None,
+             histories: "atomics.Histories | None" = None) -> dict[str, Expectation]:
+    """Expectations for every output buffer, in memory lane order (like the device writes them),
+    and every shared buffer's final values (from ``histories``, computed here when not given)."""
     inputs = input_values(program) if inputs is None else inputs
     out = {}
     for s in program.body:
@@ -274,7 +276,7 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
             value = _convert_to(value, s.value.type, target, ftz)
         out[s.buffer] = _to_memory(value, target, program.global_size)
     if program.shared:
-        out.update(atomics.final_values(program, inputs))
+        out.update(atomics.final_values(histories or atomics.histories(program, inputs)))
     return out
 
 

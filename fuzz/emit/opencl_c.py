@@ -15,7 +15,7 @@ import numpy as np
 
 from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program
 from fuzz.layout import layout
-from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, swizzle_suffix
+from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, spelling, swizzle_suffix
 from fuzz.types import Type, scalar
 
 KERNEL_NAME = "clfuzz"
@@ -56,9 +56,7 @@ emitter = EMITTERS.register
 
 @emitter("convert")
 def _convert(body: Body, op: Op, args: list[str]) -> str:
-    sat = "_sat" if op.attr("sat") else ""
-    rnd = f"_{op.attr('rounding')}" if op.attr("rounding") else ""
-    return f"convert_{op.type.c_name}{sat}{rnd}({args[0]})"
+    return f"{spelling('convert', op.type, dict(op.attrs))}({args[0]})"
 
 
 @emitter("cast")

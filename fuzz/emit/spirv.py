@@ -634,7 +634,9 @@ def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, e
             "OpAtomicLoad", t, element(), m.constant("uint", SCOPES["work_group"]), m.constant("uint", 0))
         m.inst("function", "OpStore", lane("out", k.layout.outputs[b.name]), value, *aligned)
 
-    inside = lambda: m.op("OpULessThan", m.bool_type(), lid, m.constant("ulong", b.count))  # noqa: E731
+    def inside() -> int:
+        return m.op("OpULessThan", m.bool_type(), lid, m.constant("ulong", b.count))
+
     prologue.append(lambda: _if(m, inside(), init))
     if b.kind != "flag":
         epilogue.append(lambda: _if(m, inside(), copy_out))

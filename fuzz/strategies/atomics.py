@@ -37,7 +37,7 @@ from fuzz.ops import ATOMICS, MEMORY_ORDERS, atomic_requirements
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Builder, Caps
 from fuzz.strategies.values import values
-from fuzz.types import Type, scalar
+from fuzz.types import Scalar, Type, scalar
 
 LEGACY_OPS = tuple(name for name, _, _, legacy, _ in ATOMICS if legacy)
 C11_OPS = tuple(name for name, _, c11, _, _ in ATOMICS if c11 and not name.startswith("flag"))
@@ -61,6 +61,13 @@ def _orders(op: str, caps: Caps) -> list[str]:
     if op in ("store", "flag_clear"):
         return [o for o in allowed if o not in ("acquire", "acq_rel")]
     return allowed
+
+
+def _narrow(bits: int, s: Scalar, shift: int) -> int:
+    """The signed value of ``bits`` shifted right arithmetically by ``shift``, as bits: within
+    ±2^(N-1-shift)."""
+    value = bits - (1 << s.bits) if bits >> (s.bits - 1) else bits
+    return (value >> shift) & ((1 << s.bits) - 1)
 
 
 class _Atomics:
@@ -89,13 +96,9 @@ class _Atomics:
         return buf
 
     def _init(self, t: str) -> int:
-        """An initial value (bits); a signed legacy one within ±2^(N-3) (module docstring)."""
+        """An initial value (bits); a signed legacy one within ±2^(N-4) (module docstring)."""
         bits = self.b.draw(values(t))
-        s = scalar(t)
-        if s.signed and not self.c11:
-            v = bits - (1 << s.bits) if bits >> (s.bits - 1) else bits
-            bits = (v >> 3) & ((1 << s.bits) - 1)
-        return bits
+        return _narrow(bits, scalar(t), 3) if scalar(t).signed and not self.c11 else bits
 
     def operand(self, t: Type, kind: str, shared: Buffer) -> Load | Literal:
         """An operand: edge values (or, for exchanges and compares, values the location may
@@ -109,8 +112,7 @@ class _Atomics:
         narrowed = s.signed and not self.c11
         if narrowed and kind not in ("cmpxchg", "xchg"):  # those take the (narrowed) initial values
             shift = 18 if kind in ARITHMETIC else 3  # |v| <= 2^(N-19), or 2^(N-4) like initial values
-            pool = tuple(((p - (1 << s.bits) if p >> (s.bits - 1) else p) >> shift) & ((1 << s.bits) - 1)
-                         for p in pool)
+            pool = tuple(_narrow(p, s, shift) for p in pool)
         if rnd.random() < b.policy.p_literal_operand:
             return Literal(t, (rnd.choice(pool),))
         buf = Buffer(b.name("in"), t, "in", Fill(b.draw(st.integers(0, 2**32 - 1)), pool, 4 if narrowed else 3))
