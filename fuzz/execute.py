@@ -17,6 +17,8 @@ import numpy as np
 
 from corpus.store import Corpus
 from fuzz.drivers import BufferArg, Job, Result, Target, Worker
+from fuzz.drivers.protocol import ImageArg, SamplerArg
+from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, ORDERS, format_key
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES, RouteFailure, binary
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
@@ -24,7 +26,7 @@ from fuzz.emit.validate import target_env, validate
 from fuzz.batching import Batch, parts
 from fuzz.ir import Program, restrict
 from fuzz.judge import Verdict, failure_row, judge
-from fuzz.layout import input_bytes, input_values, layout, output_bytes, split_outputs
+from fuzz.layout import input_bytes, input_values, layout, output_bytes, sampler_arguments, split_outputs
 from fuzz.ops import constructs, paths_of
 from oracles import atomics
 from oracles.evaluate import expected
@@ -38,6 +40,7 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     or (``path="spirv"``) its SPIR-V module, validated, in the binary the ``family``'s route
     loads. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
+    inputs = input_values(program) if inputs is None else inputs
     if path == PATH_OPENCL_C:
         kind, code, options = "source", emit(program).encode(), c_options(program)
     else:
@@ -56,6 +59,10 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         args=(
             BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
             BufferArg("out", output_bytes(program, inputs), lay.out_bytes, True),
+            *(ImageArg(i.name, DIMS[i.dim].cl_type, ORDERS[i.order].code, CHANNEL_TYPES[i.channel].code, i.shape,
+                       inputs[i.name].tobytes(), inputs[i.name].nbytes) for i in program.images),
+            *(SamplerArg(s.name, s.normalized, ADDRESSING[s.addressing][0], FILTERS[s.filter][0])
+              for s in sampler_arguments(program)),
         ),
         global_size=(program.global_size,),
         local_size=(program.local_size,) if program.local_size else None,
@@ -84,10 +91,13 @@ def runnable(target: Target, program: Program) -> Program | None:
     """The part of ``program`` the target takes: every statement its path can express (an
     operation only SPIR-V has stays off the OpenCL C path) and, on a SPIR-V path, its route can
     take (routes.Route.unsupported). None when its device lacks a capability the program
-    requires (fp64, fp16, int64) or no statement is left."""
+    requires (fp64, fp16, int64), an image format of the program (its fingerprint's
+    ``image_formats``), or no statement is left."""
     fp = target.fingerprint
     blocked = ROUTES[target.family].unsupported if target.path == PATH_SPIRV else frozenset()
     if program.requires & blocked or not all(bool(fp.get(cap, False)) for cap in program.requires):
+        return None
+    if not all(format_key(i.order, i.channel) in fp.get("image_formats", {}).get(i.dim, ()) for i in program.images):
         return None
     keep = [i for i, s in enumerate(program.body)
             if target.path in paths_of(s.value) and not constructs(s.value) & blocked]
@@ -133,6 +143,7 @@ class Expectations:
                                                for b in part.buffers if b.fill is not None})
         n = part.global_size
         inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
+        inputs.update({i.name: self.inputs[i.name] for i in part.images})  # texels are not per work-item
         outputs = part.outputs
         by_ftz = {
             ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}

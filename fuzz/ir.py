@@ -16,6 +16,11 @@ an atomic operation returns (:mod:`fuzz.ops`, area "atomics"), and the operation
 location in its attributes (``location``: the shared buffer; ``index``: which element, from the
 work-item's ids, :func:`location_index`).
 
+Images programs (area "images") also have read-only images (:class:`Image`: a kind from
+:data:`fuzz.images.DIMS`, a format, a shape and its texels as a Fill) and samplers
+(:class:`Sampler`); a ``read_image`` operation names its image and sampler (none for a
+sampler-less read) in its attributes and takes its coordinate from an input buffer.
+
 Every reader — the OpenCL C emitter, the oracle, the strategies, the SPIR-V emitter and the
 reducer — walks this structure; none adds fields of its own. A program's id is the SHA-256 of
 its canonical JSON form (fields at their defaults are left out of it, so adding a field keeps
@@ -31,6 +36,7 @@ from typing import Any, Iterator, Union
 
 import numpy as np
 
+from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, SAMPLER_SCOPES, modelled, read_function
 from fuzz.types import Type
 
 
@@ -100,6 +106,53 @@ class Buffer:
 
 
 @dataclass(frozen=True)
+class Image:
+    """A read-only image argument (§6.15.15): ``dim`` (fuzz.images.DIMS), format ``order`` and
+    ``channel`` (fuzz.images.ORDERS, CHANNEL_TYPES), ``shape`` (the spatial sizes, then the
+    layer count of an array) and its texels: ``fill`` gives every stored channel (a texel's
+    channels in memory order, texels x fastest, then y, z or layer)."""
+
+    name: str
+    dim: str
+    order: str
+    channel: str
+    shape: tuple[int, ...]
+    fill: Fill
+
+    @property
+    def texels(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def channels(self) -> int:
+        """Stored channels per texel."""
+        return len(ORDERS[self.order].memory)
+
+    @property
+    def storage(self) -> Type:
+        """The scalar type of one stored channel."""
+        return Type(CHANNEL_TYPES[self.channel].storage)
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """A sampler (§6.15.15.1): coordinates ``normalized`` or not, an addressing mode and a filter
+    mode (fuzz.images.ADDRESSING, FILTERS), declared as ``scope`` (fuzz.images.SAMPLER_SCOPES)."""
+
+    name: str
+    normalized: bool
+    addressing: str
+    filter: str
+    scope: str = "argument"
+
+    @property
+    def exact(self) -> bool:
+        """The one combination whose texel location the spec computes without loss of precision
+        (§8.2 end): unnormalized coordinates, NEAREST, and CLAMP_TO_EDGE, CLAMP or NONE."""
+        return not self.normalized and self.filter == "nearest" and self.addressing in ("none", "clamp_to_edge", "clamp")
+
+
+@dataclass(frozen=True)
 class Load:
     """``buffer[get_global_id(0)]``."""
 
@@ -150,6 +203,20 @@ class Program:
     requires: frozenset[str] = field(default_factory=frozenset)  # "fp64", "fp16", "int64", ...
     area: str = "conversions"
     local_size: int = 0  # work-items per work-group; 0: the driver chooses (no shared buffers)
+    images: tuple[Image, ...] = ()
+    samplers: tuple[Sampler, ...] = ()
+
+    def image(self, name: str) -> Image:
+        for i in self.images:
+            if i.name == name:
+                return i
+        raise InvalidProgram(f"program has no image {name!r}")
+
+    def sampler(self, name: str) -> Sampler:
+        for s in self.samplers:
+            if s.name == name:
+                return s
+        raise InvalidProgram(f"program has no sampler {name!r}")
 
     def buffer(self, name: str) -> Buffer:
         for b in self.buffers:
@@ -207,13 +274,14 @@ def location_index(index: tuple, gid: np.ndarray, local_size: int) -> np.ndarray
 
 
 def buffers_of(stmt: "Store") -> set[str]:
-    """The buffers a statement reads or writes: its output, its loads, its atomics' locations."""
+    """The arguments a statement reads or writes: its output, its loads, its atomics' locations,
+    its images and samplers."""
     out = {stmt.buffer}
     for n in walk(stmt.value):
         if isinstance(n, Load):
             out.add(n.buffer)
-        elif isinstance(n, Op) and n.attr("location") is not None:
-            out.add(n.attr("location"))
+        elif isinstance(n, Op):
+            out.update(n.attr(k) for k in ("location", "image", "sampler") if n.attr(k))
     return out
 
 
@@ -245,11 +313,19 @@ def to_data(node: Any) -> Any:
             "requires": sorted(node.requires),
             "area": node.area,
             **({"local_size": node.local_size} if node.local_size else {}),
+            **({"images": [to_data(i) for i in node.images]} if node.images else {}),
+            **({"samplers": [to_data(s) for s in node.samplers]} if node.samplers else {}),
         }
+    if isinstance(node, Image):
+        return {"name": node.name, "dim": node.dim, "order": node.order, "channel": node.channel,
+                "shape": list(node.shape), "fill": _fill_data(node.fill)}
+    if isinstance(node, Sampler):
+        return {"name": node.name, "normalized": node.normalized, "addressing": node.addressing,
+                "filter": node.filter, "scope": node.scope}
     if isinstance(node, Buffer):
         d = {"name": node.name, "type": to_data(node.type), "role": node.role}
         if node.fill is not None:
-            d["fill"] = {"seed": node.fill.seed, "pool": list(node.fill.pool), "pool_weight": node.fill.pool_weight}
+            d["fill"] = _fill_data(node.fill)
         if node.shared:
             d.update(count=node.count, per_group=node.per_group, kind=node.kind)
         return d
@@ -267,6 +343,14 @@ def to_data(node: Any) -> Any:
             "attrs": {k: list(v) if isinstance(v, tuple) else v for k, v in node.attrs},
         }
     raise TypeError(f"not an IR node: {node!r}")
+
+
+def _fill_data(f: Fill) -> dict:
+    return {"seed": f.seed, "pool": list(f.pool), "pool_weight": f.pool_weight}
+
+
+def _fill(d: dict) -> Fill:
+    return Fill(d["seed"], tuple(d["pool"]), d.get("pool_weight", 3))
 
 
 def _expr(d: dict) -> Expr:
@@ -289,7 +373,7 @@ def from_data(data: Any) -> Program:
                 b["name"],
                 Type.parse(b["type"]),
                 b["role"],
-                Fill(b["fill"]["seed"], tuple(b["fill"]["pool"]), b["fill"].get("pool_weight", 3)) if "fill" in b else None,
+                _fill(b["fill"]) if "fill" in b else None,
                 int(b.get("count", 0)),
                 bool(b.get("per_group", False)),
                 b.get("kind", ""),
@@ -305,6 +389,10 @@ def from_data(data: Any) -> Program:
             frozenset(data.get("requires", ())),
             data.get("area", "conversions"),
             int(data.get("local_size", 0)),
+            tuple(Image(i["name"], i["dim"], i["order"], i["channel"], tuple(int(x) for x in i["shape"]), _fill(i["fill"]))
+                  for i in data.get("images", ())),
+            tuple(Sampler(s["name"], bool(s["normalized"]), s["addressing"], s["filter"], s.get("scope", "argument"))
+                  for s in data.get("samplers", ())),
         )
     except InvalidProgram:
         raise
@@ -316,9 +404,13 @@ def from_data(data: Any) -> Program:
 
 def validate(program: Program) -> None:
     """Structural checks every reader relies on (types of loads match their buffers, ...)."""
-    names = [b.name for b in program.buffers]
+    names = [b.name for b in program.buffers] + [i.name for i in program.images] + [s.name for s in program.samplers]
     if len(set(names)) != len(names):
-        raise InvalidProgram("duplicate buffer names")
+        raise InvalidProgram("duplicate argument names")
+    for image in program.images:
+        _validate_image(image)
+    for sampler in program.samplers:
+        _validate_sampler(sampler)
     if program.global_size < 1:
         raise InvalidProgram("global_size must be at least 1")
     if program.local_size and (program.local_size < 1 or program.global_size % program.local_size):
@@ -342,6 +434,60 @@ def validate(program: Program) -> None:
                 raise InvalidProgram("literal lane count does not match its type")
             if isinstance(node, Op) and node.attr("location") is not None:
                 _validate_location(node, program)
+            if isinstance(node, Op) and node.op == "read_image":
+                _validate_read(node, program)
+    normalized: dict[str, bool] = {}
+    for s in program.body:
+        for node in walk(s.value):
+            if isinstance(node, Op) and node.op == "read_image" and node.attr("sampler"):
+                flag = program.sampler(node.attr("sampler")).normalized
+                if normalized.setdefault(node.attr("image"), flag) != flag:
+                    raise InvalidProgram(f"image {node.attr('image')!r} is read with normalized and unnormalized "
+                                         "coordinates (§6.15.15.1: every read of an image uses the same)")
+
+
+def _validate_image(image: Image) -> None:
+    dim = DIMS.get(image.dim)
+    if dim is None:
+        raise InvalidProgram(f"image {image.name!r}: unknown kind {image.dim!r} (one of {', '.join(DIMS)})")
+    if not modelled(image.order, image.channel):
+        raise InvalidProgram(f"image {image.name!r}: format {image.order}/{image.channel} is not one clfuzz models")
+    if len(image.shape) != dim.axes or min(image.shape) < 1:
+        raise InvalidProgram(f"image {image.name!r}: shape {image.shape} does not fit a {image.dim} image")
+
+
+def _validate_sampler(s: Sampler) -> None:
+    if s.addressing not in ADDRESSING or s.filter not in FILTERS or s.scope not in SAMPLER_SCOPES:
+        raise InvalidProgram(f"sampler {s.name!r}: unknown addressing, filter or scope")
+    if s.addressing in NORMALIZED_ONLY and not s.normalized:
+        raise InvalidProgram(f"sampler {s.name!r}: {s.addressing} needs normalized coordinates (§6.15.15.1)")
+
+
+def _validate_read(op: Op, program: Program) -> None:
+    """A read is defined (§6.15.15.2-6, DIGEST §8.2): its function suits the channel type, a
+    sampler-less read or one with integer coordinates uses the unnormalized NEAREST
+    CLAMP_TO_EDGE/CLAMP/NONE form, LINEAR only with read_imagef/h, image1d_buffer_t without a
+    sampler; the coordinate has the image kind's lanes."""
+    image = program.image(op.attr("image"))
+    dim = DIMS[image.dim]
+    coord = op.args[0].type
+    what = f"read_image of {image.name!r}"
+    if coord.width != dim.coord_width or coord.scalar not in ("int", "float"):
+        raise InvalidProgram(f"{what}: coordinate {coord.c_name} does not fit a {image.dim} image")
+    if read_function(op.type.c_name) not in CHANNEL_TYPES[image.channel].reads:
+        raise InvalidProgram(f"{what}: {op.type.c_name} result is undefined for {image.channel}")
+    if not op.attr("sampler"):
+        if coord.scalar != "int":
+            raise InvalidProgram(f"{what}: a sampler-less read takes integer coordinates")
+        return
+    s = program.sampler(op.attr("sampler"))
+    if not dim.sampled:
+        raise InvalidProgram(f"{what}: {dim.c_type} is read without a sampler only")
+    if coord.scalar == "int" and not s.exact:
+        raise InvalidProgram(f"{what}: integer coordinates need an unnormalized NEAREST sampler with "
+                             "CLAMP_TO_EDGE, CLAMP or NONE (§6.15.15.2)")
+    if s.filter == "linear" and read_function(op.type.c_name) not in ("f", "h"):
+        raise InvalidProgram(f"{what}: LINEAR filtering is undefined for read_imagei/ui")
 
 
 def _validate_shared(b: Buffer, program: Program) -> None:
@@ -391,4 +537,6 @@ def restrict(program: Program, statements: list[int], global_size: int | None = 
         program.requires,
         program.area,
         program.local_size,
+        tuple(i for i in program.images if i.name in used),
+        tuple(s for s in program.samplers if s.name in used),
     )

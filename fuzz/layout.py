@@ -57,10 +57,20 @@ def layout(program: Program) -> Layout:
     return Layout(ins, outs, in_bytes, out_bytes)
 
 
+def sampler_arguments(program: Program) -> tuple:
+    """The samplers passed as kernel arguments. The kernel's parameters are ``in``, ``out``, then
+    every image (program order), then these samplers (program order); the other samplers are
+    declared in the program (fuzz.images.SAMPLER_SCOPES)."""
+    return tuple(s for s in program.samplers if s.scope == "argument")
+
+
 def input_values(program: Program) -> dict[str, np.ndarray]:
-    """Each input buffer's contents, and each shared buffer's initial values, as typed values,
-    one entry per scalar lane in memory."""
+    """Each input buffer's contents, each shared buffer's initial values and each image's stored
+    channels, as typed values, one entry per scalar lane in memory."""
     out = {}
+    for image in program.images:
+        elem = image.storage.elem
+        out[image.name] = image.fill.bits(image.texels * image.channels, elem.bits).view(elem.dtype)
     for b in program.buffers:
         if b.fill is None:
             continue

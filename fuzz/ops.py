@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Generic, TypeVar
 
+from fuzz.images import read_function
 from fuzz.ir import Expr, Op, Program, walk
 from fuzz.types import Type
 
@@ -175,6 +176,20 @@ def _atomic_variant(op: Op) -> str:
     return f"{op.attr('form')}:{op.attr('memory')}{weak}"
 
 
+def _read_variant(op: Op) -> str:
+    """An image read's kind, coordinate type and sampler: ``2d:float:norm-linear-repeat:argument``,
+    ``1d_buffer:int:no-sampler`` (the sampler's settings live in the program: see read_form)."""
+    return f"{op.attr('dim')}:{op.args[0].type.scalar}:{op.attr('form')}"
+
+
+def read_form(sampler) -> str:
+    """The ``form`` attribute a read records for its sampler (fuzz.ir.Sampler, or None)."""
+    if sampler is None:
+        return "no-sampler"
+    coords = "norm" if sampler.normalized else "unnorm"
+    return f"{coords}-{sampler.filter}-{sampler.addressing}:{sampler.scope}"
+
+
 OPS: dict[str, OpSpec] = {
     o.name: o
     for o in (
@@ -264,6 +279,10 @@ OPS: dict[str, OpSpec] = {
                  "OpenCL C 3.0 §6.15.12.8-9 Tables 26-29" if legacy else "OpenCL C 3.0 §6.15.12.7",
                  summary, variant=_atomic_variant)
           for name, arity, _, legacy, summary in ATOMICS),
+        # image reads (area "images", DIGEST §8): statement roots only
+        OpSpec("read_image", "images", 1, "OpenCL C 3.0 §6.15.15.2-6, chapter 8",
+               "read_imagef/i/ui/h of an image (attribute image) through a sampler (attribute "
+               "sampler) or without one, at a coordinate from an input buffer", variant=_read_variant),
     )
 }
 
@@ -311,6 +330,8 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return "operator?:"
     if op_name.startswith("atomic_"):
         return atomic_function(op_name, attrs)
+    if op_name == "read_image":
+        return f"read_image{read_function(result.c_name)}"
     if op_name in ("op_select", "reduce"):
         comparison = f"a{attrs['compare']}b{'' if attrs.get('ordered', True) else ' unordered'}"
         return f"Op{'Select' if op_name == 'op_select' else attrs['reduce'].title()}({comparison})"

@@ -241,7 +241,10 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
         bits = np.tile(np.array(expr.bits, dtype=np.uint64).astype(elem.bits_dtype), n)
         return Expectation.exact(elem.name, bits.view(elem.dtype))
     args = [evaluate(a, program, inputs, ftz) for a in expr.args]
-    return REFERENCES[expr.op](expr, args, n, ftz)
+    ref = REFERENCES[expr.op]
+    if getattr(ref, "reads_program", False):  # an image read needs the image and its sampler
+        return ref(expr, args, n, ftz, program=program, inputs=inputs)
+    return ref(expr, args, n, ftz)
 
 
 def _convert_to(value: Expectation, value_t: Type, target_t: Type, ftz: frozenset) -> Expectation:
@@ -280,4 +283,4 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
     return out
 
 
-from oracles import atomics, expressions, spirv_only  # noqa: E402,F401  (register the references of their operations)
+from oracles import atomics, expressions, images, spirv_only  # noqa: E402,F401  (register the references of their operations)

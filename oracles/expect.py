@@ -7,6 +7,9 @@ An oracle never returns a bare value. For every lane it returns
   flushed, OpenCL C 3.0 §7.5.3);
 * ``any_nan``: the lane may hold any NaN of its type (NaN payload and sign are not specified,
   SPIR-V environment §6.7.1 / OpenCL C §7.5.1);
+* ``ranges``: intervals ``(lo, hi)`` of values (typed arrays; an empty interval has lo > hi) a
+  lane may also hold, for rules that bound an error instead of pinning bits (the ULP bound of
+  normalized image data, OpenCL C 3.0 §8.3.1; a filtered read's hull, chapter 8);
 * ``judged``: False where the result is implementation-defined or undefined (§6.4.3.3, DIGEST
   §11.1): such a lane is never compared;
 * ``rule``: the index into :data:`oracles.rules.RULES` of the rule that decides the lane.
@@ -53,6 +56,7 @@ class Expectation:
     judged: np.ndarray
     any_nan: np.ndarray
     rule: np.ndarray = field(default=None)  # type: ignore[assignment]
+    ranges: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = self.judged.shape[0]
@@ -60,6 +64,7 @@ class Expectation:
             self.rule = np.zeros(n, dtype=np.int16)
         self.allowed = [_bits_of(a, self.scalar) for a in self.allowed]
         assert all(a.shape == (n,) for a in self.allowed)
+        assert all(lo.shape == hi.shape == (n,) for lo, hi in self.ranges)
 
     @classmethod
     def exact(cls, scalar_name: str, values: np.ndarray, rule: int = 0) -> "Expectation":
@@ -87,6 +92,8 @@ class Expectation:
         ok = self.judged & ~self.any_nan
         for a in self.allowed[1:]:
             ok = ok & (a == self.allowed[0])
+        for lo, hi in self.ranges:
+            ok = ok & ~(lo <= hi)
         return self.reference, ok
 
     def candidates(self) -> list[np.ndarray]:
@@ -111,6 +118,7 @@ class Expectation:
             self.judged[index],
             self.any_nan[index],
             self.rule[index],
+            [(lo[index], hi[index]) for lo, hi in self.ranges],
         )
 
     def accepts(self, actual_bits: np.ndarray) -> np.ndarray:
@@ -121,7 +129,19 @@ class Expectation:
             ok = ok | (actual == a)
         if self.any_nan.any():
             ok = ok | (self.any_nan & is_nan_bits(actual, self.scalar))
+        if self.ranges:
+            values = actual.view(scalar(self.scalar).dtype)
+            with np.errstate(invalid="ignore"):
+                for lo, hi in self.ranges:
+                    ok = ok | ((values >= lo) & (values <= hi))
         return ok
+
+
+def empty_ranges(scalar_name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` empty intervals of a type's values (nothing in them)."""
+    dtype = scalar(scalar_name).dtype
+    top, bottom = (np.inf, -np.inf) if dtype.kind == "f" else (np.iinfo(dtype).max, np.iinfo(dtype).min)
+    return np.full(n, top, dtype), np.full(n, bottom, dtype)
 
 
 def concat(parts: list[Expectation]) -> Expectation:
@@ -131,10 +151,16 @@ def concat(parts: list[Expectation]) -> Expectation:
     allowed = [
         np.concatenate([p.allowed[min(i, len(p.allowed) - 1)] for p in parts]) for i in range(k)
     ]
+    r = max(len(p.ranges) for p in parts)
+    ranges = []
+    for i in range(r):
+        pieces = [p.ranges[i] if i < len(p.ranges) else empty_ranges(p.scalar, len(p)) for p in parts]
+        ranges.append((np.concatenate([lo for lo, _ in pieces]), np.concatenate([hi for _, hi in pieces])))
     return Expectation(
         parts[0].scalar,
         allowed,
         np.concatenate([p.judged for p in parts]),
         np.concatenate([p.any_nan for p in parts]),
         np.concatenate([p.rule for p in parts]),
+        ranges,
     )

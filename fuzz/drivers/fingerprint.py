@@ -129,7 +129,7 @@ def table(targets: list[Target]):
     for target in targets:
         fp = target.fingerprint
         single = fp.get("single_fp_config", {})
-        images = fp.get("image_formats", {}).get("image2d", {}).get("read", [])
+        images = fp.get("image_formats", {}).get("2d", [])
         route = fp.get("route")
         t.add_row(
             target.name,

@@ -27,7 +27,7 @@ import numpy as np
 from . import _proc
 from .discovery import Target
 from .icd import state_dir
-from .protocol import HEADER_BYTES, BufferArg, Job, Placement, Result, Run, clip_log, pack, unpack_length
+from .protocol import HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Placement, Result, Run, clip_log, pack, unpack_length
 from .shared import PAGE, SharedMemory
 
 LOG_TRUNCATE_BYTES = 64 << 20  # a worker log above this is emptied between jobs
@@ -364,7 +364,7 @@ class Worker:
         places: list[Placement | None] = []
         end = 0
         for arg in job.args:
-            if isinstance(arg, BufferArg):
+            if isinstance(arg, MEMORY_ARGS):
                 places.append(Placement(end, arg.nbytes))
                 end += -(-arg.nbytes // PAGE) * PAGE
             else:
@@ -380,7 +380,7 @@ class Worker:
                 else:
                     region[:] = np.frombuffer(arg.data, np.uint8)
         del view
-        stripped = tuple(replace(a, data=None) if isinstance(a, BufferArg) else a for a in job.args)
+        stripped = tuple(replace(a, data=None) if isinstance(a, MEMORY_ARGS) else a for a in job.args)
         return Run(replace(job, args=stripped), shared.size, tuple(places))
 
     def run(self, job: Job) -> Result:

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+from fuzz.images import CHANNEL_TYPES, DIMS, ORDERS, format_key
+
 from .fingerprint import decode_device_type, decode_fp_config
 from .icd import library_of
 
@@ -26,28 +28,19 @@ def _info(obj, param, default=None):
         return default
 
 
-def _image_formats(cl, ctx) -> dict[str, dict[str, list[str]]]:
-    """Supported image formats as "ORDER/TYPE" strings, per image type, for reading and writing."""
-    order_names = {v: k for k, v in vars(cl.channel_order).items() if k.isupper()}
-    type_names = {v: k for k, v in vars(cl.channel_type).items() if k.isupper()}
-    out: dict[str, dict[str, list[str]]] = {}
-    for label, mtype in (
-        ("image1d", cl.mem_object_type.IMAGE1D),
-        ("image2d", cl.mem_object_type.IMAGE2D),
-        ("image3d", cl.mem_object_type.IMAGE3D),
-    ):
-        per: dict[str, list[str]] = {}
-        for access, flag in (("read", cl.mem_flags.READ_ONLY), ("write", cl.mem_flags.WRITE_ONLY)):
-            try:
-                fmts = cl.get_supported_image_formats(ctx, flag, mtype)
-            except Exception:  # noqa: BLE001
-                fmts = []
-            per[access] = sorted(
-                f"{order_names.get(f.channel_order, f.channel_order)}/"
-                f"{type_names.get(f.channel_data_type, f.channel_data_type)}"
-                for f in fmts
-            )
-        out[label] = per
+def _image_formats(cl, ctx) -> dict[str, list[str]]:
+    """The formats each image kind (fuzz.images.DIMS) supports for reading, as "ORDER/TYPE"
+    (the API's names without CL_; a code the tables do not know is written in hex)."""
+    orders = {o.code: o.name for o in ORDERS.values()}
+    types = {t.code: t.name for t in CHANNEL_TYPES.values()}
+    out: dict[str, list[str]] = {}
+    for dim in DIMS.values():
+        try:
+            fmts = cl.get_supported_image_formats(ctx, cl.mem_flags.READ_ONLY, dim.cl_type)
+        except Exception:  # noqa: BLE001
+            fmts = []
+        out[dim.name] = sorted(format_key(orders.get(f.channel_order, hex(f.channel_order)),
+                                          types.get(f.channel_data_type, hex(f.channel_data_type))) for f in fmts)
     return out
 
 

@@ -40,6 +40,33 @@ class BufferArg:
 
 
 @dataclass(frozen=True)
+class ImageArg:
+    """A read-only image: ``cl_mem_object_type`` ``kind``, format codes ``order`` and
+    ``channel``, ``shape`` (width, then height, depth or layer count) and its texels, tightly
+    packed (an image1d_buffer is created over a buffer of these bytes)."""
+
+    name: str
+    kind: int
+    order: int
+    channel: int
+    shape: tuple[int, ...]
+    data: bytes | None
+    nbytes: int
+
+    read_back = False
+
+
+@dataclass(frozen=True)
+class SamplerArg:
+    """A sampler created on the host (cl_addressing_mode and cl_filter_mode codes)."""
+
+    name: str
+    normalized: bool
+    addressing: int
+    filter: int
+
+
+@dataclass(frozen=True)
 class ScalarArg:
     """A by-value argument."""
 
@@ -55,6 +82,10 @@ class LocalArg:
     nbytes: int
 
 
+MEMORY_ARGS = (BufferArg, ImageArg)  # arguments whose bytes travel through the shared memory
+ARG_TYPES = (BufferArg, ImageArg, SamplerArg, ScalarArg, LocalArg)
+
+
 @dataclass(frozen=True)
 class Job:
     """One program to build and one NDRange to run."""
@@ -63,7 +94,7 @@ class Job:
     program: bytes  # source text (utf-8) or binary
     options: str  # build options
     kernel: str
-    args: tuple  # of BufferArg | ScalarArg | LocalArg, in kernel-parameter order
+    args: tuple  # of BufferArg | ImageArg | SamplerArg | ScalarArg | LocalArg, in kernel-parameter order
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
 
@@ -75,7 +106,7 @@ class Job:
         if self.local_size is not None and len(self.local_size) != len(self.global_size):
             raise ValueError(f"local_size {self.local_size} does not match {self.global_size}")
         for arg in self.args:
-            if not isinstance(arg, (BufferArg, ScalarArg, LocalArg)):
+            if not isinstance(arg, ARG_TYPES):
                 raise TypeError(f"kernel argument of unknown type: {arg!r}")
 
 

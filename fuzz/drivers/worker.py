@@ -31,10 +31,12 @@ from collections import OrderedDict
 from .protocol import (
     HEADER_BYTES,
     BufferArg,
+    ImageArg,
     Job,
     LocalArg,
     Result,
     Run,
+    SamplerArg,
     ScalarArg,
     clip_log,
     pack,
@@ -150,6 +152,18 @@ class Server:
         except Exception:  # noqa: BLE001
             return ""
 
+    def _image(self, arg: ImageArg, region, owned: list):
+        """A read-only image with the texels in ``region`` (an image1d_buffer over a new buffer)."""
+        cl = self.cl
+        fmt = cl.ImageFormat(arg.order, arg.channel)
+        flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+        if arg.kind == cl.mem_object_type.IMAGE1D_BUFFER:
+            buf = cl.Buffer(self.ctx, flags, hostbuf=region)
+            owned.append(buf)
+            return cl.Image(self.ctx, cl.mem_flags.READ_ONLY, fmt, shape=arg.shape, buffer=buf)
+        arrayed = arg.kind in (cl.mem_object_type.IMAGE1D_ARRAY, cl.mem_object_type.IMAGE2D_ARRAY)
+        return cl.Image(self.ctx, flags, fmt, shape=arg.shape, hostbuf=region, is_array=arrayed)
+
     def run(self, message: Run, shared: SharedMemory) -> tuple[Result, bool]:
         """Build and run ``message.job``; its buffers' bytes are in ``shared`` (protocol.Run)."""
         cl, job = self.cl, message.job
@@ -182,6 +196,14 @@ class Server:
                     kernel.set_arg(i, buf)
                     if arg.read_back:
                         reads.append((buf, region))
+                elif isinstance(arg, ImageArg):
+                    image = self._image(arg, memory[place.offset : place.offset + place.nbytes], buffers)
+                    buffers.append(image)
+                    kernel.set_arg(i, image)
+                elif isinstance(arg, SamplerArg):
+                    sampler = cl.Sampler(self.ctx, arg.normalized, arg.addressing, arg.filter)
+                    buffers.append(sampler)
+                    kernel.set_arg(i, sampler)
                 elif isinstance(arg, ScalarArg):
                     kernel.set_arg(i, arg.data)
                 elif isinstance(arg, LocalArg):

@@ -13,8 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program
-from fuzz.layout import layout
+from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
+from fuzz.images import ADDRESSING, DIMS, FILTERS
+from fuzz.layout import layout, sampler_arguments
 from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, spelling, swizzle_suffix
 from fuzz.types import Type, scalar
 
@@ -170,9 +171,14 @@ def emit(program: Program) -> str:
         lines.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable")
     # FP_CONTRACT defaults to ON (§6.9.d / DIGEST §5.1): turn it off so a*b+c is never fused.
     lines.append("#pragma OPENCL FP_CONTRACT OFF")
-    lines.append(f"__kernel void {KERNEL_NAME}(global const uchar* restrict in, global uchar* restrict out)")
+    params = ["global const uchar* restrict in", "global uchar* restrict out"]
+    params += [f"read_only {DIMS[i.dim].c_type} {i.name}" for i in program.images]
+    params += [f"sampler_t {s.name}" for s in sampler_arguments(program)]
+    lines += [f"constant sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "program"]
+    lines.append(f"__kernel void {KERNEL_NAME}({', '.join(params)})")
     lines.append("{")
     lines.append("    const size_t gid = get_global_id(0);")
+    lines += [f"    const sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "kernel"]
     if program.local_size:
         lines.append("    const size_t lid = get_local_id(0), grp = get_group_id(0);")
     decls: list[str] = []
@@ -324,3 +330,19 @@ def _atomic(body: Body, op: Op, args: list[str]) -> str | None:
 
 for _name, *_ in ATOMICS:
     emitter(f"atomic_{_name}")(_atomic)
+
+
+# -- images (fuzz.ops area "images"; oracles.images) ------------------------------------------------
+
+
+def sampler_value(s: Sampler) -> str:
+    """A sampler literal (§6.15.15.1): ``CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_REPEAT | CLK_FILTER_LINEAR``."""
+    coords = f"CLK_NORMALIZED_COORDS_{'TRUE' if s.normalized else 'FALSE'}"
+    return f"{coords} | {ADDRESSING[s.addressing][1]} | {FILTERS[s.filter][1]}"
+
+
+@emitter("read_image")
+def _read_image(body: Body, op: Op, args: list[str]) -> str:
+    """``read_imagef(img, smp, coord)``, or ``read_imagef(img, coord)`` without a sampler (§6.15.15.3)."""
+    operands = [op.attr("image"), *([op.attr("sampler")] if op.attr("sampler") else []), args[0]]
+    return f"{spelling('read_image', op.type, {})}({', '.join(operands)})"
