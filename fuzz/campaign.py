@@ -30,10 +30,12 @@ from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
 from fuzz.strategies.atomics import atomic_programs
+from fuzz.strategies.images import image_programs
+from fuzz.images import DIMS, modelled
 from fuzz.strategies.expressions import expression_programs
 
 AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressions": expression_programs,
-         "atomics": atomic_programs}
+         "atomics": atomic_programs, "images": image_programs}
 """What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 
@@ -101,7 +103,14 @@ def capabilities(targets: list[Target]) -> Caps:
         fp16=any(fp.get("fp16") for fp in fps),
         int64=all(fp.get("int64", True) for fp in fps),
         atomics=frozenset(k for k in ATOMIC_CAPABILITIES if any(fp.get(k) for fp in fps)),
+        images=tuple(sorted({_formats(fp) for fp in fps if fp.get("image_support") and _formats(fp)}, key=sorted)),
     )
+
+
+def _formats(fp: dict) -> frozenset[tuple[str, str]]:
+    """The (image kind, format) pairs a device reports that clfuzz models (fuzz.images)."""
+    return frozenset((dim, key) for dim, keys in fp.get("image_formats", {}).items() if dim in DIMS
+                     for key in keys if "/" in key and modelled(*key.split("/")))
 
 
 def _produce(draws: Draws, corpus: Corpus, name: str, ftz_classes: set, out: queue.Queue,

@@ -60,6 +60,11 @@ class Policy:
     atomic_global_size: int = 4096  # work-items at most (several work-groups)
     p_c11_atomics: float = 0.5  # a program of C11 atomics (where a target has OpenCL C 3.0)
     p_int64_atomics: float = 0.3  # 64-bit locations (where a target has the int64 atomics)
+    # image reads (area "images")
+    image_statements: int = 12  # reads per work-item
+    image_global_size: int = 256  # work-items (each reads at its own coordinates)
+    image_count: int = 3  # images per program at most
+    image_samplers: int = 6  # samplers per program at most (CL_DEVICE_MAX_SAMPLERS >= 16)
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has

@@ -20,7 +20,8 @@ data: a NaN may be any NaN, and a sampled read may flush a denormal (SPIR-V env 
 ... [is] not defined by this revision" (end of §8.2). The spec's formulas are evaluated at the
 exact coordinate and at ``±DELTA`` texels around it (plus the float32 rounding of
 ``s * w_t``, 2^-22 relative): with NEAREST the read must return one of the texels selected
-there (alternatives); with LINEAR the result is a weighted mean with weights ``frac(u - 0.5)``
+there (alternatives; where every candidate reads alike, as a missing channel does, the lane keeps
+its exact rule); with LINEAR the result is a weighted mean with weights ``frac(u - 0.5)``
 in [0, 1] (§8.2), so it lies within the hull of the texels selected there, widened by
 ``2 * axes + 1`` ulp for the arithmetic of the weighted sum (and to 0 where the device may flush
 denormal results).
@@ -51,6 +52,11 @@ OpenCL states none."""
 
 INT_LIMIT = 2.0**31
 """Coordinates whose floor is outside int: the formulas' ``(int)floor(u)`` is undefined (C99 §6.3.1.4)."""
+FLOAT_EXACT = 2**24
+"""Integer coordinates read through a sampler are judged up to this magnitude: §8.2's formulas
+work on (u, v, w) as floating-point values, and a larger int loses bits on the way (INT_MAX
+becomes 2^31, whose ``(int)floor`` is undefined; PoCL, rusticl and Oclgrind then read texel 0
+under CLAMP_TO_EDGE)."""
 
 RULE_TEXEL = rules.register(
     "image.texel",
@@ -292,13 +298,17 @@ def _linear(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.
 
 def _layer(w: np.ndarray, count: int, sampled: bool) -> tuple[np.ndarray, np.ndarray]:
     """The array layer (§8.4): clamp(rint(w), 0, count - 1) through a sampler (rint ties to even,
-    numpy's rint), else w itself, undefined outside 0 .. count - 1."""
+    numpy's rint), else w itself, undefined outside 0 .. count - 1. A layer coordinate beyond
+    int is not judged: PoCL, rusticl and Oclgrind all convert it to an integer before clamping,
+    and the spec's own addressing formulas convert coordinates with ``(int)``."""
     if not sampled:
         w = w.astype(np.int64)
         return w, (w < 0) | (w >= count)
+    limit = FLOAT_EXACT if w.dtype.kind == "i" else INT_LIMIT  # like the axes' coordinates
     with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(w.astype(np.float64))
-        layer = np.clip(np.rint(np.where(bad, 0, w.astype(np.float64))), 0, count - 1)
+        w = w.astype(np.float64)
+        bad = ~np.isfinite(w) | (np.abs(w) >= limit)
+        layer = np.clip(np.rint(np.where(bad, 0, w)), 0, count - 1)
     return layer.astype(np.int64), bad
 
 
@@ -306,8 +316,8 @@ def _axis_candidates(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.nda
     """Tolerance class: the texel indices along one axis the formulas select for coordinates within
     the uncertainty of ``u`` (a float coordinate as given: normalized or not), shape (n, K), and
     the lanes left undefined."""
-    s = u.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
+        s = u.astype(np.float64)
         finite = np.isfinite(s)
         texels = np.abs(s) * (size if sampler.normalized else 1)
         spread = DELTA + texels * 2.0**-22  # in texels
@@ -353,7 +363,7 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         if exact:
             if c.dtype.kind == "i":
                 i = c[:, a].astype(np.int64)
-                b = np.zeros(n, bool)
+                b = np.abs(i) > FLOAT_EXACT if sampler is not None else np.zeros(n, bool)
             else:
                 i, b = _floor(c[:, a].astype(np.float64))
             i, outside = _address(i, size, sampler.addressing if sampler else "none")
@@ -376,7 +386,8 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         layer, b = _layer(c[:, dim.spatial], shape[dim.spatial], sampler is not None)
         bad |= b
         flat = flat + (np.clip(layer, 0, shape[dim.spatial] - 1) * stride)[:, None]
-        layer_rule = sampler is not None and np.abs(c[:, dim.spatial].astype(np.float64) % 1 - 0.5) < 0.5 - 1e-12
+        with np.errstate(invalid="ignore"):
+            layer_rule = sampler is not None and np.abs(c[:, dim.spatial].astype(np.float64) % 1 - 0.5) < 0.5 - 1e-12
     rows = np.where(border, image.texels, flat)  # (n, K)
     rows[bad] = image.texels
     judged = np.repeat(~bad, 4)
@@ -417,11 +428,13 @@ def _alternatives(table: Table, rows: np.ndarray, judged: np.ndarray) -> Expecta
             distinct.append(rows[:, k])
     parts = [_exact(table, r, judged, np.zeros(len(r), bool)) for r in distinct]
     e = parts[0]
+    agree = np.ones(len(e), bool)  # lanes every candidate reads alike (a missing channel, one texel)
     for p in parts[1:]:
+        agree &= (p.allowed[0] == e.allowed[0]) & (p.any_nan == e.any_nan)
         e = e.with_alternatives(p.allowed)
         e.any_nan = e.any_nan | p.any_nan
         e.ranges = e.ranges + p.ranges
-    e.rule = np.full(len(e), RULE_NEAREST_TOLERANCE, np.int16)
+    e.rule = np.where(agree, e.rule, RULE_NEAREST_TOLERANCE).astype(np.int16)
     return e
 
 

@@ -161,8 +161,18 @@ class Server:
             buf = cl.Buffer(self.ctx, flags, hostbuf=region)
             owned.append(buf)
             return cl.Image(self.ctx, cl.mem_flags.READ_ONLY, fmt, shape=arg.shape, buffer=buf)
+        # An explicit descriptor: pyopencl's shape= form makes a 1D array of one layer whose height
+        # is the layer count (rusticl then reads layer 0 only).
         arrayed = arg.kind in (cl.mem_object_type.IMAGE1D_ARRAY, cl.mem_object_type.IMAGE2D_ARRAY)
-        return cl.Image(self.ctx, flags, fmt, shape=arg.shape, hostbuf=region, is_array=arrayed)
+        spatial = arg.shape[:-1] if arrayed else arg.shape
+        desc = cl.ImageDescriptor()
+        desc.image_type = arg.kind
+        desc.shape = tuple(spatial) + (1,) * (3 - len(spatial))
+        desc.array_size = arg.shape[-1] if arrayed else 0
+        desc.pitches = (0, 0)
+        desc.num_mip_levels = desc.num_samples = 0
+        desc.buffer = None
+        return cl.Image(self.ctx, flags, fmt, desc=desc, hostbuf=region)
 
     def run(self, message: Run, shared: SharedMemory) -> tuple[Result, bool]:
         """Build and run ``message.job``; its buffers' bytes are in ``shared`` (protocol.Run)."""
