@@ -1,7 +1,8 @@
 """The judge: a target's raw output bits against the oracle's expectations.
 
-For every output lane the oracle allowed some bit patterns (or none judged); a lane whose actual
-bits are not allowed is a disagreement. Each one is recorded with everything a report needs
+For every output lane the oracle allowed some bit patterns or intervals (or none judged); a lane
+whose actual bits are not allowed is a disagreement: kind ``wrong-result``, or
+``imprecise-result`` (a lower-severity class) under a rule of severity ``tolerance``. Each one is recorded with everything a report needs
 without re-running: the statement's expression and operation spelling, source and destination
 types, the inputs of that work-item, expected and actual bits and values, the rule and its
 section, and the input class.
@@ -21,7 +22,7 @@ from fuzz.ops import spelling
 from fuzz.types import scalar
 from oracles import atomics
 from oracles.classes import input_class
-from oracles.expect import Expectation
+from oracles.expect import Expectation, as_bits
 from oracles.rules import rule
 
 MAX_ROWS_PER_STATEMENT = 8
@@ -146,8 +147,11 @@ def judge(
             allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
             if exp.any_nan[pos]:
                 allowed.append("any NaN")
+            intervals = [f"[{format_value(int(as_bits(lo[pos : pos + 1])[0]), exp.scalar)}, "
+                         f"{format_value(int(as_bits(hi[pos : pos + 1])[0]), exp.scalar)}]"
+                         for lo, hi in exp.ranges if lo[pos] <= hi[pos]]
             verdict.rows.append({
-                "kind": "wrong-result",
+                "kind": "imprecise-result" if r.severity == "tolerance" else "wrong-result",
                 "buffer": stmt.buffer,
                 "work_item": item,
                 "lane": int(pos),
@@ -157,9 +161,10 @@ def judge(
                 "expression": text,
                 "inputs": json.dumps(_statement_inputs(stmt, program, inputs, item), sort_keys=True),
                 "expected": f"{int(exp.allowed[0][pos]):#x}",
-                "allowed": json.dumps(allowed),
+                "allowed": json.dumps(allowed + intervals),
                 "actual": f"{int(bits[pos]):#x}",
-                "expected_value": format_value(int(exp.allowed[0][pos]), exp.scalar),
+                "expected_value": " or ".join(intervals) if intervals and r.severity == "tolerance"
+                else format_value(int(exp.allowed[0][pos]), exp.scalar) + "".join(f" or {i}" for i in intervals),
                 "actual_value": format_value(int(bits[pos]), exp.scalar),
                 "rule": r.id,
                 "rule_text": r.text,

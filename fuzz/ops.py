@@ -363,8 +363,8 @@ def coverage_key(op: Op) -> tuple[str, str, int]:
 
 def constructs(node: Program | Expr) -> frozenset[str]:
     """What a program (its requirements and every statement) or one expression asks of a path:
-    the operations it uses and their variants (``rem:OpFMod``); a route's ``unsupported`` set is
-    matched against these."""
+    the operations it uses, their spellings (``read_imageui``) and their variants
+    (``rem:OpFMod``); a route's ``unsupported`` set is matched against these."""
     if isinstance(node, Program):
         return frozenset(node.requires).union(
             *(constructs(s.value) for s in node.body))
@@ -372,6 +372,7 @@ def constructs(node: Program | Expr) -> frozenset[str]:
     for sub in walk(node):
         if isinstance(sub, Op):
             out.add(sub.op)
+            out.add(spelling(sub.op, sub.type, dict(sub.attrs)))  # read_imageui, OpSMod, ...
             variant = OPS[sub.op].variant
             if variant is not None:
                 out.add(f"{sub.op}:{variant(sub)}")

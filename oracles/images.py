@@ -353,7 +353,9 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
     result = op.type.scalar
     may_flush = sampler is not None or "float" in ftz  # SPIR-V env §7.7
     table = texel_table(image, inputs[image.name], result, may_flush)
-    c = coords.reference.reshape(n, dim.coord_width)
+    with np.errstate(invalid="ignore"):
+        c = coords.reference.reshape(n, dim.coord_width)
+        c = c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64)
     bad = ~coords.judged.reshape(n, dim.coord_width).all(axis=1)
     shape = image.shape
     exact = sampler is None or sampler.exact
@@ -362,10 +364,10 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         size = shape[a]
         if exact:
             if c.dtype.kind == "i":
-                i = c[:, a].astype(np.int64)
+                i = c[:, a]
                 b = np.abs(i) > FLOAT_EXACT if sampler is not None else np.zeros(n, bool)
             else:
-                i, b = _floor(c[:, a].astype(np.float64))
+                i, b = _floor(c[:, a])
             i, outside = _address(i, size, sampler.addressing if sampler else "none")
             axis_cols.append((i[:, None], size))
             bad |= b | outside
@@ -458,7 +460,7 @@ def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: fr
     lo_f = _round_down(lo64.ravel(), f)
     hi_f = _round_up(hi64.ravel(), f)
     n = len(judged)
-    return Expectation(table.result, [np.zeros(n, f.bits_dtype)], judged, np.zeros(n, bool),
+    return Expectation(table.result, [as_bits(lo_f)], judged, np.zeros(n, bool),
                        np.full(n, RULE_LINEAR_TOLERANCE, np.int16), [(lo_f, hi_f)])
 
 

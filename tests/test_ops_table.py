@@ -6,6 +6,7 @@ from fuzz.ops import OPS
 from fuzz.strategies.conversions import BUILDERS
 from fuzz.strategies import spirv_only  # noqa: F401  (registers its builders)
 from fuzz.strategies.atomics import OPERATIONS as ATOMIC_OPERATIONS
+from fuzz.strategies.images import OPERATIONS as IMAGE_OPERATIONS
 from fuzz.strategies.expressions import EXPRESSIONS
 from oracles.evaluate import REFERENCES
 
@@ -18,7 +19,7 @@ def test_every_op_has_every_reader():
             assert name not in EMITTERS, f"{name}: declared SPIR-V-only, yet has an OpenCL C emitter"
         assert name in spirv.EMITTERS, f"{name}: no SPIR-V emitter"
         assert name in REFERENCES, f"{name}: no oracle reference"
-        assert name in BUILDERS or name in EXPRESSIONS or name in ATOMIC_OPERATIONS, f"{name}: no strategy builds it"
+        assert name in BUILDERS or name in EXPRESSIONS or name in ATOMIC_OPERATIONS or name in IMAGE_OPERATIONS, f"{name}: no strategy builds it"
 
 
 def test_readers_handle_nothing_undeclared():

@@ -53,8 +53,10 @@ ROUTES: dict[str, Route] = {
         Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, TRANSLATOR),
         # Oclgrind's LLVM 14 reads typed pointers only: the LLVM 14 translator. OpFMod becomes a
         # call of llvm.copysign, which Oclgrind cannot execute (drivers.md).
+        # SPIR-V 1.0 cannot say read_imageui (no ZeroExtend operand before 1.4): the translator
+        # writes read_imagei, which Oclgrind answers with zeros on UNSIGNED_INT images.
         Route("oclgrind", "llvm-spirv-14 -r, SPIR binary", "llvm-spirv-14", SPIR_OPTIONS,
-              TRANSLATOR | {"rem:OpFMod"}),
+              TRANSLATOR | {"rem:OpFMod", "read_imageui"}),
         Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16),
     )
 }

@@ -29,7 +29,8 @@ import numpy as np
 from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
-from fuzz.layout import layout
+from fuzz.images import ADDRESSING, DIMS, FILTERS
+from fuzz.layout import layout, sampler_arguments
 from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
 from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, operand_type, scalar, truth_type
 
@@ -65,6 +66,9 @@ class Module:
         # class, and the work-item's ids (ulong) an atomic's location is computed from
         self.shared: dict[str, tuple[int, str]] = {}
         self.ids: dict[str, int] = {}
+        # images: each image parameter and its type; each sampler (a parameter or a constant)
+        self.images: dict[str, tuple[int, int]] = {}
+        self.samplers: dict[str, int] = {}
 
     def id(self) -> int:
         self.bound += 1
@@ -121,6 +125,9 @@ class Module:
         if t.width > 4:
             self.capability("Vector16")
         return self._type(("vector", elem, t.width), "OpTypeVector", elem, t.width)
+
+    def sampler_type(self) -> int:
+        return self._type(("sampler",), "OpTypeSampler")
 
     def bool_type(self, width: int = 1) -> int:
         """OpTypeBool, or a vector of it (comparison results, OpSelect conditions)."""
@@ -667,13 +674,17 @@ def words(program: Program) -> list[int]:
     # FP_CONTRACT OFF, as in the OpenCL C kernel
     m.inst("execution_mode", "OpExecutionMode", fn, m.g.enum("ExecutionMode", "ContractionOff"))
     m.inst("debug", "OpName", fn, KERNEL_NAME)
+    params = [("in", k.uchar_ptr), ("out", k.uchar_ptr), *((i.name, image_type(m, i)) for i in program.images),
+              *((s.name, m.sampler_type()) for s in sampler_arguments(program))]
     m.inst("function", "OpFunction", void, fn, m.g.enum("FunctionControl", "None"),
-           m.function_type(void, k.uchar_ptr, k.uchar_ptr))
+           m.function_type(void, *(t for _, t in params)))
     bases = {}
-    for role in ("in", "out"):
-        bases[role] = m.id()
-        m.inst("function", "OpFunctionParameter", k.uchar_ptr, bases[role])
-        m.inst("debug", "OpName", bases[role], role)
+    for name, t in params:
+        bases[name] = m.id()
+        m.inst("function", "OpFunctionParameter", t, bases[name])
+        m.inst("debug", "OpName", bases[name], name)
+    m.images = {i.name: (bases[i.name], image_type(m, i)) for i in program.images}
+    m.samplers = {s.name: bases[s.name] if s.scope == "argument" else constant_sampler(m, s) for s in program.samplers}
     m.inst("function", "OpLabel", m.id())
     for name, var in builtins.items():
         ids = m.op("OpLoad", v3ulong, var, m.g.enum("MemoryAccess", "Aligned"), 32)
@@ -798,3 +809,47 @@ def _atomic(m: Module, op: Op, args: list[int]) -> int | None:
 
 for _name, *_ in ATOMICS:
     emitter(f"atomic_{_name}")(_atomic)
+
+
+# -- images (fuzz.ops area "images"; oracles.images) ------------------------------------------------
+
+_IMAGE_CAPABILITIES = {"1D": ("ImageBasic", "Sampled1D"), "Buffer": ("ImageBasic", "SampledBuffer"),
+                       "2D": ("ImageBasic",), "3D": ("ImageBasic",)}
+
+
+def image_type(m: Module, image) -> int:
+    """``OpTypeImage %void Dim 0 Arrayed 0 0 Unknown ReadOnly``: the OpenCL environment's form
+    (000 §2.9: Sampled Type void, Sampled 0, Image Format Unknown, an access qualifier)."""
+    dim = DIMS[image.dim]
+    for cap in _IMAGE_CAPABILITIES[dim.spirv_dim]:
+        m.capability(cap)
+    return m._type(("image", dim.name), "OpTypeImage", m.void(), m.g.enum("Dim", dim.spirv_dim), 0, int(dim.arrayed),
+                   0, 0, m.g.enum("ImageFormat", "Unknown"), m.g.enum("AccessQualifier", "ReadOnly"))
+
+
+def constant_sampler(m: Module, s) -> int:
+    """OpConstantSampler for a sampler the program declares (program or kernel scope)."""
+    m.capability("LiteralSampler")
+    key = ("sampler", s.normalized, s.addressing, s.filter)
+    if key not in m._constants:
+        cid = m.id()
+        m.inst("global", "OpConstantSampler", m.sampler_type(), cid, ADDRESSING[s.addressing][2], int(s.normalized),
+               FILTERS[s.filter][2])
+        m._constants[key] = cid
+    return m._constants[key]
+
+
+@emitter("read_image")
+def _read_image(m: Module, op: Op, args: list[int]) -> int:
+    """OpImageSampleExplicitLod (Lod 0.0) on OpSampledImage(image, sampler), or OpImageRead
+    without a sampler (000 §7.7). The result is a 4-vector of float or of 32-bit int; whether
+    8- and 16-bit integer channels are sign- or zero-extended follows the image's channel type
+    (SPIR-V 1.0 has no SignExtend/ZeroExtend image operands)."""
+    image, itype = m.images[op.attr("image")]
+    result = m.type(op.type)
+    if not op.attr("sampler"):
+        return m.op("OpImageRead", result, image, args[0])
+    sampled = m.op("OpSampledImage", m._type(("sampled", itype), "OpTypeSampledImage", itype), image,
+                   m.samplers[op.attr("sampler")])
+    return m.op("OpImageSampleExplicitLod", result, sampled, args[0], m.g.enum("ImageOperands", "Lod"),
+                m.constant("float", 0))
