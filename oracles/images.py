@@ -465,12 +465,16 @@ def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: fr
 
 
 def _round_down(x: np.ndarray, f) -> np.ndarray:
-    y = x.astype(f.dtype)
+    """The greatest value of float type ``f`` at most ``x`` (float64)."""
+    with np.errstate(over="ignore"):
+        y = x.astype(f.dtype)
     return np.where(y.astype(np.float64) > x, np.nextafter(y, np.array(-np.inf, f.dtype)), y).astype(f.dtype)
 
 
 def _round_up(x: np.ndarray, f) -> np.ndarray:
-    y = x.astype(f.dtype)
+    """The least value of float type ``f`` at least ``x`` (float64)."""
+    with np.errstate(over="ignore"):
+        y = x.astype(f.dtype)
     return np.where(y.astype(np.float64) < x, np.nextafter(y, np.array(np.inf, f.dtype)), y).astype(f.dtype)
 
 
