@@ -396,7 +396,7 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
     if exact:
         return _exact(table, rows[:, 0], judged, layer_rule)
     if sampler.filter == "nearest":
-        return _alternatives(table, rows, judged)
+        return _alternatives(table, rows, judged, layer_rule)
     return _hull(table, rows, judged, dim.spatial, ftz)
 
 
@@ -422,13 +422,15 @@ def _exact(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.nd
     return e.with_alternatives(allowed[1:])
 
 
-def _alternatives(table: Table, rows: np.ndarray, judged: np.ndarray) -> Expectation:
-    """NEAREST with uncertain coordinates: any of the candidate texels (each column of ``rows``)."""
+def _alternatives(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.ndarray) -> Expectation:
+    """NEAREST with uncertain coordinates: any of the candidate texels (each column of ``rows``);
+    lanes all candidates agree on keep the rule of :func:`_exact` (the layer's where it is
+    fractional: the layer is never normalized, §8.1, nor uncertain)."""
     distinct = [rows[:, 0]]
     for k in range(1, rows.shape[1]):
         if not any(np.array_equal(rows[:, k], d) for d in distinct):
             distinct.append(rows[:, k])
-    parts = [_exact(table, r, judged, np.zeros(len(r), bool)) for r in distinct]
+    parts = [_exact(table, r, judged, layer_rule) for r in distinct]
     e = parts[0]
     agree = np.ones(len(e), bool)  # lanes every candidate reads alike (a missing channel, one texel)
     for p in parts[1:]:
