@@ -53,9 +53,9 @@ def test_the_validity_run_covered_every_construct():
         pytest.skip("runs after test_every_module_is_valid")
     assert SEEN["programs"] >= 2000
     keys = ([("width", w) for w in VECTOR_WIDTHS]
-                # expressions: per-construct runs below; atomics: tests/test_atomics_programs.py
+                # expressions: per-construct runs below; atomics and images: tests/test_*_programs.py
                 + [("node", k) for k in list(OPS) + ["Load", "Literal"]
-                   if OPS.get(k) is None or OPS[k].area not in ("expressions", "atomics")]
+                   if OPS.get(k) is None or OPS[k].area not in ("expressions", "atomics", "images")]
                 + [("rounding", r) for r in (None, "rte", "rtz", "rtp", "rtn")] + [("sat", True)]
                 + [("type", t) for t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
                                          "float", "double")])
