@@ -103,7 +103,7 @@ def capabilities(targets: list[Target]) -> Caps:
         fp16=any(fp.get("fp16") for fp in fps),
         int64=all(fp.get("int64", True) for fp in fps),
         atomics=frozenset(k for k in ATOMIC_CAPABILITIES if any(fp.get(k) for fp in fps)),
-        images=tuple(sorted({_formats(fp) for fp in fps if fp.get("image_support") and _formats(fp)}, key=sorted)),
+        images=tuple(sorted({f for f in (_formats(fp) for fp in fps if fp.get("image_support")) if f}, key=sorted)),
     )
 
 

@@ -159,3 +159,12 @@ SAMPLER_SCOPES: tuple[str, ...] = ("argument", "program", "kernel")
 """Where a sampler is declared (§6.15.15.1): a kernel argument, a program-scope ``constant
 sampler_t``, or a ``const sampler_t`` in the kernel's outermost scope (SPIR-V: an
 OpTypeSampler parameter, or OpConstantSampler for both declared forms)."""
+
+
+def read_form(sampler) -> str:
+    """The ``form`` attribute a read records for its sampler (a fuzz.ir.Sampler, or None):
+    ``norm-linear-repeat:argument``, ``no-sampler``."""
+    if sampler is None:
+        return "no-sampler"
+    coords = "norm" if sampler.normalized else "unnorm"
+    return f"{coords}-{sampler.filter}-{sampler.addressing}:{sampler.scope}"

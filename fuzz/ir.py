@@ -36,7 +36,8 @@ from typing import Any, Iterator, Union
 
 import numpy as np
 
-from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, SAMPLER_SCOPES, modelled, read_function
+from fuzz.images import (ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, SAMPLER_SCOPES,
+                         modelled, read_form, read_function)
 from fuzz.types import Type
 
 
@@ -476,11 +477,15 @@ def _validate_read(op: Op, program: Program) -> None:
         raise InvalidProgram(f"{what}: coordinate {coord.c_name} does not fit a {image.dim} image")
     if read_function(op.type.c_name) not in CHANNEL_TYPES[image.channel].reads:
         raise InvalidProgram(f"{what}: {op.type.c_name} result is undefined for {image.channel}")
-    if not op.attr("sampler"):
+    sampler = program.sampler(op.attr("sampler")) if op.attr("sampler") else None
+    if op.attr("dim") != image.dim or op.attr("form") != read_form(sampler):
+        raise InvalidProgram(f"{what}: attributes dim={op.attr('dim')!r} form={op.attr('form')!r} do not "
+                             f"match the image ({image.dim}) and sampler ({read_form(sampler)})")
+    if sampler is None:
         if coord.scalar != "int":
             raise InvalidProgram(f"{what}: a sampler-less read takes integer coordinates")
         return
-    s = program.sampler(op.attr("sampler"))
+    s = sampler
     if not dim.sampled:
         raise InvalidProgram(f"{what}: {dim.c_type} is read without a sampler only")
     if coord.scalar == "int" and not s.exact:

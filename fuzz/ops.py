@@ -178,16 +178,9 @@ def _atomic_variant(op: Op) -> str:
 
 def _read_variant(op: Op) -> str:
     """An image read's kind, coordinate type and sampler: ``2d:float:norm-linear-repeat:argument``,
-    ``1d_buffer:int:no-sampler`` (the sampler's settings live in the program: see read_form)."""
+    ``1d_buffer:int:no-sampler`` (the attributes repeat the image's kind and the sampler's
+    settings, fuzz.images.read_form, so that a read is a construct without its program)."""
     return f"{op.attr('dim')}:{op.args[0].type.scalar}:{op.attr('form')}"
-
-
-def read_form(sampler) -> str:
-    """The ``form`` attribute a read records for its sampler (fuzz.ir.Sampler, or None)."""
-    if sampler is None:
-        return "no-sampler"
-    coords = "norm" if sampler.normalized else "unnorm"
-    return f"{coords}-{sampler.filter}-{sampler.addressing}:{sampler.scope}"
 
 
 OPS: dict[str, OpSpec] = {

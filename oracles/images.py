@@ -262,15 +262,23 @@ def _floor(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(bad, 0, f).astype(np.int64), bad
 
 
+def _wrapped(s: np.ndarray, size: int, mode: str) -> np.ndarray:
+    """The unnormalized coordinate u of REPEAT, ``(s - floor(s)) * w_t``, or of MIRRORED_REPEAT,
+    ``|s - 2 rint(0.5 s)| * w_t`` (§8.2; rint ties to even), from normalized ``s``."""
+    if mode == "repeat":
+        return (s - np.floor(s)) * size
+    return np.abs(s - 2 * np.rint(0.5 * s)) * size
+
+
 def _nearest(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.ndarray]:
     """The texel NEAREST selects along one axis for unnormalized ``u`` (or, for REPEAT and
     MIRRORED_REPEAT, normalized ``s``): (index, undefined)."""
     mode = sampler.addressing
-    if mode == "repeat":  # u = (s - floor(s)) * w_t; i = (int)floor(u); if (i > w_t - 1) i -= w_t
-        i, bad = _floor((u - np.floor(u)) * size)
+    if mode == "repeat":  # i = (int)floor(u); if (i > w_t - 1) i -= w_t
+        i, bad = _floor(_wrapped(u, size, mode))
         return np.where(i > size - 1, i - size, i), bad
-    if mode == "mirrored_repeat":  # s' = |s - 2 rint(0.5 s)|; i = min((int)floor(s' * w_t), w_t - 1)
-        i, bad = _floor(np.abs(u - 2 * np.rint(0.5 * u)) * size)
+    if mode == "mirrored_repeat":  # i = min((int)floor(u), w_t - 1)
+        i, bad = _floor(_wrapped(u, size, mode))
         return np.minimum(i, size - 1), bad
     i, bad = _floor(u)
     i, outside = _address(i, size, mode)
@@ -281,11 +289,7 @@ def _linear(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.
     """The two texels LINEAR blends along one axis: (i0, i1, undefined)."""
     mode = sampler.addressing
     if mode in ("repeat", "mirrored_repeat"):
-        if mode == "repeat":
-            t = (u - np.floor(u)) * size
-        else:
-            t = np.abs(u - 2 * np.rint(0.5 * u)) * size
-        i0, bad = _floor(t - 0.5)
+        i0, bad = _floor(_wrapped(u, size, mode) - 0.5)
         i1 = i0 + 1
         if mode == "repeat":
             return np.where(i0 < 0, i0 + size, i0), np.where(i1 > size - 1, i1 - size, i1), bad

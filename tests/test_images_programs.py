@@ -10,9 +10,8 @@ import pytest
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, format_key, modelled
+from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, format_key, modelled, read_form
 from fuzz.ir import Fill, Image, InvalidProgram, Load, Op, Program, Sampler, Store, Buffer
-from fuzz.ops import read_form
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
 from fuzz.strategies.images import image_programs

@@ -24,9 +24,8 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, READ_RESULTS, SAMPLER_SCOPES
+from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, READ_RESULTS, SAMPLER_SCOPES, read_form
 from fuzz.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
-from fuzz.ops import read_form
 from fuzz.policy import Policy
 from fuzz.strategies.conversions import Builder, Caps
 from fuzz.strategies.values import pools

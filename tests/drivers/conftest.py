@@ -24,6 +24,31 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("target", targets, ids=[t.name for t in targets], scope="module")
 
 
+def target_named(name: str):
+    """The discovered target ``name`` (``pocl/spirv``), or skip the test when it is not installed."""
+    found = {t.name: t for t in discover()}
+    if name not in found:
+        pytest.skip(f"{name} is not installed")
+    return found[name]
+
+
+def run_generated(target, programs, statuses: tuple[str, ...] = ("ok",)) -> int:
+    """Run every program the target takes (fuzz.execute, no corpus) and check each ends in one of
+    ``statuses`` with judged lanes; the number run."""
+    from fuzz.execute import execute, supports
+
+    ran = 0
+    with Worker(target, timeout_s=120) as w:
+        for p in programs:
+            if not supports(target, p):
+                continue
+            outcome = execute(p, target, w, None)
+            assert outcome.status in statuses, (p.id, outcome.failures[:1])
+            assert outcome.verdict.judged > 0
+            ran += 1
+    return ran
+
+
 @pytest.fixture(scope="module")
 def worker(target):
     """One Worker per target, shared by a module's tests (each test leaves it usable)."""

@@ -8,43 +8,28 @@ import pytest
 
 from fuzz.campaign import capabilities
 from fuzz.drivers import Worker, discover
-from fuzz.execute import Expectations, execute, job_for, supports
+from fuzz.execute import Expectations, job_for, supports
 from fuzz.layout import split_outputs
 from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.draws import sample
 from oracles import atomics
 
-from .conftest import skip_without_icd
+from .conftest import run_generated, skip_without_icd, target_named
 
 skip_without_icd()
 TARGETS = discover()
-BY_NAME = {t.name: t for t in TARGETS}
 PROGRAMS = sample(atomic_programs(capabilities(TARGETS)), 24, seed=5)
 
 
 @pytest.mark.parametrize("name", ["pocl", "pocl/spirv", "rusticl", "rusticl/spirv", "oclgrind", "oclgrind/spirv"])
 def test_generated_programs_run_and_agree(name):
-    if name not in BY_NAME:
-        pytest.skip(f"{name} is not installed")
-    target = BY_NAME[name]
-    ran = 0
-    with Worker(target, timeout_s=120) as w:
-        for p in PROGRAMS:
-            if not supports(target, p):
-                continue
-            outcome = execute(p, target, w, None)
-            assert outcome.status == "ok", (p.id, outcome.failures[:1])
-            assert outcome.verdict.judged > 0
-            ran += 1
-    assert ran >= 8
+    assert run_generated(target_named(name), PROGRAMS) >= 8
 
 
 def test_a_tampered_result_is_caught():
     """Run a program on PoCL, then change one returned value of an operation on a contended
     location: no total order explains the history any more."""
-    if "pocl" not in BY_NAME:
-        pytest.skip("PoCL is not installed")
-    target = BY_NAME["pocl"]
+    target = target_named("pocl")
     program = next(p for p in PROGRAMS if supports(target, p) and any(
         s.value.op in ("atomic_inc", "atomic_add", "atomic_xchg", "atomic_fetch_add") for s in p.body))
     stmt = next(s for s in program.body if s.value.op in ("atomic_inc", "atomic_add", "atomic_xchg"))
@@ -63,10 +48,8 @@ def test_a_tampered_result_is_caught():
 def test_oclgrind_finds_no_data_race(monkeypatch):
     """Oclgrind's race detector (OCLGRIND_DATA_RACES=1, drivers.md) over generated programs:
     shared buffers are only touched by atomics between the barriers."""
-    if "oclgrind" not in BY_NAME:
-        pytest.skip("Oclgrind is not installed")
+    target = target_named("oclgrind")
     monkeypatch.setenv("OCLGRIND_DATA_RACES", "1")
-    target = BY_NAME["oclgrind"]
     ran = 0
     with Worker(target, timeout_s=300) as w:
         for p in PROGRAMS[:12]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fuzz.ir import Fill, Image, Load, Op, Program, Sampler, Store, Buffer
-from fuzz.ops import read_form
+from fuzz.images import read_form
 from fuzz.types import Type
 from oracles.expect import Expectation
 from oracles.images import RULE_BORDER, RULE_LAYER, RULE_LINEAR_TOLERANCE, RULE_NEAREST_TOLERANCE, expect_read, norm_interval
