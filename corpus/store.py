@@ -20,9 +20,13 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
+from corpus.buckets import STATUSES, bucket_id, signature, title
 from fuzz.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
+confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
+original)."""
 
 
 class CorpusError(Exception):
@@ -82,6 +86,8 @@ class Corpus:
         version = int(meta.get("schema_version")["value"])
         if version > SCHEMA_VERSION:
             raise CorpusError(f"{self.path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
+        self._areas: dict[str, str] = {}
+        self._versions: dict[str, str] = {}
         with db.conn:
             if not db["programs"].exists():
                 db["programs"].create(
@@ -124,6 +130,27 @@ class Corpus:
                      "programs": int, "checks": int},
                     pk="name",
                 )
+            if not db["buckets"].exists():
+                db["buckets"].create(
+                    {"id": str, "title": str, "signature": str, "target": str, "status": str, "note": str,
+                     "created": float, "changed": float},
+                    pk="id",
+                )
+            if not db["reductions"].exists():
+                db["reductions"].create(
+                    {"id": str, "original_id": str, "reduced_id": str, "bucket": str, "target": str,
+                     "seconds": float, "candidates": int, "size_before": str, "size_after": str,
+                     "created": float},
+                    pk="id",
+                )
+            columns = db["disagreements"].columns_dict
+            for column in ("bucket", "confirmation"):
+                if column not in columns:
+                    db["disagreements"].add_column(column, str)
+            if version < 2:
+                db["disagreements"].create_index(["bucket"], if_not_exists=True)
+                self._rebucket("bucket is null or bucket = ''")
+                meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
 
     # ---- writing ---------------------------------------------------------------------------
 
@@ -157,11 +184,108 @@ class Corpus:
             rows = []
             for d in disagreements:
                 key = f"{d['program_id']}|{d['fingerprint_id']}|{d['path']}|{d['buffer']}|{d['lane']}|{d['kind']}"
-                rows.append({**d, "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
-                             "created": run["created"], "campaign": run.get("campaign", "")})
+                row = {**d, "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
+                       "created": run["created"], "campaign": run.get("campaign", "")}
+                row["bucket"] = self._bucket_of(row)
+                rows.append(row)
             if rows:
                 self.db["disagreements"].insert_all(rows, ignore=True, batch_size=500)
+                self.db.execute(  # a fixed bug seen again is news (corpus.buckets.STATUSES)
+                    f"update buckets set status = 'new', note = 'seen again after it was marked fixed', changed = ? "
+                    f"where status = 'fixed' and id in ({','.join('?' * len({r['bucket'] for r in rows}))})",
+                    [run["created"], *{r["bucket"] for r in rows}])
         return int(run_id)
+
+    def _bucket_of(self, row: dict[str, Any]) -> str:
+        """The bucket of a disagreement row (corpus.buckets), created on first use as ``new``."""
+        pid, fid = row["program_id"], row["fingerprint_id"]
+        if pid not in self._areas:
+            found = list(self.db["programs"].rows_where("id = ?", [pid], select="area"))
+            self._areas[pid] = found[0]["area"] if found else ""
+        if fid not in self._versions:
+            found = list(self.db["targets"].rows_where("fingerprint_id = ?", [fid], select="fingerprint"))
+            fp = json.loads(found[0]["fingerprint"]) if found else {}
+            self._versions[fid] = f"{fp.get('device', '')} / {fp.get('driver_version', '')}".strip(" /")
+        sig = signature(row, self._areas[pid], self._versions[fid])
+        bid = bucket_id(sig)
+        self.db["buckets"].insert(
+            {"id": bid, "title": title(sig), "signature": json.dumps(sig, sort_keys=True), "target": row["target"],
+             "status": "new", "note": "", "created": _now(), "changed": _now()},
+            ignore=True,
+        )
+        return bid
+
+    def _rebucket(self, where: str, params: list | None = None) -> None:
+        """Recompute the bucket of the rows ``where`` selects (schema upgrade, confirmation)."""
+        for row in list(self.db["disagreements"].rows_where(where, params or [])):
+            self.db["disagreements"].update(row["id"], {"bucket": self._bucket_of(row)})
+
+    # ---- buckets ---------------------------------------------------------------------------
+
+    @_locked
+    def buckets(self, campaign: str | None = None) -> list[dict[str, Any]]:
+        """Every bucket with rows (of ``campaign``, if given): id, title, signature, status, note,
+        rows, programs, first and last seen, confirmation (confirmed, flaky or unconfirmed) and
+        whether a reduced program exists; most rows first."""
+        where, params = ("where d.campaign = ?", [campaign]) if campaign else ("", [])
+        out = []
+        for r in self.db.query(
+            f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
+                       min(d.created) as first_seen, max(d.created) as last_seen,
+                       sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example
+                from disagreements d {where} group by d.bucket order by rows desc, d.bucket""", params):
+            b = self.db["buckets"].get(r["id"])
+            sig = json.loads(b["signature"])
+            reduced = self.db["reductions"].count_where("bucket = ?", [r["id"]])
+            out.append({**r, "title": b["title"], "signature": sig, "target": b["target"], "status": b["status"],
+                        "note": b["note"], "reduced": bool(reduced),
+                        "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
+        return out
+
+    @_locked
+    def bucket(self, ref: str) -> dict[str, Any]:
+        """The bucket whose id is ``ref`` or starts with it (as listed by :meth:`buckets`)."""
+        rows = list(self.db["buckets"].rows_where("id = ? or id like ?", [ref, f"{ref}%"], limit=2))
+        if not rows:
+            raise CorpusError(f"no bucket {ref!r} in {self.path}; `clfuzz buckets --corpus {self.path}` lists them")
+        if len(rows) > 1:
+            raise CorpusError(f"bucket id prefix {ref!r} is ambiguous; give more characters")
+        found = [b for b in self.buckets() if b["id"] == rows[0]["id"]]
+        if not found:
+            return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
+                    "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": False}
+        return found[0]
+
+    @_locked
+    def mark(self, ref: str, status: str, note: str = "") -> dict[str, Any]:
+        """Set a bucket's status (corpus.buckets.STATUSES) and note; returns the bucket."""
+        if status not in STATUSES:
+            raise CorpusError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+        bid = self.bucket(ref)["id"]
+        with self.db.conn:
+            self.db["buckets"].update(bid, {"status": status, "note": note, "changed": _now()})
+        return self.bucket(bid)
+
+    @_locked
+    def confirm(self, program_id: str, target: str, reproduced: bool) -> None:
+        """Record whether a run's disagreements reproduced on a fresh worker (triage.confirm):
+        ``confirmed``, or ``flaky`` (moved to flaky buckets of their own)."""
+        with self.db.conn:
+            self.db.execute("update disagreements set confirmation = ? where program_id = ? and target = ?",
+                            ["confirmed" if reproduced else "flaky", program_id, target])
+            if not reproduced:
+                self._rebucket("program_id = ? and target = ?", [program_id, target])
+
+    @_locked
+    def add_reduction(self, row: dict[str, Any]) -> None:
+        """A reduced program beside its original (triage.reduce); the reduced program is stored."""
+        with self.db.conn:
+            self.db["reductions"].upsert({**row, "created": _now()}, pk="id")
+
+    @_locked
+    def reductions(self, bucket: str | None = None) -> list[dict[str, Any]]:
+        where, params = ("bucket = ?", [bucket]) if bucket else (None, [])
+        return list(self.db["reductions"].rows_where(where, params, order_by="created"))
 
     @_locked
     def update_campaign(self, name: str, seed: int, settings: dict, programs: int, checks: int) -> None:

@@ -18,6 +18,7 @@ from rich.live import Live
 from rich.table import Table
 
 from corpus.stats import markdown, summarize
+from corpus.buckets import STATUSES
 from corpus.store import Corpus, CorpusError
 from fuzz.ir import InvalidProgram, Program
 from fuzz.types import SCALARS
@@ -96,8 +97,13 @@ def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) 
               help="Seconds one build+run may take before the worker is killed.")
 @click.option("--max-programs", type=click.IntRange(min=1), help="Stop after this many programs.")
 @click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
+@click.option("--triage-minutes", type=click.FloatRange(min=0),
+              help="After the campaign, confirm and reduce its new buckets for up to this long "
+                   "(default: a quarter of --minutes; 0: no triage).")
+@click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
+              help="Reduce the confirmed new buckets during triage (else only confirm them).")
 def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_size, timeout, max_programs,
-        summary_path) -> None:
+        summary_path, triage_minutes, do_reduce) -> None:
     """Run a differential campaign on the local OpenCL drivers.
 
     Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1
@@ -138,6 +144,20 @@ def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_siz
         if live:
             live.stop()
     console.print(_progress_table(result.programs, result.targets, result.wall_s, minutes))
+    triage_s = 60 * (minutes / 4 if triage_minutes is None else triage_minutes)
+    if triage_s > 0 and not result.interrupted:
+        from triage.session import triage
+
+        def event(what, bucket):
+            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}")
+
+        try:
+            t = triage(corpus, targets, result.name, triage_s, reduce=do_reduce, on_event=event)
+        except KeyboardInterrupt:
+            click.echo("triage interrupted: the corpus keeps what was confirmed and reduced so far")
+        else:
+            click.echo(f"triage: {len(t.confirmed)} buckets confirmed, {len(t.flaky)} flaky, {len(t.reduced)} reduced, "
+                       f"{len(t.left)} left for later (`clfuzz reduce BUCKET`)")
     summary = summarize(corpus, result.name)
     out = Path(summary_path or f"{corpus_path}.summary.md")
     out.write_text(markdown(summary))
@@ -251,6 +271,89 @@ def _print_coverage(coverage: dict) -> None:
             table.add_row(construct, *(",".join(map(str, sorted(widths[construct].get(t, ())))) or "·"
                                        for t in types))
         console.print(table)
+
+
+@cli.command("reduce")
+@click.argument("ref")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--budget", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds the reduction may take (it stops with the smallest program found so far).")
+def reduce_command(ref, corpus_path, budget) -> None:
+    """Reduce a stored disagreement (a bucket, disagreement or program id, or a unique prefix).
+
+    The reduced program is stored beside the original; it shows the same disagreement (same
+    driver and path, operation and kind) and nothing smaller does.
+
+    Example: clfuzz reduce 3fa2c1 --corpus c.db
+    """
+    from fuzz.drivers import Worker
+    from triage.reduce import size
+    from triage.session import find_row, reduce_stored, target_of
+
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        row = find_row(corpus, ref)
+        target = target_of(row, _targets(None))
+    except CorpusError as e:
+        raise _fail(e) from None
+    with Worker(target) as worker:
+        reduction = reduce_stored(corpus, row, target, worker, budget)
+    if reduction is None:
+        raise click.ClickException(f"{row['target']} did not show the disagreement again on program "
+                                   f"{row['program_id']}: nothing to reduce (it may be flaky)")
+    before, after = size(reduction.original), size(reduction.reduced)
+    click.echo(f"reduced {reduction.original.id} -> {reduction.reduced.id} on {target.name} in "
+               f"{reduction.seconds:.1f} s ({reduction.candidates} candidates run)")
+    for key in before:
+        click.echo(f"  {key:13} {before[key]:>8} -> {after[key]}")
+    r = reduction.rows[0]
+    click.echo(f"  {r['expression']}: expected {r['expected_value']}, actual {r['actual_value']}")
+
+
+@cli.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only disagreements of this campaign.")
+@click.option("--status", type=click.Choice(STATUSES), help="Only buckets with this status.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def buckets(corpus_path, campaign, status, as_json) -> None:
+    """List the buckets of distinct disagreements: counts, first and last seen, status.
+
+    Example: clfuzz buckets --corpus c.db --status new
+    """
+    corpus = _open_corpus(corpus_path, create=False)
+    found = [b for b in corpus.buckets(campaign) if status is None or b["status"] == status]
+    if as_json:
+        click.echo(json.dumps(found, indent=2, sort_keys=True))
+        return
+    t = Table(title=f"{corpus_path}: {len(found)} buckets")
+    for col in ("bucket", "status", "confirmed", "reduced", "rows", "programs", "first seen", "last seen", "what"):
+        t.add_column(col)
+    for b in found:
+        t.add_row(b["id"], b["status"], b["confirmation"], "yes" if b["reduced"] else "", str(b["rows"]),
+                  str(b["programs"]), _when(b["first_seen"]), _when(b["last_seen"]), b["title"])
+    console.print(t)
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else ""
+
+
+@cli.command()
+@click.argument("bucket")
+@click.argument("status", type=click.Choice(STATUSES))
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--note", default="", help="Why (a vendor's bug link, a reason to ignore).")
+def mark(bucket, status, corpus_path, note) -> None:
+    """Set a bucket's status: new, reported, fixed or ignored (campaigns skip ignored ones).
+
+    Example: clfuzz mark 3fa2c1 reported --note https://github.com/pocl/pocl/issues/1234
+    """
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        b = corpus.mark(bucket, status, note)
+    except CorpusError as e:
+        raise _fail(e) from None
+    click.echo(f"{b['id']} {b['status']}: {b['title']}")
 
 
 @cli.command()

@@ -52,17 +52,23 @@ class Fill:
     Each lane takes, from the PCG64 raw stream seeded with ``seed`` (the bit generator's raw
     output is stable across numpy versions), either one of the ``pool`` bit patterns (edge
     values drawn by Hypothesis; probability ``pool_weight``/4) or uniform random bits.
+    A fill with ``values`` (the reducer writes them) gives those bit patterns instead, lane ``i``
+    taking ``values[i % len(values)]``.
     """
 
     seed: int
     pool: tuple[int, ...] = ()
     pool_weight: int = 3  # out of 4
+    values: tuple[int, ...] = ()
 
     def bits(self, lanes: int, width_bits: int) -> np.ndarray:
         """``lanes`` bit patterns as unsigned integers of ``width_bits`` bits."""
+        dtype = np.dtype(f"u{width_bits // 8}")
+        if self.values:
+            explicit = np.array(self.values, dtype=np.uint64).astype(dtype)
+            return np.resize(explicit, lanes)
         raw = np.random.PCG64(self.seed).random_raw(2 * lanes)
         choice, uniform = raw[0::2], raw[1::2]
-        dtype = np.dtype(f"u{width_bits // 8}")
         out = uniform.astype(dtype)  # the low width_bits bits (an unsigned narrowing keeps them)
         if self.pool:
             pool = np.array(self.pool, dtype=np.uint64).astype(dtype)
@@ -347,11 +353,12 @@ def to_data(node: Any) -> Any:
 
 
 def _fill_data(f: Fill) -> dict:
-    return {"seed": f.seed, "pool": list(f.pool), "pool_weight": f.pool_weight}
+    return {"seed": f.seed, "pool": list(f.pool), "pool_weight": f.pool_weight,
+            **({"values": list(f.values)} if f.values else {})}
 
 
 def _fill(d: dict) -> Fill:
-    return Fill(d["seed"], tuple(d["pool"]), d.get("pool_weight", 3))
+    return Fill(d["seed"], tuple(d["pool"]), d.get("pool_weight", 3), tuple(int(v) for v in d.get("values", ())))
 
 
 def _expr(d: dict) -> Expr:

@@ -1,0 +1,405 @@
+"""Reduce a disagreeing program inside the IR until no smaller program shows the same disagreement.
+
+The *goal* is one disagreement: the same target (driver and path), the same operation (its
+spelling, vector widths aside) and the same kind (wrong or imprecise result; for a build error,
+crash or timeout, the same failure message, :func:`corpus.buckets.failure_message`). A candidate
+is kept when running it on the target shows the goal again; the passes run in a fixed order until
+none changes the program, so the result is deterministic for a given program and driver:
+
+1. ``statements``: keep the statement the disagreement is in alone, else halve the body
+   (delta debugging), then drop the others one at a time.
+2. ``work_items``: keep only the failing work-item, its inputs written as explicit values
+   (:class:`fuzz.ir.Fill` ``values``); for programs with shared (atomic) locations, halve the
+   NDRange by whole work-groups instead.
+3. ``subexpressions``: replace an operation below the statement's root by a literal, or else an
+   input buffer, holding the value the oracle computes for it (only where that value is certain:
+   one allowed bit pattern on every lane), outermost first.
+4. ``narrow``: a statement of lane-wise operations over ``n``-vectors becomes the scalar statement
+   of the failing lane.
+5. ``values``: each input or literal lane becomes the simplest value of its input class
+   (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
+
+Every candidate is a valid program (:func:`fuzz.ir.validate`) and defined: the oracle raises
+:class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
+before it reaches a driver.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from corpus.buckets import RESULT_KINDS, failure_message
+from fuzz.drivers import Result, Target, Worker
+from fuzz.emit.opencl_c import emit
+from fuzz.execute import Expectations, Part, ftz_of, prepare, runnable
+from fuzz.ir import Buffer, Expr, Fill, InvalidProgram, Literal, Load, Op, Program, Store, restrict, validate, walk
+from fuzz.judge import failure_row, judge
+from fuzz.layout import input_values, split_outputs
+from fuzz.types import Type, scalar
+from oracles.classes import input_class
+from oracles.evaluate import UndefinedBehaviour, evaluate
+
+_WIDTH = re.compile(r"(?<![a-z])(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)(?![0-9])")
+
+LANE_WISE = frozenset({
+    "convert", "arith", "div", "rem", "shift", "complement", "bitselect", "abs", "abs_diff", "add_sat", "sub_sat",
+    "mad_sat", "hadd", "rhadd", "mul_hi", "mad_hi", "rotate", "clz", "popcount", "min", "max", "clamp",
+})
+"""Operations whose n-vector form computes each lane as the scalar form does on that lane
+(§6.4.3, §6.5, §6.15.3: "component-wise"), so a vector statement narrows to its failing lane."""
+
+
+def operation_key(operation: str) -> str:
+    """An operation's spelling without vector widths: ``convert_int4_sat`` -> ``convert_int_sat``."""
+    return _WIDTH.sub(r"\1", operation)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The disagreement a reduction keeps (see the module docstring)."""
+
+    target: str
+    operation: str
+    kind: str
+    types: str = ""  # source and destination types, widths aside
+    failure: str = ""
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> "Goal":
+        if row["kind"] in RESULT_KINDS:
+            return cls(row["target"], operation_key(row["operation"]), row["kind"], _types(row))
+        return cls(row["target"], operation_key(row["operation"]), row["kind"],
+                   failure=failure_message(row.get("actual_value", "")))
+
+    def matches(self, row: dict[str, Any]) -> bool:
+        if row["kind"] != self.kind:
+            return False
+        if self.kind in RESULT_KINDS:
+            return operation_key(row["operation"]) == self.operation and _types(row) == self.types
+        # a failure: the same message; the operation once the candidate is down to one statement
+        return failure_message(row["actual_value"]) == self.failure and row["operation"] in (self.operation, "program")
+
+
+def _types(row: dict[str, Any]) -> str:
+    return operation_key(f"{row.get('src_type', '')} -> {row.get('dst_type', '')}")
+
+
+def size(program: Program) -> dict[str, int]:
+    """What the README's before/after sizes count: statements, expression nodes, work-items and
+    the bytes of the OpenCL C kernel."""
+    nodes = sum(1 for s in program.body for _ in walk(s.value))
+    try:
+        source = len(emit(program).encode())
+    except Exception:  # an operation only SPIR-V has
+        source = 0
+    return {"statements": len(program.body), "nodes": nodes, "work_items": program.global_size,
+            "source_bytes": source}
+
+
+@dataclass
+class Reduction:
+    original: Program
+    reduced: Program
+    rows: list[dict]  # the goal's rows on the reduced program
+    candidates: int = 0
+    seconds: float = 0.0
+    passes: dict[str, int] = field(default_factory=dict)  # candidates kept per pass
+
+
+def observe(program: Program, target: Target, worker: Worker) -> list[dict] | None:
+    """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
+    build error, crash or timeout); None when the program is invalid or undefined, or the
+    target does not take all of it (it never reaches the driver then)."""
+    try:
+        validate(program)
+        if runnable(target, program) is not program:
+            return None
+        expectations = Expectations(program)
+        judged = expectations.get(ftz_of(target))
+    except (InvalidProgram, UndefinedBehaviour, ValueError, KeyError):
+        return None
+    job = prepare(Part(program, expectations), target)
+    result = job if isinstance(job, Result) else worker.run(job)
+    if result.status == "ok":
+        actual = split_outputs(program, result.outputs["out"])
+        found = judge(program, judged, actual, expectations.inputs, histories=expectations.histories()).rows
+    else:
+        found = [failure_row(program, result.status, result.log)]
+    for r in found:
+        r["target"] = target.name
+    return found
+
+
+class Reducer:
+    """One reduction on one target's worker (see the module docstring)."""
+
+    def __init__(self, target: Target, worker: Worker, goal: Goal, budget_s: float = 120.0) -> None:
+        self.target, self.worker, self.goal = target, worker, goal
+        self.deadline = time.monotonic() + budget_s
+        self.candidates = 0
+        self.seen: dict[str, list[dict] | None] = {}
+
+    # -- the interestingness test ---------------------------------------------------------------
+
+    def rows(self, program: Program) -> list[dict] | None:
+        """The goal's rows when ``program`` shows it on the target; None otherwise (also for an
+        invalid or undefined candidate, which never reaches the driver)."""
+        if program.id not in self.seen:
+            found = observe(program, self.target, self.worker)
+            self.candidates += found is not None
+            self.seen[program.id] = [r for r in found or () if self.goal.matches(r)] or None
+        return self.seen[program.id]
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    # -- the passes ----------------------------------------------------------------------------
+
+    def run(self, program: Program, rows: list[dict]) -> Reduction:
+        start = time.monotonic()
+        current, current_rows = program, rows
+        passes: dict[str, int] = {}
+        changed = True
+        while changed and not self.out_of_time():
+            changed = False
+            for name, make in PASSES:
+                for candidate in make(current, current_rows, self):
+                    if self.out_of_time():
+                        break
+                    if candidate is None or candidate.id == current.id:
+                        continue
+                    hit = self.rows(candidate)
+                    if hit:
+                        current, current_rows = candidate, hit
+                        passes[name] = passes.get(name, 0) + 1
+                        changed = True
+                        break  # regenerate this pass's candidates from the smaller program
+        return Reduction(program, current, current_rows, self.candidates, time.monotonic() - start, passes)
+
+
+Candidates = Iterator[Program | None]
+
+
+def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    n = len(program.body)
+    if n == 1:
+        return
+    where = [i for i, s in enumerate(program.body) if s.buffer in {r["buffer"] for r in rows}]
+    if where and len(where) < n:
+        yield restrict(program, where[:1])
+        yield restrict(program, where)
+    for chunk in (n // 2, max(1, n // 4)):
+        for start in range(0, n, chunk):
+            keep = [i for i in range(n) if not start <= i < start + chunk]
+            if keep:
+                yield restrict(program, keep)
+    for i in range(n):
+        yield restrict(program, [j for j in range(n) if j != i])
+
+
+def _work_items(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    if program.global_size == 1:
+        return
+    if program.shared:
+        if program.global_size > program.local_size:
+            yield restrict(program, list(range(len(program.body))), program.global_size // 2)
+        return
+    item = max(0, min(r["work_item"] for r in rows))
+    values = input_values(program)
+    buffers = tuple(
+        replace(b, fill=Fill(0, values=tuple(int(v) for v in _lanes(values[b.name], b, item))))
+        if b.role == "in" else b for b in program.buffers)
+    yield replace(program, buffers=buffers, global_size=1, local_size=0)
+
+
+def _lanes(values: np.ndarray, b: Buffer, item: int) -> np.ndarray:
+    n = b.type.mem_lanes
+    return np.ascontiguousarray(values[item * n:(item + 1) * n]).view(b.type.elem.bits_dtype)
+
+
+def _paths(expr: Expr, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], Expr]]:
+    """Every node with its path of argument indices, parents first."""
+    yield path, expr
+    if isinstance(expr, Op):
+        for i, a in enumerate(expr.args):
+            yield from _paths(a, path + (i,))
+
+
+def _replace(expr: Expr, path: tuple[int, ...], new: Expr) -> Expr:
+    if not path:
+        return new
+    assert isinstance(expr, Op)
+    args = list(expr.args)
+    args[path[0]] = _replace(args[path[0]], path[1:], new)
+    return replace(expr, args=tuple(args))
+
+
+def _fresh_input(program: Program, t: Type, bits: tuple[int, ...]) -> tuple[Buffer, Load]:
+    names = {b.name for b in program.buffers}
+    name = next(f"r{i}" for i in range(len(names) + 1) if f"r{i}" not in names)
+    lanes = bits + (0,) * (t.mem_lanes - t.width)
+    return Buffer(name, t, "in", Fill(0, values=lanes)), Load(name, t)
+
+
+def _subexpressions(program: Program, rows: list[dict], reducer: Reducer) -> Candidates:
+    if program.global_size != 1 or program.shared:
+        return
+    inputs = input_values(program)
+    ftz = ftz_of(reducer.target)
+    for index, stmt in enumerate(program.body):
+        for path, node in _paths(stmt.value):
+            if not path or not isinstance(node, Op):
+                continue
+            try:
+                values, certain = evaluate(node, program, inputs, ftz).certain()
+            except (UndefinedBehaviour, ValueError, KeyError):
+                continue
+            if not certain.all():
+                continue
+            bits = tuple(int(b) for b in np.ascontiguousarray(values).view(node.type.elem.bits_dtype)[:node.type.width])
+            yield _with_statement(program, index, _replace(stmt.value, path, Literal(node.type, bits)))
+            buffer, load = _fresh_input(program, node.type, bits)
+            yield _with_statement(replace(program, buffers=program.buffers + (buffer,)), index,
+                                  _replace(stmt.value, path, load))
+
+
+def _with_statement(program: Program, index: int, value: Expr) -> Program:
+    body = list(program.body)
+    body[index] = Store(body[index].buffer, value)
+    kept = restrict(replace(program, body=tuple(body)), list(range(len(body))))  # drops unused inputs
+    return kept
+
+
+def _narrow(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    if program.global_size != 1 or program.shared or len(program.body) != 1:
+        return
+    stmt = program.body[0]
+    out = program.buffer(stmt.buffer)
+    width = out.type.width
+    if width == 1 or not all(isinstance(n, (Load, Literal)) or (n.op in LANE_WISE and n.type.width == width)
+                             for n in walk(stmt.value)):
+        return
+    lane = rows[0]["lane"] % out.type.mem_lanes
+    if lane >= width:
+        return
+    values = input_values(program)
+    buffers: dict[str, Buffer] = {}
+
+    def scalar_of(e: Expr) -> Expr:
+        if e.type.width == 1:
+            return e
+        t = Type(e.type.scalar)
+        if isinstance(e, Literal):
+            return Literal(t, (e.bits[lane],))
+        if isinstance(e, Load):
+            b = program.buffer(e.buffer)
+            bits = int(_lanes(values[b.name], b, 0)[lane])
+            buffers[b.name] = Buffer(b.name, t, "in", Fill(0, values=(bits,)))
+            return Load(b.name, t)
+        return replace(e, args=tuple(scalar_of(a) for a in e.args), type=t)
+
+    value = scalar_of(stmt.value)
+    buffers[out.name] = Buffer(out.name, Type(out.type.scalar), "out")
+    yield replace(program, buffers=tuple(buffers.get(b.name, b) for b in program.buffers),
+                  body=(Store(out.name, value),))
+
+
+def simplest(bits: int, scalar_name: str) -> int:
+    """The simplest value of the input class of ``bits`` (oracles.classes), keeping its sign:
+    what the ``values`` pass tries in place of a lane."""
+    s = scalar(scalar_name)
+    value = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
+    label = str(input_class(value, scalar_name)[0])
+    if s.is_float:
+        negative = bool(np.signbit(value[0]))
+        sign = -1.0 if negative else 1.0
+        tiny = np.finfo(s.dtype).smallest_subnormal
+        pick = {"nan": np.nan, "inf": sign * np.inf, "zero": 0.0, "subnormal": sign * tiny, "tie": sign * 0.5,
+                "near-tie": sign * np.nextafter(s.dtype.type(0.5), s.dtype.type(1)), "huge": sign * 2.0**31,
+                "integral": sign * 1.0, "normal": sign * 1.25}[label]
+        out = np.array([pick], dtype=s.dtype)
+    else:
+        v = int(value[0])
+        pick = {"zero": 0, "min": s.min, "max": s.max, "near-min": s.min + 1, "near-max": s.max - 1,
+                "pow2-edge": v, "other": (-1 if v < 0 else 1) if s.signed else 3}[label]
+        out = np.array([pick]).astype(s.dtype)
+    if str(input_class(out, scalar_name)[0]) != label:
+        return bits
+    return int(out.view(s.bits_dtype)[0])
+
+
+def _values(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    if program.global_size != 1 or program.shared:
+        return
+    edits: list[tuple[Callable[[Program], Program], int, int]] = []  # (rewrite, old, new) per lane
+    for b in program.inputs:
+        if not b.fill.values:
+            continue
+        for i, old in enumerate(b.fill.values):
+            new = simplest(old, b.type.scalar) if i % b.type.mem_lanes < b.type.width else 0
+            if new != old:
+                edits.append((_set_input(b.name, i, new), old, new))
+    for index, stmt in enumerate(program.body):
+        for path, node in _paths(stmt.value):
+            if isinstance(node, Literal):
+                for i, old in enumerate(node.bits):
+                    new = simplest(old, node.type.scalar)
+                    if new != old:
+                        edits.append((_set_literal(index, path, i, new), old, new))
+    if len(edits) > 1:
+        whole = program
+        for rewrite, _, _ in edits:
+            whole = rewrite(whole)
+        yield whole
+    for rewrite, _, _ in edits:
+        yield rewrite(program)
+
+
+def _set_input(name: str, lane: int, value: int) -> Callable[[Program], Program]:
+    def rewrite(p: Program) -> Program:
+        b = p.buffer(name)
+        values = list(b.fill.values)
+        values[lane] = value
+        return replace(p, buffers=tuple(replace(x, fill=replace(x.fill, values=tuple(values))) if x.name == name
+                                        else x for x in p.buffers))
+    return rewrite
+
+
+def _set_literal(index: int, path: tuple[int, ...], lane: int, value: int) -> Callable[[Program], Program]:
+    def rewrite(p: Program) -> Program:
+        stmt = p.body[index]
+        node = stmt.value
+        for i in path:
+            node = node.args[i]
+        bits = list(node.bits)
+        bits[lane] = value
+        return _with_statement(p, index, _replace(stmt.value, path, Literal(node.type, tuple(bits))))
+    return rewrite
+
+
+PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducer], Candidates]], ...] = (
+    ("statements", _statements),
+    ("work_items", _work_items),
+    ("subexpressions", _subexpressions),
+    ("narrow", _narrow),
+    ("values", _values),
+)
+
+
+def reduce_program(program: Program, row: dict[str, Any], target: Target, worker: Worker,
+                   budget_s: float = 120.0) -> Reduction | None:
+    """Reduce ``program`` keeping the disagreement of ``row`` on ``target``; None when the program
+    does not show it when run again (a flaky disagreement is not reduced)."""
+    start = time.monotonic()
+    reducer = Reducer(target, worker, Goal.of(row), budget_s)
+    rows = reducer.rows(program)
+    if not rows:
+        return None
+    reduction = reducer.run(program, rows)
+    reduction.seconds = time.monotonic() - start
+    return reduction

@@ -1,0 +1,119 @@
+"""Triage of stored disagreements: confirm each new bucket, then reduce it; the results go back
+into the corpus.
+
+``clfuzz reduce ID`` reduces one stored disagreement (:func:`reduce_stored`); a campaign ends with
+:func:`triage`, which takes the buckets it found that are ``new`` (not reported, fixed or ignored:
+the corpus's known list, corpus.buckets.STATUSES), most rows first, confirms each on a fresh worker
+(triage.confirm) and reduces the confirmed ones (triage.reduce), within a time budget.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from corpus.store import Corpus, CorpusError
+from fuzz.drivers import Target, Worker
+from triage.confirm import confirm
+from triage.reduce import Reduction, reduce_program, size
+
+
+def find_row(corpus: Corpus, ref: str) -> dict[str, Any]:
+    """The disagreement ``ref`` names: a bucket (its first row), a disagreement or a program (its
+    first disagreement), by id or unique id prefix."""
+    for column in ("bucket", "id", "program_id"):
+        rows = corpus.disagreements(f"{column} = ? or {column} like ?", [ref, f"{ref}%"])
+        if len({r[column] for r in rows}) > 1:
+            raise CorpusError(f"{ref!r} matches several {column.replace('_', ' ')}s; give more characters")
+        if rows:
+            return rows[0]
+    raise CorpusError(f"no bucket, disagreement or disagreeing program {ref!r} in {corpus.path}; "
+                      f"`clfuzz buckets --corpus {corpus.path}` lists the buckets")
+
+
+def target_of(row: dict[str, Any], targets: list[Target]) -> Target:
+    for t in targets:
+        if t.name == row["target"]:
+            return t
+    raise CorpusError(f"the disagreement is on {row['target']!r}, which is not installed here: "
+                      f"`clfuzz drivers` lists what is")
+
+
+def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: Worker,
+                  budget_s: float = 120.0) -> Reduction | None:
+    """Reduce the program of a stored disagreement and store the result beside it: the reduced
+    program, its run's rows (bucketed like any other) and a ``reductions`` row linking the two.
+    None when the disagreement did not show again."""
+    original = corpus.program(row["program_id"])
+    reduction = reduce_program(original, row, target, worker, budget_s)
+    if reduction is None:
+        return None
+    reduced = reduction.reduced
+    corpus.add_program(reduced, "reduce")
+    run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+           "path": target.path, "status": "ok" if reduction.rows[0]["lane"] >= 0 else reduction.rows[0]["kind"],
+           "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "reduce", "checks": 0, "judged": 0,
+           "mismatches": len(reduction.rows)}
+    for r in reduction.rows:
+        r.update(program_id=reduced.id, fingerprint_id=target.fingerprint_id, path=target.path,
+                 confirmation="confirmed")
+    corpus.add_run(run, reduction.rows)
+    corpus.add_reduction({
+        "id": f"{original.id}:{row['bucket']}", "original_id": original.id, "reduced_id": reduced.id,
+        "bucket": row["bucket"], "target": target.name, "seconds": round(reduction.seconds, 3),
+        "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
+        "size_after": json.dumps(size(reduced)),
+    })
+    return reduction
+
+
+@dataclass
+class TriageResult:
+    confirmed: list[str] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    reduced: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # buckets the budget did not reach
+
+
+def triage(corpus: Corpus, targets: list[Target], campaign: str | None, budget_s: float, *,
+           reduce: bool = True, reduce_budget_s: float = 60.0,
+           on_event: Callable[[str, dict], None] | None = None) -> TriageResult:
+    """Confirm, then reduce, the ``new`` unconfirmed buckets of ``campaign`` (see the module
+    docstring) until ``budget_s`` is spent."""
+    deadline = time.monotonic() + budget_s
+    by_name = {t.name: t for t in targets}
+    out = TriageResult()
+    workers: dict[str, Worker] = {}
+    try:
+        for b in corpus.buckets(campaign):
+            if b["status"] != "new" or b["confirmation"] == "flaky" or b["target"] not in by_name:
+                continue
+            if time.monotonic() > deadline:
+                out.left.append(b["id"])
+                continue
+            row = corpus.disagreements("bucket = ? and id = ?", [b["id"], b["example"]])[0]
+            target = by_name[b["target"]]
+            if b["confirmation"] != "confirmed":
+                if not confirm(corpus, row, target):
+                    out.flaky.append(b["id"])
+                    _tell(on_event, "flaky", b)
+                    continue
+                out.confirmed.append(b["id"])
+                _tell(on_event, "confirmed", b)
+            if reduce and not b["reduced"]:
+                worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target))
+                left = deadline - time.monotonic()
+                if reduce_stored(corpus, row, target, worker, min(reduce_budget_s, max(left, 1.0))) is not None:
+                    out.reduced.append(b["id"])
+                    _tell(on_event, "reduced", b)
+    finally:
+        for w in workers.values():
+            w.close()
+    return out
+
+
+def _tell(on_event, what: str, bucket: dict) -> None:
+    if on_event is not None:
+        on_event(what, bucket)
