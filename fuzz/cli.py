@@ -357,6 +357,26 @@ def mark(bucket, status, corpus_path, note) -> None:
 
 
 @cli.command()
+@click.argument("bucket")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder to write the report into.")
+def report(bucket, corpus_path, out_dir) -> None:
+    """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py.
+
+    Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
+    """
+    from triage.report import write_report
+
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        folder = write_report(corpus, bucket, out_dir)
+    except CorpusError as e:
+        raise _fail(e) from None
+    click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
+
+
+@cli.command()
 @click.argument("program_id", required=False)
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")

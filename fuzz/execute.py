@@ -76,9 +76,13 @@ def c_options(program: Program) -> str:
 
 
 def ftz_of(target: Target) -> frozenset[str]:
-    """Floating types whose denormals this target may flush: its FP config lacks CL_FP_DENORM
+    """Floating types whose denormals this target may flush (:func:`ftz_for` its fingerprint)."""
+    return ftz_for(target.fingerprint)
+
+
+def ftz_for(fp: dict) -> frozenset[str]:
+    """Floating types whose denormals a device may flush: its FP config lacks CL_FP_DENORM
     (OpenCL C 3.0 §7.2; the flush-to-zero results of §7.5.3 are then allowed)."""
-    fp = target.fingerprint
     out = set()
     for name, key, present in (("half", "half_fp_config", fp.get("fp16")), ("float", "single_fp_config", True),
                                ("double", "double_fp_config", fp.get("fp64"))):

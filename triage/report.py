@@ -1,0 +1,319 @@
+"""A vendor-ready report of one bucket: a folder a driver engineer can act on without clfuzz.
+
+``clfuzz report BUCKET -o DIR`` writes
+
+- ``README.md``: a one-line summary, the driver's fingerprint, the rule and its spec section,
+  expected vs actual (bits and values) for each failing lane, how often and since when;
+- ``kernel.cl`` (OpenCL C path) or ``kernel.spv`` and ``kernel.spvasm`` (SPIR-V path);
+- ``repro.py``: needs only pyopencl and numpy; builds the kernel exactly as clfuzz did (the
+  SPIR-V path embeds the binary the driver's route loads, fuzz.drivers.routes), sets up the same
+  buffers, images and samplers, runs it, prints expected vs actual and exits 1 while the bug is
+  present (0 once fixed, 2 when it cannot run: no matching device).
+
+The program is the bucket's reduced program when there is one (triage.reduce), else the program
+it was seen in. Expected values are the oracle's, computed here from the program alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import json
+import re
+import subprocess
+import time
+import zlib
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from corpus.buckets import RESULT_KINDS
+from corpus.store import Corpus, CorpusError
+from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
+from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES
+from fuzz.drivers.worker import make_image
+from fuzz.emit import spirv
+from fuzz.emit.opencl_c import emit
+from fuzz.execute import Expectations, ftz_for, job_for
+from fuzz.ir import Program
+from fuzz.judge import format_value
+from fuzz.layout import layout
+from fuzz.types import scalar
+from oracles.expect import as_bits
+from oracles.rules import rule
+
+MAX_CHECKS = 64
+ENVIRONMENT = {"rusticl": "RUSTICL_ENABLE=llvmpipe ",
+               "oclgrind": "OCL_ICD_VENDORS=/path/to/folder-with-an-.icd-naming-liboclgrind-rt-icd.so "}
+"""What a driver needs in the environment to show its device (../shared/notes/drivers.md)."""
+
+
+def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:
+    """Everything a report (and a regression file) is made of, from the corpus alone: the bucket,
+    the program (reduced if possible), its rows on the bucket's target, the target's fingerprint."""
+    bucket = corpus.bucket(ref)
+    reductions = corpus.reductions(bucket["id"])
+    if reductions:
+        pid = reductions[-1]["reduced_id"]
+        rows = corpus.disagreements("program_id = ? and target = ?", [pid, bucket["target"]])
+    else:
+        example = corpus.disagreements("bucket = ?", [bucket["id"]])[0]
+        pid = example["program_id"]
+        rows = corpus.disagreements("program_id = ? and bucket = ?", [pid, bucket["id"]])
+    if not rows:
+        raise CorpusError(f"bucket {bucket['id']} has no disagreement to report")
+    fp_rows = corpus.query("select fingerprint from targets where fingerprint_id = ?", [rows[0]["fingerprint_id"]])
+    fingerprint = json.loads(fp_rows[0]["fingerprint"]) if fp_rows else {}
+    return {"bucket": bucket, "program": corpus.program(pid), "rows": rows, "fingerprint": fingerprint,
+            "reduced": bool(reductions), "target": bucket["target"], "path": rows[0]["path"]}
+
+
+def family_of(target: str) -> str:
+    return re.sub(r"-\d+$", "", target.split("/")[0])
+
+
+def checks(program: Program, fingerprint: dict, rows: list[dict]) -> list[dict]:
+    """The lanes a reproducer compares: every judged lane of the outputs the rows are in (the
+    failing ones first), each with what the oracle allows (bits, any NaN, value intervals)."""
+    expectations = Expectations(program).get(ftz_for(fingerprint))
+    regions = layout(program).outputs
+    failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
+    lanes = list(dict.fromkeys(failing))
+    for name in dict.fromkeys(b for b, _ in failing):
+        lanes += [(name, int(i)) for i in np.flatnonzero(expectations[name].judged)]
+    out = []
+    for name, lane in list(dict.fromkeys(lanes))[:MAX_CHECKS]:
+        exp = expectations[name]
+        if not exp.judged[lane]:
+            continue
+        s = scalar(exp.scalar)
+        allowed = sorted({int(a[lane]) for a in exp.allowed})
+        ranges = [[format_value(int(as_bits(lo[lane:lane + 1])[0]), s.name),
+                   format_value(int(as_bits(hi[lane:lane + 1])[0]), s.name),
+                   float(lo[lane]) if s.is_float else int(lo[lane]),
+                   float(hi[lane]) if s.is_float else int(hi[lane])]
+                  for lo, hi in exp.ranges if lo[lane] <= hi[lane]]
+        r = rule(int(exp.rule[lane]))
+        out.append({"buffer": name, "lane": lane, "offset": regions[name].offset + lane * s.size,
+                    "bits": s.bits_dtype.name, "value": s.dtype.name, "allowed": allowed,
+                    "allowed_text": [format_value(a, s.name) for a in allowed], "any_nan": bool(exp.any_nan[lane]),
+                    "ranges": ranges, "rule": f"{r.text} ({r.section})"})
+    return out
+
+
+def _job_data(program: Program, path: str, family: str) -> dict:
+    job = job_for(program, None, path, family)
+    args = []
+    for a in job.args:
+        kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
+        d = asdict(a)
+        if d.get("data") is not None:
+            d["data"] = base64.b64encode(d["data"]).decode()
+        args.append({"arg": kind, **d})
+    return {"kind": job.kind, "program": base64.b64encode(job.program).decode(), "options": job.options,
+            "kernel": job.kernel, "args": args, "global_size": list(job.global_size),
+            "local_size": list(job.local_size) if job.local_size else None}
+
+
+def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
+    """Write the report folder of bucket ``ref`` (see the module docstring); returns the folder."""
+    case = case_of(corpus, ref)
+    bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    family, path = family_of(case["target"]), case["path"]
+    files = []
+    if path == PATH_OPENCL_C:
+        (folder / "kernel.cl").write_text(emit(program))
+        files.append("kernel.cl")
+    else:
+        module = spirv.emit(program)
+        (folder / "kernel.spv").write_bytes(module)
+        (folder / "kernel.spvasm").write_bytes(_disassemble(module))
+        files += ["kernel.spv", "kernel.spvasm"]
+    lanes = checks(program, fp, rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
+    data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
+            "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
+            "job": _job_data(program, path, family), "checks": lanes}
+    (folder / "repro.py").write_text(_repro_source(data))
+    (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
+    (folder / "README.md").write_text(_readme(case, files, lanes, family, path))
+    return folder
+
+
+def _disassemble(module: bytes) -> bytes:
+    try:
+        return subprocess.run(["spirv-dis", "-"], input=module, capture_output=True, check=True).stdout
+    except (FileNotFoundError, subprocess.CalledProcessError) as e:
+        return f"; spirv-dis failed: {e}\n".encode()
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp)) if stamp else "?"
+
+
+def _inputs_text(inputs: dict) -> str:
+    """A row's inputs as ``in3: 1.5, -0; literal long: -9223372036854775807``."""
+    parts = []
+    for name, v in inputs.items():
+        if name == "literals":
+            parts += [f"literal {lit['type']}: {', '.join(lit['values'])}" for lit in v]
+        elif isinstance(v, dict) and "values" in v:
+            parts.append(f"{name}: {', '.join(v['values'])}")
+        else:
+            parts.append(f"{name}: {v}")
+    return "; ".join(parts)
+
+
+def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str) -> str:
+    bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
+    sig, first = bucket["signature"], rows[0]
+    spelled = f"`{first['expression']}`" if first["expression"] else "the kernel"
+    if sig["kind"] in RESULT_KINDS:
+        summary = (f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path) computes {spelled} "
+                   f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
+    else:
+        summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
+    route = "" if path == PATH_OPENCL_C else f" The SPIR-V module reaches the driver through {ROUTES[family].description}."
+    lines = [
+        f"# {bucket['title']}", "", summary, "",
+        "## Driver", "",
+        *(f"- {k.replace('_', ' ')}: {fp[k]}" for k in ("platform_name", "platform_version", "device_name", "device_version",
+                                                         "driver_version", "opencl_c_version") if fp.get(k)),
+        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}{route}", "",
+        "## The rule", "",
+        f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", "",
+        "## Expected vs actual", "",
+    ]
+    if sig["kind"] in RESULT_KINDS:
+        lines += ["| output | lane | inputs | expected (bits) | expected (value) | actual (bits) | actual (value) |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in rows[:8]:
+            inputs = _inputs_text(json.loads(r["inputs"] or "{}"))
+            lines.append(f"| {r['buffer']}[{r['work_item']}] | {r['lane']} | {inputs} | `{r['expected']}` "
+                         f"| {r['expected_value']} | `{r['actual']}` | {r['actual_value']} |")
+        lines += ["", f"All allowed results of the first lane: {', '.join(json.loads(first['allowed']))}."]
+    else:
+        lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}"]
+    seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
+            f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}.")
+    lines += ["", "## How often", "", seen, "",
+              "## Reproduce", "",
+              f"Files: {', '.join(files)}, `repro.py` and `program.json` (clfuzz's program: `clfuzz replay program.json`).",
+              f"The program was {'reduced by clfuzz to' if case['reduced'] else 'found as'} {len(program.body)} "
+              f"statement(s) over {program.global_size} work-item(s).", "",
+              "```sh", "pip install pyopencl numpy", f"{ENVIRONMENT.get(family, '')}python3 repro.py    "
+              "# exit 1: bug present, 0: fixed", "```", "",
+              f"`repro.py` picks the device named `{fp.get('device_name', '')}` of platform `{fp.get('platform_name', '')}` "
+              "(`--device SUBSTRING` picks another). It checks "
+              f"{len(lanes)} lanes against the values the specification allows." if lanes else
+              "`repro.py` builds and runs the kernel and reports the failure.", ""]
+    return "\n".join(lines)
+
+
+_REPRO = '''#!/usr/bin/env python3
+"""{title}
+
+Standalone reproducer written by clfuzz (bucket {bucket}): needs only pyopencl and numpy.
+Exit status: 1 while the bug is present, 0 once it is fixed, 2 if it cannot run here.
+"""
+import argparse
+import base64
+import json
+import sys
+import zlib
+from types import SimpleNamespace
+
+import numpy as np
+import pyopencl as cl
+
+CASE = json.loads(zlib.decompress(base64.b64decode("""
+{blob}
+""")))
+
+
+{make_image}
+
+def pick_device(want):
+    found = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
+    for p, d in found:
+        if want and want.lower() in (p.name + " " + d.name).lower():
+            return d
+    for p, d in found:
+        if not want and d.name.strip() == CASE["device"] and p.name.strip() == CASE["platform"]:
+            return d
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=CASE["title"])
+    parser.add_argument("--device", help="a platform or device name substring (default: the reported device)")
+    device = pick_device(parser.parse_args().device)
+    if device is None:
+        print(f"no device {{CASE['device']!r}} of platform {{CASE['platform']!r}} here (--device picks another)")
+        return 2
+    print(f"device: {{device.name.strip()}} ({{device.platform.name}}, driver {{device.driver_version}})")
+    job = CASE["job"]
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx)
+    code = base64.b64decode(job["program"])
+    try:
+        if job["kind"] == "source":
+            program = cl.Program(ctx, code.decode()).build(options=job["options"])
+        else:
+            program = cl.Program(ctx, [device], [code]).build(options=job["options"])
+    except cl.Error as e:
+        print(f"build failed: {{e}}")
+        return 1 if CASE["kind"] == "build_error" else 2
+    kernel = cl.Kernel(program, job["kernel"])
+    owned, out = [], None
+    for i, arg in enumerate(job["args"]):
+        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg["nbytes"])
+        if arg["arg"] == "buffer":
+            host = np.frombuffer(data, dtype=np.uint8).copy()
+            buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+            if arg["read_back"]:
+                out = (buf, host)
+        elif arg["arg"] == "image":
+            buf = make_image(cl, ctx, SimpleNamespace(**arg), np.frombuffer(data, dtype=np.uint8).copy(), owned)
+        else:
+            buf = cl.Sampler(ctx, arg["normalized"], arg["addressing"], arg["filter"])
+        owned.append(buf)
+        kernel.set_arg(i, buf)
+    cl.enqueue_nd_range_kernel(queue, kernel, tuple(job["global_size"]),
+                               tuple(job["local_size"]) if job["local_size"] else None)
+    cl.enqueue_copy(queue, out[1], out[0])
+    queue.finish()
+    if CASE["kind"] not in ("wrong-result", "imprecise-result"):
+        print("the kernel built and ran: the failure is gone")
+        return 0
+    wrong = 0
+    for c in CASE["checks"]:
+        raw = out[1][c["offset"]:c["offset"] + np.dtype(c["bits"]).itemsize]
+        bits = int(raw.view(c["bits"])[0])
+        value = raw.view(c["value"])[0]
+        ok = bits in c["allowed"] or (c["any_nan"] and bool(np.isnan(value)))
+        ok = ok or any(lo <= value <= hi for _, _, lo, hi in c["ranges"])
+        wrong += not ok
+        allowed = c["allowed_text"] + (["any NaN"] if c["any_nan"] else []) + [f"[{{a}}, {{b}}]" for a, b, _, _ in c["ranges"]]
+        shown = float(value).hex() if value.dtype.kind == "f" else int(value)
+        print(f"{{'WRONG' if not ok else 'ok   '}} {{c['buffer']}} lane {{c['lane']}}: actual {{shown}} (bits {{bits:#x}}); "
+              f"expected {{' or '.join(allowed)}} (bits {{', '.join(hex(a) for a in c['allowed'])}})")
+        if not ok:
+            print(f"      rule: {{c['rule']}}")
+    print(f"{{wrong}} of {{len(CASE['checks'])}} lanes wrong: {{'bug present' if wrong else 'fixed'}}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+def _repro_source(data: dict) -> str:
+    blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
+    wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
+    return _REPRO.format(title=data["title"], bucket=data["bucket"], blob=wrapped,
+                         make_image=inspect.getsource(make_image))
