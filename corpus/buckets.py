@@ -47,6 +47,11 @@ def width_of(type_name: str) -> int:
     return int(m.group(1)) if m else 1
 
 
+def driver_version(fingerprint: dict[str, Any]) -> str:
+    """The driver version a signature names: the device and its driver's version string."""
+    return f"{fingerprint.get('device_name', '')} / {fingerprint.get('driver_version', '')}".strip(" /")
+
+
 def signature(row: dict[str, Any], area: str, driver_version: str) -> dict[str, Any]:
     """The bucket signature of one disagreement row (see the module docstring)."""
     operation = row.get("operation", "")

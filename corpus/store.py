@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import STATUSES, bucket_id, signature, title
+from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
 from fuzz.ir import InvalidProgram, Program
 
 SCHEMA_VERSION = 2
@@ -205,7 +205,7 @@ class Corpus:
         if fid not in self._versions:
             found = list(self.db["targets"].rows_where("fingerprint_id = ?", [fid], select="fingerprint"))
             fp = json.loads(found[0]["fingerprint"]) if found else {}
-            self._versions[fid] = f"{fp.get('device_name', '')} / {fp.get('driver_version', '')}".strip(" /")
+            self._versions[fid] = driver_version(fp)
         sig = signature(row, self._areas[pid], self._versions[fid])
         bid = bucket_id(sig)
         self.db["buckets"].insert(

@@ -376,6 +376,27 @@ def report(bucket, corpus_path, out_dir) -> None:
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
 
 
+@cli.command("export-regressions")
+@click.argument("buckets", nargs=-1)
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("-o", "--out", "out_dir", default="corpus/regressions", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the regression files.")
+def export_regressions(buckets, corpus_path, out_dir) -> None:
+    """Write reduced cases (every reduced bucket not ignored, or the BUCKETS given) as regression
+    files that the test suite replays on every local driver.
+
+    Example: clfuzz export-regressions --corpus c.db
+    """
+    from triage.regressions import export
+
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        written = export(corpus, _targets(None), Path(out_dir), list(buckets) or None)
+    except CorpusError as e:
+        raise _fail(e) from None
+    click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))
+
+
 @cli.command()
 @click.argument("program_id", required=False)
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)

@@ -2,8 +2,10 @@
 
 A fresh worker is a new process with an empty kernel cache of its own (PoCL's and Mesa's caches
 live in a folder per worker, fuzz.drivers.pool), so nothing the first run built is reused. The
-disagreement *reproduces* when the same lane disagrees again with the same bits (a wrong or
-imprecise result), or the run fails again with the same message (a build error, crash or timeout).
+disagreement *reproduces* when the same lane disagrees again in the same way (a wrong or imprecise
+result; the wrong bits themselves may differ: Oclgrind returns whatever its registers held for
+some undefined conversions), or the run fails again with the same message (a build error, crash
+or timeout).
 One that does not is recorded as flaky (corpus.store.Corpus.confirm) and kept in a bucket of its
 own.
 """
@@ -23,7 +25,7 @@ def reproduces(corpus: Corpus, row: dict[str, Any], target: Target, timeout_s: f
     with Worker(target, timeout_s=timeout_s) as worker:
         rows = observe(corpus.program(row["program_id"]), target, worker) or []
     if row["kind"] in RESULT_KINDS:
-        return any(r["buffer"] == row["buffer"] and r["lane"] == row["lane"] and r["actual"] == row["actual"]
+        return any(r["buffer"] == row["buffer"] and r["lane"] == row["lane"] and r["kind"] == row["kind"]
                    for r in rows)
     return any(r["kind"] == row["kind"] and failure_message(r["actual_value"]) == failure_message(row["actual_value"])
                for r in rows)

@@ -74,10 +74,11 @@ def family_of(target: str) -> str:
     return re.sub(r"-\d+$", "", target.split("/")[0])
 
 
-def checks(program: Program, fingerprint: dict, rows: list[dict]) -> list[dict]:
+def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
     """The lanes a reproducer compares: every judged lane of the outputs the rows are in (the
-    failing ones first), each with what the oracle allows (bits, any NaN, value intervals)."""
-    expectations = Expectations(program).get(ftz_for(fingerprint))
+    failing ones first), each with what the oracle allows (bits, any NaN, value intervals) on a
+    device that may flush the denormals of the types in ``ftz``."""
+    expectations = Expectations(program).get(ftz)
     regions = layout(program).outputs
     failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
     lanes = list(dict.fromkeys(failing))
@@ -133,7 +134,7 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
         (folder / "kernel.spv").write_bytes(module)
         (folder / "kernel.spvasm").write_bytes(_disassemble(module))
         files += ["kernel.spv", "kernel.spvasm"]
-    lanes = checks(program, fp, rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
+    lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
             "job": _job_data(program, path, family), "checks": lanes}

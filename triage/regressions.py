@@ -1,0 +1,85 @@
+"""The regression corpus: reduced cases as small reviewed text files in ``corpus/regressions/``.
+
+``clfuzz export-regressions`` writes one JSON file per reduced program (named by its id): the
+program, the oracle's verdict on the lanes that matter (what the specification allows there, for
+the denormal mode named in the file), and, per local target, whether that driver is known to be
+wrong on it and in which bucket. ``tests/drivers/test_regressions.py`` replays every file: the
+oracle's verdict is asserted, and each local driver is run on the program; a driver known to be
+wrong is an expected failure (strict), so the suite goes red both when a known bug disappears
+and when a new one appears.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from corpus.buckets import bucket_id, driver_version, signature
+from corpus.store import Corpus
+from fuzz.drivers import Target, Worker
+from fuzz.execute import ftz_of, supports
+from fuzz.ir import Program, from_data, to_data
+from triage.reduce import observe
+from triage.report import case_of, checks
+
+FOLDER = Path(__file__).resolve().parent.parent / "corpus" / "regressions"
+
+
+def verdict(program: Program, ftz: frozenset[str], lanes: list[tuple[str, int]]) -> list[dict]:
+    """The oracle's verdict a file records: per lane, the allowed bits, any NaN and intervals."""
+    rows = [{"buffer": b, "lane": lane} for b, lane in lanes]
+    return [{k: c[k] for k in ("buffer", "lane", "allowed", "any_nan", "ranges")} for c in checks(program, ftz, rows)]
+
+
+def known_wrong(program: Program, targets: list[Target]) -> dict[str, dict[str, str]]:
+    """Run ``program`` on each target that takes it: the ones that disagree, with the bucket and
+    the title of their first disagreement."""
+    out = {}
+    for target in targets:
+        if not supports(target, program):
+            continue
+        with Worker(target) as worker:
+            rows = observe(program, target, worker) or []
+        if rows:
+            sig = signature(rows[0], program.area, driver_version(target.fingerprint))
+            out[target.name] = {"bucket": bucket_id(sig), "what": f"{rows[0]['kind']}: {rows[0]['expression']} = "
+                                f"{rows[0]['actual_value']}, expected {rows[0]['expected_value']}"}
+    return out
+
+
+def export(corpus: Corpus, targets: list[Target], folder: Path = FOLDER,
+           buckets: list[str] | None = None) -> list[Path]:
+    """Write a file for each reduced bucket (or the given ones) not ``ignored``; returns them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    wanted = buckets or [b["id"] for b in corpus.buckets() if b["reduced"] and b["status"] != "ignored"]
+    for ref in wanted:
+        case = case_of(corpus, ref)
+        program: Program = case["program"]
+        ftz = next((ftz_of(t) for t in targets if t.name == case["target"]), frozenset())
+        lanes = [(r["buffer"], r["lane"]) for r in case["rows"] if r["lane"] >= 0]
+        path = folder / f"{program.id}.json"
+        data = json.loads(path.read_text()) if path.exists() else {"found_in": []}
+        data.update({
+            "title": case["bucket"]["title"],
+            "rule": f"{case['rows'][0]['rule_text']} ({case['rows'][0]['section']})",
+            "program": to_data(program),
+            "ftz": sorted(ftz),
+            "verdict": verdict(program, ftz, lanes),
+            "known_wrong": known_wrong(program, targets),
+            "exported": time.strftime("%Y-%m-%d"),
+        })
+        if case["bucket"]["id"] not in data["found_in"]:
+            data["found_in"].append(case["bucket"]["id"])
+        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        written[program.id] = path
+    return list(written.values())
+
+
+def load(path: Path) -> dict[str, Any]:
+    """A regression file, its program parsed (fuzz.ir.from_data validates it)."""
+    data = json.loads(path.read_text())
+    data["program"] = from_data(data["program"])
+    return data
