@@ -267,14 +267,15 @@ class Corpus:
         return self.bucket(bid)
 
     @_locked
-    def confirm(self, program_id: str, target: str, reproduced: bool) -> None:
-        """Record whether a run's disagreements reproduced on a fresh worker (triage.confirm):
-        ``confirmed``, or ``flaky`` (moved to flaky buckets of their own)."""
+    def confirm(self, program_id: str, target: str, bucket: str, reproduced: bool) -> None:
+        """Record whether the rows of ``bucket`` in one run of a program reproduced on a fresh
+        worker (triage.confirm): ``confirmed``, or ``flaky`` (moved to a flaky bucket of their own)."""
+        where, params = "program_id = ? and target = ? and bucket = ?", [program_id, target, bucket]
         with self.db.conn:
-            self.db.execute("update disagreements set confirmation = ? where program_id = ? and target = ?",
-                            ["confirmed" if reproduced else "flaky", program_id, target])
+            self.db.execute(f"update disagreements set confirmation = ? where {where}",
+                            ["confirmed" if reproduced else "flaky", *params])
             if not reproduced:
-                self._rebucket("program_id = ? and target = ?", [program_id, target])
+                self._rebucket(where, params)
 
     @_locked
     def add_reduction(self, row: dict[str, Any]) -> None:

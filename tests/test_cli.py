@@ -169,3 +169,45 @@ def test_emit_random_programs_and_a_stored_one_as_spirv(tmp_path):
     assert (tmp_path / "one" / f"{ids[0]}.spv").read_bytes() == (tmp_path / f"{ids[0]}.spv").read_bytes()
     assert "OpEntryPoint Kernel" in (tmp_path / "one" / f"{ids[0]}.spvasm").read_text()
     _one_line_error(runner.invoke(cli, ["emit"]), "give either a PROGRAM_ID or --random N")
+
+
+def _corpus_with_a_bucket(path: Path) -> str:
+    from corpus.store import Corpus
+
+    c = Corpus(path)
+    row = {"program_id": "p", "target": "pocl", "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
+           "lane": 0, "work_item": 0, "kind": "wrong-result", "operation": "convert_int_sat", "src_type": "float",
+           "dst_type": "int", "input_class": "nan", "rule": "r", "actual_value": "0"}
+    c.add_run({"program_id": "p", "target": "pocl", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+               "checks": 1, "judged": 1, "mismatches": 1}, [row])
+    bucket = c.buckets()[0]["id"]
+    c.close()
+    return bucket
+
+
+def test_buckets_lists_and_mark_sets_status(tmp_path):
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)
+    assert [(b["id"], b["status"], b["rows"]) for b in listed] == [(bucket, "new", 1)]
+    result = CliRunner().invoke(cli, ["mark", bucket[:5], "ignored", "--corpus", str(db), "--note", "known"])
+    assert result.exit_code == 0 and "ignored" in result.output
+    listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json", "--status", "ignored"]).output)
+    assert [b["note"] for b in listed] == ["known"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["mark", "nope", "reported"], "no bucket"),
+    (["reduce", "nope"], "no bucket, disagreement or disagreeing program"),
+    (["report", "nope", "-o", "OUT"], "no bucket"),
+])
+def test_triage_commands_on_unknown_ids_fail_in_one_line(tmp_path, args, needle):
+    db = tmp_path / "c.db"
+    _corpus_with_a_bucket(db)
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    _one_line_error(CliRunner().invoke(cli, [*args, "--corpus", str(db)]), needle)
+
+
+def test_mark_refuses_an_unknown_status(tmp_path):
+    result = CliRunner().invoke(cli, ["mark", "abc", "wontfix", "--corpus", str(tmp_path / "c.db")])
+    assert result.exit_code == 2 and "wontfix" in result.output and "Traceback" not in result.output

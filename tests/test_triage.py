@@ -74,10 +74,12 @@ def test_buckets_count_rows_and_programs_and_keep_status(memory_corpus):
 def test_a_disagreement_that_does_not_reproduce_is_kept_apart(memory_corpus):
     _run(memory_corpus)
     _run(memory_corpus, program_id="q")
-    memory_corpus.confirm("q", ROW["target"], False)
-    memory_corpus.confirm("p", ROW["target"], True)
+    bucket = memory_corpus.buckets()[0]["id"]
+    _run(memory_corpus, program_id="q", lane=9, input_class="huge")  # another bucket, same run
+    memory_corpus.confirm("q", ROW["target"], bucket, False)
+    memory_corpus.confirm("p", ROW["target"], bucket, True)
     found = {b["confirmation"]: b for b in memory_corpus.buckets()}
-    assert set(found) == {"confirmed", "flaky"}
+    assert set(found) == {"confirmed", "flaky", "unconfirmed"}  # the other bucket is untouched
     assert found["flaky"]["rows"] == 1 and found["flaky"]["signature"]["flaky"] is True
     assert "[flaky]" in found["flaky"]["title"]
 

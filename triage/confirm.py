@@ -32,8 +32,8 @@ def reproduces(corpus: Corpus, row: dict[str, Any], target: Target, timeout_s: f
 
 
 def confirm(corpus: Corpus, row: dict[str, Any], target: Target) -> bool:
-    """Re-run ``row``'s program on a fresh worker and record the answer for that program and
-    target's rows (confirmed, or flaky); returns whether it reproduced."""
+    """Re-run ``row``'s program on a fresh worker and record the answer for the rows of its bucket
+    in that program (confirmed, or flaky); returns whether it reproduced."""
     ok = reproduces(corpus, row, target)
-    corpus.confirm(row["program_id"], row["target"], ok)
+    corpus.confirm(row["program_id"], row["target"], row["bucket"], ok)
     return ok

@@ -18,6 +18,7 @@ none changes the program, so the result is deterministic for a given program and
    of the failing lane.
 5. ``values``: each input or literal lane becomes the simplest value of its input class
    (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
+6. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
 
 Every candidate is a valid program (:func:`fuzz.ir.validate`) and defined: the oracle raises
 :class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
@@ -271,8 +272,7 @@ def _subexpressions(program: Program, rows: list[dict], reducer: Reducer) -> Can
 def _with_statement(program: Program, index: int, value: Expr) -> Program:
     body = list(program.body)
     body[index] = Store(body[index].buffer, value)
-    kept = restrict(replace(program, body=tuple(body)), list(range(len(body))))  # drops unused inputs
-    return kept
+    return restrict(replace(program, body=tuple(body)), list(range(len(body))))  # drops unused inputs
 
 
 def _narrow(program: Program, rows: list[dict], _: Reducer) -> Candidates:
@@ -382,12 +382,22 @@ def _set_literal(index: int, path: tuple[int, ...], lane: int, value: int) -> Ca
     return rewrite
 
 
+def _requirements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    """Drop fp64/fp16 once no type of the program needs them (more drivers can then run it)."""
+    used = {n.type.scalar for s in program.body for n in walk(s.value)} | {b.type.scalar for b in program.buffers}
+    needs = {scalar(n).needs for n in used}
+    unused = {r for r in program.requires if r in ("fp64", "fp16") and r not in needs}
+    if unused:
+        yield replace(program, requires=program.requires - unused)
+
+
 PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducer], Candidates]], ...] = (
     ("statements", _statements),
     ("work_items", _work_items),
     ("subexpressions", _subexpressions),
     ("narrow", _narrow),
     ("values", _values),
+    ("requirements", _requirements),
 )
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
-from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES
+from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES
 from fuzz.drivers.worker import make_image
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit

@@ -93,7 +93,10 @@ def triage(corpus: Corpus, targets: list[Target], campaign: str | None, budget_s
             if time.monotonic() > deadline:
                 out.left.append(b["id"])
                 continue
-            row = corpus.disagreements("bucket = ? and id = ?", [b["id"], b["example"]])[0]
+            rows = corpus.disagreements("bucket = ?", [b["id"]])  # now: confirming may have moved rows
+            if not rows:
+                continue
+            row = rows[0]
             target = by_name[b["target"]]
             if b["confirmation"] != "confirmed":
                 if not confirm(corpus, row, target):
