@@ -57,8 +57,13 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
             },
         })
     programs = corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"]
+    buckets = corpus.buckets(campaign)
     return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
-            "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign)}
+            "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign),
+            "buckets": {"total": len(buckets),
+                        **{k: sum(b["confirmation"] == k for b in buckets) for k in ("confirmed", "flaky")},
+                        "reduced": sum(b["reduced"] for b in buckets),
+                        "new": sum(b["status"] == "new" for b in buckets)}}
 
 
 def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -94,7 +99,11 @@ def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list
 
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as Markdown, for the file a campaign leaves beside its corpus."""
-    lines = [f"# clfuzz summary: {summary['corpus']}", "", f"Programs stored: {summary['programs']}", ""]
+    b = summary.get("buckets", {})
+    lines = [f"# clfuzz summary: {summary['corpus']}", "", f"Programs stored: {summary['programs']}", "",
+             f"Buckets (distinct disagreements, `clfuzz buckets`): {b.get('total', 0)}, {b.get('new', 0)} new; "
+             f"{b.get('confirmed', 0)} confirmed on a fresh worker, {b.get('flaky', 0)} flaky, "
+             f"{b.get('reduced', 0)} reduced", ""]
     lines.append("| target | runs | judged lanes | mismatching lanes | checks per driver-second | statuses | kinds "
                  "| constructs / cells covered |")
     lines.append("|---|---|---|---|---|---|---|---|")
