@@ -271,7 +271,7 @@ def main():
     kernel = cl.Kernel(program, job["kernel"])
     owned, out = [], None
     for i, arg in enumerate(job["args"]):
-        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg["nbytes"])
+        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg.get("nbytes", 0))
         if arg["arg"] == "buffer":
             host = np.frombuffer(data, dtype=np.uint8).copy()
             buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
