@@ -190,10 +190,10 @@ class Corpus:
                 rows.append(row)
             if rows:
                 self.db["disagreements"].insert_all(rows, ignore=True, batch_size=500)
+                seen = sorted({r["bucket"] for r in rows})
                 self.db.execute(  # a fixed bug seen again is news (corpus.buckets.STATUSES)
                     f"update buckets set status = 'new', note = 'seen again after it was marked fixed', changed = ? "
-                    f"where status = 'fixed' and id in ({','.join('?' * len({r['bucket'] for r in rows}))})",
-                    [run["created"], *{r["bucket"] for r in rows}])
+                    f"where status = 'fixed' and id in ({','.join('?' * len(seen))})", [run["created"], *seen])
         return int(run_id)
 
     def _bucket_of(self, row: dict[str, Any]) -> str:
@@ -223,22 +223,23 @@ class Corpus:
     # ---- buckets ---------------------------------------------------------------------------
 
     @_locked
-    def buckets(self, campaign: str | None = None) -> list[dict[str, Any]]:
-        """Every bucket with rows (of ``campaign``, if given): id, title, signature, status, note,
-        rows, programs, first and last seen, confirmation (confirmed, flaky or unconfirmed) and
-        whether a reduced program exists; most rows first."""
-        where, params = ("where d.campaign = ?", [campaign]) if campaign else ("", [])
+    def buckets(self, campaign: str | None = None, bucket: str | None = None) -> list[dict[str, Any]]:
+        """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
+        signature, status, note, rows, programs, first and last seen, confirmation (confirmed,
+        flaky or unconfirmed) and whether a reduced program exists; most rows first."""
+        clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
+        where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
         out = []
         for r in self.db.query(
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
                        min(d.created) as first_seen, max(d.created) as last_seen,
-                       sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example
-                from disagreements d {where} group by d.bucket order by rows desc, d.bucket""", params):
-            b = self.db["buckets"].get(r["id"])
-            sig = json.loads(b["signature"])
-            reduced = self.db["reductions"].count_where("bucket = ?", [r["id"]])
-            out.append({**r, "title": b["title"], "signature": sig, "target": b["target"], "status": b["status"],
-                        "note": b["note"], "reduced": bool(reduced),
+                       sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
+                       b.title, b.signature, b.target, b.status, b.note,
+                       exists(select 1 from reductions r where r.bucket = d.bucket) as reduced
+                from disagreements d join buckets b on b.id = d.bucket {where}
+                group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
+            sig = json.loads(r["signature"])
+            out.append({**r, "signature": sig, "reduced": bool(r["reduced"]),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
 
@@ -250,7 +251,7 @@ class Corpus:
             raise CorpusError(f"no bucket {ref!r} in {self.path}; `clfuzz buckets --corpus {self.path}` lists them")
         if len(rows) > 1:
             raise CorpusError(f"bucket id prefix {ref!r} is ambiguous; give more characters")
-        found = [b for b in self.buckets() if b["id"] == rows[0]["id"]]
+        found = self.buckets(bucket=rows[0]["id"])
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
                     "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": False}
