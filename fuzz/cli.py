@@ -7,7 +7,6 @@ line on stderr and exit status 1 (click's ``ClickException``), never a traceback
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -470,8 +469,10 @@ def _write(path: Path, data: bytes) -> str:
 
 
 def _disassemble(module: bytes) -> bytes:
+    from fuzz.emit.validate import disassemble
+
     try:
-        return subprocess.run(["spirv-dis", "-"], input=module, capture_output=True, check=True).stdout
+        return disassemble(module)
     except FileNotFoundError:
         raise click.ClickException("spirv-dis not found: install Debian's spirv-tools (setup.sh does)") from None
 

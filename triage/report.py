@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import inspect
 import json
-import re
 import subprocess
 import time
 import zlib
@@ -32,10 +31,12 @@ import numpy as np
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
+from fuzz.drivers.discovery import family_of
 from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES
 from fuzz.drivers.worker import make_image
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
+from fuzz.emit.validate import disassemble
 from fuzz.execute import Expectations, ftz_for, job_for
 from fuzz.ir import Program
 from fuzz.judge import format_value
@@ -68,10 +69,6 @@ def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:
     fingerprint = json.loads(fp_rows[0]["fingerprint"]) if fp_rows else {}
     return {"bucket": bucket, "program": corpus.program(pid), "rows": rows, "fingerprint": fingerprint,
             "reduced": bool(reductions), "target": bucket["target"], "path": rows[0]["path"]}
-
-
-def family_of(target: str) -> str:
-    return re.sub(r"-\d+$", "", target.split("/")[0])
 
 
 def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
@@ -146,7 +143,7 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
 
 def _disassemble(module: bytes) -> bytes:
     try:
-        return subprocess.run(["spirv-dis", "-"], input=module, capture_output=True, check=True).stdout
+        return disassemble(module)
     except (FileNotFoundError, subprocess.CalledProcessError) as e:
         return f"; spirv-dis failed: {e}\n".encode()
 

@@ -53,6 +53,11 @@ def run_probe(folder: str | os.PathLike, timeout_s: float = 30) -> dict[str, Any
         raise ProbeError(f"probe of {folder} printed no JSON: {out[:200]!r}") from e
 
 
+def family_of(name: str) -> str:
+    """A target name's driver without device number or path: "pocl" for "pocl-2/spirv"."""
+    return re.sub(r"-\d+$", "", name.split("/")[0])
+
+
 @dataclass(frozen=True)
 class Target:
     """One device of one driver, and how to reach it from a worker process."""
@@ -72,7 +77,7 @@ class Target:
     @property
     def family(self) -> str:
         """The driver without device number or path: "pocl" for "pocl-2" and "pocl-2/spirv"."""
-        return re.sub(r"-\d+$", "", self.name.split("/")[0])
+        return family_of(self.name)
 
     @property
     def driver(self) -> str:

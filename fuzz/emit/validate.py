@@ -50,3 +50,9 @@ def validate(module: bytes, env: str = "opencl1.2") -> str | None:
     if out.returncode == 0:
         return None
     return (out.stdout + out.stderr).strip() or f"{TOOL} exit code {out.returncode}"
+
+
+def disassemble(module: bytes) -> bytes:
+    """``spirv-dis`` of a module (raises FileNotFoundError without spirv-tools,
+    CalledProcessError when it fails)."""
+    return subprocess.run(["spirv-dis", "-"], input=module, capture_output=True, check=True).stdout
