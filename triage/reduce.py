@@ -36,11 +36,13 @@ import numpy as np
 
 from corpus.buckets import RESULT_KINDS, failure_message
 from fuzz.drivers import Result, Target, Worker
+from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
 from fuzz.execute import Expectations, Part, ftz_of, prepare, runnable
 from fuzz.ir import Buffer, Expr, Fill, InvalidProgram, Literal, Load, Op, Program, Store, restrict, validate, walk
 from fuzz.judge import failure_row, judge
 from fuzz.layout import input_values, split_outputs
+from fuzz.ops import paths_of
 from fuzz.types import Type, scalar
 from oracles.classes import input_class
 from oracles.evaluate import UndefinedBehaviour, evaluate
@@ -94,10 +96,7 @@ def size(program: Program) -> dict[str, int]:
     """What the README's before/after sizes count: statements, expression nodes, work-items and
     the bytes of the OpenCL C kernel."""
     nodes = sum(1 for s in program.body for _ in walk(s.value))
-    try:
-        source = len(emit(program).encode())
-    except Exception:  # an operation only SPIR-V has
-        source = 0
+    source = len(emit(program).encode()) if PATH_OPENCL_C in paths_of(program) else 0  # 0: SPIR-V only
     return {"statements": len(program.body), "nodes": nodes, "work_items": program.global_size,
             "source_bytes": source}
 

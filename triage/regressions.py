@@ -33,15 +33,15 @@ def verdict(program: Program, ftz: frozenset[str], lanes: list[tuple[str, int]])
     return [{k: c[k] for k in ("buffer", "lane", "allowed", "any_nan", "ranges")} for c in checks(program, ftz, rows)]
 
 
-def known_wrong(program: Program, targets: list[Target]) -> dict[str, dict[str, str]]:
-    """Run ``program`` on each target that takes it: the ones that disagree, with the bucket and
-    the title of their first disagreement."""
+def known_wrong(program: Program, targets: list[Target], workers: dict[str, Worker]) -> dict[str, dict[str, str]]:
+    """Run ``program`` on each target that takes it (on ``workers``, one per target name, started
+    as needed): the ones that disagree, with the bucket and the title of their first disagreement."""
     out = {}
     for target in targets:
         if not supports(target, program):
             continue
-        with Worker(target) as worker:
-            rows = observe(program, target, worker) or []
+        worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target))
+        rows = observe(program, target, worker) or []
         if rows:
             sig = signature(rows[0], program.area, driver_version(target.fingerprint))
             out[target.name] = {"bucket": bucket_id(sig), "what": f"{rows[0]['kind']}: {rows[0]['expression']} = "
@@ -55,27 +55,38 @@ def export(corpus: Corpus, targets: list[Target], folder: Path = FOLDER,
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     wanted = buckets or [b["id"] for b in corpus.buckets() if b["reduced"] and b["status"] != "ignored"]
-    for ref in wanted:
-        case = case_of(corpus, ref)
-        program: Program = case["program"]
-        ftz = next((ftz_of(t) for t in targets if t.name == case["target"]), frozenset())
-        lanes = [(r["buffer"], r["lane"]) for r in case["rows"] if r["lane"] >= 0]
-        path = folder / f"{program.id}.json"
-        data = json.loads(path.read_text()) if path.exists() else {"found_in": []}
-        data.update({
-            "title": case["bucket"]["title"],
-            "rule": f"{case['rows'][0]['rule_text']} ({case['rows'][0]['section']})",
-            "program": to_data(program),
-            "ftz": sorted(ftz),
-            "verdict": verdict(program, ftz, lanes),
-            "known_wrong": known_wrong(program, targets),
-            "exported": time.strftime("%Y-%m-%d"),
-        })
-        if case["bucket"]["id"] not in data["found_in"]:
-            data["found_in"].append(case["bucket"]["id"])
-        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        written[program.id] = path
+    workers: dict[str, Worker] = {}
+    try:
+        for ref in wanted:
+            program, path = _export_one(corpus, ref, targets, folder, workers)
+            written[program.id] = path
+    finally:
+        for w in workers.values():
+            w.close()
     return list(written.values())
+
+
+def _export_one(corpus: Corpus, ref: str, targets: list[Target], folder: Path,
+                workers: dict[str, Worker]) -> tuple[Program, Path]:
+    case = case_of(corpus, ref)
+    program: Program = case["program"]
+    ftz = next((ftz_of(t) for t in targets if t.name == case["target"]), frozenset())
+    lanes = [(r["buffer"], r["lane"]) for r in case["rows"] if r["lane"] >= 0]
+    path = folder / f"{program.id}.json"
+    data = json.loads(path.read_text()) if path.exists() else {"found_in": []}
+    data.update({
+        "title": case["bucket"]["title"],
+        "rule": f"{case['rows'][0]['rule_text']} ({case['rows'][0]['section']})",
+        "program": to_data(program),
+        "ftz": sorted(ftz),
+        "verdict": verdict(program, ftz, lanes),
+        "known_wrong": known_wrong(program, targets, workers),
+        "exported": time.strftime("%Y-%m-%d"),
+    })
+    if case["bucket"]["id"] not in data["found_in"]:
+        data["found_in"].append(case["bucket"]["id"])
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return program, path
 
 
 def load(path: Path) -> dict[str, Any]:

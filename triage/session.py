@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from triage.confirm import confirm
@@ -53,7 +54,7 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
     reduced = reduction.reduced
     corpus.add_program(reduced, "reduce")
     run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-           "path": target.path, "status": "ok" if reduction.rows[0]["lane"] >= 0 else reduction.rows[0]["kind"],
+           "path": target.path, "status": "ok" if reduction.rows[0]["kind"] in RESULT_KINDS else reduction.rows[0]["kind"],
            "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "reduce", "checks": 0, "judged": 0,
            "mismatches": len(reduction.rows)}
     for r in reduction.rows:
