@@ -161,7 +161,8 @@ class Reducer:
     # -- the passes ----------------------------------------------------------------------------
 
     def run(self, program: Program, rows: list[dict]) -> Reduction:
-        start = time.monotonic()
+        """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``); the
+        caller times the whole reduction."""
         current, current_rows = program, rows
         passes: dict[str, int] = {}
         changed = True
@@ -171,18 +172,18 @@ class Reducer:
                 for candidate in make(current, current_rows, self):
                     if self.out_of_time():
                         break
-                    if candidate is None or candidate.id == current.id:
+                    if candidate.id == current.id:
                         continue
                     hit = self.rows(candidate)
                     if hit:
                         current, current_rows = candidate, hit
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
-                        break  # regenerate this pass's candidates from the smaller program
-        return Reduction(program, current, current_rows, self.candidates, time.monotonic() - start, passes)
+                        break  # on to the next pass; the while loop runs them all again on the smaller program
+        return Reduction(program, current, current_rows, self.candidates, passes=passes)
 
 
-Candidates = Iterator[Program | None]
+Candidates = Iterator[Program]
 
 
 def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
