@@ -78,9 +78,8 @@ def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict
     expectations = Expectations(program).get(ftz)
     regions = layout(program).outputs
     failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
-    lanes = list(dict.fromkeys(failing))
-    for name in dict.fromkeys(b for b, _ in failing):
-        lanes += [(name, int(i)) for i in np.flatnonzero(expectations[name].judged)]
+    lanes = failing + [(name, int(i)) for name in dict.fromkeys(b for b, _ in failing)
+                       for i in np.flatnonzero(expectations[name].judged)]
     out = []
     for name, lane in list(dict.fromkeys(lanes))[:MAX_CHECKS]:
         exp = expectations[name]
