@@ -23,10 +23,12 @@ import sqlite_utils
 from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
 from fuzz.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
-original)."""
+original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
+fuzz.scheduler), table hypothesis (the campaigns' Hypothesis example database:
+corpus.hypothesis_db)."""
 
 
 class CorpusError(Exception):
@@ -143,13 +145,18 @@ class Corpus:
                      "created": float},
                     pk="id",
                 )
+            if not db["hypothesis"].exists():
+                db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
             columns = db["disagreements"].columns_dict
             for column in ("bucket", "confirmation"):
                 if column not in columns:
                     db["disagreements"].add_column(column, str)
+            if "state" not in db["campaigns"].columns_dict:
+                db["campaigns"].add_column("state", str)
             if version < 2:
                 db["disagreements"].create_index(["bucket"], if_not_exists=True)
                 self._rebucket("bucket is null or bucket = ''")
+            if version < SCHEMA_VERSION:
                 meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
 
     # ---- writing ---------------------------------------------------------------------------
@@ -290,16 +297,42 @@ class Corpus:
         return list(self.db["reductions"].rows_where(where, params, order_by="created"))
 
     @_locked
-    def update_campaign(self, name: str, seed: int, settings: dict, programs: int, checks: int) -> None:
+    def update_campaign(self, name: str, seed: int, settings: dict, programs: int, checks: int,
+                        state: dict | None = None) -> None:
+        """Create the campaign row or record its progress (``state``: fuzz.scheduler's, to resume)."""
+        progress = {"updated": _now(), "programs": programs, "checks": checks,
+                    **({"state": json.dumps(state, sort_keys=True)} if state is not None else {})}
         with self.db.conn:
-            existing = self.db["campaigns"].count_where("name = ?", [name])
-            if existing:
-                self.db["campaigns"].update(name, {"updated": _now(), "programs": programs, "checks": checks})
+            if self.db["campaigns"].count_where("name = ?", [name]):
+                self.db["campaigns"].update(name, progress)
             else:
-                self.db["campaigns"].insert(
-                    {"name": name, "seed": seed, "settings": json.dumps(settings, sort_keys=True),
-                     "started": _now(), "updated": _now(), "programs": programs, "checks": checks}
-                )
+                self.db["campaigns"].insert({"name": name, "seed": seed, "settings": json.dumps(settings, sort_keys=True),
+                                             "started": _now(), **progress})
+
+    @_locked
+    def campaign(self, name: str) -> dict[str, Any] | None:
+        """A stored campaign (settings and state decoded), or None."""
+        rows = list(self.db["campaigns"].rows_where("name = ?", [name]))
+        if not rows:
+            return None
+        row = rows[0]
+        return {**row, "settings": json.loads(row["settings"] or "{}"), "state": json.loads(row.get("state") or "{}")}
+
+    # ---- the Hypothesis example database (corpus.hypothesis_db) --------------------------------
+
+    @_locked
+    def example_values(self, key: bytes) -> list[bytes]:
+        return [r["value"] for r in self.db.query("select value from hypothesis where key = ?", [key])]
+
+    @_locked
+    def save_example(self, key: bytes, value: bytes) -> None:
+        with self.db.conn:
+            self.db["hypothesis"].insert({"key": key, "value": value}, ignore=True)
+
+    @_locked
+    def delete_example(self, key: bytes, value: bytes) -> None:
+        with self.db.conn:
+            self.db.execute("delete from hypothesis where key = ? and value = ?", [key, value])
 
     # ---- reading ---------------------------------------------------------------------------
 

@@ -1,24 +1,35 @@
 """The campaign loop: generate, store, run on every target at once, judge, record, display.
 
-A producer thread draws programs from the Hypothesis strategy (program ``i`` of a campaign is
-reproducible from its seed, ``i`` and the policy: :mod:`fuzz.strategies.draws`), writes each to the corpus *before* it runs and computes
-the oracle's expectations; the main thread hands each program to the lane of every target that
-supports it (:mod:`fuzz.pipeline`: each target's worker is its own process, kept busy while the
-lane judges and records the verdicts). A time budget or Ctrl-C stops it; every write is a
-transaction, so the corpus is consistent whenever the process stops.
+A producer thread draws programs from the Hypothesis strategies of the campaign's areas; the
+scheduler (:mod:`fuzz.scheduler`) picks the area of each program within its budgets, and program
+``i`` of an area is reproducible from the seed, ``i`` and the policy
+(:mod:`fuzz.strategies.draws`). Each program is written to the corpus *before* it runs, with the
+oracle's expectations computed on the producer's thread; the main thread hands each program to
+the lane of every target that supports it (:mod:`fuzz.pipeline`: each target's worker is its own
+process, kept busy while the lane judges and records the verdicts), so generation, the oracle,
+judging and every driver run at the same time. A time budget, a program limit, spent area
+budgets or Ctrl-C stop it; every write is a transaction, so the corpus is consistent whenever the
+process stops.
+
+A campaign has a name. Its settings (seed, areas, policy, budgets) and its state (where each
+area's stream of draws stands, the scheduler's counts) live in the corpus's ``campaigns`` row,
+updated after every program: running the same name again resumes, first running the programs an
+interruption left stored but unrun, then continuing each area's stream where it stopped.
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
-from typing import Callable
+from typing import Callable, Iterator
 
 from hypothesis import strategies as st
 
+from corpus.coverage import program_cells, coverage
 from corpus.store import Corpus
 from fuzz.batching import batch_for
 from fuzz.drivers import Target, Worker
@@ -26,6 +37,7 @@ from fuzz.execute import Expectations, Outcome, ftz_of, supports
 from fuzz.ir import Program
 from fuzz.pipeline import Lane
 from fuzz.policy import Policy
+from fuzz.scheduler import Budget, Scheduler
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
@@ -113,19 +125,20 @@ def _formats(fp: dict) -> frozenset[tuple[str, str]]:
                      for key in keys if "/" in key and modelled(*key.split("/")))
 
 
-def _produce(draws: Draws, corpus: Corpus, name: str, ftz_classes: set, out: queue.Queue,
-             stop: threading.Event) -> None:
-    """Draw programs until ``stop``, store each, pair it with its expectations (computed here,
-    off the drivers' critical path, for every flush-to-zero class in use)."""
+def _produce(draws: dict[str, Draws], plan: "_Plan", corpus: Corpus, name: str, ftz_classes: set,
+             out: queue.Queue, stop: threading.Event) -> None:
+    """Draw programs until ``stop`` or until every area has spent its budget (the plan says which
+    area, and which index of its stream), store each, pair it with its expectations (computed
+    here, off the drivers' critical path, for every flush-to-zero class in use)."""
     try:
-        for _, program in draws.stream():
+        for area, program in plan.programs(draws):
             if stop.is_set():
                 return
             corpus.add_program(program, name)
             expectations = Expectations(program)
             for ftz in ftz_classes:
                 expectations.get(ftz)
-            if not _offer(out, (program, expectations), stop):
+            if not _offer(out, (area, program, expectations), stop):
                 return
     except BaseException as e:  # surface generator bugs in the main thread
         _offer(out, e, stop)
@@ -144,6 +157,115 @@ def _offer(out: queue.Queue, item, stop: threading.Event) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Settings:
+    """What defines a campaign's programs; stored with it, so that running it again resumes it."""
+
+    seed: int = 0
+    areas: tuple[str, ...] = tuple(AREAS)
+    policy: Policy = Policy()
+    budgets: dict[str, Budget] = field(default_factory=dict)
+
+    def to_row(self) -> dict:
+        return {"seed": self.seed, "areas": list(self.areas), "policy": asdict(self.policy),
+                "budgets": {a: asdict(b) for a, b in sorted(self.budgets.items())}}
+
+    @classmethod
+    def from_row(cls, seed: int, row: dict) -> "Settings":
+        return cls(seed, tuple(row.get("areas", AREAS)), Policy.from_json(json.dumps(row.get("policy", {}))),
+                   {a: Budget(**b) for a, b in row.get("budgets", {}).items()})
+
+
+def stored_settings(corpus: Corpus, name: str) -> Settings | None:
+    """The settings of the campaign ``name`` if the corpus holds it (to resume it), else None."""
+    row = corpus.campaign(name)
+    return Settings.from_row(row["seed"], row["settings"]) if row else None
+
+
+@dataclass
+class AreaView:
+    """One area as the live display shows it."""
+
+    programs: int
+    share: float
+    find_rate: float
+    seconds: float
+    cells: int
+    budget: Budget
+
+
+@dataclass
+class Progress:
+    """A snapshot of a running campaign for the live display (fuzz.cli)."""
+
+    programs: int
+    elapsed: float
+    targets: dict[str, TargetStats]
+    areas: dict[str, AreaView]
+    new_buckets: list[dict]  # buckets first seen in this run, newest first (id, title)
+    bucket_count: int
+
+
+class _Plan:
+    """The campaign's order of programs and what it has learnt: stored programs that never ran
+    (an interrupted run) come first, then the scheduler's picks; each finished program tells the
+    scheduler whether it found a new disagreement kind or coverage cell (fuzz.scheduler)."""
+
+    def __init__(self, scheduler: Scheduler, unfinished: list[tuple[str, Program]], seen: set) -> None:
+        self.scheduler, self.unfinished, self.seen = scheduler, unfinished, seen
+        self.cells: dict[str, set] = {a: set() for a in scheduler.areas}
+        self.lock = threading.Lock()
+
+    def programs(self, draws: dict[str, Draws]) -> Iterator[tuple[str, Program]]:
+        yield from self.unfinished
+        while True:
+            with self.lock:
+                area = self.scheduler.pick()
+                if area is None:
+                    return
+                index = self.scheduler.take(area)
+            yield area, draws[area][index]
+
+    def finished(self, area: str, program: Program, results: dict[str, list[Outcome]]) -> None:
+        """``program`` of ``area`` has run everywhere it was sent: ``results`` per target."""
+        cells = program_cells(program)
+        found = False
+        seconds = 0.0
+        with self.lock:
+            for target, outcomes in results.items():
+                seconds += sum(o.driver_s for o in outcomes)
+                keys = {("row", target, r["kind"], r["operation"], r["src_type"], r["dst_type"], r.get("input_class"))
+                        for o in outcomes for r in o.verdict.rows + o.failures}
+                if any(o.status == "ok" for o in outcomes):
+                    keys |= {("cell", target, *c) for c in cells}
+                    self.cells.setdefault(area, set()).update(cells)
+                found |= not keys <= self.seen
+                self.seen |= keys
+            if area in self.scheduler.state:
+                self.scheduler.observe(area, found, seconds / max(len(results), 1))
+
+    def view(self) -> dict[str, AreaView]:
+        with self.lock:
+            share = self.scheduler.share()
+            return {a: AreaView(s.programs, share[a], (1 + s.finds) / (2 + s.finds + s.misses), s.seconds,
+                                len(self.cells.get(a, ())), self.scheduler.budgets.get(a, Budget()))
+                    for a, s in self.scheduler.state.items()}
+
+
+def _history(corpus: Corpus, name: str) -> tuple[list[tuple[str, Program]], set]:
+    """A resumed campaign's programs that never ran, and what it had already found (disagreement
+    kinds and covered cells, per target: _Plan.finished's keys)."""
+    unfinished = [(r["area"], Program.from_json(r["json"])) for r in corpus.query(
+        """select area, json from programs p where campaign = ?
+           and not exists (select 1 from runs r where r.program_id = p.id) order by created""", [name])]
+    seen = {("row", r["target"], r["kind"], r["operation"], r["src_type"], r["dst_type"], r["input_class"])
+            for r in corpus.query("""select distinct target, kind, operation, src_type, dst_type, input_class
+                                     from disagreements where campaign = ?""", [name])}
+    for target, cov in coverage(corpus, name).items():
+        seen |= {("cell", target, c, ty, w) for c, ty, w, _ in cov["cells"]}
+    return unfinished, seen
+
+
 def run_campaign(
     corpus: Corpus,
     targets: list[Target],
@@ -152,47 +274,65 @@ def run_campaign(
     seed: int = 0,
     areas: tuple[str, ...] = tuple(AREAS),
     policy: Policy = Policy(),
+    budgets: dict[str, Budget] | None = None,
     name: str | None = None,
     timeout_s: float = 60.0,
     max_programs: int | None = None,
-    on_progress=None,
+    on_progress: Callable[[Progress], None] | None = None,
 ) -> CampaignResult:
-    """Run a campaign for ``minutes`` (or ``max_programs``); see the module docstring."""
+    """Run the campaign ``name`` for ``minutes`` (or ``max_programs``, or until every area's
+    budget is spent); a campaign the corpus already holds resumes (module docstring)."""
     unknown = [a for a in areas if a not in AREAS]
     if unknown:
         raise CampaignError(f"unknown area {unknown[0]!r}; available areas: {', '.join(AREAS)}")
     if not targets:
         raise CampaignError("no OpenCL target selected: `clfuzz drivers` lists what was found")
     name = name or f"campaign-{seed}"
+    settings = Settings(seed, tuple(areas), policy, dict(budgets or {}))
+    stored = corpus.campaign(name)
+    if stored and Settings.from_row(stored["seed"], stored["settings"]).to_row() != settings.to_row():
+        raise CampaignError(f"campaign {name!r} is in {corpus.path} with other settings (seed {stored['seed']}, "
+                            f"areas {','.join(stored['settings'].get('areas', []))}); run it again without "
+                            "--seed/--areas/--statements/--global-size/--budget to resume it, or pick another --name")
     caps = capabilities(targets)
     # no target uses more work-items than its batch: do not generate (or judge) more than that
-    policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
-    strategy = area_strategy(areas, caps, policy)
+    run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
+    draws = {a: Draws(AREAS[a](caps, run_policy), seed) for a in areas}
     for t in targets:
         corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
-    settings_row = {"areas": list(areas), "policy": asdict(policy), "targets": [t.name for t in targets],
-                    "timeout_s": timeout_s}
-    corpus.update_campaign(name, seed, settings_row, 0, 0)
+    settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
+    unfinished, seen = _history(corpus, name) if stored else ([], set())
+    plan = _Plan(Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed),
+                 unfinished, seen)
+    done_before = stored["programs"] if stored else 0
+    corpus.update_campaign(name, seed, settings_row, done_before, stored["checks"] if stored else 0,
+                           plan.scheduler.to_state())
 
     stats = {t.name: TargetStats() for t in targets}
     items: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
     ftz_classes = {ftz_of(t) for t in targets}
-    producer = threading.Thread(target=_produce, args=(Draws(strategy, seed), corpus, name, ftz_classes, items, stop),
+    producer = threading.Thread(target=_produce, args=(draws, plan, corpus, name, ftz_classes, items, stop),
                                 daemon=True)
     deadline = time.monotonic() + minutes * 60
     start = time.monotonic()
+    started_at = time.time()
     submitted = 0
     finished = _Counter()
     interrupted = False
     # each lane opens its device while the first program is generated
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name,
                           _recorder(stats[t.name], start)) for t in targets}
+    buckets = _BucketWatch(corpus, started_at)
 
     def report() -> None:
-        corpus.update_campaign(name, seed, settings_row, finished.value, sum(s.judged for s in stats.values()))
+        with plan.lock:
+            state = plan.scheduler.to_state()
+        checks = (stored["checks"] if stored else 0) + sum(s.judged for s in stats.values())
+        corpus.update_campaign(name, seed, settings_row, done_before + finished.value, checks, state)
         if on_progress:
-            on_progress(finished.value, stats, time.monotonic() - start)
+            recent, count = buckets.poll()
+            on_progress(Progress(finished.value, time.monotonic() - start, stats, plan.view(), recent, count))
 
     producer.start()
     try:
@@ -202,11 +342,11 @@ def run_campaign(
                 break
             if isinstance(item, BaseException):
                 raise item
-            program, exp = item
+            area, program, exp = item
             chosen = [t.name for t in targets if supports(t, program)]
-            done = finished.after(len(chosen))
+            done = finished.after(chosen, partial(plan.finished, area, program))
             for t in chosen:
-                lanes[t].submit(program, exp, partial(_finish, stats[t], done))
+                lanes[t].submit(program, exp, partial(_finish, stats[t], t, done))
             submitted += 1
             report()
         stop.set()
@@ -223,6 +363,22 @@ def run_campaign(
     return CampaignResult(name, seed, finished.value, time.monotonic() - start, stats, interrupted)
 
 
+class _BucketWatch:
+    """The buckets a running campaign has opened, asked of the corpus at most once a second."""
+
+    def __init__(self, corpus: Corpus, since: float) -> None:
+        self.corpus, self.since = corpus, since
+        self._last, self._value = 0.0, ([], 0)
+
+    def poll(self) -> tuple[list[dict], int]:
+        if time.monotonic() - self._last >= 1.0:
+            self._last = time.monotonic()
+            rows = self.corpus.query("select id, title from buckets where created >= ? order by created desc",
+                                     [self.since])
+            self._value = (rows[:5], len(rows))
+        return self._value
+
+
 class _Counter:
     """Programs that every chosen target has finished (counted from the lanes' threads)."""
 
@@ -230,24 +386,31 @@ class _Counter:
         self.value = 0
         self._lock = threading.Lock()
 
-    def after(self, lanes: int) -> Callable[[], None]:
-        """A callback that counts one program once ``lanes`` targets have called it."""
-        left = [lanes]
+    def after(self, targets: list[str], then: Callable[[dict[str, list[Outcome]]], None]
+              ) -> Callable[[str, list[Outcome]], None]:
+        """A callback for each of ``targets``; once all have called it, the program is counted
+        and ``then`` gets every target's outcomes."""
+        results: dict[str, list[Outcome]] = {}
 
-        def done() -> None:
+        def done(target: str, outcomes: list[Outcome]) -> None:
             with self._lock:
-                left[0] -= 1
-                if left[0] <= 0:
+                results[target] = outcomes
+                complete = len(results) == len(targets)
+                if complete:
                     self.value += 1
+            if complete:
+                then(results)
 
-        if lanes == 0:  # no target takes it: nothing to wait for
-            done()
+        if not targets:  # no target takes it: nothing to wait for
+            with self._lock:
+                self.value += 1
         return done
 
 
-def _finish(stats: TargetStats, done: Callable[[], None]) -> None:
+def _finish(stats: TargetStats, target: str, done: Callable[[str, list[Outcome]], None],
+            outcomes: list[Outcome]) -> None:
     stats.programs += 1
-    done()
+    done(target, outcomes)
 
 
 def _recorder(stats: TargetStats, start: float) -> Callable[[Outcome, bool], None]:

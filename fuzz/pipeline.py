@@ -31,16 +31,19 @@ from fuzz.ir import Program
 
 
 class _Ticket:
-    """A submitted program's parts still to be concluded on this lane."""
+    """A submitted program's parts still to be concluded on this lane, and the outcomes so far."""
 
-    def __init__(self, parts: int, done: Callable[[], None]) -> None:
+    def __init__(self, parts: int, done: Callable[[list[Outcome]], None]) -> None:
         self.left, self.done = parts, done
+        self.outcomes: list[Outcome] = []
 
-    def settle(self, added: int) -> bool:
-        """One part concluded, ``added`` halves queued in its place; True once none is left."""
+    def settle(self, outcome: Outcome, added: int) -> bool:
+        """One part concluded with ``outcome``, ``added`` halves queued in its place; True once
+        none is left (``done`` is then called with every outcome of the program)."""
+        self.outcomes.append(outcome)
         self.left += added - 1
         if self.left == 0:
-            self.done()
+            self.done(self.outcomes)
             return True
         return False
 
@@ -64,9 +67,10 @@ class Lane:
 
     # -- the campaign's side ------------------------------------------------------------------
 
-    def submit(self, program: Program, expectations: Expectations, done: Callable[[], None]) -> None:
-        """Queue ``program``; ``done()`` is called (on the host thread) once all its parts are
-        judged and recorded. Blocks while ``depth`` programs are in flight."""
+    def submit(self, program: Program, expectations: Expectations, done: Callable[[list[Outcome]], None]) -> None:
+        """Queue ``program``; ``done(outcomes)`` is called (on the host thread) once all its parts
+        are judged and recorded, with the outcome of each run. Blocks while ``depth`` programs
+        are in flight."""
         while not self._slots.acquire(timeout=0.2):
             self._check()
         self._check()
@@ -144,9 +148,9 @@ class Lane:
             pieces = first_parts(self.target, program, expectations, self.corpus, self.campaign,
                                  batch_for(self.target))
 
-            def finished() -> None:
+            def finished(outcomes: list[Outcome]) -> None:
                 self._slots.release()
-                done()
+                done(outcomes)
 
             ticket = _Ticket(len(pieces), finished)
             for piece in pieces:
@@ -161,7 +165,7 @@ class Lane:
             return
         for half in halves:
             self._dispatch(half, ticket)
-        ticket.settle(len(halves))
+        ticket.settle(outcome, len(halves))
 
     def _dispatch(self, part: Part, ticket: _Ticket) -> None:
         job = prepare(part, self.target)
