@@ -6,8 +6,9 @@ is one row. Runs have local integer ids: a run is the same run when program, fin
 target and timestamp agree; its disagreements follow it under the new run id. Bucket status is a
 person's decision: when two corpora disagree about a bucket, the later change wins (``changed``),
 so "reported" on one machine and "new" on another merge to "reported". A campaign present in both
-keeps its settings, the earliest start, the latest update and, per area, the furthest draw index
-(fuzz.scheduler); its program and check counts are recounted from the merged rows.
+keeps its settings, the earliest start, the latest update and, per area, the scheduler state that
+has drawn furthest (fuzz.scheduler: the later state of the same stream); its program and check
+counts are recounted from the merged rows.
 
 Merging is idempotent: merging a corpus into one that already holds it adds nothing.
 """
@@ -107,9 +108,10 @@ def _campaigns(into: Corpus) -> int:
             added += 1
             continue
         state = json.loads(have.get("state") or "{}")
+        areas = state.setdefault("areas", {})
         for area, theirs in json.loads(row.get("state") or "{}").get("areas", {}).items():
-            ours = state.setdefault("areas", {}).setdefault(area, dict(theirs))
-            ours["next"] = max(ours.get("next", 0), theirs.get("next", 0))
+            if theirs.get("next", 0) > areas.get(area, {}).get("next", -1):
+                areas[area] = theirs
         db["campaigns"].update(row["name"], {"started": min(have["started"], row["started"]),
                                              "updated": max(have["updated"], row["updated"]),
                                              "state": json.dumps(state, sort_keys=True)})

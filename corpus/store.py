@@ -153,8 +153,8 @@ class Corpus:
                     db["disagreements"].add_column(column, str)
             if "state" not in db["campaigns"].columns_dict:
                 db["campaigns"].add_column("state", str)
+            db["disagreements"].create_index(["bucket"], if_not_exists=True)
             if version < 2:
-                db["disagreements"].create_index(["bucket"], if_not_exists=True)
                 self._rebucket("bucket is null or bucket = ''")
             if version < SCHEMA_VERSION:
                 meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")

@@ -244,6 +244,12 @@ class _Plan:
             if area in self.scheduler.state:
                 self.scheduler.observe(area, found, seconds / max(len(results), 1))
 
+    def untaken(self, area: str) -> None:
+        """No target took a program of ``area``."""
+        with self.lock:
+            if area in self.scheduler.state:
+                self.scheduler.untaken(area)
+
     def view(self) -> dict[str, AreaView]:
         with self.lock:
             share = self.scheduler.share()
@@ -344,6 +350,8 @@ def run_campaign(
                 raise item
             area, program, exp = item
             chosen = [t.name for t in targets if supports(t, program)]
+            if not chosen:
+                plan.untaken(area)
             done = finished.after(chosen, partial(plan.finished, area, program))
             for t in chosen:
                 lanes[t].submit(program, exp, partial(_finish, stats[t], t, done))

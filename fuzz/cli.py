@@ -71,23 +71,15 @@ def drivers(as_json: bool) -> None:
             click.echo("no OpenCL device found: run `bash setup.sh campaign` to install the local drivers", err=True)
 
 
-def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) -> Table:
-    t = Table(title=f"clfuzz: {programs} programs, {elapsed:.0f}/{minutes * 60:.0f} s")
-    for col in ("target", "programs", "judged lanes", "checks/s", "mismatching lanes", "kinds", "crash/timeout/build"):
-        t.add_column(col, justify="right" if col != "target" else "left")
-    for name, s in stats.items():
-        failures = "/".join(str(s.statuses.get(k, 0)) for k in ("crash", "timeout", "build_error"))
-        t.add_row(name, str(s.programs), f"{s.judged:,}", f"{s.checks_per_s:,.0f}", f"{s.mismatches:,}",
-                  str(len(s.kinds)), failures)
-    return t
-
-
 @cli.command()
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Time budget.")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
-@click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions).")
+@click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
+                              "atomics, images).")
+@click.option("--budget", help="Per-area budgets over the campaign's life: AREA=TIME (s, m, h: driver time) or "
+                               "AREA=Np (programs), comma-separated, e.g. images=2m,atomics=300p.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")
 @click.option("--name", help="Campaign name (default: campaign-SEED).")
 @click.option("--statements", type=click.IntRange(min=1), help="Statements per program (default from the policy).")
@@ -101,48 +93,67 @@ def _progress_table(programs: int, stats: dict, elapsed: float, minutes: float) 
                    "(default: a quarter of --minutes; 0: no triage).")
 @click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
               help="Reduce the confirmed new buckets during triage (else only confirm them).")
-def run(minutes, corpus_path, drivers, areas, seed, name, statements, global_size, timeout, max_programs,
+def run(minutes, corpus_path, drivers, areas, budget, seed, name, statements, global_size, timeout, max_programs,
         summary_path, triage_minutes, do_reduce) -> None:
-    """Run a differential campaign on the local OpenCL drivers.
+    """Run (or resume) a differential campaign on the local OpenCL drivers.
 
-    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1
+    A campaign's settings and state live in the corpus: running the same --name (default
+    campaign-SEED) again resumes it with its stored settings.
+
+    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1 --budget images=2m
     """
     from dataclasses import replace
 
-    from fuzz.campaign import CampaignError, run_campaign
+    from fuzz.campaign import AREAS, CampaignError, run_campaign, stored_settings
+    from fuzz.display import line, render
     from fuzz.policy import Policy
+    from fuzz.scheduler import BudgetError, parse_budgets
 
-    policy = Policy()
-    if statements:
-        policy = replace(policy, statements=statements)
-    if global_size:
-        policy = replace(policy, global_size=global_size)
-    targets = _targets(drivers)
+    ctx = click.get_current_context()
     corpus = _open_corpus(corpus_path, create=True)
-    live = Live(_progress_table(0, {}, 0, minutes), console=console, refresh_per_second=2) if console.is_terminal else None
+    name = name or f"campaign-{seed}"
+    stored = stored_settings(corpus, name)
+    given = {p for p in ("seed", "areas", "statements", "global_size", "budget")
+             if ctx.get_parameter_source(p) != click.core.ParameterSource.DEFAULT}
+    if stored and not given:
+        click.echo(f"resuming campaign {name} (seed {stored.seed}, areas {','.join(stored.areas)})")
+        seed, area_names, policy, budgets = stored.seed, stored.areas, stored.policy, stored.budgets
+    else:
+        area_names = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)
+        policy = Policy()
+        if statements:
+            policy = replace(policy, statements=statements)
+        if global_size:
+            policy = replace(policy, global_size=global_size)
+        try:
+            budgets = parse_budgets(budget or "", area_names)
+        except BudgetError as e:
+            raise _fail(e) from None
+    targets = _targets(drivers)
+    live = Live(console=console, refresh_per_second=2) if console.is_terminal else None
     last_line = [0.0]
 
-    def progress(programs, stats, elapsed):
+    def progress(p):
         if live:
-            live.update(_progress_table(programs, stats, elapsed, minutes))
+            live.update(render(p, minutes))
         elif time.monotonic() - last_line[0] > 15:
             last_line[0] = time.monotonic()
-            parts = [f"{n}: {s.judged:,} lanes {s.checks_per_s:,.0f}/s {s.mismatches:,} mismatching {len(s.kinds)} kinds"
-                     for n, s in stats.items()]
-            click.echo(f"[{elapsed:5.0f}s] {programs} programs | " + " | ".join(parts))
+            click.echo(line(p))
 
     try:
         if live:
             live.start()
         result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
-                              **({"areas": tuple(a.strip() for a in areas.split(",") if a.strip())} if areas else {}), timeout_s=timeout,
+                              areas=area_names, budgets=budgets, timeout_s=timeout,
                               max_programs=max_programs, on_progress=progress)
     except CampaignError as e:
         raise _fail(e) from None
     finally:
         if live:
             live.stop()
-    console.print(_progress_table(result.programs, result.targets, result.wall_s, minutes))
+    from fuzz.display import targets_table
+
+    console.print(targets_table(result.programs, result.targets, result.wall_s, minutes))
     triage_s = 60 * (minutes / 4 if triage_minutes is None else triage_minutes)
     if triage_s > 0 and not result.interrupted:
         from triage.session import triage
@@ -337,6 +348,41 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else ""
 
 
+@cli.group("corpus")
+def corpus_group() -> None:
+    """Whole-corpus operations.
+
+    Example: clfuzz corpus merge lab1.db lab2.db -o all.db
+    """
+
+
+@corpus_group.command("merge")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Corpus to merge into (created if missing; may be one of the sources).")
+def corpus_merge(sources, out_path) -> None:
+    """Union corpora from several machines into one, without duplicates, keeping bucket status
+    (the later change wins) and campaign state.
+
+    Example: clfuzz corpus merge lab1.db lab2.db -o all.db
+    """
+    from corpus.merge import merge
+
+    for src in sources:
+        _open_corpus(src, create=False).close()  # a missing or unusable source: one line, nothing written
+    into = _open_corpus(out_path, create=True)
+    for src in sources:
+        if Path(src).resolve() == Path(out_path).resolve():
+            continue
+        try:
+            m = merge(into, src)
+        except CorpusError as e:
+            raise _fail(e) from None
+        click.echo(f"{src}: +{m.programs} programs, +{m.runs} runs, +{m.disagreements} disagreements, "
+                   f"+{m.buckets} buckets, +{m.reductions} reductions, +{m.campaigns} campaigns")
+    click.echo(f"wrote {out_path}")
+
+
 @cli.command()
 @click.argument("bucket")
 @click.argument("status", type=click.Choice(STATUSES))
@@ -375,6 +421,45 @@ def report(bucket, corpus_path, out_dir) -> None:
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
 
 
+@cli.command("ci")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="JUnit XML report to write.")
+@click.option("--minutes", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Time budget of the smoke campaign (0: regressions only).")
+@click.option("--corpus", "corpus_path", help="Corpus of the smoke campaign; its ignored and reported buckets are "
+                                              "known (default: a temporary corpus, kept only when it found new buckets).")
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--regressions", "regressions_dir", default="corpus/regressions", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the regression files.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the smoke campaign (campaign ci-SEED).")
+def ci(junit_path, minutes, corpus_path, drivers, regressions_dir, seed) -> None:
+    """Replay the regression files on every local driver, run a short smoke campaign and write a
+    JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
+    verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder).
+
+    Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db
+    """
+    from triage.ci import CiError, run_ci, summary, write_junit
+
+    def case(c):
+        if c.failing:
+            click.echo(f"  {c.outcome.upper():6} {c.classname}  {c.name}")
+
+    try:
+        names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
+        result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed,
+                        corpus_path=corpus_path, on_case=case, on_phase=click.echo)
+        if junit_path:
+            write_junit(result, junit_path)
+    except (CiError, OSError) as e:
+        click.echo(f"Error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", err=True)
+        sys.exit(2)
+    for line in summary(result):
+        click.echo(line)
+    if junit_path:
+        click.echo(f"junit: {junit_path}")
+    sys.exit(result.exit_code)
+
+
 @cli.command("export-regressions")
 @click.argument("buckets", nargs=-1)
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
@@ -394,6 +479,30 @@ def export_regressions(buckets, corpus_path, out_dir) -> None:
     except CorpusError as e:
         raise _fail(e) from None
     click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))
+
+
+@cli.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only this campaign.")
+@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="HTML file to write.")
+@click.option("--reports", "reports_dir", type=click.Path(file_okay=False),
+              help="Also link each bucket to DIR/BUCKET/README.md where `clfuzz report` wrote one.")
+def dashboard(corpus_path, campaign, out_path, reports_dir) -> None:
+    """Write a self-contained HTML page of a corpus: disagreements and buckets over time, throughput
+    per driver, the coverage heat map, and the buckets with their reports. Opens without network.
+
+    Example: clfuzz dashboard --corpus c.db -o report.html
+    """
+    from triage.dashboard import write_dashboard
+
+    corpus = _open_corpus(corpus_path, create=False)
+    try:
+        written = write_dashboard(corpus, Path(out_path), campaign,
+                                  reports_dir=Path(reports_dir) if reports_dir else None)
+    except (CorpusError, OSError) as e:
+        raise _fail(e) from None
+    click.echo(f"{written} ({written.stat().st_size:,} bytes)")
 
 
 @cli.command()

@@ -92,11 +92,18 @@ class Scheduler:
         stored = (state or {}).get("areas", {})
         self.state = {a: AreaState(**stored.get(a, {})) for a in areas}
         self._rng = np.random.default_rng([seed, sum(s.next for s in self.state.values())])
+        self._untaken = {a: 0 for a in areas}  # programs in a row that no target of this run took
+
+    def untaken(self, area: str) -> None:
+        """No target of this run took a program of ``area`` (after ``WARMUP`` in a row the area is
+        dropped for this run: e.g. SPIR-V-only programs where no target has a SPIR-V path)."""
+        self._untaken[area] += 1
 
     def open(self, area: str) -> bool:
-        """Whether ``area`` has budget left."""
+        """Whether ``area`` has budget left (and this run's targets take its programs)."""
         b, s = self.budgets.get(area, Budget()), self.state[area]
-        return ((b.programs is None or s.next < b.programs)
+        return (self._untaken[area] < WARMUP
+                and (b.programs is None or s.next < b.programs)
                 and (b.seconds is None or s.seconds < b.seconds))
 
     def pick(self) -> str | None:
@@ -120,6 +127,7 @@ class Scheduler:
     def observe(self, area: str, found: bool, seconds: float) -> None:
         """A program of ``area`` finished: whether it found something new, its driver seconds."""
         s = self.state[area]
+        self._untaken[area] = 0
         s.finds, s.misses = s.finds * DECAY + found, s.misses * DECAY + (not found)
         s.programs += 1
         s.seconds += seconds

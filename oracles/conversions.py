@@ -356,7 +356,7 @@ def _quiet_nan(sign: np.ndarray, d: Scalar) -> np.ndarray:
     """The default quiet NaN of ``d`` with the given signs (the payload is unspecified anyway)."""
     p = d.mant_bits
     qnan = ((1 << (d.bits - p + 1)) - 1) << (p - 2)
-    bits = np.where(sign, (1 << (d.bits - 1)) | qnan, qnan).astype(d.bits_dtype)
+    bits = np.where(sign, np.array((1 << (d.bits - 1)) | qnan, d.bits_dtype), np.array(qnan, d.bits_dtype))
     return bits.view(d.dtype)
 
 

@@ -419,8 +419,10 @@ def _exact(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.nd
     if flush.any():
         allowed += [np.where(flush, 0, bits), np.where(flush, 1 << (f.bits - 1), bits)]
     ranged = _gather(table.ranged, rows)
-    lo = np.where(ranged, _gather(table.lo, rows), np.inf if f.is_float else 0).astype(f.dtype)
-    hi = np.where(ranged, _gather(table.hi, rows), -np.inf if f.is_float else -1).astype(f.dtype)
+    # lanes without an interval get an empty one (lo > hi), in the result's own type
+    empty_lo, empty_hi = (np.inf, -np.inf) if f.is_float else (np.iinfo(f.dtype).max, np.iinfo(f.dtype).min)
+    lo = np.where(ranged, _gather(table.lo, rows), np.array(empty_lo, f.dtype)).astype(f.dtype)
+    hi = np.where(ranged, _gather(table.hi, rows), np.array(empty_hi, f.dtype)).astype(f.dtype)
     e = Expectation(table.result, [allowed[0]], judged, _gather(table.nan, rows) & judged, rule,
                     [(lo, hi)] if ranged.any() else [])
     return e.with_alternatives(allowed[1:])

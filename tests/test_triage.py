@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 from conftest import SMALL
 from corpus.buckets import bucket_id, failure_message, signature
-from corpus.store import Corpus, CorpusError
+from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
 from fuzz.execute import Expectations
 from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate
 from fuzz.judge import judge
@@ -93,7 +93,7 @@ def test_a_schema_1_corpus_is_upgraded_with_buckets(tmp_path):
     c.db.conn.commit()
     c.close()
     upgraded = Corpus(path)
-    assert upgraded.query("select value from meta where key = 'schema_version'")[0]["value"] == "2"
+    assert upgraded.query("select value from meta where key = 'schema_version'")[0]["value"] == str(SCHEMA_VERSION)
     assert [b["rows"] for b in upgraded.buckets()] == [1]
     with sqlite3.connect(path) as conn:
         assert conn.execute("select count(*) from disagreements where bucket is null").fetchone()[0] == 0

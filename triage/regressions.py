@@ -40,13 +40,27 @@ def known_wrong(program: Program, targets: list[Target], workers: dict[str, Work
     for target in targets:
         if not supports(target, program):
             continue
-        worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target))
-        rows = observe(program, target, worker) or []
+        rows = run_on(program, target, workers) or []
         if rows:
             sig = signature(rows[0], program.area, driver_version(target.fingerprint))
             out[target.name] = {"bucket": bucket_id(sig), "what": f"{rows[0]['kind']}: {rows[0]['expression']} = "
                                 f"{rows[0]['actual_value']}, expected {rows[0]['expected_value']}"}
     return out
+
+
+def run_on(program: Program, target: Target, workers: dict[str, Worker], timeout_s: float = 60) -> list[dict] | None:
+    """Run ``program`` on ``target`` by its worker in ``workers`` (one per target name, started as
+    needed) and judge it (triage.reduce.observe): the disagreement rows, [] when the driver gives
+    the allowed results; None when the program is invalid or the target cannot take all of it."""
+    worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target, timeout_s=timeout_s))
+    return observe(program, target, worker)
+
+
+def current_verdict(case: dict[str, Any]) -> list[dict]:
+    """The oracle's verdict today on the lanes a regression file (as :func:`load` returns it)
+    records: equal to ``case["verdict"]`` unless the oracle changed."""
+    lanes = [(c["buffer"], c["lane"]) for c in case["verdict"]]
+    return verdict(case["program"], frozenset(case["ftz"]), lanes)
 
 
 def export(corpus: Corpus, targets: list[Target], folder: Path = FOLDER,

@@ -140,6 +140,15 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
     return folder
 
 
+def readme(case: dict[str, Any], lanes: list[dict] | None = None) -> str:
+    """The ``README.md`` text that :func:`write_report` writes for a case (:func:`case_of`),
+    without writing anything; ``lanes``, the lanes its ``repro.py`` checks (:func:`checks`, a
+    run of the oracle), are left out of the text when not given."""
+    family, path = family_of(case["target"]), case["path"]
+    files = ["kernel.cl"] if path == PATH_OPENCL_C else ["kernel.spv", "kernel.spvasm"]
+    return _readme(case, files, lanes or [], family, path)
+
+
 def _disassemble(module: bytes) -> bytes:
     try:
         return disassemble(module)

@@ -1,0 +1,50 @@
+"""A named campaign resumes on a real driver: its settings and state come from the corpus, each
+area's draws continue where they stopped, and programs an interruption left unrun run first."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.store import Corpus
+from fuzz.campaign import CampaignError, run_campaign, stored_settings
+from fuzz.policy import Policy
+from fuzz.scheduler import Budget
+from tests.drivers.conftest import skip_without_icd, target_named
+
+skip_without_icd()
+pytestmark = pytest.mark.drivers
+
+SMALL = Policy(statements=4, global_size=64)
+
+
+def _ran(corpus: Corpus) -> set[str]:
+    return {r["program_id"] for r in corpus.query("select distinct program_id from runs")}
+
+
+def test_a_campaign_resumes_where_it_stopped(tmp_path):
+    pocl = target_named("pocl")
+    corpus = Corpus(tmp_path / "c.db")
+    kw = dict(seed=3, areas=("conversions", "expressions"), policy=SMALL, name="nightly",
+              budgets={"expressions": Budget(programs=5)})
+    first = run_campaign(corpus, [pocl], minutes=5, max_programs=8, **kw)
+    assert first.programs == 8
+    state = corpus.campaign("nightly")["state"]["areas"]
+    drawn = sum(a["next"] for a in state.values())
+    stored = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")}
+    unrun = {r["id"] for r in corpus.query(
+        "select id from programs p where campaign = 'nightly' and not exists "
+        "(select 1 from runs r where r.program_id = p.id)")}
+    assert stored_settings(corpus, "nightly").budgets == {"expressions": Budget(programs=5)}
+
+    second = run_campaign(corpus, [pocl], minutes=5, max_programs=6, **kw)
+    assert second.programs == 6
+    assert unrun and unrun <= _ran(corpus)  # what the first run drew ahead and never ran, ran first
+    after = corpus.campaign("nightly")["state"]["areas"]
+    assert sum(a["next"] for a in after.values()) > drawn  # the streams continued, not restarted
+    assert after["expressions"]["next"] <= 5  # the budget holds across runs
+    new = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")} - stored
+    assert new and not new & stored
+    assert corpus.campaign("nightly")["programs"] == 14
+
+    with pytest.raises(CampaignError, match="other settings"):
+        run_campaign(corpus, [pocl], minutes=1, max_programs=1, **{**kw, "seed": 4})

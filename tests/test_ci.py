@@ -1,0 +1,272 @@
+"""``clfuzz ci`` without drivers (triage.ci): the outcome of each regression case, the known-bucket
+rule of the smoke campaign, the exit status, and the JUnit XML as Jenkins and GitLab read it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from corpus.store import Corpus
+from fuzz.cli import cli
+from triage.ci import (ERROR, FAILED, FIXED, PASSED, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult,
+                       classify, hit_buckets, is_known, known_buckets, load_regressions, oracle_case, smoke_cases,
+                       summary, write_junit)
+from triage.regressions import FOLDER
+
+FILE = sorted(FOLDER.glob("*.json"))[0]
+
+
+def _case(known: dict | None = None) -> dict:
+    return {"title": "pocl: convert_int float -> int (nan): wrong-result",
+            "known_wrong": {"pocl": known} if known else {}}
+
+
+def _row(kind: str = "wrong-result", actual: str = "7") -> dict:
+    return {"kind": kind, "expression": "convert_int(in0[gid])", "actual_value": actual, "expected_value": "0",
+            "rule_text": "NaN converts to 0", "section": "§6.4.3.3"}
+
+
+KNOWN = {"bucket": "abc123abc123", "what": "wrong-result: convert_int(in0[gid]) = 7, expected 0"}
+
+
+# ---- one regression file on one target --------------------------------------------------------
+
+def test_a_driver_that_agrees_passes():
+    c = classify(Path("r/f.json"), _case(), "pocl", [])
+    assert (c.outcome, c.suite, c.classname, c.name) == (PASSED, REGRESSIONS, "pocl", "f " + _case()["title"])
+    assert not c.failing
+
+
+def test_a_known_wrong_driver_still_wrong_is_an_expected_failure():
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row()])
+    assert c.outcome == PASSED and c.known == "abc123abc123"
+    assert "known bug bucket abc123abc123" in c.out and "now:" not in c.out
+    moved = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row(actual="9")])
+    assert moved.outcome == PASSED and "now: wrong-result: convert_int(in0[gid]) = 9" in moved.out
+
+
+def test_a_driver_that_agreed_and_now_disagrees_is_a_regression():
+    c = classify(Path("r/f.json"), _case(KNOWN), "rusticl", [_row(), _row()])
+    assert c.outcome == FAILED and c.failing
+    assert "regression" in c.message and "2 lane(s)" in c.message and "§6.4.3.3" in c.details
+
+
+def test_a_known_wrong_driver_that_agrees_is_fixed_and_fails_like_a_strict_xfail():
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [])
+    assert c.outcome == FIXED and c.failing
+    assert "abc123abc123" in c.message and "Remove 'pocl' from known_wrong in r/f.json" in c.message
+
+
+def test_a_target_that_cannot_take_the_program_is_skipped():
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [], supported=False)
+    assert c.outcome == SKIPPED and not c.failing
+
+
+def test_a_case_that_cannot_be_judged_is_an_error():
+    assert classify(Path("r/f.json"), _case(), "pocl", None).outcome == ERROR
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row("worker_error", "could not start")])
+    assert c.outcome == ERROR and "could not start" in c.message
+
+
+def test_a_crash_of_a_driver_that_agreed_is_a_regression():
+    c = classify(Path("r/f.json"), _case(), "pocl", [_row("crash", "Segmentation fault")])
+    assert c.outcome == FAILED and "crash: Segmentation fault" in c.message
+
+
+def test_the_oracle_case_holds_and_catches_a_changed_verdict(tmp_path):
+    path, case = load_regressions(FOLDER)[0]
+    assert oracle_case(path, case).outcome == PASSED
+    data = json.loads(path.read_text())
+    data["verdict"][0]["allowed"] = [12345]
+    (tmp_path / path.name).write_text(json.dumps(data))
+    [(tampered, tcase)] = load_regressions(tmp_path)
+    c = oracle_case(tampered, tcase)
+    assert c.outcome == FAILED and c.classname == "oracle" and "verdict changed" in c.message
+    assert "12345" in c.details
+
+
+# ---- the regression folder ---------------------------------------------------------------------
+
+def test_the_shipped_regression_folder_loads():
+    files = load_regressions(FOLDER)
+    assert len(files) >= 5 and all(p.suffix == ".json" for p, _ in files)
+
+
+@pytest.mark.parametrize("damage,needle", [
+    (None, "no regression folder"),
+    ("empty", "no regression files"),
+    ("{not json", "malformed regression file"),
+    ('{"buffers": 3}', "malformed regression file"),
+    ("no-title", "no 'title'"),
+    ("bad-known", "known_wrong['pocl'] needs"),
+])
+def test_a_missing_or_malformed_regression_folder_is_an_infrastructure_error(tmp_path, damage, needle):
+    folder = tmp_path / "regressions"
+    if damage is not None:
+        folder.mkdir()
+    if damage in ("no-title", "bad-known"):
+        data = json.loads(FILE.read_text())
+        if damage == "no-title":
+            del data["title"]
+        else:
+            data["known_wrong"]["pocl"] = "wrong"
+        (folder / FILE.name).write_text(json.dumps(data))
+    elif damage not in (None, "empty"):
+        (folder / "x.json").write_text(damage)
+    with pytest.raises(CiError, match=needle.replace("[", r"\[").replace("(", r"\(")):
+        load_regressions(folder)
+
+
+@pytest.mark.parametrize("damage", ["missing", "malformed"])
+def test_the_command_exits_2_with_one_line_when_the_folder_cannot_be_used(tmp_path, damage):
+    folder = tmp_path / "regressions"
+    if damage == "malformed":
+        folder.mkdir()
+        (folder / "x.json").write_text("{")
+    junit = tmp_path / "j.xml"
+    result = CliRunner().invoke(cli, ["ci", "--regressions", str(folder), "--junit", str(junit), "--minutes", "0"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ") and str(folder) in result.stderr
+    assert not junit.exists()
+
+
+# ---- the smoke campaign's buckets --------------------------------------------------------------
+
+def _disagreement(program_id: str, target: str, lane: int, operation: str) -> dict:
+    return {"program_id": program_id, "target": target, "fingerprint_id": f"fp-{target}", "path": "opencl-c",
+            "kind": "wrong-result", "buffer": "out0", "work_item": lane, "lane": lane, "operation": operation,
+            "src_type": "float", "dst_type": "int", "expression": "e", "inputs": "{}", "expected": "0",
+            "allowed": "[0]", "actual": "7", "expected_value": "0", "actual_value": "7", "rule": "r",
+            "rule_text": "r", "section": "s", "input_class": "nan"}
+
+
+def _run(corpus: Corpus, program_id: str, target: str, campaign: str, rows: list[dict]) -> None:
+    corpus.add_run({"program_id": program_id, "target": target, "fingerprint_id": f"fp-{target}",
+                    "path": "opencl-c", "status": "ok", "campaign": campaign, "checks": 1, "judged": 1,
+                    "mismatches": len(rows), "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+
+
+def test_only_ignored_reported_or_regression_tracked_buckets_are_known(memory_corpus):
+    corpus = memory_corpus
+    program = load_regressions(FOLDER)[0][1]["program"]
+    pid = corpus.add_program(program, "older")
+    for t in ("pocl", "rusticl"):
+        corpus.add_target(t, "opencl-c", f"fp-{t}", {"device_name": t})
+    ops = ("convert_int", "convert_int_sat", "convert_int_rte", "convert_int_rtz", "convert_int_rtp")
+    _run(corpus, pid, "pocl", "older", [_disagreement(pid, "pocl", i, op) for i, op in enumerate(ops)])
+    ids = {b["operation"]: b["id"] for b in
+           corpus.query("select json_extract(signature, '$.operation') as operation, id from buckets")}
+    corpus.mark(ids["convert_int"], "ignored")
+    corpus.mark(ids["convert_int_sat"], "reported")
+    corpus.mark(ids["convert_int_rte"], "fixed")
+    since = 0.0  # the smoke campaign sees all of them again, and one more on rusticl
+    _run(corpus, pid, "pocl", "ci-0", [_disagreement(pid, "pocl", i, op) for i, op in enumerate(ops)])
+    _run(corpus, pid, "rusticl", "ci-0", [_disagreement(pid, "rusticl", 9, "convert_int")])
+    hits = hit_buckets(corpus, "ci-0", since)
+    assert [t for t, _ in hits].count("pocl") == 5 and [t for t, _ in hits].count("rusticl") == 1
+    status = {b["id"]: b["status"] for _, b in hits}
+    assert status[ids["convert_int_rte"]] == "new"  # a fixed bucket seen again is news
+    tracked = {ids["convert_int_rtz"]}  # as if a regression file was exported from it
+    known = {b["id"] for _, b in hits if is_known(b, tracked)}
+    assert known == {ids["convert_int"], ids["convert_int_sat"], ids["convert_int_rtz"]}
+    cases = smoke_cases(["pocl", "rusticl", "oclgrind"], hits, "c.db", tracked)
+    by = {c.classname: c for c in cases}
+    assert by["pocl"].outcome == FAILED and "2 new bucket(s) on pocl" in by["pocl"].message
+    assert f"clfuzz report {ids['convert_int_rte']} --corpus c.db -o reports/" in by["pocl"].details
+    assert f"clfuzz mark {ids['convert_int_rte']} reported --corpus c.db" in by["pocl"].details
+    assert by["pocl"].out.count("known bucket") == 3
+    assert by["rusticl"].outcome == FAILED  # same operation, other driver: another bucket, not ignored
+    assert by["oclgrind"].outcome == PASSED
+    # runs before ``since`` are another campaign run's business
+    assert hit_buckets(corpus, "ci-0", since=2**40) == []
+
+
+def test_known_buckets_are_the_regression_files_buckets():
+    files = load_regressions(FOLDER)
+    known = known_buckets(files)
+    for _, case in files:
+        assert set(case["found_in"]) <= known
+        assert {w["bucket"] for w in case["known_wrong"].values()} <= known
+
+
+# ---- exit status and JUnit XML -----------------------------------------------------------------
+
+def _result(*outcomes: str) -> CiResult:
+    cases = [Case(REGRESSIONS, "oracle", "f0 title", time_s=0.5)]
+    for i, o in enumerate(outcomes):
+        suite = SMOKE if o == "smoke-failed" else REGRESSIONS
+        outcome = FAILED if o == "smoke-failed" else o
+        cases.append(Case(suite, f"t{i}", f"f{i} a <title> & \x1b[31m", outcome, message=f"why {i}\x00",
+                          details=f"details {i}", out="known bug bucket b" if o == PASSED else "", time_s=1.25,
+                          known="b" if o == PASSED else ""))
+    cases.append(Case(SMOKE, "pocl", "smoke campaign on pocl", out="3 programs", time_s=10.0))
+    return CiResult(cases=cases, suite_s={REGRESSIONS: 3.0, SMOKE: 12.0}, targets=["pocl"])
+
+
+@pytest.mark.parametrize("outcomes,code", [
+    ((), 0),
+    ((PASSED, SKIPPED, SKIPPED), 0),
+    ((PASSED, FAILED), 1),
+    ((FIXED,), 1),
+    ((SKIPPED, ERROR), 1),
+    (("smoke-failed",), 1),
+])
+def test_exit_code(outcomes, code):
+    assert _result(*outcomes).exit_code == code
+    assert summary(_result(*outcomes))[-1] == ("FAILED" if code else "OK")
+
+
+def _parse(path: Path) -> ET.Element:
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    return root
+
+
+def test_junit_counts_and_structure_as_ci_servers_read_them(tmp_path):
+    result = _result(PASSED, FAILED, FIXED, SKIPPED, ERROR, "smoke-failed")
+    root = _parse(write_junit(result, tmp_path / "sub" / "junit.xml"))
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["regressions", "smoke-campaign"]
+    for s in suites:
+        cases = s.findall("testcase")
+        assert int(s.get("tests")) == len(cases)
+        assert int(s.get("failures")) == sum(c.find("failure") is not None for c in cases)
+        assert int(s.get("errors")) == sum(c.find("error") is not None for c in cases)
+        assert int(s.get("skipped")) == sum(c.find("skipped") is not None for c in cases)
+        assert float(s.get("time")) >= 0 and s.get("timestamp") and s.get("hostname")
+        for c in cases:
+            assert c.get("classname") and c.get("name") and float(c.get("time")) >= 0
+            assert len([e for e in c if e.tag in ("failure", "error", "skipped")]) <= 1
+    for key in ("tests", "failures", "errors", "skipped"):
+        assert int(root.get(key)) == sum(int(s.get(key)) for s in suites)
+    assert float(root.get("time")) == pytest.approx(15.0)
+    reg, smoke = suites
+    assert (reg.get("tests"), reg.get("failures"), reg.get("errors"), reg.get("skipped")) == ("6", "2", "1", "1")
+    assert (smoke.get("tests"), smoke.get("failures")) == ("2", "1")
+    failures = {c.get("name"): c.find("failure") for c in reg.findall("testcase") if c.find("failure") is not None}
+    assert {f.get("type") for f in failures.values()} == {"regression", "fixed"}
+    assert all(f.get("message").startswith("why ") and f.text.startswith("details") for f in failures.values())
+    assert smoke.find("testcase/failure").get("type") == "new-bucket"
+    known = [c for c in reg.findall("testcase") if c.find("system-out") is not None]
+    assert len(known) == 1 and known[0].find("system-out").text == "known bug bucket b"
+    assert reg.find("testcase/skipped").get("message") == "why 3?"  # no control characters in XML
+    assert reg.findall("testcase")[1].get("name") == "f0 a <title> & ?[31m"
+
+
+def test_junit_of_a_run_without_smoke_campaign_has_an_empty_suite(tmp_path):
+    result = CiResult(cases=[Case(REGRESSIONS, "oracle", "f0 t")], suite_s={REGRESSIONS: 1.0})
+    root = _parse(write_junit(result, tmp_path / "j.xml"))
+    smoke = root.find("testsuite[@name='smoke-campaign']")
+    assert smoke is not None and smoke.get("tests") == "0" and root.get("tests") == "1"
+    assert "smoke-campaign: not run (--minutes 0)" in summary(result)
+
+
+def test_a_copy_of_the_regression_folder_is_what_ci_reads(tmp_path):
+    shutil.copy(FILE, tmp_path / FILE.name)
+    assert [p.name for p, _ in load_regressions(tmp_path)] == [FILE.name]

@@ -1,0 +1,197 @@
+"""The dashboard (triage.dashboard, ``clfuzz dashboard``): a corpus built without drivers (the
+simulated driver of test_triage), its data, and the page opened in a real headless browser
+(Debian's chromium), which must draw every plot without network."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from corpus import store
+from corpus.coverage import coverage
+from corpus.store import Corpus
+from fuzz.cli import cli
+from fuzz.judge import failure_row
+from test_cli import _one_line_error
+from test_triage import BUG_OP, _program_with_bug, _simulator
+from triage import dashboard
+from triage.dashboard import TITLES, coverage_matrix, throughput, timeline, write_dashboard
+
+CHROMIUM = Path("/usr/bin/chromium")
+T0 = 1_700_000_000.0
+TARGETS = {  # target: path, device, driver version
+    "pocl": ("opencl-c", "Simulated PoCL CPU", "3.1-sim"),
+    "pocl/spirv": ("spirv", "Simulated PoCL CPU", "3.1-sim"),
+    "rusticl": ("opencl-c", "Simulated llvmpipe", "22.3-sim"),
+}
+WRONG = {"pocl": frozenset({BUG_OP}), "pocl/spirv": frozenset({BUG_OP}), "rusticl": frozenset({"min", BUG_OP})}
+"""The operations each simulated driver gets wrong."""
+
+
+def _build(path: Path) -> Corpus:
+    """Six programs run on three targets over ten minutes of (fake) time, their disagreements
+    from the simulated drivers, and a crash of a one-statement program on rusticl."""
+    clock = iter(T0 + np.arange(1000) * 7.0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "_now", lambda: float(next(clock)))
+        corpus = Corpus(path)
+        for target, (route, device, version) in TARGETS.items():
+            corpus.add_target(target, route, f"fp-{target}", {"device_name": device, "driver_version": version,
+                                                              "platform_name": "Simulation"})
+        base = _program_with_bug()
+        for size in (32, 48, 64, 96, 128, 160):
+            program = dataclasses.replace(base, global_size=size)
+            pid = corpus.add_program(program, "sim-1")
+            for target, (route, _, _) in TARGETS.items():
+                rows = _simulator(WRONG[target])(program, None, None)
+                keys = {"program_id": pid, "target": target, "fingerprint_id": f"fp-{target}", "path": route}
+                corpus.add_run({**keys, "status": "ok", "checks": size * 4, "judged": size * 4,
+                                "mismatches": len(rows), "build_s": 0.2, "run_s": 0.05, "campaign": "sim-1"},
+                               [{**r, **keys} for r in rows])
+        one = dataclasses.replace(base, body=base.body[1:2], global_size=8)
+        pid = corpus.add_program(one, "sim-1")
+        keys = {"program_id": pid, "target": "rusticl", "fingerprint_id": "fp-rusticl", "path": "opencl-c"}
+        corpus.add_run({**keys, "status": "crash", "checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.1,
+                        "run_s": 0.0, "log": "SIGSEGV in llvmpipe", "campaign": "sim-1"},
+                       [{**failure_row(one, "crash", "SIGSEGV in llvmpipe"), **keys}])
+        corpus.update_campaign("sim-1", 7, {"areas": ["expressions"]}, 7, 2000)
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Corpus]:
+    path = tmp_path_factory.mktemp("dashboard") / "c.db"
+    corpus = _build(path)
+    yield path, corpus
+    corpus.close()
+
+
+def test_the_data_add_up(built):
+    _, corpus = built
+    rows = corpus.query("select target, count(*) as n from disagreements group by target")
+    tl = timeline(corpus)
+    assert {r["target"]: r["n"] for r in rows} == {t: int(y[-1]) for t, (x, y) in tl["rows"].items()}
+    assert int(tl["all_buckets"][1][-1]) == len(corpus.buckets())
+    assert all(np.all(np.diff(y) >= 0) and np.all(np.diff(x) >= 0) for x, y in tl["rows"].values())
+    tp = throughput(corpus)
+    judged = {r["target"]: r["n"] for r in corpus.query("select target, sum(judged) as n from runs group by target")}
+    assert tp["width"] >= 10 and {t: round(float((r * tp["seconds"]).sum())) for t, r in tp["rate"].items()} == judged
+    cov = coverage(corpus)
+    m = coverage_matrix(cov)
+    for target, data in cov.items():
+        assert m["uses"][target].sum() == sum(c[3] for c in data["cells"])
+    assert set(m["uses"]) == set(TARGETS) and m["rows"] == ["add_sat", "arith", "max", "min"]
+    assert m["columns"] == ["int4"]
+
+
+def test_the_coverage_matrix_merges_variants_and_orders_types():
+    cells = [["swizzle:hi", "float", 2, 3], ["swizzle:lo", "float", 2, 1], ["abs", "int", 4, 5], ["abs", "char", 1, 1]]
+    m = coverage_matrix({"pocl": {"path": "opencl-c", "cells": cells}})
+    assert m["rows"] == ["abs", "swizzle"] and m["columns"] == ["char", "int4", "float2"]  # fuzz.types order
+    assert m["uses"]["pocl"].tolist() == [[1, 5, 0], [0, 0, 4]]
+    assert "variants: hi 3, lo 1" in m["text"]["pocl"][1][2] and m["text"]["pocl"][0][2] == ""
+
+
+class _Refs(HTMLParser):
+    """Every src/href of the page, and how many script elements have a src."""
+
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.refs += [v or "" for k, v in attrs if k in ("src", "href", "srcset", "data", "action")]
+
+
+def test_the_page_is_self_contained(built, tmp_path):
+    _, corpus = built
+    out = write_dashboard(corpus, tmp_path / "d" / "report.html")
+    page = out.read_text()
+    refs = _Refs()
+    refs.feed(page)
+    assert refs.refs and all(r.startswith("#") for r in refs.refs), [r for r in refs.refs if not r.startswith("#")]
+    assert not re.search(r"""<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?//""", page, re.I)
+    from plotly.offline import get_plotlyjs
+
+    assert page.count(get_plotlyjs()[:300]) == 1  # plotly.js inline, once
+
+
+def test_reports_are_capped_and_said_so(built, tmp_path, monkeypatch):
+    _, corpus = built
+    monkeypatch.setattr(dashboard, "MAX_TABLE", 2)
+    page = write_dashboard(corpus, tmp_path / "r.html", max_reports=1).read_text()
+    n = len(corpus.buckets())
+    assert page.count('<section class=report id="bucket-') == 1
+    assert "The reports of the first 1 (bucket id links)" in page and f"of {n:,}; `clfuzz buckets`" in page
+
+
+def test_an_empty_corpus_gives_a_page(tmp_path):
+    page = write_dashboard(Corpus(tmp_path / "e.db"), tmp_path / "e.html").read_text()
+    assert "no runs in this corpus" in page and "No disagreements, no buckets." in page
+
+
+def test_the_command_writes_the_page_and_fails_in_one_line(built, tmp_path):
+    path, corpus = built
+    out = tmp_path / "cli.html"
+    result = CliRunner().invoke(cli, ["dashboard", "--corpus", str(path), "--campaign", "sim-1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert str(out) in result.output and out.stat().st_size > 1_000_000
+    reports = tmp_path / "reports"
+    bucket = corpus.buckets()[0]["id"]
+    (reports / bucket).mkdir(parents=True)
+    (reports / bucket / "README.md").write_text("# x\n")
+    CliRunner().invoke(cli, ["dashboard", "--corpus", str(path), "-o", str(out), "--reports", str(reports)])
+    assert f'href="reports/{bucket}/README.md"' in out.read_text()
+    _one_line_error(CliRunner().invoke(cli, ["dashboard", "--corpus", str(tmp_path / "none.db"), "-o", str(out)]),
+                    "run a campaign first")
+
+
+def _chromium(url: str, profile: Path, *args: str) -> str:
+    command = [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--hide-scrollbars", *args, url]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed; `bash setup.sh test` installs it")
+def test_a_headless_browser_draws_every_plot_and_links_every_bucket(built, tmp_path):
+    _, corpus = built
+    out = write_dashboard(corpus, tmp_path / "report.html")
+    url = out.resolve().as_uri()
+    dom = _chromium(url, tmp_path / "profile", "--dump-dom")
+    assert "</html>" in dom
+    # plotly drew each figure: its SVG is inside the figure's div
+    starts = {name: dom.index(f'id="plot-{name}"') for name in TITLES}
+    bounds = sorted(starts.values()) + [len(dom)]
+    for name, start in starts.items():
+        drawn = dom[start:bounds[bounds.index(start) + 1]]
+        assert 'class="main-svg"' in drawn, name
+    coverage_part = dom[starts["coverage"]:]
+    assert 'class="hm"' in coverage_part and "updatemenu" in coverage_part  # the heat map and its dropdown
+    shown = re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)  # what is drawn, not the figures' data
+    titles = re.findall(r'class="gtitle"[^>]*>([^<]*)<', shown)
+    for title in TITLES.values():
+        assert any(t.startswith(title) for t in titles), (title, titles)
+    legend = set(re.findall(r'class="legendtext"[^>]*>([^<]*)<', shown))
+    assert set(TARGETS) <= legend
+    for target, (_, device, version) in TARGETS.items():
+        assert f"<b>{target}</b>" in shown and device in shown and version in shown
+    anchors = set(re.findall(r'<section class="report" id="bucket-([0-9a-f]+)"', shown))
+    links = re.findall(r'<a href="#bucket-([0-9a-f]+)"><code>([0-9a-f]+)</code></a>', shown)
+    buckets = corpus.buckets()
+    assert len(buckets) >= 4 and {b["id"] for b in buckets} == anchors == {bid for bid, _ in links}
+    for b in buckets:
+        assert b["title"].replace(">", "&gt;") in shown
+    assert "SIGSEGV in llvmpipe" in shown  # the crash's report
+    png = tmp_path / "shot.png"
+    _chromium(url, tmp_path / "profile2", f"--screenshot={png}", "--window-size=1400,2400")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

@@ -1,0 +1,125 @@
+"""The campaign scheduler (fuzz.scheduler): budgets, the bandit's preferences, its state, and
+merging corpora (corpus.merge) with bucket status and campaign state kept."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from corpus.merge import merge
+from corpus.store import Corpus
+from fuzz.scheduler import WARMUP, Budget, BudgetError, Scheduler, parse_budgets
+
+AREAS = ("conversions", "images", "atomics")
+
+
+def test_budgets_parse_time_units_and_programs():
+    b = parse_budgets("images=2m, atomics=300p,images=40p,conversions=1.5h", AREAS)
+    assert b == {"images": Budget(120.0, 40), "atomics": Budget(None, 300), "conversions": Budget(5400.0, None)}
+    assert parse_budgets("", AREAS) == {}
+    for bad, says in (("images=2", "AREA=NUMBER"), ("images=-1m", "AREA=NUMBER"), ("nope=1m", "unknown area")):
+        with pytest.raises(BudgetError, match=says):
+            parse_budgets(bad, AREAS)
+
+
+def _run(s: Scheduler, n: int, finds: dict[str, float], cost: dict[str, float]) -> Counter:
+    """``n`` picks; a program of area a finds something with probability finds[a]."""
+    import random
+
+    rng = random.Random(1)
+    picks = Counter()
+    for _ in range(n):
+        area = s.pick()
+        if area is None:
+            break
+        s.take(area)
+        picks[area] += 1
+        s.observe(area, rng.random() < finds[area], cost[area])
+    return picks
+
+
+def test_every_area_is_warmed_up_in_turn_first():
+    s = Scheduler(AREAS, seed=3)
+    first = []
+    for _ in range(WARMUP * len(AREAS)):
+        a = s.pick()
+        s.take(a)
+        first.append(a)
+    assert Counter(first) == {a: WARMUP for a in AREAS}
+
+
+def test_budget_goes_where_new_things_turn_up():
+    picks = _run(Scheduler(AREAS, seed=0), 600, {"conversions": 0.6, "images": 0.05, "atomics": 0.05},
+                 {a: 1.0 for a in AREAS})
+    assert picks["conversions"] > 0.7 * 600
+    assert min(picks["images"], picks["atomics"]) >= WARMUP  # never starved of its warm-up
+
+
+def test_a_costly_area_needs_more_finds_per_program():
+    picks = _run(Scheduler(AREAS, seed=0), 600, {a: 0.3 for a in AREAS},
+                 {"conversions": 0.1, "images": 2.0, "atomics": 2.0})
+    assert picks["conversions"] > 0.7 * 600
+
+
+def test_budgets_stop_areas_and_then_the_campaign():
+    s = Scheduler(AREAS, {"images": Budget(programs=5), "atomics": Budget(seconds=3.0),
+                          "conversions": Budget(programs=20)}, seed=0)
+    picks = _run(s, 1000, {a: 0.5 for a in AREAS}, {a: 1.0 for a in AREAS})
+    assert picks["images"] == 5 and picks["conversions"] == 20
+    assert picks["atomics"] == 3  # 1 s each: the 4th would start past the 3 s budget
+    assert s.pick() is None
+
+
+def test_an_area_no_target_takes_is_dropped_for_the_run():
+    s = Scheduler(AREAS, seed=0)
+    for _ in range(WARMUP):
+        s.untaken("images")
+    assert not s.open("images") and s.open("atomics")
+    assert Scheduler(AREAS, state=s.to_state()).open("images")  # a later run may have such a target
+
+
+def test_state_round_trips_and_resumes_the_draw_indexes():
+    s = Scheduler(AREAS, {"images": Budget(programs=4)}, seed=0)
+    _run(s, 10, {a: 0.5 for a in AREAS}, {a: 1.0 for a in AREAS})
+    again = Scheduler(AREAS, {"images": Budget(programs=4)}, state=s.to_state(), seed=0)
+    assert again.to_state() == s.to_state()
+    assert [again.take(a) for a in AREAS] == [s.state[a].next for a in AREAS]
+
+
+def _stored(c: Corpus, pid: str, target: str, status: str = "new") -> str:
+    c.db["programs"].insert({"id": pid, "json": "{}", "area": "conversions", "campaign": "k", "created": 1.0,
+                             "statements": 1})
+    row = {"program_id": pid, "target": target, "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
+           "lane": 0, "work_item": 0, "kind": "wrong-result", "operation": "convert_int", "src_type": "float",
+           "dst_type": "int", "input_class": "nan", "rule": "r", "actual_value": "1", "campaign": "k"}
+    c.add_run({"program_id": pid, "target": target, "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+               "checks": 1, "judged": 5, "mismatches": 1, "campaign": "k"}, [row])
+    return c.disagreements("program_id = ?", [pid])[0]["bucket"]
+
+
+def test_merge_unions_without_duplicates_and_keeps_the_latest_bucket_status(tmp_path):
+    a, b = Corpus(tmp_path / "a.db"), Corpus(tmp_path / "b.db")
+    bucket = _stored(a, "p1", "pocl")
+    _stored(b, "p1", "pocl")  # the same program and bucket seen on the second machine
+    _stored(b, "p2", "rusticl")
+    a.update_campaign("k", 1, {"areas": ["conversions"]}, 1, 5, {"areas": {"conversions": {"next": 7}}})
+    b.update_campaign("k", 1, {"areas": ["conversions"]}, 2, 10, {"areas": {"conversions": {"next": 9}}})
+    b.mark(bucket, "reported", "vendor bug 1234")  # decided later on b
+    a.close(), b.close()
+    c = Corpus(tmp_path / "c.db")
+    first = merge(c, tmp_path / "a.db")
+    second = merge(c, tmp_path / "b.db")
+    assert (first.programs, second.programs) == (1, 1)
+    assert (first.runs, second.runs) == (1, 2)  # b's run of p1 is its own run
+    assert c.db["disagreements"].count == 3 - 1  # p1's row on pocl is one disagreement
+    assert c.bucket(bucket)["status"] == "reported" and c.bucket(bucket)["note"] == "vendor bug 1234"
+    campaign = c.campaign("k")
+    assert campaign["state"]["areas"]["conversions"]["next"] == 9
+    assert campaign["programs"] == 2 and campaign["checks"] == 15
+    again = merge(c, tmp_path / "b.db")
+    assert (again.programs, again.runs, again.disagreements, again.buckets) == (0, 0, 0, 0)
+    assert all(r["run_id"] is not None for r in c.disagreements())
+    c.mark(bucket, "fixed")  # a later decision here is not undone by merging an older copy
+    merge(c, tmp_path / "b.db")
+    assert c.bucket(bucket)["status"] == "fixed"
