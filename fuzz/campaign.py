@@ -27,9 +27,11 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Callable, Iterator
 
+import numpy as np
 from hypothesis import strategies as st
 
 from corpus.coverage import program_cells, coverage
+from corpus.hypothesis_db import CorpusDatabase
 from corpus.store import Corpus
 from fuzz.batching import batch_for
 from fuzz.drivers import Target, Worker
@@ -38,6 +40,7 @@ from fuzz.ir import Program
 from fuzz.pipeline import Lane
 from fuzz.policy import Policy
 from fuzz.scheduler import Budget, Scheduler
+from fuzz.targeted import Search
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
@@ -53,10 +56,6 @@ AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressio
 
 class CampaignError(ValueError):
     """Bad campaign settings (unknown area, no targets): one line saying what to do."""
-
-
-class _Stop(BaseException):
-    """Raised inside the Hypothesis loop to end generation (BaseException: Hypothesis lets it through)."""
 
 
 @dataclass
@@ -125,13 +124,13 @@ def _formats(fp: dict) -> frozenset[tuple[str, str]]:
                      for key in keys if "/" in key and modelled(*key.split("/")))
 
 
-def _produce(draws: dict[str, Draws], plan: "_Plan", corpus: Corpus, name: str, ftz_classes: set,
-             out: queue.Queue, stop: threading.Event) -> None:
+def _produce(draws: dict[str, Draws], searches: dict, plan: "_Plan", corpus: Corpus, name: str,
+             ftz_classes: set, out: queue.Queue, stop: threading.Event) -> None:
     """Draw programs until ``stop`` or until every area has spent its budget (the plan says which
     area, and which index of its stream), store each, pair it with its expectations (computed
     here, off the drivers' critical path, for every flush-to-zero class in use)."""
     try:
-        for area, program in plan.programs(draws):
+        for area, program in plan.programs(draws, searches):
             if stop.is_set():
                 return
             corpus.add_program(program, name)
@@ -211,20 +210,37 @@ class _Plan:
     (an interrupted run) come first, then the scheduler's picks; each finished program tells the
     scheduler whether it found a new disagreement kind or coverage cell (fuzz.scheduler)."""
 
-    def __init__(self, scheduler: Scheduler, unfinished: list[tuple[str, Program]], seen: set) -> None:
+    def __init__(self, scheduler: Scheduler, unfinished: list[tuple[str, Program]], seen: set,
+                 p_targeted: float = 0.0, seed: int = 0) -> None:
         self.scheduler, self.unfinished, self.seen = scheduler, unfinished, seen
         self.cells: dict[str, set] = {a: set() for a in scheduler.areas}
+        self.generated = {key[2:] for key in seen if key[0] == "cell"}  # cells the campaign has drawn
         self.lock = threading.Lock()
+        self.p_targeted = p_targeted
+        self._rng = np.random.default_rng([seed, len(seen)])
 
-    def programs(self, draws: dict[str, Draws]) -> Iterator[tuple[str, Program]]:
+    def novelty(self, program: Program) -> int:
+        """Cells ``program`` uses that the campaign has not drawn yet: the coverage gap it would
+        close (the targeted searches' score, fuzz.targeted)."""
+        with self.lock:
+            return len(program_cells(program).keys() - self.generated)
+
+    def programs(self, draws: dict[str, Draws], searches: dict[str, Search]) -> Iterator[tuple[str, Program]]:
         yield from self.unfinished
         while True:
             with self.lock:
                 area = self.scheduler.pick()
                 if area is None:
                     return
-                index = self.scheduler.take(area)
-            yield area, draws[area][index]
+                searched = area in searches and self._rng.random() < self.p_targeted
+            program = searches[area].next() if searched else None
+            with self.lock:
+                if program is not None:
+                    self.scheduler.searched(area)
+                else:
+                    program = draws[area][self.scheduler.take(area)]
+                self.generated |= program_cells(program).keys()
+            yield area, program
 
     def finished(self, area: str, program: Program, results: dict[str, list[Outcome]]) -> None:
         """``program`` of ``area`` has run everywhere it was sent: ``results`` per target."""
@@ -309,7 +325,9 @@ def run_campaign(
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
     unfinished, seen = _history(corpus, name) if stored else ([], set())
     plan = _Plan(Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed),
-                 unfinished, seen)
+                 unfinished, seen, policy.p_targeted, seed)
+    searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"), plan.novelty, a)
+                for a in areas} if policy.p_targeted > 0 else {}
     done_before = stored["programs"] if stored else 0
     corpus.update_campaign(name, seed, settings_row, done_before, stored["checks"] if stored else 0,
                            plan.scheduler.to_state())
@@ -318,7 +336,7 @@ def run_campaign(
     items: queue.Queue = queue.Queue(maxsize=2)
     stop = threading.Event()
     ftz_classes = {ftz_of(t) for t in targets}
-    producer = threading.Thread(target=_produce, args=(draws, plan, corpus, name, ftz_classes, items, stop),
+    producer = threading.Thread(target=_produce, args=(draws, searches, plan, corpus, name, ftz_classes, items, stop),
                                 daemon=True)
     deadline = time.monotonic() + minutes * 60
     start = time.monotonic()
@@ -367,6 +385,8 @@ def run_campaign(
         stop.set()
         for lane in lanes.values():
             lane.close()
+        for search in searches.values():
+            search.close()
         producer.join(timeout=5)
     return CampaignResult(name, seed, finished.value, time.monotonic() - start, stats, interrupted)
 

@@ -72,6 +72,7 @@ def parse_budgets(text: str, areas: tuple[str, ...]) -> dict[str, Budget]:
 @dataclass
 class AreaState:
     next: int = 0  # the next draw index of the area's stream (fuzz.strategies.draws)
+    searched: int = 0  # programs from the area's targeted search (fuzz.targeted)
     programs: int = 0  # programs finished on every target that took them
     finds: float = 0.0  # decayed count of programs that found something new
     misses: float = 0.0
@@ -103,7 +104,7 @@ class Scheduler:
         """Whether ``area`` has budget left (and this run's targets take its programs)."""
         b, s = self.budgets.get(area, Budget()), self.state[area]
         return (self._untaken[area] < WARMUP
-                and (b.programs is None or s.next < b.programs)
+                and (b.programs is None or s.next + s.searched < b.programs)
                 and (b.seconds is None or s.seconds < b.seconds))
 
     def pick(self) -> str | None:
@@ -124,6 +125,10 @@ class Scheduler:
         s.next += 1
         return s.next - 1
 
+    def searched(self, area: str) -> None:
+        """A program of ``area`` came from its targeted search instead of its draws."""
+        self.state[area].searched += 1
+
     def observe(self, area: str, found: bool, seconds: float) -> None:
         """A program of ``area`` finished: whether it found something new, its driver seconds."""
         s = self.state[area]
@@ -134,8 +139,8 @@ class Scheduler:
 
     def share(self) -> dict[str, float]:
         """Each area's fraction of the programs drawn so far."""
-        total = sum(s.next for s in self.state.values()) or 1
-        return {a: s.next / total for a, s in self.state.items()}
+        total = sum(s.next + s.searched for s in self.state.values()) or 1
+        return {a: (s.next + s.searched) / total for a, s in self.state.items()}
 
     def to_state(self) -> dict:
         return {"areas": {a: asdict(s) for a, s in self.state.items()}}
