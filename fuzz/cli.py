@@ -93,8 +93,10 @@ def drivers(as_json: bool) -> None:
                    "(default: a quarter of --minutes; 0: no triage).")
 @click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
               help="Reduce the confirmed new buckets during triage (else only confirm them).")
+@click.option("--cluster", help="Dask scheduler address (tcp://HOST:8786): every worker fuzzes its own drivers "
+                                "(its CLFUZZ_DRIVERS) into this corpus; no triage (fuzz.distributed).")
 def run(minutes, corpus_path, drivers, areas, budget, seed, name, statements, global_size, timeout, max_programs,
-        summary_path, triage_minutes, do_reduce) -> None:
+        summary_path, triage_minutes, do_reduce, cluster) -> None:
     """Run (or resume) a differential campaign on the local OpenCL drivers.
 
     A campaign's settings and state live in the corpus: running the same --name (default
@@ -129,6 +131,29 @@ def run(minutes, corpus_path, drivers, areas, budget, seed, name, statements, gl
             budgets = parse_budgets(budget or "", area_names)
         except BudgetError as e:
             raise _fail(e) from None
+    if cluster:  # every node fuzzes its own drivers, into this corpus (fuzz.distributed)
+        from fuzz.distributed import ClusterError, run_distributed, summary_markdown
+
+        if drivers:
+            raise _fail(ValueError("--drivers does not apply with --cluster: each worker's CLFUZZ_DRIVERS does"))
+
+        def on_slice(e):
+            click.echo(f"{e.node}: slice failed ({e.error}); {'trying again' if e.retry else 'left out'}" if e.error
+                       else f"{e.node}: slice {e.slice}, {e.programs} programs, {e.judged:,} lanes in "
+                            f"{e.seconds:.0f} s, merged in {e.merge_s:.2f} s")
+        try:
+            result = run_distributed(corpus, cluster, minutes=minutes, seed=seed, areas=area_names, policy=policy,
+                                     budgets=budgets, name=name, timeout_s=timeout, on_slice=on_slice)
+        except (CampaignError, ClusterError) as e:
+            raise _fail(e) from None
+        out = Path(summary_path or f"{corpus_path}.summary.md")
+        out.write_text(summary_markdown(corpus, result.name))
+        for node, n in result.nodes.items():
+            click.echo(f"{node} ({', '.join(n.targets)}): {n.slices} slices, {n.programs} programs, "
+                       f"{n.judged:,} lanes, {n.mismatches:,} mismatching, {len(n.errors)} failed slices")
+        click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
+                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
+        return
     targets = _targets(drivers)
     live = Live(console=console, refresh_per_second=2) if console.is_terminal else None
     last_line = [0.0]

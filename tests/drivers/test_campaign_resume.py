@@ -48,3 +48,17 @@ def test_a_campaign_resumes_where_it_stopped(tmp_path):
 
     with pytest.raises(CampaignError, match="other settings"):
         run_campaign(corpus, [pocl], minutes=1, max_programs=1, **{**kw, "seed": 4})
+
+
+def test_a_targeted_share_comes_from_hypothesis_search_whose_state_is_in_the_corpus(tmp_path):
+    from dataclasses import replace
+
+    pocl = target_named("pocl")
+    corpus = Corpus(tmp_path / "c.db")
+    result = run_campaign(corpus, [pocl], minutes=5, max_programs=8, seed=1, areas=("conversions",),
+                          policy=replace(SMALL, p_targeted=1.0), name="aimed")
+    assert result.programs == 8
+    state = corpus.campaign("aimed")["state"]["areas"]["conversions"]
+    assert state["searched"] >= 6 and state["next"] <= 2  # (a draw only when the search is not ready)
+    keys = {r["key"] for r in corpus.query("select key from hypothesis")}
+    assert keys and all(k.startswith(b"aimed/conversions/") for k in keys)  # the Pareto front, per campaign and area
