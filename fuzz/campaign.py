@@ -215,6 +215,7 @@ class _Plan:
         self.scheduler, self.unfinished, self.seen = scheduler, unfinished, seen
         self.cells: dict[str, set] = {a: set() for a in scheduler.areas}
         self.generated = {key[2:] for key in seen if key[0] == "cell"}  # cells the campaign has drawn
+        self.pending: set[str] = set()  # handed out, not yet finished everywhere: run first on resume
         self.lock = threading.Lock()
         self.p_targeted = p_targeted
         self._rng = np.random.default_rng([seed, len(seen)])
@@ -226,7 +227,10 @@ class _Plan:
             return len(program_cells(program).keys() - self.generated)
 
     def programs(self, draws: dict[str, Draws], searches: dict[str, Search]) -> Iterator[tuple[str, Program]]:
-        yield from self.unfinished
+        for area, program in self.unfinished:
+            with self.lock:
+                self.pending.add(program.id)
+            yield area, program
         while True:
             with self.lock:
                 area = self.scheduler.pick()
@@ -240,6 +244,7 @@ class _Plan:
                 else:
                     program = draws[area][self.scheduler.take(area)]
                 self.generated |= program_cells(program).keys()
+                self.pending.add(program.id)
             yield area, program
 
     def finished(self, area: str, program: Program, results: dict[str, list[Outcome]]) -> None:
@@ -248,6 +253,7 @@ class _Plan:
         found = False
         seconds = 0.0
         with self.lock:
+            self.pending.discard(program.id)
             for target, outcomes in results.items():
                 seconds += sum(o.driver_s for o in outcomes)
                 keys = {("row", target, r["kind"], r["operation"], r["src_type"], r["dst_type"], r.get("input_class"))
@@ -260,11 +266,17 @@ class _Plan:
             if area in self.scheduler.state:
                 self.scheduler.observe(area, found, seconds / max(len(results), 1))
 
-    def untaken(self, area: str) -> None:
-        """No target took a program of ``area``."""
+    def untaken(self, area: str, program: Program) -> None:
+        """No target took ``program`` of ``area``."""
         with self.lock:
+            self.pending.discard(program.id)
             if area in self.scheduler.state:
                 self.scheduler.untaken(area)
+
+    def state(self) -> dict:
+        """What the corpus keeps to resume: the scheduler's state and the programs in flight."""
+        with self.lock:
+            return {**self.scheduler.to_state(), "pending": sorted(self.pending)}
 
     def view(self) -> dict[str, AreaView]:
         with self.lock:
@@ -274,12 +286,14 @@ class _Plan:
                     for a, s in self.scheduler.state.items()}
 
 
-def _history(corpus: Corpus, name: str) -> tuple[list[tuple[str, Program]], set]:
-    """A resumed campaign's programs that never ran, and what it had already found (disagreement
-    kinds and covered cells, per target: _Plan.finished's keys)."""
+def _history(corpus: Corpus, name: str, state: dict) -> tuple[list[tuple[str, Program]], set]:
+    """A resumed campaign's programs that were handed out but never finished (an interrupted run;
+    ``pending`` in its state), and what it had already found (disagreement kinds and covered cells,
+    per target: _Plan.finished's keys)."""
+    pending = state.get("pending", [])
     unfinished = [(r["area"], Program.from_json(r["json"])) for r in corpus.query(
-        """select area, json from programs p where campaign = ?
-           and not exists (select 1 from runs r where r.program_id = p.id) order by created""", [name])]
+        f"select area, json from programs where id in ({','.join('?' * len(pending))}) order by created",
+        pending)] if pending else []
     seen = {("row", r["target"], r["kind"], r["operation"], r["src_type"], r["dst_type"], r["input_class"])
             for r in corpus.query("""select distinct target, kind, operation, src_type, dst_type, input_class
                                      from disagreements where campaign = ?""", [name])}
@@ -323,14 +337,14 @@ def run_campaign(
     for t in targets:
         corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
-    unfinished, seen = _history(corpus, name) if stored else ([], set())
+    unfinished, seen = _history(corpus, name, stored["state"]) if stored else ([], set())
     plan = _Plan(Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed),
                  unfinished, seen, policy.p_targeted, seed)
     searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"), plan.novelty, a)
                 for a in areas} if policy.p_targeted > 0 else {}
     done_before = stored["programs"] if stored else 0
     corpus.update_campaign(name, seed, settings_row, done_before, stored["checks"] if stored else 0,
-                           plan.scheduler.to_state())
+                           plan.state())
 
     stats = {t.name: TargetStats() for t in targets}
     items: queue.Queue = queue.Queue(maxsize=2)
@@ -349,11 +363,12 @@ def run_campaign(
                           _recorder(stats[t.name], start)) for t in targets}
     buckets = _BucketWatch(corpus, started_at)
 
-    def report() -> None:
-        with plan.lock:
-            state = plan.scheduler.to_state()
+    def save() -> None:
         checks = (stored["checks"] if stored else 0) + sum(s.judged for s in stats.values())
-        corpus.update_campaign(name, seed, settings_row, done_before + finished.value, checks, state)
+        corpus.update_campaign(name, seed, settings_row, done_before + finished.value, checks, plan.state())
+
+    def report() -> None:
+        save()
         if on_progress:
             recent, count = buckets.poll()
             on_progress(Progress(finished.value, time.monotonic() - start, stats, plan.view(), recent, count))
@@ -369,7 +384,7 @@ def run_campaign(
             area, program, exp = item
             chosen = [t.name for t in targets if supports(t, program)]
             if not chosen:
-                plan.untaken(area)
+                plan.untaken(area, program)
             done = finished.after(chosen, partial(plan.finished, area, program))
             for t in chosen:
                 lanes[t].submit(program, exp, partial(_finish, stats[t], t, done))
@@ -388,6 +403,7 @@ def run_campaign(
         for search in searches.values():
             search.close()
         producer.join(timeout=5)
+        save()  # what is still pending after the stop runs first on resume
     return CampaignResult(name, seed, finished.value, time.monotonic() - start, stats, interrupted)
 
 

@@ -45,7 +45,7 @@ from typing import Any, Callable
 from hypothesis.errors import HypothesisDeprecationWarning
 
 from corpus.merge import Merged, merge
-from corpus.store import Corpus
+from corpus.store import Corpus, CorpusError
 from fuzz.campaign import AREAS, CampaignError, Settings
 from fuzz.policy import Policy
 from fuzz.scheduler import Budget
@@ -65,6 +65,10 @@ POLL_S = 2.0
 CARRY = 32
 """At most this many programs drawn but not run by a slice go with the node's next slice (a slice
 leaves two or three: the producer's queue; the first slice of a run gets none)."""
+
+PROTOCOL = 1
+"""What a slice takes and returns (SliceSpec, run_slice's dict): a node that answers another is
+running another clfuzz (a Dask worker runs its own installed copy of this module)."""
 
 
 class ClusterError(RuntimeError):
@@ -95,6 +99,7 @@ class SliceSpec:
     row: dict | None = None  # the node campaign's row of the one corpus (Corpus.campaign), None at first
     unrun: tuple[str, ...] = ()  # JSON of programs the last slice drew but did not run
     examples: tuple[tuple[bytes, bytes], ...] = ()  # its targeted searches' database (corpus.hypothesis_db)
+    protocol: int = PROTOCOL
 
 
 def run_slice(spec: SliceSpec) -> dict[str, Any]:
@@ -106,6 +111,9 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
     from fuzz.ir import Program
 
     start = time.monotonic()
+    if spec.protocol != PROTOCOL:
+        raise ClusterError(f"node {spec.node} runs another clfuzz (slice protocol {PROTOCOL}, the client's "
+                           f"{spec.protocol}): install the same clfuzz on the client and every node")
     # Hypothesis notices the global `random` state changing during a draw; on a Dask worker other
     # threads use it (draws come from their own bytes, fuzz.strategies.draws: nothing to fix)
     warnings.filterwarnings("ignore", message="Do not use the `random` module", category=HypothesisDeprecationWarning)
@@ -130,17 +138,18 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
             result = run_campaign(corpus, targets, minutes=spec.minutes, seed=spec.seed, areas=spec.areas,
                                   policy=spec.policy, budgets=spec.budgets, name=spec.campaign,
                                   timeout_s=spec.timeout_s)
-            state = corpus.campaign(spec.campaign)["state"]
+            row = corpus.campaign(spec.campaign)
             unrun = [t for t in _not_handed_over(corpus, spec.campaign)
                      if any(supports(x, Program.from_json(t)) for x in targets)][-CARRY:]
             corpus.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             corpus.close()
         data = zlib.compress(path.read_bytes(), 6)
-    return {"node": spec.node, "campaign": spec.campaign, "db": data, "targets": [t.name for t in targets],
+    return {"protocol": PROTOCOL, "node": spec.node, "campaign": spec.campaign, "db": data, "targets": [t.name for t in targets],
             "programs": result.programs, "judged": sum(s.judged for s in result.targets.values()),
             "mismatches": sum(s.mismatches for s in result.targets.values()),
-            "seconds": time.monotonic() - start, "state": state, "unrun": unrun,
+            "seconds": time.monotonic() - start, "unrun": unrun,
+            "row": {k: row[k] for k in ("programs", "checks", "state")},
             # it stopped before its time: every area's budget is spent, or no target takes any program
             "exhausted": result.wall_s < spec.minutes * 60 - 1 and not result.interrupted}
 
@@ -249,7 +258,8 @@ def _workers(client) -> dict[str, str]:
     out: dict[str, str] = {}
     for addr, w in sorted(info.get("workers", {}).items()):
         name = w.get("name")
-        label = str(name) if name not in (None, "", addr) else (w.get("host") or addr.split("://")[-1].rsplit(":", 1)[0])
+        host = w.get("host") or addr.split("://")[-1].rsplit(":", 1)[0]
+        label = str(name) if name not in (None, "", addr) else host
         label = label.replace("@", "_")
         unique, n = label, 1
         while unique in out:
@@ -275,24 +285,24 @@ def _parent(corpus: Corpus, name: str, settings: Settings) -> dict:
     return row
 
 
-def _examples(corpus: Corpus, campaign: str, db=None) -> tuple[tuple[bytes, bytes], ...]:
-    """The hypothesis rows of a node campaign's targeted searches (keys ``NAME@NODE/AREA/...``)."""
+def _examples(corpus: Corpus | Path, campaign: str) -> tuple[tuple[bytes, bytes], ...]:
+    """The hypothesis rows of a node campaign's targeted searches (keys ``NAME@NODE/AREA/...``), in
+    a corpus or the corpus file at a path."""
     prefix = f"{campaign}/".encode()
-    sql = "select key, value from hypothesis where substr(key, 1, ?) = ?"
-    rows = db.execute(sql, [len(prefix), prefix]).fetchall() if db else \
-        [(r["key"], r["value"]) for r in corpus.query(sql, [len(prefix), prefix])]
-    return tuple((bytes(k), bytes(v)) for k, v in rows)
+    sql, params = "select key, value from hypothesis where substr(key, 1, ?) = ?", [len(prefix), prefix]
+    if isinstance(corpus, Corpus):
+        return tuple((bytes(r["key"]), bytes(r["value"])) for r in corpus.query(sql, params))
+    db = sqlite3.connect(corpus)
+    try:
+        return tuple((bytes(k), bytes(v)) for k, v in db.execute(sql, params))
+    finally:
+        db.close()
 
 
 def _replace_examples(corpus: Corpus, campaign: str, path: Path) -> None:
     """After merging a slice: its searches' database is the node campaign's (Hypothesis also
     deletes examples, which a merge, a union, would keep)."""
-    db = sqlite3.connect(path)
-    try:
-        theirs = set(_examples(corpus, campaign, db))
-    finally:
-        db.close()
-    for key, value in set(_examples(corpus, campaign)) - theirs:
+    for key, value in set(_examples(corpus, campaign)) - set(_examples(path, campaign)):
         corpus.delete_example(key, value)
 
 
@@ -372,11 +382,10 @@ def _loop(corpus: Corpus, client, name: str, settings: Settings, parent: dict, m
             t = time.monotonic()
             counts = merge(corpus, path)
             _replace_examples(corpus, res["campaign"], path)
-        campaign = res["campaign"]
-        row = corpus.campaign(campaign)
-        # the slice's state is this node campaign's latest (one slice per node at a time); the merge
-        # keeps a whole area's state only where it drew further (corpus.merge)
-        corpus.update_campaign(campaign, row["seed"], row["settings"], row["programs"], row["checks"], res["state"])
+        # the slice's row is the node campaign's latest (one slice per node at a time); the merge keeps
+        # a whole area's state only where it drew further, and counts parts of programs as programs
+        new = res["row"]
+        corpus.update_campaign(res["campaign"], 0, {}, new["programs"], new["checks"], new["state"])  # row merged
         total = corpus.query("select coalesce(sum(programs), 0) as p, coalesce(sum(checks), 0) as c from campaigns "
                              "where substr(name, 1, ?) = ?", [len(name) + 1, f"{name}@"])[0]
         corpus.update_campaign(name, settings.seed, parent, total["p"], total["c"])
@@ -408,13 +417,23 @@ def _loop(corpus: Corpus, client, name: str, settings: Settings, parent: dict, m
             if not pending:
                 break
             try:
-                wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
+                with client.as_current():  # wait() asks for the current client
+                    wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:  # distributed.wait raises it when nothing finished in time
                 pass
             for future in [f for f in pending if f.done()]:
                 node, _, _ = pending.pop(future)
                 if future.status == "finished":
-                    merged(node, future.result())
+                    res = future.result()
+                    if not isinstance(res, dict) or res.get("protocol") != PROTOCOL:
+                        fail(node, f"the node runs another clfuzz (slice protocol "
+                                   f"{res.get('protocol') if isinstance(res, dict) else '?'}, this one {PROTOCOL}): "
+                                   "install the same clfuzz on the client and every node")
+                    else:
+                        try:
+                            merged(node, res)
+                        except (CorpusError, zlib.error) as e:  # a damaged slice; the merge is one transaction
+                            fail(node, f"slice not merged: {e}")
                 else:
                     try:
                         error = repr(future.exception(timeout=1))
@@ -430,9 +449,10 @@ def _loop(corpus: Corpus, client, name: str, settings: Settings, parent: dict, m
                     pending.pop(future)
                     future.cancel()
                     fail(node, f"worker {address} left the cluster" if address not in addresses
-                         else f"the slice did not return {give_up - now + OVERDUE_S:.0f} s after its time")
+                         else f"the slice did not return {OVERDUE_S + 2 * timeout_s:.0f} s after its time")
     except KeyboardInterrupt:
         interrupted = True
+    finally:  # a slice already running on a node runs to its end (a task's thread cannot be stopped)
         for future in pending:
             future.cancel()
     return DistributedResult(name, settings.seed, time.monotonic() - start, nodes, interrupted)
@@ -448,6 +468,6 @@ def summary_markdown(corpus: Corpus, name: str) -> str:
     for row in rows:
         text = markdown(summarize(corpus, row["name"]))
         body = text.split("\n", 1)[1] if "\n" in text else ""
-        parts += [f"## node {row['name'].split('@', 1)[1]} (campaign {row['name']})",
+        parts += [f"## node {row['name'][len(name) + 1:]} (campaign {row['name']})",
                   body.replace("\n## ", "\n### ")]
     return "\n".join(parts)

@@ -322,7 +322,7 @@ def throughput_figure(data: dict[str, Any], targets: list[dict[str, Any]],
     unit, scale = _unit(span)
     width = data["width"]
     fig = make_subplots(rows=1, cols=2, column_widths=[0.66, 0.34], horizontal_spacing=0.14, subplot_titles=(
-        f"judged lanes per second ({width / scale:g}-{unit} bins)", "judged lanes per driver-second"))
+        f"judged lanes per second ({width:g}-s bins)", "judged lanes per driver-second"))
     centers = (data["x"] + width / 2) / scale
     for target, rate in data["rate"].items():
         s = styles.get(target, {"color": "gray", "dash": "solid"})
