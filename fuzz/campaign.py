@@ -175,6 +175,23 @@ class Settings:
                    {a: Budget(**b) for a, b in row.get("budgets", {}).items()})
 
 
+def check_areas(areas: tuple[str, ...]) -> None:
+    """A CampaignError naming the first unknown area, if any."""
+    unknown = [a for a in areas if a not in AREAS]
+    if unknown:
+        raise CampaignError(f"unknown area {unknown[0]!r}; available areas: {', '.join(AREAS)}")
+
+
+def check_resumable(corpus: Corpus, stored: dict, settings: Settings) -> None:
+    """A CampaignError unless the stored campaign row ``stored`` has ``settings`` (resuming
+    never mixes settings)."""
+    if Settings.from_row(stored["seed"], stored["settings"]).to_row() != settings.to_row():
+        raise CampaignError(f"campaign {stored['name']!r} is in {corpus.path} with other settings (seed "
+                            f"{stored['seed']}, areas {','.join(stored['settings'].get('areas', []))}); run it "
+                            "again without --seed/--areas/--statements/--global-size/--budget to resume it, "
+                            "or pick another --name")
+
+
 def stored_settings(corpus: Corpus, name: str) -> Settings | None:
     """The settings of the campaign ``name`` if the corpus holds it (to resume it), else None."""
     row = corpus.campaign(name)
@@ -318,18 +335,14 @@ def run_campaign(
 ) -> CampaignResult:
     """Run the campaign ``name`` for ``minutes`` (or ``max_programs``, or until every area's
     budget is spent); a campaign the corpus already holds resumes (module docstring)."""
-    unknown = [a for a in areas if a not in AREAS]
-    if unknown:
-        raise CampaignError(f"unknown area {unknown[0]!r}; available areas: {', '.join(AREAS)}")
+    check_areas(areas)
     if not targets:
         raise CampaignError("no OpenCL target selected: `clfuzz drivers` lists what was found")
     name = name or f"campaign-{seed}"
     settings = Settings(seed, tuple(areas), policy, dict(budgets or {}))
     stored = corpus.campaign(name)
-    if stored and Settings.from_row(stored["seed"], stored["settings"]).to_row() != settings.to_row():
-        raise CampaignError(f"campaign {name!r} is in {corpus.path} with other settings (seed {stored['seed']}, "
-                            f"areas {','.join(stored['settings'].get('areas', []))}); run it again without "
-                            "--seed/--areas/--statements/--global-size/--budget to resume it, or pick another --name")
+    if stored:
+        check_resumable(corpus, stored, settings)
     caps = capabilities(targets)
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))

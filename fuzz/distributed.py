@@ -31,7 +31,6 @@ the program and check counts summed over its nodes.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sqlite3
 import tempfile
@@ -46,7 +45,7 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from corpus.merge import Merged, merge
 from corpus.store import Corpus, CorpusError
-from fuzz.campaign import AREAS, CampaignError, Settings
+from fuzz.campaign import AREAS, CampaignError, Settings, check_areas, check_resumable
 from fuzz.policy import Policy
 from fuzz.scheduler import Budget
 
@@ -63,8 +62,9 @@ POLL_S = 2.0
 """How often the client looks at the cluster's workers (joined, lost) while it waits."""
 
 CARRY = 32
-"""At most this many programs drawn but not run by a slice go with the node's next slice (a slice
-leaves two or three: the producer's queue; the first slice of a run gets none)."""
+"""At most this many programs a slice drew but did not finish (its campaign state's ``pending``)
+go with the node's next slice (a slice leaves two or three: the producer's queue and the lanes'
+programs in flight; the first slice of a run gets none)."""
 
 PROTOCOL = 1
 """What a slice takes and returns (SliceSpec, run_slice's dict): a node that answers another is
@@ -139,8 +139,9 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
                                   policy=spec.policy, budgets=spec.budgets, name=spec.campaign,
                                   timeout_s=spec.timeout_s)
             row = corpus.campaign(spec.campaign)
-            unrun = [t for t in _not_handed_over(corpus, spec.campaign)
-                     if any(supports(x, Program.from_json(t)) for x in targets)][-CARRY:]
+            pending = set(row["state"].get("pending", []))  # drawn, not finished: fuzz.campaign._Plan
+            unrun = [r["json"] for r in corpus.query("select id, json from programs where campaign = ? order by rowid",
+                                                     [spec.campaign]) if r["id"] in pending][-CARRY:]
             corpus.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             corpus.close()
@@ -152,30 +153,6 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
             "row": {k: row[k] for k in ("programs", "checks", "state")},
             # it stopped before its time: every area's budget is spent, or no target takes any program
             "exhausted": result.wall_s < spec.minutes * 60 - 1 and not result.interrupted}
-
-
-def _not_handed_over(corpus: Corpus, campaign: str) -> list[str]:
-    """The programs of a slice that never reached a target: stored without a run of their own
-    or of a part of them (a target takes parts: its statements, its batch, halves that isolate a
-    failure; fuzz.execute), so drawn at the end of the slice, or taken by no target. Oldest first."""
-    ids: dict[str, int] = {}
-
-    def body(text: str) -> frozenset[int]:
-        return frozenset(ids.setdefault(json.dumps(s, sort_keys=True), len(ids)) for s in json.loads(text)["body"])
-
-    rows = corpus.query("""select rowid as n, json, exists(select 1 from runs r where r.program_id = p.id) as ran
-                           from programs p where campaign = ? order by rowid""", [campaign])
-    unrun = {r["n"]: (r["json"], body(r["json"])) for r in rows if not r["ran"]}
-    containing: dict[int, list[int]] = {}
-    for n, (_, statements) in unrun.items():
-        for s in statements:
-            containing.setdefault(s, []).append(n)
-    handed = set()
-    for r in rows:
-        if r["ran"] and unrun:
-            part = body(r["json"])  # a part is stored after its program
-            handed |= {n for n in containing.get(min(part, default=-1), ()) if n < r["n"] and part <= unrun[n][1]}
-    return [text for n, (text, _) in unrun.items() if n not in handed]
 
 
 @dataclass
@@ -278,10 +255,7 @@ def _parent(corpus: Corpus, name: str, settings: Settings) -> dict:
         return row
     if not stored["settings"].get("distributed"):
         raise CampaignError(f"campaign {name!r} in {corpus.path} is a local campaign; pick another --name")
-    if Settings.from_row(stored["seed"], stored["settings"]).to_row() != settings.to_row():
-        raise CampaignError(f"campaign {name!r} is in {corpus.path} with other settings (seed {stored['seed']}, "
-                            f"areas {','.join(stored['settings'].get('areas', []))}); run it again without "
-                            "--seed/--areas/--statements/--global-size/--budget to resume it, or pick another --name")
+    check_resumable(corpus, stored, settings)
     return row
 
 
@@ -323,9 +297,7 @@ def run_distributed(
     """Run the distributed campaign ``name`` on every worker of the Dask cluster at
     ``address_or_client`` (an address such as ``tcp://10.0.0.5:8786``, or a ``distributed.Client``)
     for ``minutes``, merging into ``corpus`` (module docstring). Resumes a campaign the corpus holds."""
-    unknown = [a for a in areas if a not in AREAS]
-    if unknown:
-        raise CampaignError(f"unknown area {unknown[0]!r}; available areas: {', '.join(AREAS)}")
+    check_areas(areas)
     name = name or f"campaign-{seed}"
     budgets = dict(budgets or {})
     settings = Settings(seed, tuple(areas), policy, budgets)

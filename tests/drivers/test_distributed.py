@@ -16,7 +16,7 @@ from corpus.merge import Merged
 from corpus.store import Corpus
 from fuzz.campaign import CampaignError, Settings
 from fuzz.cli import cli
-from fuzz.distributed import (_examples, _not_handed_over, _parent, _replace_examples, node_campaign, node_seed,
+from fuzz.distributed import (_examples, _parent, _replace_examples, node_campaign, node_seed,
                                run_distributed, summary_markdown)
 from fuzz.policy import Policy
 from tests.drivers.conftest import skip_without_icd, target_named
@@ -29,24 +29,6 @@ def test_node_seeds_are_stable_and_differ_per_node():
     assert node_seed(7, "gpu-a") == zlib.crc32(b"7@gpu-a") == node_seed(7, "gpu-a")
     assert len({node_seed(7, n) for n in NODES} | {node_seed(8, n) for n in NODES}) == 6
     assert node_campaign("nightly", "gpu-a") == "nightly@gpu-a"
-
-
-def test_programs_handed_to_a_target_in_parts_are_not_carried_over(memory_corpus):
-    from fuzz.ir import restrict
-    from fuzz.strategies.conversions import Caps, conversion_programs
-    from fuzz.strategies.draws import sample
-
-    whole, parted, left = sample(conversion_programs(Caps(), SMALL), 3, seed=1)
-    run = {"fingerprint_id": "f", "path": "opencl-c", "status": "ok", "checks": 0, "judged": 0, "mismatches": 0,
-           "campaign": "n@a", "target": "rusticl"}
-    for p in (whole, parted, left):
-        memory_corpus.add_program(p, "n@a")
-    memory_corpus.add_run({**run, "program_id": whole.id}, [])
-    for half in ([0, 1], [2, 3]):  # a target that builds two statements at a time
-        piece = restrict(parted, half)
-        memory_corpus.add_program(piece, "n@a")
-        memory_corpus.add_run({**run, "program_id": piece.id}, [])
-    assert _not_handed_over(memory_corpus, "n@a") == [left.to_json()]
 
 
 def test_a_slice_brings_its_searches_examples_back(tmp_path):
