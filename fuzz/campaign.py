@@ -35,7 +35,7 @@ from corpus.hypothesis_db import CorpusDatabase
 from corpus.store import Corpus
 from fuzz.batching import batch_for
 from fuzz.drivers import Target, Worker
-from fuzz.execute import Expectations, Outcome, ftz_of, supports
+from fuzz.execute import Expectations, Outcome, ftz_of, has, supports
 from fuzz.ir import Program
 from fuzz.pipeline import Lane
 from fuzz.policy import Policy
@@ -48,9 +48,11 @@ from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.images import image_programs
 from fuzz.images import DIMS, modelled
 from fuzz.strategies.expressions import expression_programs
+from fuzz.strategies.maths import math_programs
+from fuzz.maths import CR_DIVIDE_SQRT
 
 AREAS = {"conversions": conversion_programs, "spirv": spirv_programs, "expressions": expression_programs,
-         "atomics": atomic_programs, "images": image_programs}
+         "atomics": atomic_programs, "images": image_programs, "math": math_programs}
 """What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 
@@ -115,6 +117,7 @@ def capabilities(targets: list[Target]) -> Caps:
         int64=all(fp.get("int64", True) for fp in fps),
         atomics=frozenset(k for k in ATOMIC_CAPABILITIES if any(fp.get(k) for fp in fps)),
         images=tuple(sorted({f for f in (_formats(fp) for fp in fps if fp.get("image_support")) if f}, key=sorted)),
+        cr_divide_sqrt=any(has(fp, CR_DIVIDE_SQRT) for fp in fps),
     )
 
 

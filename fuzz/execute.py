@@ -19,6 +19,7 @@ from corpus.store import Corpus
 from fuzz.drivers import BufferArg, Job, Result, Target, Worker
 from fuzz.drivers.protocol import ImageArg, SamplerArg
 from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, ORDERS, format_key
+from fuzz.maths import CR_DIVIDE_SQRT
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, ROUTES, RouteFailure, binary
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
@@ -81,14 +82,28 @@ def ftz_of(target: Target) -> frozenset[str]:
 
 
 def ftz_for(fp: dict) -> frozenset[str]:
-    """Floating types whose denormals a device may flush: its FP config lacks CL_FP_DENORM
-    (OpenCL C 3.0 §7.2; the flush-to-zero results of §7.5.3 are then allowed)."""
+    """The device's float environment (oracles.maths): the floating types whose denormals it may
+    flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2; the flush-to-zero results of
+    §7.5.3 are then allowed), ``embedded`` for an EMBEDDED_PROFILE device (Tables 66, 69) and
+    ``cl2`` where it supports OpenCL C 2.0 or newer (Table 67 applies only there)."""
     out = set()
     for name, key, present in (("half", "half_fp_config", fp.get("fp16")), ("float", "single_fp_config", True),
                                ("double", "double_fp_config", fp.get("fp64"))):
         if present and not (fp.get(key) or {}).get("denorm", False):
             out.add(name)
+    if "EMBEDDED" in str(fp.get("profile", "")):
+        out.add("embedded")
+    if fp.get("cl3.0"):
+        out.add("cl2")
     return frozenset(out)
+
+
+def has(fp: dict, capability: str) -> bool:
+    """Whether a device's fingerprint has a capability a program requires (a fingerprint key,
+    or float's CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for -cl-fp32-correctly-rounded-divide-sqrt)."""
+    if capability == CR_DIVIDE_SQRT:
+        return bool((fp.get("single_fp_config") or {}).get("correctly_rounded_divide_sqrt", False))
+    return bool(fp.get(capability, False))
 
 
 def runnable(target: Target, program: Program) -> Program | None:
@@ -99,7 +114,7 @@ def runnable(target: Target, program: Program) -> Program | None:
     ``image_formats``), or no statement is left."""
     fp = target.fingerprint
     blocked = ROUTES[target.family].unsupported if target.path == PATH_SPIRV else frozenset()
-    if program.requires & blocked or not all(bool(fp.get(cap, False)) for cap in program.requires):
+    if program.requires & blocked or not all(has(fp, cap) for cap in program.requires):
         return None
     if not all(format_key(i.order, i.channel) in fp.get("image_formats", {}).get(i.dim, ()) for i in program.images):
         return None

@@ -38,6 +38,7 @@ import numpy as np
 
 from fuzz.images import (ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, SAMPLER_SCOPES,
                          modelled, read_form, read_function)
+from fuzz.maths import FUNCTIONS
 from fuzz.types import Type
 
 
@@ -288,7 +289,7 @@ def buffers_of(stmt: "Store") -> set[str]:
         if isinstance(n, Load):
             out.add(n.buffer)
         elif isinstance(n, Op):
-            out.update(n.attr(k) for k in ("location", "image", "sampler") if n.attr(k))
+            out.update(n.attr(k) for k in ("location", "image", "sampler", "out") if n.attr(k))
     return out
 
 
@@ -444,6 +445,8 @@ def validate(program: Program) -> None:
                 _validate_location(node, program)
             if isinstance(node, Op) and node.op == "read_image":
                 _validate_read(node, program)
+            if isinstance(node, Op) and node.attr("out") is not None:
+                _validate_out(node, s, program)
     normalized: dict[str, bool] = {}
     for s in program.body:
         for node in walk(s.value):
@@ -500,6 +503,22 @@ def _validate_read(op: Op, program: Program) -> None:
                              "CLAMP_TO_EDGE, CLAMP or NONE (§6.15.15.2)")
     if s.filter == "linear" and read_function(op.type.c_name) not in ("f", "h"):
         raise InvalidProgram(f"{what}: LINEAR filtering is undefined for read_imagei/ui")
+
+
+def _validate_out(op: Op, stmt: Store, program: Program) -> None:
+    """A math built-in's out-parameter (fuzz.maths) is written to an output buffer of its pointee
+    type that no other statement writes, and only by a statement's root operation."""
+    f = FUNCTIONS.get(op.op)
+    name = op.attr("out")
+    if f is None or not f.out or stmt.value is not op:
+        raise InvalidProgram(f"{op.op}: only a statement's root math built-in with an out-parameter has 'out'")
+    b = program.buffer(name)
+    want = f.operand_type(f.out, op.args[0].type)
+    if b.role != "out" or b.type != want or name == stmt.buffer or any(
+            s.buffer == name or (isinstance(s.value, Op) and s.value.attr("out") == name and s is not stmt)
+            for s in program.body):
+        raise InvalidProgram(f"{op.op}: out-parameter buffer {name!r} must be an output of type {want.c_name} "
+                             "written by this statement only")
 
 
 def _validate_shared(b: Buffer, program: Program) -> None:

@@ -23,6 +23,7 @@ from typing import Callable, Generic, TypeVar
 
 from fuzz.images import read_function
 from fuzz.ir import Expr, Op, Program, walk
+from fuzz.maths import FUNCTIONS
 from fuzz.types import Type
 
 H = TypeVar("H", bound=Callable)
@@ -276,6 +277,12 @@ OPS: dict[str, OpSpec] = {
         OpSpec("read_image", "images", 1, "OpenCL C 3.0 §6.15.15.2-6, chapter 8",
                "read_imagef/i/ui/h of an image (attribute image) through a sampler (attribute "
                "sampler) or without one, at a coordinate from an input buffer", variant=_read_variant),
+        # floating-point arithmetic and the math, common and geometric built-ins (area "math",
+        # DIGEST §5): declared with their bounds in fuzz.maths; an out-parameter's result goes to
+        # the output buffer the attribute ``out`` names (statement roots only)
+        *(OpSpec(f.name, "math", len([p for p in f.params if p not in "GI"]), f.section,
+                 f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float")
+          for f in FUNCTIONS.values()),
     )
 }
 
@@ -321,6 +328,8 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return "vstoren"
     if op_name == "ternary":
         return "operator?:"
+    if op_name == "fdiv":
+        return "operator/"
     if op_name.startswith("atomic_"):
         return atomic_function(op_name, attrs)
     if op_name == "read_image":

@@ -67,6 +67,12 @@ class Policy:
     image_global_size: int = 256  # work-items (each reads at its own coordinates)
     image_count: int = 3  # images per program at most
     image_samplers: int = 6  # samplers per program at most (CL_DEVICE_MAX_SAMPLERS >= 16)
+    # floating-point arithmetic and math built-ins (area "math")
+    math_statements: int = 16  # operations per work-item
+    math_global_size: int = 256  # work-items (each reads its own operands)
+    p_build_options: float = 0.3  # a program built with some of fuzz.maths.OPTIONS
+    p_each_option: float = 0.35  # each option, in such a program
+    p_targeted_error: float = 0.25  # a math program from the search steered toward larger observed error
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has

@@ -5,9 +5,11 @@ reference here (``REFERENCES``) that maps the expectations of its operands to th
 its result, lane by lane over all work-items at once. Lanes are laid out work-item major:
 element ``i`` lane ``j`` is position ``i * width + j``.
 
-``ftz`` is the set of floating-point type names whose denormals the device may flush (its FP
-config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2, or the program is built with
-``-cl-denorms-are-zero``); it widens the allowed results as §7.5.3 says.
+``ftz`` is the float environment: the set of floating-point type names whose denormals the
+device may flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2), with the device's and the
+program's flags (:mod:`oracles.maths`: the profile, the OpenCL C version, what the build options
+allow, :func:`fuzz.maths.option_flags`); it widens the allowed results as §7.5.3 and the options
+say.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import numpy as np
 
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.layout import input_values
+from fuzz.maths import FUNCTIONS, option_flags
 from fuzz.ops import Handlers
 from fuzz.types import Scalar, Type, common_type, scalar
-from oracles import conversions, rules
+from oracles import conversions, maths, rules
 from oracles.expect import Expectation, as_bits, concat
 
 
@@ -183,14 +186,14 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     judged = operands[0].judged & operands[1].judged
     outs: list[np.ndarray] = []
     if c.is_float:
-        if c.name in ftz:  # a subnormal operand may be read as a zero of either sign (§7.5.3)
+        if maths.flushable(c.name, ftz):  # a subnormal operand may be read as a zero of either sign (§7.5.3)
             choices = [[v for x in o.candidates() for v in [x, *flush_variants(x, c)]] for o in operands]
         else:
             choices = [o.candidates() for o in operands]
         for x, y in product(*choices):
             r = _float_op(operator, x, y, c.name)
             outs.append(r)
-            if c.name in ftz:
+            if maths.flushable(c.name, ftz):
                 with np.errstate(all="ignore"):
                     wide = _float_op(operator, x, y, "double")
                 outs.extend(_flush_result(r, c.name, wide))
@@ -211,6 +214,9 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     any_nan = np.zeros(len(judged), bool)
     if c.is_float:
         any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
+        judged = judged & maths.relaxed_judged(c.name, ftz, [o.reference for o in operands], outs[0], any_nan)
+        if "unsafe" in ftz:  # signed zeros are not significant (-cl-no-signed-zeros, implied)
+            outs.append(np.where(outs[0] == 0, -outs[0], outs[0]).astype(c.dtype))
     base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))
     return base.with_alternatives([as_bits(o) for o in outs[1:MAX_CANDIDATES]])
 
@@ -269,18 +275,33 @@ def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:
 def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None,
              histories: "atomics.Histories | None" = None) -> dict[str, Expectation]:
     """Expectations for every output buffer, in memory lane order (like the device writes them),
-    and every shared buffer's final values (from ``histories``, computed here when not given)."""
+    and every shared buffer's final values (from ``histories``, computed here when not given).
+    ``ftz`` is the device's float environment; the program's build options add their flags."""
     inputs = input_values(program) if inputs is None else inputs
+    env = ftz | option_flags(program.options)
     out = {}
     for s in program.body:
         target = program.buffer(s.buffer).type
-        value = evaluate(s.value, program, inputs, ftz)
+        value = evaluate(s.value, program, inputs, env)
         if s.value.type != target:
-            value = _convert_to(value, s.value.type, target, ftz)
+            value = _convert_to(value, s.value.type, target, env)
         out[s.buffer] = _to_memory(value, target, program.global_size)
+        pointee = s.value.attr("out") if isinstance(s.value, Op) else None
+        if pointee:  # a math built-in's out-parameter (fuzz.maths), stored in its own buffer
+            args = [evaluate(a, program, inputs, env) for a in s.value.args]
+            second = maths.outputs(s.value, args, program.global_size, env)[1]
+            out[pointee] = _to_memory(second, program.buffer(pointee).type, program.global_size)
     if program.shared:
         out.update(atomics.final_values(histories or atomics.histories(program, inputs)))
     return out
 
+
+def _math(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """A math, common or geometric built-in, or / on floats (oracles.maths): its result."""
+    return maths.outputs(op, args, n, ftz)[0]
+
+
+for _name in FUNCTIONS:
+    reference(_name)(_math)
 
 from oracles import atomics, expressions, images, spirv_only  # noqa: E402,F401  (register the references of their operations)

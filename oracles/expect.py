@@ -10,11 +10,17 @@ An oracle never returns a bare value. For every lane it returns
 * ``ranges``: intervals ``(lo, hi)`` of values (typed arrays; an empty interval has lo > hi) a
   lane may also hold, for rules that bound an error instead of pinning bits (the ULP bound of
   normalized image data, OpenCL C 3.0 §8.3.1; a filtered read's hull, chapter 8);
+* ``masks``: ``(mask, value)`` pairs: a lane is also accepted where ``actual & mask == value``
+  (remquo's quotient: only its sign and low 7 bits are specified, OpenCL C 3.0 §6.15.2);
 * ``judged``: False where the result is implementation-defined or undefined (§6.4.3.3, DIGEST
   §11.1): such a lane is never compared;
 * ``rule``: the index into :data:`oracles.rules.RULES` of the rule that decides the lane.
 
 Bits are compared as raw unsigned integers of the lane's width, never as floats.
+
+``error`` (:class:`ErrorScale`), where an oracle bounds an error in ulps, holds each lane's
+infinitely precise reference and ulp, so the judge can measure the error a result has (OpenCL C
+3.0 §7.4) whether or not it is accepted.
 """
 
 from __future__ import annotations
@@ -48,6 +54,30 @@ def _bits_of(a: np.ndarray, scalar_name: str) -> np.ndarray:
 
 
 @dataclass
+class ErrorScale:
+    """Per lane: the infinitely precise reference as a double-double ``hi + lo`` and its ulp in
+    the lane's type (NaN where no error is measured)."""
+
+    hi: np.ndarray
+    lo: np.ndarray
+    ulp: np.ndarray
+
+    def select(self, index: np.ndarray | slice) -> "ErrorScale":
+        return ErrorScale(self.hi[index], self.lo[index], self.ulp[index])
+
+    @classmethod
+    def none(cls, n: int) -> "ErrorScale":
+        return cls(np.full(n, np.nan), np.zeros(n), np.full(n, np.nan))
+
+    def ulps(self, actual: np.ndarray) -> np.ndarray:
+        """|actual - reference| / ulp(reference) per lane (NaN where not measured or not finite)."""
+        with np.errstate(all="ignore"):
+            a = actual.astype(np.float64)
+            err = np.abs((a - self.hi) - self.lo) / self.ulp
+        return np.where(np.isfinite(a) & np.isfinite(self.hi), err, np.nan)
+
+
+@dataclass
 class Expectation:
     """Allowed results for each lane of one typed array (see the module docstring)."""
 
@@ -57,6 +87,8 @@ class Expectation:
     any_nan: np.ndarray
     rule: np.ndarray = field(default=None)  # type: ignore[assignment]
     ranges: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    masks: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    error: ErrorScale | None = None
 
     def __post_init__(self) -> None:
         n = self.judged.shape[0]
@@ -94,6 +126,8 @@ class Expectation:
             ok = ok & (a == self.allowed[0])
         for lo, hi in self.ranges:
             ok = ok & ~(lo <= hi)
+        for mask, _ in self.masks:
+            ok = ok & (mask == 0)
         return self.reference, ok
 
     def candidates(self) -> list[np.ndarray]:
@@ -119,6 +153,8 @@ class Expectation:
             self.any_nan[index],
             self.rule[index],
             [(lo[index], hi[index]) for lo, hi in self.ranges],
+            [(m[index], v[index]) for m, v in self.masks],
+            None if self.error is None else self.error.select(index),
         )
 
     def accepts(self, actual_bits: np.ndarray) -> np.ndarray:
@@ -134,6 +170,8 @@ class Expectation:
             with np.errstate(invalid="ignore"):
                 for lo, hi in self.ranges:
                     ok = ok | ((values >= lo) & (values <= hi))
+        for mask, value in self.masks:
+            ok = ok | ((actual & mask) == value)
         return ok
 
 
@@ -156,6 +194,15 @@ def concat(parts: list[Expectation]) -> Expectation:
     for i in range(r):
         pieces = [p.ranges[i] if i < len(p.ranges) else empty_ranges(p.scalar, len(p)) for p in parts]
         ranges.append((np.concatenate([lo for lo, _ in pieces]), np.concatenate([hi for _, hi in pieces])))
+    bits = scalar(parts[0].scalar).bits_dtype
+    masks = []
+    for i in range(max(len(p.masks) for p in parts)):  # a lane without a mask: one that never matches
+        pieces = [p.masks[i] if i < len(p.masks) else (np.zeros(len(p), bits), np.ones(len(p), bits)) for p in parts]
+        masks.append((np.concatenate([m for m, _ in pieces]), np.concatenate([v for _, v in pieces])))
+    error = None
+    if any(p.error is not None for p in parts):
+        scales = [p.error if p.error is not None else ErrorScale.none(len(p)) for p in parts]
+        error = ErrorScale(*(np.concatenate([getattr(e, k) for e in scales]) for k in ("hi", "lo", "ulp")))
     return Expectation(
         parts[0].scalar,
         allowed,
@@ -163,4 +210,6 @@ def concat(parts: list[Expectation]) -> Expectation:
         np.concatenate([p.any_nan for p in parts]),
         np.concatenate([p.rule for p in parts]),
         ranges,
+        masks,
+        error,
     )

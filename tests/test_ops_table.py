@@ -7,6 +7,7 @@ from fuzz.strategies.conversions import BUILDERS
 from fuzz.strategies import spirv_only  # noqa: F401  (registers its builders)
 from fuzz.strategies.atomics import OPERATIONS as ATOMIC_OPERATIONS
 from fuzz.strategies.images import OPERATIONS as IMAGE_OPERATIONS
+from fuzz.strategies.maths import OPERATIONS as MATH_OPERATIONS
 from fuzz.strategies.expressions import EXPRESSIONS
 from oracles.evaluate import REFERENCES
 
@@ -19,7 +20,8 @@ def test_every_op_has_every_reader():
             assert name not in EMITTERS, f"{name}: declared SPIR-V-only, yet has an OpenCL C emitter"
         assert name in spirv.EMITTERS, f"{name}: no SPIR-V emitter"
         assert name in REFERENCES, f"{name}: no oracle reference"
-        assert name in BUILDERS or name in EXPRESSIONS or name in ATOMIC_OPERATIONS or name in IMAGE_OPERATIONS, f"{name}: no strategy builds it"
+        assert name in BUILDERS or name in EXPRESSIONS or name in ATOMIC_OPERATIONS or name in IMAGE_OPERATIONS \
+            or name in MATH_OPERATIONS, f"{name}: no strategy builds it"
 
 
 def test_readers_handle_nothing_undeclared():
@@ -30,3 +32,4 @@ def test_readers_handle_nothing_undeclared():
     assert set(BUILDERS) - {"assign", "expression"} <= set(OPS)
     assert set(EXPRESSIONS) <= set(OPS)
     assert set(ATOMIC_OPERATIONS) <= set(OPS)
+    assert set(MATH_OPERATIONS) <= set(OPS)

@@ -15,6 +15,7 @@ import numpy as np
 
 from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
 from fuzz.images import ADDRESSING, DIMS, FILTERS
+from fuzz.maths import FUNCTIONS
 from fuzz.layout import layout, sampler_arguments
 from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, spelling, swizzle_suffix
 from fuzz.types import Type, scalar
@@ -346,3 +347,19 @@ def _read_image(body: Body, op: Op, args: list[str]) -> str:
     """``read_imagef(img, smp, coord)``, or ``read_imagef(img, coord)`` without a sampler (§6.15.15.3)."""
     operands = [op.attr("image"), *([op.attr("sampler")] if op.attr("sampler") else []), args[0]]
     return f"{spelling('read_image', op.type, {})}({', '.join(operands)})"
+
+
+# -- floating-point arithmetic and built-ins (fuzz.ops area "math"; oracles.maths) ------------------
+
+
+def _math(body: Body, op: Op, args: list[str]) -> str:
+    """``fn(args)``, an out-parameter as the address of its output element (``fract(x,
+    &out1[gid])``: the global-pointer overload, §6.15.2), and ``x / y`` for fdiv."""
+    if op.op == "fdiv":
+        return f"({args[0]} / {args[1]})"
+    pointee = [f"&{op.attr('out')}[gid]"] if FUNCTIONS[op.op].out else []
+    return f"{op.op}({', '.join(args + pointee)})"
+
+
+for _name in FUNCTIONS:
+    emitter(_name)(_math)

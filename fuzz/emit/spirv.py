@@ -30,6 +30,7 @@ from fuzz.emit.grammar import grammar
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.ir import Expr, Literal, Load, Op, Program
 from fuzz.images import ADDRESSING, DIMS, FILTERS
+from fuzz.maths import FUNCTIONS
 from fuzz.layout import layout, sampler_arguments
 from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, spelling
 from fuzz.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, operand_type, scalar, truth_type
@@ -853,3 +854,23 @@ def _read_image(m: Module, op: Op, args: list[int]) -> int:
                    m.samplers[op.attr("sampler")])
     return m.op("OpImageSampleExplicitLod", result, sampled, args[0], m.g.enum("ImageOperands", "Lod"),
                 m.constant("float", 0))
+
+
+# -- floating-point arithmetic and built-ins (fuzz.ops area "math"; oracles.maths) ------------------
+
+
+def _math(m: Module, op: Op, args: list[int]) -> int:
+    """The OpenCL.std instruction of the same name (an out-parameter: the pointer to its output
+    element, CrossWorkgroup), OpFDiv for fdiv, OpDot for dot of vectors (OpFMul of scalars:
+    OpDot takes vectors only)."""
+    t = m.type(op.type)
+    if op.op == "fdiv":
+        return m.op("OpFDiv", t, *args)
+    if op.op == "dot":
+        return m.op("OpDot" if op.args[0].type.is_vector else "OpFMul", t, *args)
+    pointee = [m.pointers[op.attr("out")]] if FUNCTIONS[op.op].out else []
+    return m.ext(op.op, t, *args, *pointee)
+
+
+for _name in FUNCTIONS:
+    emitter(_name)(_math)

@@ -41,6 +41,7 @@ class Caps:
     int64: bool = True
     atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (probe._atomics)
     images: tuple[frozenset[tuple[str, str]], ...] = ()  # per device with images: its (kind, format) pairs
+    cr_divide_sqrt: bool = False  # a device has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
 
     def scalars(self, requires: frozenset[str]) -> tuple[str, ...]:
         have = {"fp64": self.fp64 and "fp64" in requires, "fp16": self.fp16 and "fp16" in requires,
