@@ -80,7 +80,14 @@ def _runs(into: Corpus) -> tuple[int, int]:
                    select {', '.join(f'd.[{c}]' for c in columns)},
                           (select r.id from main.runs r join src.runs s on {same} where s.id = d.run_id)
                    from src.disagreements d""")
-    return runs, db["disagreements"].count - before
+    disagreements = db["disagreements"].count - before
+    # the largest errors (schema 4) follow their runs too, once per run and buffer
+    columns = [c for c in db["errors"].columns_dict if c not in ("id", "run_id")]
+    mapped = f"(select r.id from main.runs r join src.runs s on {same} where s.id = e.run_id)"
+    db.execute(f"""insert into main.errors ({', '.join(f'[{c}]' for c in columns)}, run_id)
+                   select {', '.join(f'e.[{c}]' for c in columns)}, {mapped} from src.errors e
+                   where not exists (select 1 from main.errors m where m.run_id = {mapped} and m.buffer is e.buffer)""")
+    return runs, disagreements
 
 
 def _buckets(into: Corpus) -> int:

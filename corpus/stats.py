@@ -3,6 +3,10 @@
 A *kind* is (target, path, kind, operation spelling, source type, destination type): the unit a
 person reads in a summary (``convert_int_sat_rte`` from ``float`` to ``int`` on rusticl). Each
 kind comes with its count and one example (inputs, expected and actual, rule and section).
+
+The math area also records, per statement and run, the largest error in ulps (OpenCL C 3.0 §7.4,
+ulp) whether within the bound or not (table ``errors``); :func:`largest_errors` keeps the largest
+per function, type and driver, with the input that produced it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from typing import Any
 
 from corpus.coverage import coverage
 from corpus.store import Corpus
+from fuzz.maths import FUNCTIONS
+
+LARGEST_TITLE = "Largest observed error (ulps) per function, type and driver"
 
 
 def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
@@ -60,10 +67,59 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     buckets = corpus.buckets(campaign)
     return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
             "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign),
+            "largest_errors": largest_errors(corpus, campaign),
             "buckets": {"total": len(buckets),
                         **{k: sum(b["confirmation"] == k for b in buckets) for k in ("confirmed", "flaky")},
                         "reduced": sum(b["reduced"] for b in buckets),
                         "new": sum(b["status"] == "new" for b in buckets)}}
+
+
+def largest_errors(corpus: Corpus, campaign: str | None = None) -> list[dict[str, Any]]:
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per (driver, function, type),
+    within the bound or not: the row of the group's largest ``ulps`` (the first stored on a tie)
+    with its bound, rule, expression, operands (``inputs`` decoded, ``input`` in short:
+    :func:`operand_text`), reference and actual value, and ``measured``, the group's rows (one per
+    run and statement output). Sorted by operation, type, target."""
+    where, params = ("and campaign = ?", [campaign]) if campaign else ("", [])
+    out = []
+    for r in corpus.query(
+        f"""select * from (
+                select e.*, row_number() over (partition by target, operation, type order by ulps desc, id) as rank,
+                       count(*) over (partition by target, operation, type) as measured
+                from errors e where ulps is not null {where})
+            where rank = 1 order by operation, type, target""",
+        params,
+    ):
+        inputs = json.loads(r["inputs"] or "{}")
+        out.append({
+            **{k: r[k] for k in ("target", "path", "operation", "type", "bound", "rule", "expression", "reference",
+                                 "actual_value", "program_id", "work_item", "lane", "measured")},
+            "ulps": round(r["ulps"], 3), "accepted": bool(r["accepted"]),
+            "inputs": inputs, "input": operand_text(inputs, r["operation"], r["type"], r["lane"]),
+        })
+    return out
+
+
+def operand_text(inputs: dict[str, Any], operation: str | None, type_name: str | None, lane: int | None) -> str:
+    """The operands behind one result lane, short: ``in0=1.5, in1=-0x1p-149`` (names as the
+    judge stores them, ``literal`` for a constant). A vector operand gives its value in that lane,
+    except for the geometric functions (OpenCL C 3.0 §6.15.5), whose every result lane depends on
+    every operand lane: there it gives all its lanes, ``(1, 2, 3)``."""
+    type_name, operation = type_name or "", operation or ""
+    width = int(type_name[len(type_name.rstrip("0123456789")):] or 1)
+    j = (lane or 0) % (4 if width == 3 else width)  # a 3-vector takes 4 lanes in memory (§6.3.5)
+    whole = getattr(FUNCTIONS.get(operation.split(" ")[0]), "group", "") == "geometric"
+    named = [(name, v) for name, v in inputs.items() if name != "literals"]
+    named += [("literal", v) for v in inputs.get("literals", [])]
+    parts = []
+    for name, v in named:
+        values = v.get("values", []) if isinstance(v, dict) else [str(v)]
+        if len(values) > 1:
+            shown = f"({', '.join(values)})" if whole else values[min(j, len(values) - 1)]
+        else:
+            shown = values[0] if values else "?"
+        parts.append(f"{name}={shown}")
+    return ", ".join(parts)
 
 
 def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -120,6 +176,12 @@ def markdown(summary: dict[str, Any]) -> str:
             for r in rows:
                 lines.append(f"| {driver} | {r['operation']} | {r['src_type']} → {r['dst_type']} | "
                              f"{r['opencl-c only']} | {r['spirv only']} | {r['both']} |")
+    if summary.get("largest_errors"):
+        lines += ["", f"## {LARGEST_TITLE}", "", "| function | type | driver | ulps | within bound | input | bound |",
+                  "|---|---|---|---|---|---|---|"]
+        for e in summary["largest_errors"]:
+            lines.append(f"| {e['operation']} | {e['type']} | {e['target']} | {e['ulps']:g} | "
+                         f"{'yes' if e['accepted'] else '**no**'} | `{e['input']}` | {e['bound']} |")
     for name, t in summary["targets"].items():
         if not t.get("kinds"):
             continue

@@ -23,7 +23,7 @@ import sqlite_utils
 from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
 from fuzz.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
@@ -145,6 +145,17 @@ class Corpus:
                      "created": float},
                     pk="id",
                 )
+            if not db["errors"].exists():  # schema 4: the largest error in ulps per statement and run
+                db["errors"].create(
+                    {"id": int, "run_id": int, "program_id": str, "target": str, "path": str, "campaign": str,
+                     "buffer": str, "operation": str, "type": str, "ulps": float, "limit": float, "accepted": int,
+                     "rule": str,
+                     "bound": str, "work_item": int, "lane": int, "expression": str, "inputs": str,
+                     "reference": str, "actual_value": str, "created": float},
+                    pk="id",
+                    foreign_keys=[("run_id", "runs", "id")],
+                )
+                db["errors"].create_index(["target", "operation", "type"])
             if not db["hypothesis"].exists():
                 db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
             columns = db["disagreements"].columns_dict
@@ -183,8 +194,10 @@ class Corpus:
             )
 
     @_locked
-    def add_run(self, run: dict[str, Any], disagreements: Iterable[dict[str, Any]]) -> int:
-        """One run and its disagreements, atomically. Returns the run's id."""
+    def add_run(self, run: dict[str, Any], disagreements: Iterable[dict[str, Any]],
+                errors: Iterable[dict[str, Any]] = ()) -> int:
+        """One run, its disagreements and its statements' largest errors in ulps (math area),
+        atomically. Returns the run's id."""
         with self.db.conn:
             run = {**run, "created": _now()}
             run_id = self.db["runs"].insert(run).last_pk
@@ -195,6 +208,11 @@ class Corpus:
                        "created": run["created"], "campaign": run.get("campaign", "")}
                 row["bucket"] = self._bucket_of(row)
                 rows.append(row)
+            measured = [{**e, "run_id": run_id, "program_id": run["program_id"], "target": run["target"],
+                         "path": run["path"], "campaign": run.get("campaign", ""), "created": run["created"]}
+                        for e in errors]
+            if measured:
+                self.db["errors"].insert_all(measured, batch_size=500)
             if rows:
                 self.db["disagreements"].insert_all(rows, ignore=True, batch_size=500)
                 seen = sorted({r["bucket"] for r in rows})

@@ -225,19 +225,29 @@ class Progress:
     bucket_count: int
 
 
+def error_score(outcomes) -> float:
+    """The largest numerical error the targets made on a program, in units of the bound the spec
+    allows for it (the judge's per-statement largest errors in ulps, OpenCL C 3.0 §7.4; a bound of
+    a correctly rounded result counts as half an ulp): what the math area's search maximises."""
+    ratios = [e["ulps"] / e["limit"] for o in outcomes for e in o.verdict.errors
+              if e.get("limit") and e["limit"] > 0 and e["ulps"] == e["ulps"]]
+    return max(ratios, default=0.0)
+
+
 class _Plan:
     """The campaign's order of programs and what it has learnt: stored programs that never ran
     (an interrupted run) come first, then the scheduler's picks; each finished program tells the
     scheduler whether it found a new disagreement kind or coverage cell (fuzz.scheduler)."""
 
     def __init__(self, scheduler: Scheduler, unfinished: list[tuple[str, Program]], seen: set,
-                 p_targeted: float = 0.0, seed: int = 0) -> None:
+                 shares: dict[str, float] | None = None, seed: int = 0) -> None:
         self.scheduler, self.unfinished, self.seen = scheduler, unfinished, seen
         self.cells: dict[str, set] = {a: set() for a in scheduler.areas}
         self.generated = {key[2:] for key in seen if key[0] == "cell"}  # cells the campaign has drawn
         self.pending: set[str] = set()  # handed out, not yet finished everywhere: run first on resume
         self.lock = threading.Lock()
-        self.p_targeted = p_targeted
+        self.shares = shares or {}  # per area: the share of programs from its targeted search
+        self.from_search: dict[str, Search] = {}  # programs a feedback search waits to hear about
         self._rng = np.random.default_rng([seed, len(seen)])
 
     def novelty(self, program: Program) -> int:
@@ -256,11 +266,13 @@ class _Plan:
                 area = self.scheduler.pick()
                 if area is None:
                     return
-                searched = area in searches and self._rng.random() < self.p_targeted
-            program = searches[area].next() if searched else None
+                searched = area in searches and self._rng.random() < self.shares.get(area, 0.0)
+            program = searches[area].next(0.05 if searches[area].feedback else 5.0) if searched else None
             with self.lock:
                 if program is not None:
                     self.scheduler.searched(area)
+                    if searches[area].feedback:
+                        self.from_search[program.id] = searches[area]
                 else:
                     program = draws[area][self.scheduler.take(area)]
                 self.generated |= program_cells(program).keys()
@@ -285,6 +297,9 @@ class _Plan:
                 self.seen |= keys
             if area in self.scheduler.state:
                 self.scheduler.observe(area, found, seconds / max(len(results), 1))
+            search = self.from_search.pop(program.id, None)
+        if search is not None:
+            search.observed(program.id, error_score(o for outcomes in results.values() for o in outcomes))
 
     def untaken(self, area: str, program: Program) -> None:
         """No target took ``program`` of ``area``."""
@@ -292,6 +307,9 @@ class _Plan:
             self.pending.discard(program.id)
             if area in self.scheduler.state:
                 self.scheduler.untaken(area)
+            search = self.from_search.pop(program.id, None)
+        if search is not None:
+            search.observed(program.id, 0.0)
 
     def state(self) -> dict:
         """What the corpus keeps to resume: the scheduler's state and the programs in flight."""
@@ -354,10 +372,13 @@ def run_campaign(
         corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
     unfinished, seen = _history(corpus, name, stored["state"]) if stored else ([], set())
+    shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
     plan = _Plan(Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed),
-                 unfinished, seen, policy.p_targeted, seed)
-    searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"), plan.novelty, a)
-                for a in areas} if policy.p_targeted > 0 else {}
+                 unfinished, seen, shares, seed)
+    # the math area's search climbs toward larger observed errors (score reported after the run);
+    # the others toward coverage gaps (scored when drawn): fuzz.targeted
+    searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
+                          None if a == "math" else plan.novelty, a) for a in areas if shares[a] > 0}
     done_before = stored["programs"] if stored else 0
     corpus.update_campaign(name, seed, settings_row, done_before, stored["checks"] if stored else 0,
                            plan.state())

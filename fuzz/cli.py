@@ -14,9 +14,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
-from corpus.stats import markdown, summarize
+from corpus.stats import LARGEST_TITLE, markdown, summarize
 from corpus.buckets import STATUSES
 from corpus.store import Corpus, CorpusError
 from fuzz.ir import InvalidProgram, Program
@@ -252,7 +253,8 @@ def replay(program_id, corpus_path, drivers, limit) -> None:
 @click.option("--coverage", "show_coverage", is_flag=True,
               help="Print the construct x type x width matrix each target covered.")
 def stats(corpus_path, campaign, as_json, show_coverage) -> None:
-    """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found.
+    """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found,
+    and (math area) the largest error in ulps per function, type and driver, with its input.
 
     Example: clfuzz stats --corpus c.db --coverage
     """
@@ -288,6 +290,21 @@ def stats(corpus_path, campaign, as_json, show_coverage) -> None:
             k.add_row(kind["operation"], kind["src_type"], kind["dst_type"], kind["kind"], str(kind["count"]),
                       f"{inputs} → {ex['expected']} / {ex['actual']}")
         console.print(k)
+    if summary["largest_errors"]:
+        _print_largest_errors(summary["largest_errors"])
+
+
+def _print_largest_errors(rows: list[dict]) -> None:
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, type and driver, and the
+    operands of the lane that made it (corpus.stats.largest_errors)."""
+    t = Table(title=LARGEST_TITLE)
+    for col in ("operation", "type", "driver", "ulps", "within bound", "input"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        text = r["input"] if len(r["input"]) <= 80 else r["input"][:79] + "…"
+        t.add_row(escape(r["operation"]), r["type"], escape(r["target"]), f"{r['ulps']:g}",
+                  "yes" if r["accepted"] else "[bold red]no[/]", escape(text))
+    console.print(t)
 
 
 def _print_coverage(coverage: dict) -> None:

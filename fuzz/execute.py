@@ -189,6 +189,7 @@ class Outcome:
         for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
             setattr(self.verdict, key, getattr(self.verdict, key) + getattr(other.verdict, key))
         self.verdict.rows.extend(other.verdict.rows)
+        self.verdict.errors.extend(other.verdict.errors)
         return self
 
 
@@ -231,6 +232,7 @@ def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
         "checks": 0, "judged": 0, "mismatches": 0,
     }
     rows: list[dict] = []
+    errors: list[dict] = []
     halves: list[Part] = []
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
@@ -242,7 +244,7 @@ def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
             halves = _halves(part, corpus, campaign)
         else:
             outcome.verdict = verdict
-            rows = verdict.rows
+            rows, errors = verdict.rows, verdict.errors
             run_row.update(checks=verdict.checks, judged=verdict.judged, mismatches=verdict.mismatches)
     elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
         pass
@@ -256,7 +258,7 @@ def conclude(part: Part, target: Target, result: Result, corpus: Corpus | None,
     for r in rows:
         r.update(keys)
     if corpus is not None:
-        corpus.add_run(run_row, rows)
+        corpus.add_run(run_row, rows, errors)
     return outcome, halves
 
 

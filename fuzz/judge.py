@@ -67,6 +67,7 @@ class Verdict:
     failing_statements: int = 0  # statements with at least one mismatching lane
     wholly_wrong: int = 0  # statements wrong on every judged lane (a sign of dropped code)
     rows: list[dict] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)  # per statement: its largest error in ulps (math area)
 
 
 def describe_statement(stmt: Store, program: Program) -> tuple[str, str, str]:
@@ -126,52 +127,87 @@ def judge(
     verdict = Verdict()
     _judge_histories(program, expectations, actual, histories, verdict)
     for stmt in program.body:
-        exp = expectations[stmt.buffer]
-        got = actual[stmt.buffer]
-        bits = np.ascontiguousarray(got).view(scalar(exp.scalar).bits_dtype)
-        ok = exp.accepts(bits)
-        verdict.checks += len(exp)
-        verdict.judged += int(exp.judged.sum())
-        bad = np.flatnonzero(~ok)
-        verdict.mismatches += len(bad)
-        if not len(bad):
-            continue
-        verdict.failing_statements += 1
-        verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
-        operation, src, dst = describe_statement(stmt, program)
-        mem_lanes = program.buffer(stmt.buffer).type.mem_lanes
-        text = expression_text(stmt.value, stmt.buffer)
-        for pos in bad[:max_rows]:
-            item, lane = divmod(int(pos), mem_lanes)
-            r = rule(int(exp.rule[pos]))
-            allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
-            if exp.any_nan[pos]:
-                allowed.append("any NaN")
-            intervals = [f"[{format_value(int(as_bits(lo[pos : pos + 1])[0]), exp.scalar)}, "
-                         f"{format_value(int(as_bits(hi[pos : pos + 1])[0]), exp.scalar)}]"
-                         for lo, hi in exp.ranges if lo[pos] <= hi[pos]]
-            verdict.rows.append({
-                "kind": "imprecise-result" if r.severity == "tolerance" else "wrong-result",
-                "buffer": stmt.buffer,
-                "work_item": item,
-                "lane": int(pos),
-                "operation": operation,
-                "src_type": src,
-                "dst_type": dst,
-                "expression": text,
-                "inputs": json.dumps(_statement_inputs(stmt, program, inputs, item), sort_keys=True),
-                "expected": f"{int(exp.allowed[0][pos]):#x}",
-                "allowed": json.dumps(allowed + intervals),
-                "actual": f"{int(bits[pos]):#x}",
-                "expected_value": " or ".join(intervals) if intervals and r.severity == "tolerance"
-                else format_value(int(exp.allowed[0][pos]), exp.scalar) + "".join(f" or {i}" for i in intervals),
-                "actual_value": format_value(int(bits[pos]), exp.scalar),
-                "rule": r.id,
-                "rule_text": r.text,
-                "section": r.section,
-                "input_class": _class_of(stmt, inputs, item, lane),
-            })
+        pointee = stmt.value.attr("out") if isinstance(stmt.value, Op) else None
+        for buffer in (stmt.buffer, *([pointee] if pointee else [])):
+            _judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict, max_rows)
     return verdict
+
+
+def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, got: np.ndarray,
+                  inputs: dict[str, np.ndarray], verdict: Verdict, max_rows: int) -> None:
+    """One output buffer of a statement: its result, or a math built-in's out-parameter."""
+    bits = np.ascontiguousarray(got).view(scalar(exp.scalar).bits_dtype)
+    ok = exp.accepts(bits)
+    verdict.checks += len(exp)
+    verdict.judged += int(exp.judged.sum())
+    operation, src, dst = describe_statement(stmt, program)
+    if buffer != stmt.buffer:
+        operation, dst = f"{operation} (out-parameter)", program.buffer(buffer).type.c_name
+    mem_lanes = program.buffer(buffer).type.mem_lanes
+    text = expression_text(stmt.value, stmt.buffer)
+    if exp.error is not None:
+        _largest_error(stmt, buffer, program, exp, bits, ok, inputs, mem_lanes, operation, dst, text, verdict)
+    bad = np.flatnonzero(~ok)
+    verdict.mismatches += len(bad)
+    if not len(bad):
+        return
+    verdict.failing_statements += 1
+    verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
+    for pos in bad[:max_rows]:
+        item, lane = divmod(int(pos), mem_lanes)
+        r = rule(int(exp.rule[pos]))
+        allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
+        if exp.any_nan[pos]:
+            allowed.append("any NaN")
+        intervals = [f"[{format_value(int(as_bits(lo[pos : pos + 1])[0]), exp.scalar)}, "
+                     f"{format_value(int(as_bits(hi[pos : pos + 1])[0]), exp.scalar)}]"
+                     for lo, hi in exp.ranges if lo[pos] <= hi[pos]]
+        masks = [f"bits & {int(m[pos]):#x} == {int(v[pos]):#x}" for m, v in exp.masks if int(m[pos])]
+        verdict.rows.append({
+            "kind": "imprecise-result" if r.severity == "tolerance" else "wrong-result",
+            "buffer": buffer,
+            "work_item": item,
+            "lane": int(pos),
+            "operation": operation,
+            "src_type": src,
+            "dst_type": dst,
+            "expression": text,
+            "inputs": json.dumps(_statement_inputs(stmt, program, inputs, item), sort_keys=True),
+            "expected": f"{int(exp.allowed[0][pos]):#x}",
+            "allowed": json.dumps(allowed + intervals + masks),
+            "actual": f"{int(bits[pos]):#x}",
+            "expected_value": " or ".join(intervals) if intervals and r.severity == "tolerance"
+            else format_value(int(exp.allowed[0][pos]), exp.scalar) + "".join(f" or {i}" for i in intervals + masks),
+            "actual_value": format_value(int(bits[pos]), exp.scalar),
+            "rule": r.id,
+            "rule_text": r.text,
+            "section": r.section,
+            "input_class": _class_of(stmt, inputs, item, lane),
+        })
+
+
+def _largest_error(stmt: Store, buffer: str, program: Program, exp: Expectation, bits: np.ndarray, ok: np.ndarray,
+                   inputs: dict[str, np.ndarray], mem_lanes: int, operation: str, dst: str, text: str,
+                   verdict: Verdict) -> None:
+    """The largest error in ulps (OpenCL C 3.0 §7.4) among the statement's judged lanes with a
+    measured reference, within the bound or not: what `clfuzz stats` ranks per function."""
+    values = bits.view(scalar(exp.scalar).dtype)
+    err = np.where(exp.judged, exp.error.ulps(values), np.nan)
+    if not np.isfinite(err).any():
+        return
+    pos = int(np.nanargmax(err))
+    item = pos // mem_lanes
+    reference = exp.error.hi[pos] + exp.error.lo[pos]
+    verdict.errors.append({
+        "buffer": buffer,
+        "operation": operation, "type": dst, "ulps": float(err[pos]), "accepted": bool(ok[pos]),
+        "limit": float(exp.error.limit[pos]),
+        "rule": rule(int(exp.rule[pos])).id, "bound": rule(int(exp.rule[pos])).text,
+        "work_item": item, "lane": pos, "expression": text,
+        "inputs": json.dumps(_statement_inputs(stmt, program, inputs, item), sort_keys=True),
+        "reference": float(reference).hex() if np.isfinite(reference) else str(reference),
+        "actual_value": format_value(int(bits[pos]), exp.scalar),
+    })
 
 
 def _judge_histories(program: Program, expectations: dict[str, Expectation], actual: dict[str, np.ndarray],

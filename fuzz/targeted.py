@@ -12,8 +12,15 @@ program would close, which is what the scheduler rewards once it has run.
 Measured (bench/targeted.py, README "Campaigns"), this score does not help: Hypothesis's loop
 mutates its best programs, and the variants share their structure, so 300 programs reach fewer
 cells than independent draws (0.46x to 0.96x with the whole share, 0.98x with a quarter). The
-policy's share is therefore 0; the search stays for scores that reward a hill climb (a
-numerical error growing toward a maximum) and for users who want to try a share.
+policy's share is therefore 0; the search stays for scores that reward a hill climb and for users
+who want to try a share.
+
+The math area's search is such a hill climb (``feedback=True``): its score is the largest
+numerical error the drivers made on the program, in units of the bound the spec allows (the
+judge measures every statement's largest error in ulps, OpenCL C 3.0 §7.4), so it is known only
+after the program ran. The ``@given`` body hands the program out and waits until the campaign
+reports that score (:meth:`Search.observed`), then passes it to ``target()``: Hypothesis's
+targeted phase mutates the operands of the programs with the largest errors toward larger ones.
 """
 
 from __future__ import annotations
@@ -40,11 +47,17 @@ class Search:
     """One area's targeted search, on a thread of its own, handing out one program at a time."""
 
     def __init__(self, strategy: SearchStrategy[Program], database: ExampleDatabase,
-                 score: Callable[[Program], float], label: str) -> None:
+                 score: Callable[[Program], float] | None, label: str, *, wait_s: float = 600.0) -> None:
+        """``score`` rates a program when it is generated; None: the campaign reports each
+        program's score after it ran (:meth:`observed`), waited for at most ``wait_s``."""
         self._out: queue.Queue = queue.Queue(maxsize=1)
         self._stop = threading.Event()
         self.error: BaseException | None = None
         self._args = (strategy, database, score, label)
+        self._wait_s = wait_s
+        self._scores: dict[str, float] = {}
+        self._scored = threading.Condition()
+        self.feedback = score is None
         self._thread = threading.Thread(target=self._loop, name=f"search-{label}", daemon=True)
         self._thread.start()
 
@@ -58,16 +71,34 @@ class Search:
                   phases=[Phase.reuse, Phase.generate, Phase.target], verbosity=Verbosity.quiet)
         @given(strategy)
         def search(program: Program) -> None:
-            target(float(score(program)), label=label)
+            if score is not None:
+                target(float(score(program)), label=label)
             while not self._stop.is_set():
                 try:
                     self._out.put(program, timeout=0.2)
-                    return
+                    break
                 except queue.Full:
                     continue
-            raise _Stop
+            else:
+                raise _Stop
+            if score is None:
+                target(self._await(program.id), label=label)
 
         search()
+
+    def _await(self, program_id: str) -> float:
+        """The score the campaign reports for a program it ran (0 if none comes in time)."""
+        with self._scored:
+            self._scored.wait_for(lambda: program_id in self._scores or self._stop.is_set(), timeout=self._wait_s)
+            if self._stop.is_set() and program_id not in self._scores:
+                raise _Stop
+            return float(self._scores.pop(program_id, 0.0))
+
+    def observed(self, program_id: str, value: float) -> None:
+        """A program of this search ran: its score (feedback searches)."""
+        with self._scored:
+            self._scores[program_id] = value
+            self._scored.notify_all()
 
     def _loop(self) -> None:
         try:
@@ -87,4 +118,6 @@ class Search:
 
     def close(self) -> None:
         self._stop.set()
+        with self._scored:
+            self._scored.notify_all()
         self._thread.join(timeout=5)

@@ -55,19 +55,21 @@ def _bits_of(a: np.ndarray, scalar_name: str) -> np.ndarray:
 
 @dataclass
 class ErrorScale:
-    """Per lane: the infinitely precise reference as a double-double ``hi + lo`` and its ulp in
-    the lane's type (NaN where no error is measured)."""
+    """Per lane: the infinitely precise reference as a double-double ``hi + lo``, its ulp in the
+    lane's type and the bound in ulps the rule allows (NaN where no error is measured, or the
+    bound is not in ulps)."""
 
     hi: np.ndarray
     lo: np.ndarray
     ulp: np.ndarray
+    limit: np.ndarray
 
     def select(self, index: np.ndarray | slice) -> "ErrorScale":
-        return ErrorScale(self.hi[index], self.lo[index], self.ulp[index])
+        return ErrorScale(self.hi[index], self.lo[index], self.ulp[index], self.limit[index])
 
     @classmethod
     def none(cls, n: int) -> "ErrorScale":
-        return cls(np.full(n, np.nan), np.zeros(n), np.full(n, np.nan))
+        return cls(np.full(n, np.nan), np.zeros(n), np.full(n, np.nan), np.full(n, np.nan))
 
     def ulps(self, actual: np.ndarray) -> np.ndarray:
         """|actual - reference| / ulp(reference) per lane (NaN where not measured or not finite)."""
@@ -202,7 +204,7 @@ def concat(parts: list[Expectation]) -> Expectation:
     error = None
     if any(p.error is not None for p in parts):
         scales = [p.error if p.error is not None else ErrorScale.none(len(p)) for p in parts]
-        error = ErrorScale(*(np.concatenate([getattr(e, k) for e in scales]) for k in ("hi", "lo", "ulp")))
+        error = ErrorScale(*(np.concatenate([getattr(e, k) for e in scales]) for k in ("hi", "lo", "ulp", "limit")))
     return Expectation(
         parts[0].scalar,
         allowed,

@@ -26,6 +26,7 @@ made (``Expectation.error``), passing or not.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -60,6 +61,7 @@ class Lane:
     rule: str = "unspecified"
     exact: mpf | None = None  # the infinitely precise result, for the error measure
     ulp: float = math.nan
+    limit: float = math.nan  # the bound in ulps (0.5 for a correctly rounded result)
 
     def merge(self, other: "Lane") -> "Lane":
         """Either lane's results (a flushed operand's alternative, §7.5.3)."""
@@ -67,7 +69,7 @@ class Lane:
             return unjudged()
         values = self.values + [v for v in other.values if not any(_same(v, w) for w in self.values)]
         return Lane(values, self.ranges + other.ranges, self.nan or other.nan, True, self.masks + other.masks,
-                    self.rule, self.exact, self.ulp)
+                    self.rule, self.exact, self.ulp, self.limit)
 
 
 def _same(a, b) -> bool:
@@ -421,6 +423,7 @@ for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"
                   ("half_powr", "powr")):
     SPECIALS[_n] = SPECIALS[_base]  # §7.5.1: half_ functions have the same edge cases
 SPECIALS["half_recip"] = lambda x: SPECIALS["fdiv"](1.0, x)
+SPECIALS["lgamma_r"] = SPECIALS["lgamma"]
 
 
 # ---- exact functions (no rounding, or one correct rounding computed exactly) -----------------------
@@ -435,10 +438,13 @@ def _cr(value: mpf, f: Format) -> float:
 
 
 def _fmin(x: float, y: float):
+    """C99 fmin: the other argument when one is a NaN; a signaling NaN may act as a quiet one or
+    not (§6.15.2 footnote 46), and operands reach the oracle quieted, so a NaN result is allowed
+    too."""
     if math.isnan(x):
-        return NAN if math.isnan(y) else y
+        return NAN if math.isnan(y) else [y, NAN]
     if math.isnan(y):
-        return x
+        return [x, NAN]
     if x == 0 and y == 0 and _neg(x) != _neg(y):
         return [x, y]  # the order of ±0 is not specified (C99 F.9.9.2 recommends, does not require)
     return min(x, y)
@@ -446,7 +452,7 @@ def _fmin(x: float, y: float):
 
 def _fmax(x: float, y: float):
     r = _fmin(-x if not math.isnan(x) else x, -y if not math.isnan(y) else y)
-    return [-v for v in r] if isinstance(r, list) else -r
+    return [-v if not math.isnan(v) else v for v in r] if isinstance(r, list) else -r
 
 
 def _minmag(x, y):
@@ -548,7 +554,7 @@ def _remquo(x, y):
     if r == 0:
         r = math.copysign(0.0, x)
     n = round(Fraction(x) / Fraction(y))  # ties to even
-    return r, int(math.copysign(abs(n) % 128, n))  # only the sign and the low 7 bits are specified
+    return r, (-1 if n < 0 else 1) * (abs(n) % 128)  # only the sign and the low 7 bits are specified
 
 
 def _frexp(x):
@@ -642,16 +648,18 @@ def _bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, op
         return Lane([float(x)], rule=rule)
     u = ulp(x, f)
     nearest = _cr(x, f)
-    lane = Lane([nearest], rule=rule, exact=x, ulp=float(u))
+    lane = Lane([nearest], rule=rule, exact=x, ulp=float(u), limit=0.5)
     if bound.kind in ("cr", "exact"):
         return lane
     if bound.kind == "ulp":
         k = bound.ulps(n)
-        if rule.endswith(".unsafe") and fn in ("exp", "exp2"):
+        if ".unsafe." in rule and fn in ("exp", "exp2"):
             k += math.floor(abs(2 * operand))  # Table 67: 3 + floor(fabs(2x))
         width = mpf(k) * u
+        lane.limit = k
     elif bound.kind == "abs":
         width = mpf(bound.value)
+        lane.limit = math.nan
     else:
         raise ValueError(bound.kind)
     lo, hi, pos_inf, neg_inf = interval(x, width, f)
@@ -697,15 +705,16 @@ def lanewise(fn: str, tname: str, env: frozenset, args: tuple) -> tuple[Lane, ..
         variants = list(product(*options))
     lanes = None
     for v in variants:
-        got = _lanewise_at(f, tname, env, tuple(a.hex() if isinstance(a, float) else a for a in v))
+        got = _lanewise_at(f, tname, env, tuple(struct.pack("<d", a) if isinstance(a, float) else a for a in v))
         lanes = got if lanes is None else tuple(a.merge(b) for a, b in zip(lanes, got))
     return lanes
 
 
 @lru_cache(maxsize=200_000)
 def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane, ...]:
-    """One operand set's lanes; floats come as ``float.hex`` so that the cache tells -0.0 from +0.0."""
-    args = tuple(float.fromhex(a) if isinstance(a, str) else a for a in key)
+    """One operand set's lanes; floats come as their bytes so that the cache tells -0.0 from +0.0
+    and keeps a NaN's sign (copysign reads it)."""
+    args = tuple(struct.unpack("<d", a)[0] if isinstance(a, bytes) else a for a in key)
     fm = fmt(tname)
     outputs = 2 if f.out else 1
     floats = [a for a, p in zip(args, f.params) if p in "gs"]
@@ -846,7 +855,12 @@ def geometric(fn: str, tname: str, env: frozenset, args: tuple[tuple[float, ...]
             lanes = [_abs_lane(c, tol, fm, rid) for c in comps]
             return lanes + [Lane([0.0], rule=_rule(fn, "special", profile))] * (n - 3)
         vector = [a - b for a, b in zip(*mp)] if fn.endswith("distance") else mp[0]
-        norm = mpmath.sqrt(mpmath.fsum(c * c for c in vector))
+        squares = mpmath.fsum(c * c for c in vector)
+        if fn.startswith("fast_") and not (fm.tiny <= squares <= fm.max) and squares != 0:
+            # the fast_ forms are defined by half_sqrt of the float sum of squares (§6.15.5):
+            # where that sum overflows or underflows the result is undefined (fast_normalize: §7.4)
+            return [unjudged() for _ in range(outputs)]
+        norm = mpmath.sqrt(squares)
         if fn.endswith("normalize"):
             if norm == 0:
                 return [Lane([a], rule=_rule(fn, "special", profile)) for a in args[0]]
@@ -886,7 +900,7 @@ def pack(lanes: list[Lane], tname: str) -> Expectation:
     masks = [(np.zeros(n, s.bits_dtype), np.ones(n, s.bits_dtype)) for _ in range(m)]
     judged, nan = np.zeros(n, bool), np.zeros(n, bool)
     rule = np.zeros(n, np.int16)
-    hi, lo, unit = np.full(n, np.nan), np.zeros(n), np.full(n, np.nan)
+    hi, lo, unit, limit = np.full(n, np.nan), np.zeros(n), np.full(n, np.nan), np.full(n, np.nan)
     with np.errstate(over="ignore"):
         for i, lane in enumerate(lanes):
             vals = lane.values or [0.0]
@@ -901,10 +915,10 @@ def pack(lanes: list[Lane], tname: str) -> Expectation:
             if lane.exact is not None and lane.judged:
                 hi[i] = float(lane.exact)
                 lo[i] = float(lane.exact - mpf(hi[i])) if math.isfinite(hi[i]) else 0.0
-                unit[i] = lane.ulp
+                unit[i], limit[i] = lane.ulp, lane.limit
     allowed = values.view(s.bits_dtype) if s.is_float else values.astype(s.bits_dtype)
     return Expectation(tname, list(allowed), judged, nan, rule, ranges, masks=masks,
-                       error=ErrorScale(hi, lo, unit) if s.is_float and np.isfinite(unit).any() else None)
+                       error=ErrorScale(hi, lo, unit, limit) if s.is_float and np.isfinite(unit).any() else None)
 
 
 # ---- the references of the IR's operations ------------------------------------------------------------

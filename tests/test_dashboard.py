@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from corpus import store
 from corpus.coverage import coverage
+from corpus.stats import LARGEST_TITLE
 from corpus.store import Corpus
 from fuzz.cli import cli
 from fuzz.judge import failure_row
@@ -33,6 +34,16 @@ TARGETS = {  # target: path, device, driver version
 }
 WRONG = {"pocl": frozenset({BUG_OP}), "pocl/spirv": frozenset({BUG_OP}), "rusticl": frozenset({"min", BUG_OP})}
 """The operations each simulated driver gets wrong."""
+ULPS = {"pocl": 1.25, "pocl/spirv": 3.5, "rusticl": 4096.0}
+"""The largest error in ulps each target made on sin (float4) in the first program (table errors)."""
+
+
+def _error(ulps: float) -> dict:
+    return {"buffer": "o", "operation": "sin", "type": "float4", "ulps": ulps, "accepted": int(ulps <= 4),
+            "rule": "math.sin.float.ulp", "bound": "sin on float is within 4 ulp of the infinitely precise result",
+            "work_item": 1, "lane": 5, "expression": "sin(x[gid])",
+            "inputs": '{"x": {"type": "float4", "values": ["1", "0x1.8p+3", "3", "4"]}}', "reference": "0x1p-1",
+            "actual_value": "0.6"}
 
 
 def _build(path: Path) -> Corpus:
@@ -54,7 +65,7 @@ def _build(path: Path) -> Corpus:
                 keys = {"program_id": pid, "target": target, "fingerprint_id": f"fp-{target}", "path": route}
                 corpus.add_run({**keys, "status": "ok", "checks": size * 4, "judged": size * 4,
                                 "mismatches": len(rows), "build_s": 0.2, "run_s": 0.05, "campaign": "sim-1"},
-                               [{**r, **keys} for r in rows])
+                               [{**r, **keys} for r in rows], [_error(ULPS[target])] if size == 32 else [])
         one = dataclasses.replace(base, body=base.body[1:2], global_size=8)
         pid = corpus.add_program(one, "sim-1")
         keys = {"program_id": pid, "target": "rusticl", "fingerprint_id": "fp-rusticl", "path": "opencl-c"}
@@ -132,6 +143,14 @@ def test_reports_are_capped_and_said_so(built, tmp_path, monkeypatch):
     assert "The reports of the first 1 (bucket id links)" in page and f"of {n:,}; `clfuzz buckets`" in page
 
 
+def test_the_largest_errors_section(built, tmp_path):
+    _, corpus = built
+    page = write_dashboard(corpus, tmp_path / "e.html").read_text()
+    assert LARGEST_TITLE in page and 'href="#errors"' in page
+    row = page[page.index("<tr><td><code>sin</code></td><td>float4</td><td>rusticl</td>"):].split("</tr>")[0]
+    assert "4,096.000" in row and "class=status-new>no<" in row and "x=0x1.8p+3" in row and "0x1p-1" in row
+
+
 def test_an_empty_corpus_gives_a_page(tmp_path):
     page = write_dashboard(Corpus(tmp_path / "e.db"), tmp_path / "e.html").read_text()
     assert "no runs in this corpus" in page and "No disagreements, no buckets." in page
@@ -177,6 +196,7 @@ def test_a_headless_browser_draws_every_plot_and_links_every_bucket(built, tmp_p
         assert 'class="main-svg"' in drawn, name
     coverage_part = dom[starts["coverage"]:]
     assert 'class="hm"' in coverage_part and "updatemenu" in coverage_part  # the heat map and its dropdown
+    assert 'class="hm"' in dom[starts["errors"]:]  # the largest errors' heat map
     shown = re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)  # what is drawn, not the figures' data
     titles = re.findall(r'class="gtitle"[^>]*>([^<]*)<', shown)
     for title in TITLES.values():

@@ -10,11 +10,14 @@ data embedded beside it. It shows
 - the coverage matrix (corpus.coverage) as a heat map per target, a dropdown picking the target:
   a row per operation, a column per OpenCL type (``int4``), colour the uses (log scale); the
   hover lists the operation's variants (``swizzle:hi``) in the cell;
+- the largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per function, type and driver
+  (corpus.stats.largest_errors, math area): a heat map function × driver (the largest over the
+  types, a ✗ where it was beyond the bound) and a table with the input that produced each;
 - the bucket table, each bucket linking to a section of the page with its report's README
   (triage.report.readme) for the buckets with most rows (:data:`MAX_REPORTS`).
 
 The data functions (:func:`overview`, :func:`timeline`, :func:`throughput`,
-:func:`coverage_matrix`) aggregate in SQL and numpy; they return plain dicts and arrays.
+:func:`coverage_matrix`, :func:`error_matrix`) aggregate in SQL and numpy; they return plain dicts and arrays.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from plotly.offline import get_plotlyjs
 from plotly.subplots import make_subplots
 
 from corpus.coverage import coverage
+from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
 from fuzz.drivers.discovery import family_of
 from fuzz.types import SCALARS
@@ -51,8 +55,9 @@ TITLES = {
     "timeline": "Disagreements and buckets over time",
     "throughput": "Throughput per driver",
     "coverage": "Construct coverage",
+    "errors": "Largest error in ulps per function and driver",
 }
-"""The titles of the three figures (tests look for them in the rendered page)."""
+"""The titles of the four figures (tests look for them in the rendered page)."""
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 
 
@@ -238,6 +243,22 @@ def coverage_matrix(cov: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"rows": rows, "columns": [f"{c}{w if w > 1 else ''}" for c, w in columns], "uses": uses, "text": text}
 
 
+def error_matrix(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The largest errors (corpus.stats.largest_errors) as a matrix: a row per function, a column
+    per driver, ``ulps`` the largest over the function's types (NaN: never measured), ``type`` the
+    type it was on, ``accepted`` whether it was within the bound (OpenCL C 3.0 §7.4, ulp)."""
+    functions = sorted({r["operation"] for r in rows})
+    targets = sorted({r["target"] for r in rows})
+    ulps = np.full((len(functions), len(targets)), np.nan)
+    types = [[""] * len(targets) for _ in functions]
+    accepted = np.ones(ulps.shape, dtype=bool)
+    for r in rows:
+        i, j = functions.index(r["operation"]), targets.index(r["target"])
+        if not r["ulps"] <= ulps[i, j]:  # NaN compares false: the first fills
+            ulps[i, j], types[i][j], accepted[i, j] = r["ulps"], r["type"], r["accepted"]
+    return {"rows": functions, "columns": targets, "ulps": ulps, "type": types, "accepted": accepted}
+
+
 # ---- figures ------------------------------------------------------------------------------
 
 
@@ -389,6 +410,35 @@ def coverage_figure(matrix: dict[str, Any]) -> go.Figure:
     return fig
 
 
+def errors_figure(matrix: dict[str, Any]) -> go.Figure:
+    """A heat map function × driver, the colour log10(1 + the largest error in ulps) over the
+    function's types; ✗ marks a largest error beyond the spec's bound (OpenCL C 3.0 §7.4)."""
+    if not matrix["rows"]:
+        return _empty(TITLES["errors"], "no error in ulps measured (math area)")
+    ulps, accepted = matrix["ulps"], matrix["accepted"]
+    top = float(np.nanmax(ulps))
+    ticks = [0.0] + [float(v) for v in _ticks(max(int(math.ceil(top)), 1))]
+    hover = [[f"{ulps[i, j]:,.3g} ulps on {matrix['type'][i][j]}, "
+              f"{'within' if accepted[i, j] else 'beyond'} the bound" if matrix["type"][i][j] else ""
+              for j in range(len(matrix["columns"]))] for i in range(len(matrix["rows"]))]
+    marks = [["✗" if t and not accepted[i, j] else "" for j, t in enumerate(row)]
+             for i, row in enumerate(matrix["type"])]
+    with np.errstate(invalid="ignore"):
+        z = np.log10(1.0 + ulps)
+    fig = go.Figure(go.Heatmap(
+        z=z.astype(np.float32), x=matrix["columns"], y=matrix["rows"], customdata=hover, text=marks,
+        texttemplate="%{text}", colorscale="Reds", zmin=0, zmax=max(math.log10(1.0 + top), 1.0), xgap=1, ygap=1,
+        hoverongaps=False, hovertemplate="<b>%{y}</b> on %{x}: %{customdata}<extra></extra>",
+        colorbar={"title": {"text": "ulps"}, "tickvals": [math.log10(1.0 + v) for v in ticks],
+                  "ticktext": [_si(v) for v in ticks]}))
+    fig.update_layout(title=f"{TITLES['errors']} (the largest over the types; ✗: beyond the bound)",
+                      template="plotly_white", height=max(360, 200 + 18 * len(matrix["rows"])),
+                      plot_bgcolor="white", margin={"t": 120},
+                      xaxis={"side": "top", "showgrid": False},
+                      yaxis={"autorange": "reversed", "showgrid": False, "automargin": True, "dtick": 1})
+    return fig
+
+
 # ---- the page -----------------------------------------------------------------------------
 
 
@@ -516,6 +566,26 @@ def _buckets_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: P
     return f"<p>{shown}{embedded}</p>\n<table class=buckets>{head}\n" + "\n".join(rows) + "</table>"
 
 
+def _errors_html(rows: list[dict[str, Any]]) -> str:
+    """The table of the largest errors in ulps (corpus.stats.largest_errors), the expression in
+    the input cell's tooltip."""
+    if not rows:
+        return "<p class=muted>No error in ulps measured (the math area records them).</p>"
+    cells = "\n".join(
+        f"<tr><td><code>{_e(r['operation'])}</code></td><td>{_e(r['type'])}</td><td>{_e(r['target'])}</td>"
+        f"<td class=n>{r['ulps']:,.3f}</td><td>{_e(r['bound'])}</td>"
+        f"<td{'' if r['accepted'] else ' class=status-new'}>{'yes' if r['accepted'] else 'no'}</td>"
+        f"<td title=\"{_e(r['expression'])}\"><code>{_e(r['input'])}</code></td><td><code>{_e(r['reference'])}</code></td>"
+        f"<td><code>{_e(r['actual_value'])}</code></td><td class=n>{r['measured']:,}</td></tr>"
+        for r in rows[:MAX_TABLE])
+    shown = "" if len(rows) <= MAX_TABLE else f" The first {MAX_TABLE:,} of {len(rows):,}; `clfuzz stats` lists them all."
+    return (f"<p>The largest error in ulps (OpenCL C 3.0 §7.4) each driver made on each function and type, within the "
+            f"bound or not, and the operands of the lane that made it (hover: the expression).{shown}</p>\n"
+            "<table class=errors><tr><th>function</th><th>type</th><th>driver</th><th>ulps</th><th>bound</th>"
+            "<th>within bound</th><th>input</th><th>reference</th><th>actual</th><th>measured</th></tr>\n"
+            f"{cells}</table>")
+
+
 def _reports_html(buckets: list[dict[str, Any]], reports: dict[str, str]) -> str:
     sections = []
     for b in buckets:
@@ -537,14 +607,16 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
     styles = _styles(sorted({t["target"] for t in ov["targets"]} | set(cov)))
     buckets = corpus.buckets(campaign)
     reports = bucket_reports(corpus, buckets, max_reports)
+    errors = largest_errors(corpus, campaign)
     figures = [
         ("timeline", timeline_figure(timeline(corpus, campaign), styles)),
         ("throughput", throughput_figure(throughput(corpus, campaign), ov["targets"], styles)),
         ("coverage", coverage_figure(coverage_matrix(cov))),
+        ("errors", errors_figure(error_matrix(errors))),
     ]
     plots = "\n".join(
         f'<h2 id="{name}">{heading}</h2>\n{_figure_html(fig, f"plot-{name}")}'
-        for (name, fig), heading in zip(figures, ("Over time", "Throughput", "Coverage")))
+        for (name, fig), heading in zip(figures, ("Over time", "Throughput", "Coverage", "Largest errors")))
     title = f"clfuzz dashboard: {Path(corpus.path).name}" + (f" ({campaign})" if campaign else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
@@ -552,10 +624,12 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
 <script type="text/javascript">{get_plotlyjs()}</script>
 </head><body>
 <nav><a href="#top">overview</a><a href="#timeline">over time</a><a href="#throughput">throughput</a>\
-<a href="#coverage">coverage</a><a href="#buckets">buckets</a><a href="#reports">reports</a></nav>
+<a href="#coverage">coverage</a><a href="#errors">largest errors</a><a href="#buckets">buckets</a><a href="#reports">reports</a></nav>
 <main id="top">
 {_header_html(ov)}
 {plots}
+<h3 id="largest-errors">{_e(LARGEST_TITLE)}</h3>
+{_errors_html(errors)}
 <h2 id="buckets">Buckets</h2>
 {_buckets_html(buckets, reports, out, reports_dir)}
 <h2 id="reports">Reports</h2>
