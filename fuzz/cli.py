@@ -78,7 +78,7 @@ def drivers(as_json: bool) -> None:
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
-                              "atomics, images).")
+                              "atomics, images, math).")
 @click.option("--budget", help="Per-area budgets over the campaign's life: AREA=TIME (s, m, h: driver time) or "
                                "AREA=Np (programs), comma-separated, e.g. images=2m,atomics=300p.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")

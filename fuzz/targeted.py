@@ -38,6 +38,10 @@ from fuzz.ir import Program
 ROUND = 2000
 """Examples per ``@given`` round (Hypothesis interleaves optimisation passes from 1000 on)."""
 
+FEEDBACK_ROUND = 60
+"""Examples per round of a search scored after the run: a campaign runs a few hundred math
+programs in minutes, so the optimisation (from half the round on) must start early."""
+
 
 class _Stop(BaseException):
     """Raised inside the Hypothesis loop to end it (a BaseException: Hypothesis lets it through)."""
@@ -47,14 +51,17 @@ class Search:
     """One area's targeted search, on a thread of its own, handing out one program at a time."""
 
     def __init__(self, strategy: SearchStrategy[Program], database: ExampleDatabase,
-                 score: Callable[[Program], float] | None, label: str, *, wait_s: float = 600.0) -> None:
+                 score: Callable[[Program], float] | None, label: str, *, wait_s: float = 600.0,
+                 examples: int = ROUND) -> None:
         """``score`` rates a program when it is generated; None: the campaign reports each
-        program's score after it ran (:meth:`observed`), waited for at most ``wait_s``."""
+        program's score after it ran (:meth:`observed`), waited for at most ``wait_s``.
+        ``examples`` per ``@given`` round: Hypothesis starts optimising at half of them."""
         self._out: queue.Queue = queue.Queue(maxsize=1)
         self._stop = threading.Event()
         self.error: BaseException | None = None
         self._args = (strategy, database, score, label)
         self._wait_s = wait_s
+        self._examples = examples
         self._scores: dict[str, float] = {}
         self._scored = threading.Condition()
         self.feedback = score is None
@@ -67,7 +74,7 @@ class Search:
         program is stored in the corpus before it runs, so none is lost for not being redrawable."""
         strategy, database, score, label = self._args
 
-        @settings(database=database, max_examples=ROUND, deadline=None, suppress_health_check=list(HealthCheck),
+        @settings(database=database, max_examples=self._examples, deadline=None, suppress_health_check=list(HealthCheck),
                   phases=[Phase.reuse, Phase.generate, Phase.target], verbosity=Verbosity.quiet)
         @given(strategy)
         def search(program: Program) -> None:

@@ -417,7 +417,7 @@ def errors_figure(matrix: dict[str, Any]) -> go.Figure:
         return _empty(TITLES["errors"], "no error in ulps measured (math area)")
     ulps, accepted = matrix["ulps"], matrix["accepted"]
     top = float(np.nanmax(ulps))
-    ticks = [0.0] + [float(v) for v in _ticks(max(int(math.ceil(top)), 1))]
+    ticks = [0.0] + [10.0 ** e for e in range(0, int(math.log10(max(top, 10.0))) + 1)]  # 0, 1, 10, 100 ...
     hover = [[f"{ulps[i, j]:,.3g} ulps on {matrix['type'][i][j]}, "
               f"{'within' if accepted[i, j] else 'beyond'} the bound" if matrix["type"][i][j] else ""
               for j in range(len(matrix["columns"]))] for i in range(len(matrix["rows"]))]
