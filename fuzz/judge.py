@@ -192,7 +192,12 @@ def _largest_error(stmt: Store, buffer: str, program: Program, exp: Expectation,
     """The largest error in ulps (OpenCL C 3.0 §7.4) among the statement's judged lanes with a
     measured reference, within the bound or not: what `clfuzz stats` ranks per function."""
     values = bits.view(scalar(exp.scalar).dtype)
-    err = np.where(exp.judged, exp.error.ulps(values), np.nan)
+    # a lane accepted as another allowed result (a flushed zero, §7.5.3) has no error to measure
+    # against the unflushed reference
+    other = np.zeros(len(bits), bool)
+    for a in exp.allowed[1:]:
+        other |= (bits == a) & (bits != exp.allowed[0])
+    err = np.where(exp.judged & ~other, exp.error.ulps(values), np.nan)
     if not np.isfinite(err).any():
         return
     pos = int(np.nanargmax(err))
