@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
-from fuzz.targeted import FEEDBACK_ROUND, Search
+from fuzz.targeted import Search
 
 NEEDLE = 777_777
 
@@ -33,8 +33,7 @@ class _Program:
 
 
 def closest(feedback: bool, programs: int) -> int:
-    search = Search(st.integers(0, 10**6).map(_Program), InMemoryExampleDatabase(), None, "bench",
-                    examples=FEEDBACK_ROUND)
+    search = Search(st.integers(0, 10**6).map(_Program), InMemoryExampleDatabase(), None, "bench")
     best = 10**9
     try:
         for _ in range(programs):

@@ -40,7 +40,7 @@ from fuzz.ir import Program
 from fuzz.pipeline import Lane
 from fuzz.policy import Policy
 from fuzz.scheduler import Budget, Scheduler
-from fuzz.targeted import FEEDBACK_ROUND, ROUND, Search
+from fuzz.targeted import Search
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from fuzz.strategies.spirv_only import spirv_programs
@@ -267,7 +267,7 @@ class _Plan:
                 if area is None:
                     return
                 searched = area in searches and self._rng.random() < self.shares.get(area, 0.0)
-            program = searches[area].next(0.05 if searches[area].feedback else 5.0) if searched else None
+            program = searches[area].next() if searched else None
             with self.lock:
                 if program is not None:
                     self.scheduler.searched(area)
@@ -378,8 +378,7 @@ def run_campaign(
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): fuzz.targeted
     searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
-                          None if a == "math" else plan.novelty, a,
-                          examples=FEEDBACK_ROUND if a == "math" else ROUND) for a in areas if shares[a] > 0}
+                          None if a == "math" else plan.novelty, a) for a in areas if shares[a] > 0}
     done_before = stored["programs"] if stored else 0
     corpus.update_campaign(name, seed, settings_row, done_before, stored["checks"] if stored else 0,
                            plan.state())

@@ -199,6 +199,11 @@ class Store:
     buffer: str
     value: Expr
 
+    @property
+    def pointee(self) -> str | None:
+        """The output buffer a math built-in's out-parameter is written to (its root's ``out``)."""
+        return self.value.attr("out") if isinstance(self.value, Op) else None
+
 
 @dataclass(frozen=True)
 class Program:
@@ -515,8 +520,7 @@ def _validate_out(op: Op, stmt: Store, program: Program) -> None:
     b = program.buffer(name)
     want = f.operand_type(f.out, op.args[0].type)
     if b.role != "out" or b.type != want or name == stmt.buffer or any(
-            s.buffer == name or (isinstance(s.value, Op) and s.value.attr("out") == name and s is not stmt)
-            for s in program.body):
+            s.buffer == name or (s.pointee == name and s is not stmt) for s in program.body):
         raise InvalidProgram(f"{op.op}: out-parameter buffer {name!r} must be an output of type {want.c_name} "
                              "written by this statement only")
 

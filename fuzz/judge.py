@@ -127,8 +127,7 @@ def judge(
     verdict = Verdict()
     _judge_histories(program, expectations, actual, histories, verdict)
     for stmt in program.body:
-        pointee = stmt.value.attr("out") if isinstance(stmt.value, Op) else None
-        for buffer in (stmt.buffer, *([pointee] if pointee else [])):
+        for buffer in (stmt.buffer, *([stmt.pointee] if stmt.pointee else [])):
             _judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict, max_rows)
     return verdict
 

@@ -78,6 +78,11 @@ class MathFn:
         return len(self.params)
 
     @property
+    def inputs(self) -> str:
+        """The parameters the call passes values for (all but the out-parameter)."""
+        return "".join(p for p in self.params if p not in "GI")
+
+    @property
     def out(self) -> str:
         """The out-parameter's letter (``G`` or ``I``), or ''."""
         return next((p for p in self.params if p in "GI"), "")

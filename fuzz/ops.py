@@ -280,7 +280,7 @@ OPS: dict[str, OpSpec] = {
         # floating-point arithmetic and the math, common and geometric built-ins (area "math",
         # DIGEST §5): declared with their bounds in fuzz.maths; an out-parameter's result goes to
         # the output buffer the attribute ``out`` names (statement roots only)
-        *(OpSpec(f.name, "math", len([p for p in f.params if p not in "GI"]), f.section,
+        *(OpSpec(f.name, "math", len(f.inputs), f.section,
                  f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float")
           for f in FUNCTIONS.values()),
     )

@@ -52,16 +52,17 @@ class Search:
 
     def __init__(self, strategy: SearchStrategy[Program], database: ExampleDatabase,
                  score: Callable[[Program], float] | None, label: str, *, wait_s: float = 600.0,
-                 examples: int = ROUND) -> None:
+                 examples: int | None = None) -> None:
         """``score`` rates a program when it is generated; None: the campaign reports each
         program's score after it ran (:meth:`observed`), waited for at most ``wait_s``.
-        ``examples`` per ``@given`` round: Hypothesis starts optimising at half of them."""
+        ``examples`` per ``@given`` round (ROUND, or FEEDBACK_ROUND for a feedback search):
+        Hypothesis starts optimising at half of them."""
         self._out: queue.Queue = queue.Queue(maxsize=1)
         self._stop = threading.Event()
         self.error: BaseException | None = None
         self._args = (strategy, database, score, label)
         self._wait_s = wait_s
-        self._examples = examples
+        self._examples = examples or (FEEDBACK_ROUND if score is None else ROUND)
         self._scores: dict[str, float] = {}
         self._scored = threading.Condition()
         self.feedback = score is None
@@ -116,10 +117,11 @@ class Search:
         except Exception as e:  # a generator bug: the campaign goes on with independent draws
             self.error = e
 
-    def next(self, timeout_s: float = 5.0) -> Program | None:
-        """The next program, or None if the search has none ready in time (or has failed)."""
+    def next(self, timeout_s: float | None = None) -> Program | None:
+        """The next program, or None if the search has none ready in time (or has failed). A
+        feedback search is waited for only briefly (its program comes once the last one ran)."""
         try:
-            return self._out.get(timeout=timeout_s)
+            return self._out.get(timeout=timeout_s if timeout_s is not None else 0.05 if self.feedback else 5.0)
         except queue.Empty:
             return None
 

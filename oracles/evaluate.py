@@ -286,11 +286,10 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
         if s.value.type != target:
             value = _convert_to(value, s.value.type, target, env)
         out[s.buffer] = _to_memory(value, target, program.global_size)
-        pointee = s.value.attr("out") if isinstance(s.value, Op) else None
-        if pointee:  # a math built-in's out-parameter (fuzz.maths), stored in its own buffer
+        if s.pointee:  # a math built-in's out-parameter (fuzz.maths), stored in its own buffer
             args = [evaluate(a, program, inputs, env) for a in s.value.args]
             second = maths.outputs(s.value, args, program.global_size, env)[1]
-            out[pointee] = _to_memory(second, program.buffer(pointee).type, program.global_size)
+            out[s.pointee] = _to_memory(second, program.buffer(s.pointee).type, program.global_size)
     if program.shared:
         out.update(atomics.final_values(histories or atomics.histories(program, inputs)))
     return out

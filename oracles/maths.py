@@ -563,6 +563,14 @@ def _remquo(x, y):
     return r, (-1 if n < 0 else 1) * (abs(n) % 128)  # only the sign and the low 7 bits are specified
 
 
+def _quotient_lane(q: int, rule: str) -> Lane:
+    """remquo's quo: only its sign and its low 7 bits are specified (§6.15.2 Table 14), so any
+    int whose bits agree there is accepted (the sign is free when those bits are 0)."""
+    low = abs(q) % 128
+    mask = 0x7F | (0x80000000 if low else 0)
+    return Lane([q], rule=rule, masks=[(mask, ((-low) & 0xFFFFFFFF if q < 0 else low) & mask)])
+
+
 def _frexp(x):
     if math.isnan(x):
         return NAN, 0
@@ -709,9 +717,14 @@ def lanewise(fn: str, tname: str, env: frozenset, args: tuple) -> tuple[Lane, ..
         options = [[a, 0.0, -0.0] if isinstance(a, float) and a != 0 and abs(a) < tiny and p in "gs" else [a]
                    for a, p in zip(args, f.params)]
         variants = list(product(*options))
+    return _union(_lanewise_at(f, tname, env, tuple(struct.pack("<d", a) if isinstance(a, float) else a for a in v))
+                  for v in variants)
+
+
+def _union(alternatives) -> tuple[Lane, ...]:
+    """Lane by lane, the results any of the alternatives (operand values) allows."""
     lanes = None
-    for v in variants:
-        got = _lanewise_at(f, tname, env, tuple(struct.pack("<d", a) if isinstance(a, float) else a for a in v))
+    for got in alternatives:
         lanes = got if lanes is None else tuple(a.merge(b) for a, b in zip(lanes, got))
     return lanes
 
@@ -741,6 +754,8 @@ def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lan
         value = EXACT[f.name](*args, fm, tname)
         rid = _rule(f.name, "mad" if bound.kind == "mad" else "cr" if bound.kind == "cr" else "exact", profile)
         out = tuple(_as_lane(v, rid) for v in (value if outputs == 2 else (value,)))
+        if f.name == "remquo":
+            out = (out[0], _quotient_lane(value[1], rid))
         return _after(out, f, tname, env, fm)
     with mpmath.workprec(fm.prec):  # a limit value (π multiples) at the working precision
         special = SPECIALS.get(f.name, lambda *a: None)(*args)
@@ -768,7 +783,7 @@ def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lan
         return (unjudged(),) * outputs  # §7.4: half_sin/cos/tan need |x| <= 2^16
     rid = _rule(f.name, kind, profile, bound)
     with mpmath.workprec(fm.prec):
-        mp_args = [mpf(a) if p in "gs" else int(a) for a, p in zip(args, f.params) if p not in "GI"]
+        mp_args = [mpf(a) if p in "gs" else int(a) for a, p in zip(args, f.inputs)]
         try:
             x = REFERENCES[f.name](*mp_args)
         except (OverflowError, ZeroDivisionError, ValueError):  # an operand mpmath cannot take: not judged
@@ -890,8 +905,7 @@ def _abs_tolerance(values: list[float], fm: Format, factor: int, tname: str) -> 
 def _abs_lane(exact: mpf, tol: mpf, fm: Format, rule: str) -> Lane:
     if abs(exact) + tol > fm.max:
         return unjudged()  # the tolerance reaches past the largest float: nothing to decide
-    lane = _bounded("", exact, Bound("abs", float(tol)), fm, rule)
-    return lane
+    return _bounded("", exact, Bound("abs", float(tol)), fm, rule)
 
 
 # ---- packing lanes into expectations --------------------------------------------------------------------
@@ -904,7 +918,6 @@ def pack(lanes: list[Lane], tname: str) -> Expectation:
     k = max(1, max(len(lane.values) for lane in lanes))
     r = max((len(lane.ranges) for lane in lanes), default=0)
     m = max((len(lane.masks) for lane in lanes), default=0)
-    allowed = np.zeros((k, n), s.bits_dtype)
     values = np.zeros((k, n), s.dtype)
     ranges = [(np.full(n, np.inf if s.is_float else s.max, s.dtype), np.full(n, -np.inf if s.is_float else s.min,
                                                                                s.dtype)) for _ in range(r)]
@@ -982,28 +995,11 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset) -> tuple[Ex
         if any(s is None for s in operand_sets) or math.prod(len(s) for s in operand_sets) > 16:
             got = (unjudged(),) * len(results)
         else:
-            got = None
-            for combo in product(*operand_sets):
-                lanes = lanewise(f.name, tname, env, combo)
-                got = lanes if got is None else tuple(a.merge(b) for a, b in zip(got, lanes))
+            got = _union(lanewise(f.name, tname, env, combo) for combo in product(*operand_sets))
         for j, lane in enumerate(got):
             results[j].append(lane)
     types = [op.type.scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
-    return tuple(_with_quotient_bits(f, pack(lanes, ty), j) for j, (lanes, ty) in enumerate(zip(results, types)))
-
-
-def _with_quotient_bits(f: MathFn, e: Expectation, which: int) -> Expectation:
-    """remquo's quo: its sign and low 7 bits are fixed (§6.15.2 Table 14), the rest is free."""
-    if f.name != "remquo" or which != 1:
-        return e
-    q = e.allowed[0].view(np.int32)
-    low = (np.abs(q.astype(np.int64)) % 128)
-    want = np.where(q < 0, (-low) & 0xFFFFFFFF, low).astype(np.uint32)
-    sign = np.where(low == 0, 0, 0x80000000).astype(np.uint32)
-    mask = (np.uint32(0x7F) | sign).astype(np.uint32)
-    value = (want & mask).astype(np.uint32)
-    e.masks = [(mask, value)]
-    return e
+    return tuple(pack(lanes, ty) for lanes, ty in zip(results, types))
 
 
 def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: frozenset) -> Expectation:

@@ -109,7 +109,7 @@ class _Math:
         f = FUNCTIONS[name]
         width = b.rnd.choice(f.geometric_widths) if f.group == "geometric" else b.width()
         t = Type(tname, width)
-        args = tuple(self.operand(f.operand_type(p, t)) for p in f.params if p not in "GI")
+        args = tuple(self.operand(f.operand_type(p, t)) for p in f.inputs)
         attrs = ()
         if f.out:
             attrs = (("out", b.output(f.operand_type(f.out, t))),)
