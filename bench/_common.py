@@ -7,10 +7,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz.ir import Program  # noqa: E402
-from fuzz.policy import Policy  # noqa: E402
 from fuzz.strategies.conversions import Caps, conversion_programs  # noqa: E402
 from fuzz.strategies.draws import sample  # noqa: E402
+from lang.ir import Program  # noqa: E402
+from lang.policy import Policy  # noqa: E402
 
 
 def sample_programs(n: int, caps: Caps, policy: Policy, seed: int = 0) -> list[Program]:

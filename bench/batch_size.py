@@ -13,9 +13,10 @@ from dataclasses import replace
 
 from _common import Policy, sample_programs
 
-from fuzz.campaign import capabilities
+from campaign.caps import capabilities
+from campaign.execute import execute
 from fuzz.drivers import Worker, discover, select
-from fuzz.execute import execute, supports
+from fuzz.drivers.capabilities import supports
 
 STATEMENTS = (8, 24, 48, 96, 192)
 GLOBAL_SIZES = (64, 256, 1024)

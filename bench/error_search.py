@@ -1,4 +1,4 @@
-"""Does the feedback search (fuzz.targeted, ``score=None``) climb toward larger observed errors?
+"""Does the feedback search (campaign.targeted, ``score=None``) climb toward larger observed errors?
 
 A stand-in for a driver's error surface: programs are integers in [0, 10^6] and the "observed
 error" peaks at one needle (score = -|x - needle|), reported after each program the way the
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
-from fuzz.targeted import Search
+from campaign.targeted import Search
 
 NEEDLE = 777_777
 

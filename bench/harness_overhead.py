@@ -27,12 +27,12 @@ from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
+from campaign.campaign import run_campaign
 from corpus.store import Corpus
-from fuzz.campaign import run_campaign
 from fuzz.drivers import discover, select
 from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
-from fuzz.layout import input_bytes, layout
+from lang.layout import input_bytes, layout
 
 BARE = r"""
 import pickle, sys

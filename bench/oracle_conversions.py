@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from fuzz.types import SCALARS, scalar  # noqa: E402
+from lang.types import SCALARS, scalar  # noqa: E402
 from oracles import conversions as cv  # noqa: E402
 
 CASES: dict[str, list[tuple[str, str, bool, str | None]]] = {

@@ -1,13 +1,13 @@
 """Speed-up of the campaign's pipeline over a serial loop, on the same programs and drivers.
 
 In one run of this script, for the chosen targets (default: every local target):
-1. the campaign (fuzz.campaign.run_campaign: a producer thread generating programs and computing
+1. the campaign (campaign.campaign.run_campaign: a producer thread generating programs and computing
    the oracle's expectations, one lane per target whose worker runs while its host thread judges
    and records: every device at once) runs ``--programs`` programs with a fixed seed; its wall time
    is P;
 2. a serial loop runs the same programs (each area's stream redrawn by index, in the order the
    campaign ran them) into a fresh corpus: draw, store, oracle, then on each target in turn
-   prepare, run, judge and record (fuzz.execute.execute), nothing overlapped; its wall time is S.
+   prepare, run, judge and record (campaign.execute.execute), nothing overlapped; its wall time is S.
 Both sides start their workers (and pay for opening the devices) inside the timed region, each
 with an empty compiler cache. The speed-up is S / P; judged lanes per second are reported for
 both. Each side runs ``--repeat`` times, alternating; the medians are reported.
@@ -26,13 +26,17 @@ from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
+from campaign.batching import batch_for
+from campaign.campaign import run_campaign
+from campaign.caps import capabilities
+from campaign.execute import execute
+from campaign.expectations import Expectations
 from corpus.store import Corpus
-from fuzz.batching import batch_for
-from fuzz.campaign import AREAS, capabilities, run_campaign
 from fuzz.drivers import Worker, discover, select
-from fuzz.execute import Expectations, execute, supports
-from fuzz.policy import Policy
+from fuzz.drivers.capabilities import supports
+from fuzz.strategies.areas import AREAS
 from fuzz.strategies.draws import Draws
+from lang.policy import Policy
 
 
 def main() -> None:

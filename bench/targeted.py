@@ -2,7 +2,7 @@
 
 For each area, in one run of this script: N programs drawn the way a campaign draws them with
 ``Policy.p_targeted`` = 0 (independent draws only) and with a share ``--share`` from the targeted
-search (fuzz.targeted: Hypothesis's ``@given`` loop whose ``target()`` score is the number of
+search (campaign.targeted: Hypothesis's ``@given`` loop whose ``target()`` score is the number of
 cells a program adds), both scored by the same measure: distinct coverage cells (construct x type
 x width, corpus.coverage) among the programs generated. No driver runs: the score is the
 generator-side gap a program would close. Each side is repeated with ``--repeat`` seeds; medians.
@@ -17,14 +17,14 @@ import time
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
+from campaign.targeted import Search
 from corpus.coverage import program_cells
-from corpus.store import Corpus
 from corpus.hypothesis_db import CorpusDatabase
-from fuzz.campaign import AREAS
-from fuzz.policy import Policy
+from corpus.store import Corpus
+from fuzz.strategies.areas import AREAS
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import Draws
-from fuzz.targeted import Search
+from lang.policy import Policy
 
 CAPS = Caps(fp64=True, fp16=False, int64=True)
 

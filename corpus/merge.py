@@ -7,7 +7,7 @@ target and timestamp agree; its disagreements follow it under the new run id. Bu
 person's decision: when two corpora disagree about a bucket, the later change wins (``changed``),
 so "reported" on one machine and "new" on another merge to "reported". A campaign present in both
 keeps its settings, the earliest start, the latest update and, per area, the scheduler state that
-has drawn furthest (fuzz.scheduler: the later state of the same stream); its program and check
+has drawn furthest (campaign.scheduler: the later state of the same stream); its program and check
 counts are recounted from the merged rows.
 
 Merging is idempotent: merging a corpus into one that already holds it adds nothing.

@@ -16,7 +16,7 @@ from typing import Any
 
 from corpus.coverage import coverage
 from corpus.store import Corpus
-from fuzz.maths import FUNCTIONS
+from lang.maths import FUNCTIONS
 
 LARGEST_TITLE = "Largest observed error (ulps) per function, type and driver"
 

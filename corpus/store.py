@@ -9,9 +9,9 @@ A program row is written *before* the program is handed to any driver.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import functools
 import sqlite3
 import threading
 import time
@@ -21,13 +21,13 @@ from typing import Any, Iterable
 import sqlite_utils
 
 from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
-from fuzz.ir import InvalidProgram, Program
+from lang.ir import InvalidProgram, Program
 
 SCHEMA_VERSION = 4
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
-fuzz.scheduler), table hypothesis (the campaigns' Hypothesis example database:
+campaign.scheduler), table hypothesis (the campaigns' Hypothesis example database:
 corpus.hypothesis_db)."""
 
 
@@ -317,7 +317,7 @@ class Corpus:
     @_locked
     def update_campaign(self, name: str, seed: int, settings: dict, programs: int, checks: int,
                         state: dict | None = None) -> None:
-        """Create the campaign row or record its progress (``state``: fuzz.scheduler's, to resume)."""
+        """Create the campaign row or record its progress (``state``: campaign.scheduler's, to resume)."""
         progress = {"updated": _now(), "programs": programs, "checks": checks,
                     **({"state": json.dumps(state, sort_keys=True)} if state is not None else {})}
         with self.db.conn:

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 site="${CLFUZZ_SITE:-/tmp/clfuzz-site}"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl/*.whl
 export PYTHONPATH="$site:$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-python3 -m fuzz.cli drivers
-exec python3 -m fuzz.cli run "$@"
+python3 -m app.cli drivers
+exec python3 -m app.cli run "$@"

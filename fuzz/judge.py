@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzz.emit.opencl_c import text as c_text
-from fuzz.ir import Literal, Load, Op, Program, Store, walk
-from fuzz.ops import spelling
-from fuzz.types import scalar
-from oracles import atomics
+from lang.ir import Literal, Load, Op, Program, Store, walk
+from lang.ops import spelling
+from lang.types import scalar
+from oracles.atomic_check import check
+from oracles.atomic_histories import Histories
 from oracles.classes import input_class
 from oracles.expect import Expectation, as_bits
 from oracles.rules import rule
@@ -119,7 +120,7 @@ def judge(
     actual: dict[str, np.ndarray],
     inputs: dict[str, np.ndarray],
     *,
-    histories: atomics.Histories | None = None,
+    histories: Histories | None = None,
     max_rows: int = MAX_ROWS_PER_STATEMENT,
 ) -> Verdict:
     """Compare every output lane; return counts and the disagreement rows (capped per statement).
@@ -215,7 +216,7 @@ def _largest_error(stmt: Store, buffer: str, program: Program, exp: Expectation,
 
 
 def _judge_histories(program: Program, expectations: dict[str, Expectation], actual: dict[str, np.ndarray],
-                     histories: atomics.Histories | None, verdict: Verdict) -> None:
+                     histories: Histories | None, verdict: Verdict) -> None:
     """Shared locations: final values where they are exact (rule atomic.final), and each
     location's history (oracles.atomics): one row per location no order explains."""
     if histories is None:
@@ -238,7 +239,7 @@ def _judge_histories(program: Program, expectations: dict[str, Expectation], act
                                             f"{int(exp.allowed[0][lane]):#x}", f"{int(bits[lane]):#x}",
                                             format_value(int(exp.allowed[0][lane]), exp.scalar),
                                             format_value(int(bits[lane]), exp.scalar), {"initial": loc["init"]}))
-    violations = atomics.check(histories, actual)
+    violations = check(histories, actual)
     verdict.mismatches += len(violations)
     verdict.failing_statements += len({s for v in violations for s in v.statements})
     for v in violations[: MAX_ROWS_PER_STATEMENT * max(1, len(program.body))]:

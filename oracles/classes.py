@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuzz.types import scalar
+from lang.types import scalar
 
 FLOAT_CLASSES: tuple[str, ...] = (
     "nan", "inf", "zero", "subnormal", "tie", "near-tie", "huge", "integral", "normal",

@@ -25,10 +25,10 @@ Semantics (OpenCL C 3.0.19, file 004 of shared/spec; DIGEST §3, §5.2, §11):
 * A conversion to the same type has no effect (§6.4.3.1): bits unchanged, except a NaN, which
   is judged as "any NaN".
 
-The exact arithmetic is done on integers: every finite source value is ``(-1)**sign * M * 2**E``
-with ``M`` a uint64 (an integer's magnitude, or a float's significand) and rounding to a binary
-format of precision ``p`` is integer shifting with an explicit remainder (no floating-point
-rounding is ever trusted). Everything is vectorized with numpy.
+The exact arithmetic is done on integers (:mod:`oracles.rounding`): every finite source value is
+``(-1)**sign * M * 2**E`` with ``M`` a uint64 (an integer's magnitude, or a float's significand)
+and rounding to a binary format of precision ``p`` is integer shifting with an explicit remainder
+(no floating-point rounding is ever trusted). Everything is vectorized with numpy.
 
 ``expect_convert`` lifts a conversion over an :class:`~oracles.expect.Expectation` and adds the
 flush-to-zero alternatives of §7.2 / §7.5.3 for the floating types named in ``ftz``.
@@ -40,8 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fuzz.types import Scalar, scalar
+from lang.types import Scalar, scalar
 from oracles.expect import Expectation
+from oracles.rounding import Rounded, decode_float, decode_int, round_binary
 from oracles.rules import register
 
 ROUNDINGS: tuple[str, ...] = ("rte", "rtz", "rtp", "rtn")
@@ -133,9 +134,6 @@ RULE_FTZ = register(
 
 # --- helpers ----------------------------------------------------------------------------------
 
-_U64 = np.uint64
-_ONE = np.uint64(1)
-
 
 def _check(values: np.ndarray, src: str, dst: str, saturate: bool, rounding: str | None) -> tuple[np.ndarray, Scalar, Scalar]:
     s, d = scalar(src), scalar(dst)
@@ -151,103 +149,6 @@ def _check(values: np.ndarray, src: str, dst: str, saturate: bool, rounding: str
     return values, s, d
 
 
-def _bit_length(m: np.ndarray) -> np.ndarray:
-    """Bit length of each uint64 (0 for 0), as int64, by a 6-step binary search."""
-    x = m.copy()
-    n = np.zeros(m.shape, np.int64)
-    for k in (32, 16, 8, 4, 2, 1):
-        t = x >> _U64(k)
-        big = t != 0
-        x = np.where(big, t, x)
-        n += big * k
-    return n + (x != 0)
-
-
-def _decode_float(values: np.ndarray, s: Scalar):
-    """Split floats into (sign, M, E, is_nan, is_inf) with value = (-1)**sign * M * 2**E."""
-    p = s.mant_bits
-    ebits = s.bits - p
-    bias = (1 << (ebits - 1)) - 1
-    b = np.ascontiguousarray(values).view(s.bits_dtype).astype(np.uint64)
-    sign = (b >> _U64(s.bits - 1)) != 0
-    efield = ((b >> _U64(p - 1)) & _U64((1 << ebits) - 1)).astype(np.int64)
-    mant = b & _U64((1 << (p - 1)) - 1)
-    special = efield == (1 << ebits) - 1
-    is_nan = special & (mant != 0)
-    is_inf = special & (mant == 0)
-    normal = efield != 0
-    m = np.where(normal, mant | _U64(1 << (p - 1)), mant)
-    e = np.where(normal, efield, 1) - bias - (p - 1)
-    m = np.where(special, _U64(0), m)
-    return sign, m, e, is_nan, is_inf
-
-
-def _decode_int(values: np.ndarray, s: Scalar):
-    """(sign, magnitude as uint64) of integers; exact for every 64-bit value."""
-    if s.signed:
-        v = values.astype(np.int64)
-        sign = v < 0
-        u = v.view(np.uint64)
-        return sign, np.where(sign, _U64(0) - u, u)
-    return np.zeros(values.shape, bool), values.astype(np.uint64)
-
-
-@dataclass
-class _Rounded:
-    value: np.ndarray  # float64 magnitude (finite, or inf on overflow), before the sign
-    exact: np.ndarray
-    tiny: np.ndarray  # nonzero and |exact value| < 2**emin: "subnormal before rounding" (§7.5.3)
-    overflow: np.ndarray
-
-
-def _round_binary(sign, m, e, d: Scalar, mode: str) -> _Rounded:
-    """Round |x| = m * 2**e (m uint64, e int64) to the binary format ``d`` in ``mode``.
-
-    Precision p = d.mant_bits; the quantum of the result is 2**max(top - p + 1, emin - p + 1)
-    where 2**top <= |x| < 2**(top+1) (the second term gives gradual underflow). The dropped bits
-    are compared with half a quantum exactly, as integers. Overflow (IEEE 754-2008 §7.4, footnote
-    [17]) is judged on the result rounded with unbounded exponent.
-    """
-    p, emin = d.mant_bits, d.min_exp
-    bl = _bit_length(m)
-    nonzero = m != 0
-    top = e + bl - 1
-    qexp = np.maximum(top - (p - 1), emin - (p - 1))
-    shift = qexp - e
-    rounds = nonzero & (shift > 0)
-    sh = np.clip(shift, 0, 63).astype(np.uint64)
-    q = np.where(shift >= 64, _U64(0), m >> sh)
-    rem = m - (q << sh)  # the dropped bits (all of m when shift >= 64)
-    half_sh = np.clip(shift - 1, 0, 63).astype(np.uint64)
-    half = _ONE << half_sh
-    beyond = shift > 64  # half a quantum is >= 2**64 > rem
-    gt = rounds & ~beyond & (rem > half)
-    eq = rounds & ~beyond & (rem == half)
-    inexact = rounds & (rem != 0)
-    if mode == "rte":
-        inc = gt | (eq & ((q & _ONE) == 1))
-    elif mode == "rtz":
-        inc = np.zeros(m.shape, bool)
-    elif mode == "rtp":
-        inc = inexact & ~sign
-    elif mode == "rtn":
-        inc = inexact & sign
-    else:  # pragma: no cover - checked by callers
-        raise ValueError(mode)
-    mag = np.where(rounds, q + inc.astype(np.uint64), m)
-    ex = np.where(rounds, qexp, e)
-    with np.errstate(over="ignore", invalid="ignore"):
-        # mag <= 2**p <= 2**53 is exact in float64; ldexp by a power of two is exact unless it
-        # overflows float64 (then inf, still > MAX) -- only possible for a double destination.
-        val = np.ldexp(mag.astype(np.float64), np.clip(ex, -2000, 2000).astype(np.int32))
-    fmax = float(np.finfo(d.dtype).max)
-    overflow = val > fmax
-    to_inf = np.full(m.shape, mode == "rte") | ((mode == "rtp") & ~sign) | ((mode == "rtn") & sign)
-    val = np.where(overflow, np.where(to_inf, np.inf, fmax), val)
-    tiny = nonzero & (top < emin)
-    return _Rounded(val, ~inexact, tiny, overflow)
-
-
 def _float64_to_int(r: np.ndarray, d: Scalar) -> np.ndarray:
     """Integral float64 values known to lie in [d.min, d.max] (others: any value) -> d.dtype."""
     with np.errstate(invalid="ignore", over="ignore"):
@@ -257,7 +158,7 @@ def _float64_to_int(r: np.ndarray, d: Scalar) -> np.ndarray:
             low = np.where(hi, r - 2.0**63, r)  # exact: r is an integer < 2**64
             low = np.where((low >= -(2.0**63)) & (low < 2.0**63), low, 0.0)
             u = low.astype(np.int64).view(np.uint64)
-            return np.where(hi, u + _U64(1 << 63), u)
+            return np.where(hi, u + np.uint64(1 << 63), u)
         r = np.where((r >= -(2.0**63)) & (r < 2.0**63), r, 0.0)
         return r.astype(np.int64).astype(d.dtype)
 
@@ -330,13 +231,13 @@ def _float_to_int(values: np.ndarray, s: Scalar, d: Scalar, saturate: bool, mode
     return _Result(value, defined, rule.astype(np.int16), false, false)
 
 
-def _assemble_float(sign, rounded: _Rounded, d: Scalar) -> np.ndarray:
+def _assemble_float(sign, rounded: Rounded, d: Scalar) -> np.ndarray:
     with np.errstate(over="ignore"):
         v = np.where(sign, -rounded.value, rounded.value)
         return v.astype(d.dtype)  # exact: every value here is representable in d (or +-inf)
 
 
-def _rule_to_float(rounded: _Rounded) -> np.ndarray:
+def _rule_to_float(rounded: Rounded) -> np.ndarray:
     return np.select(
         [rounded.overflow, rounded.tiny, rounded.exact],
         [RULE_TO_FLOAT_OVERFLOW, RULE_TO_FLOAT_SUBNORMAL, RULE_TO_FLOAT_EXACT],
@@ -345,8 +246,8 @@ def _rule_to_float(rounded: _Rounded) -> np.ndarray:
 
 
 def _int_to_float(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> _Result:
-    sign, m = _decode_int(values, s)
-    rounded = _round_binary(sign, m, np.zeros(m.shape, np.int64), d, mode)
+    sign, m = decode_int(values, s)
+    rounded = round_binary(sign, m, np.zeros(m.shape, np.int64), d, mode)
     value = _assemble_float(sign, rounded, d)
     n = values.shape[0]
     return _Result(value, np.ones(n, bool), _rule_to_float(rounded), rounded.tiny, np.zeros(n, bool))
@@ -362,12 +263,12 @@ def _quiet_nan(sign: np.ndarray, d: Scalar) -> np.ndarray:
 
 def _float_to_float(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> _Result:
     n = values.shape[0]
-    sign, m, e, nan, inf = _decode_float(values, s)
+    sign, m, e, nan, inf = decode_float(values, s)
     if s.name == d.name:
         value = values.copy()
         rule = np.where(nan, RULE_NAN, RULE_IDENTITY).astype(np.int16)
         return _Result(value, np.ones(n, bool), rule, np.zeros(n, bool), nan)
-    rounded = _round_binary(sign, m, e, d, mode)
+    rounded = round_binary(sign, m, e, d, mode)
     value = _assemble_float(sign, rounded, d)
     with np.errstate(over="ignore"):
         inf_value = np.where(sign, -np.inf, np.inf).astype(d.dtype)

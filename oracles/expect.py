@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from fuzz.types import scalar
+from lang.types import scalar
 
 
 def as_bits(values: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from functools import lru_cache
 import mpmath
 from mpmath import mpf
 
-from fuzz.types import scalar
+from lang.types import scalar
 
 
 @dataclass(frozen=True)

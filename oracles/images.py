@@ -1,10 +1,10 @@
 """Image reads: the spec's addressing, filtering, border-colour and channel-conversion rules.
 
 A read returns a 4-vector (§6.15.15.3-6). The oracle first turns every texel of the image into
-the vector a read of it returns (:func:`texel_table`: the channel order's mapping with 0 and 1
-for missing channels, SPIR-V env §7.6 / OpenCL C §6.15.15.7; the channel conversion of §8.3),
-with one extra row for the border colour of the order (§6.15.15.1.1). Then, per work-item, the
-coordinate selects rows of that table:
+the vector a read of it returns (:func:`oracles.image_texels.texel_table`: the channel order's
+mapping with 0 and 1 for missing channels, SPIR-V env §7.6 / OpenCL C §6.15.15.7; the channel
+conversion of §8.3), with one extra row for the border colour of the order (§6.15.15.1.1). Then,
+per work-item, the coordinate selects rows of that table (:mod:`oracles.image_addressing`):
 
 *Exact verdicts* (rule ``image.texel`` and the conversion rules): a sampler-less read (SPIR-V
 env §7.7: NEAREST, unnormalized, ADDRESS_NONE) or a sampler with unnormalized coordinates,
@@ -35,70 +35,27 @@ uncertainty spans half a texel or more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import numpy as np
 
-from fuzz.images import CHANNEL_TYPES, DIMS, ORDERS
-from fuzz.ir import Image, Op, Program, Sampler
-from fuzz.types import scalar
+from lang.images import DIMS
+from lang.ir import Op, Program
+from lang.ops import Handlers
+from lang.types import scalar
 from oracles import rules
-from oracles.evaluate import REFERENCES
 from oracles.expect import Expectation, as_bits
+from oracles.image_addressing import DELTA, FLOAT_EXACT, address, array_layer, axis_candidates, int_floor
+from oracles.image_texels import RULE_BORDER, Table, texel_table
+from oracles.operands import Reference
 
-DELTA = 1.0 / 16
-"""Texels of uncertainty allowed in a computed coordinate where the spec leaves precision
-undefined: 4 bits of sub-texel precision, the least that Vulkan allows (subTexelPrecisionBits);
-OpenCL states none."""
+REFERENCES: Handlers[Reference] = Handlers()
+"""The references of this module, by operation name (assembled in oracles.references)."""
+reference = REFERENCES.register
 
-INT_LIMIT = 2.0**31
-"""Coordinates whose floor is outside int: the formulas' ``(int)floor(u)`` is undefined (C99 §6.3.1.4)."""
-FLOAT_EXACT = 2**24
-"""Integer coordinates read through a sampler are judged up to this magnitude: §8.2's formulas
-work on (u, v, w) as floating-point values, and a larger int loses bits on the way (INT_MAX
-becomes 2^31, whose ``(int)floor`` is undefined; PoCL, rusticl and Oclgrind then read texel 0
-under CLAMP_TO_EDGE)."""
-
-RULE_TEXEL = rules.register(
-    "image.texel",
-    "unnormalized coordinates with NEAREST and CLAMP_TO_EDGE, CLAMP or NONE (and sampler-less reads) select "
-    "texel address_mode((int)floor(u)) without loss of precision; the read returns that texel's channels "
-    "as the channel order maps them (missing R, G, B are 0, a missing A is 1)",
-    "OpenCL C 3.0 §8.2 Table 70 and end of §8.2, §6.15.15.7; SPIR-V env §7.6-7.7",
-)
-RULE_BORDER = rules.register(
-    "image.border",
-    "CLK_ADDRESS_CLAMP returns the border colour of the channel order for a texel outside the image: "
-    "(0,0,0,1) for R, RG, RGB, LUMINANCE and (0,0,0,0) for the others (integer images: 0 and 1, or the "
-    "bits of 1.0f, which the spec's float-only table leaves open)",
-    "OpenCL C 3.0 §6.15.15.1.1, §8.2",
-)
 RULE_LAYER = rules.register(
     "image.layer",
     "a sampled read of an image array selects layer clamp(rint(layer), 0, count - 1), rint rounding ties "
     "to even",
     "OpenCL C 3.0 §8.4",
-)
-RULE_UNORM = rules.register(
-    "image.unorm",
-    "normalized integer data read as float or half: c / (2^n - 1), or max(-1, c / (2^(n-1) - 1)) for SNORM, "
-    "within 1.5 ulp; 0, the maximum code and (SNORM) the two least codes convert exactly",
-    "OpenCL C 3.0 §8.3.1.1-8.3.1.2",
-)
-RULE_HALF = rules.register(
-    "image.half",
-    "HALF_FLOAT data read as float or half is converted without loss (a NaN may be any NaN)",
-    "OpenCL C 3.0 §8.3.2",
-)
-RULE_FLOAT = rules.register(
-    "image.float",
-    "FLOAT data is returned as stored; a NaN may be any NaN and a sampled read may flush a denormal to "
-    "zero (a sampler-less read only where the device flushes float denormals)",
-    "OpenCL C 3.0 §8.3.3; SPIR-V env §7.7",
-)
-RULE_INT = rules.register(
-    "image.int",
-    "SIGNED_INT data is sign-extended by read_imagei, UNSIGNED_INT data zero-extended by read_imageui",
-    "OpenCL C 3.0 §8.3.4, §6.15.15.4-5",
 )
 RULE_NEAREST_TOLERANCE = rules.register(
     "image.nearest.tolerance",
@@ -114,234 +71,6 @@ RULE_LINEAR_TOLERANCE = rules.register(
     "OpenCL C 3.0 §8.2 (end: precision not defined)",
     severity="tolerance",
 )
-
-_CONVERSION_RULE = {"unorm": RULE_UNORM, "snorm": RULE_UNORM, "half": RULE_HALF, "float": RULE_FLOAT,
-                    "sint": RULE_INT, "uint": RULE_INT}
-
-
-@dataclass
-class Table:
-    """What a read returns for each texel (rows ``0 .. texels-1``) and for the border colour (row
-    ``texels``), per component: ``bits`` (with ``alt`` a second allowed pattern), the interval
-    ``lo..hi`` of values (equal to the value where exact; ``ranged`` marks a real interval),
-    ``nan`` (any NaN), ``flush`` (may read as ±0), ``special`` (INF or NaN: LINEAR over it is
-    undefined) and the rule."""
-
-    result: str  # float, half, int or uint
-    bits: np.ndarray
-    alt: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    ranged: np.ndarray
-    nan: np.ndarray
-    flush: np.ndarray
-    special: np.ndarray
-    rule: np.ndarray
-
-
-# ---- channel conversions (§8.3) -------------------------------------------------------------------
-
-
-def norm_interval(codes: np.ndarray, signed: bool, bits: int, result: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Normalized integer ``codes`` read as ``result`` (float or half), §8.3.1: the correctly
-    rounded value of ``c/M`` (``M = 2^bits - 1``; SNORM: ``2^(bits-1) - 1`` and at least -1), and
-    the least and greatest ``result`` values ``y`` with ``|y - c/M| <= 1.5 ulp(c/M)`` (§7.4's ulp:
-    the gap between the two floats around ``c/M``); the codes the spec pins (0, the maximum, the
-    SNORM minimum and minimum + 1) have a one-value interval.
-
-    The test is done in integers: with ``y = m * 2^q`` (``q`` the exponent of y's last bit) and
-    ``ulp = 2^(E - p + 1)``, ``|m * M * 2^(q+S) - c * 2^S| <= 3 * M * 2^(E - p + S)`` for a scale
-    ``2^S`` that makes every term an integer below 2^63. The reference ``float(c) / M`` rounded
-    once more to ``result`` is correctly rounded: binary64 has at least 2p + 2 bits (Figueroa 1995)."""
-    f = scalar(result)
-    p = f.mant_bits
-    M = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-    c = codes.astype(np.int64)
-    mag = np.minimum(np.abs(c), M)  # SNORM -2^(n-1) reads as -1, like -M
-    neg = c < 0
-    with np.errstate(all="ignore"):
-        ref = (mag.astype(np.float64) / M).astype(f.dtype)
-    pinned = (mag == 0) | (mag == M)
-    # E: the binade of c/M (c/M is never a power of two unless pinned, and never within 2^-40 of
-    # one, so the float64 logarithm decides it), no lower than the least normal exponent.
-    E = np.maximum(np.floor(np.log2(np.where(pinned, M, mag) / M)), f.min_exp).astype(np.int64)
-    S = p + bits + 8
-    rhs = 3 * M * np.left_shift(np.int64(1), E - p + S)
-    ref_bits = as_bits(ref).astype(np.int64)
-    lo_bits, hi_bits = ref_bits.copy(), ref_bits.copy()
-    for d in range(-3, 4):
-        cand_bits = ref_bits + d
-        cand = cand_bits.astype(f.bits_dtype).view(f.dtype).astype(np.float64)
-        _, k = np.frexp(cand)  # cand in [2^(k-1), 2^k)
-        q = np.maximum(k - 1, f.min_exp) - p + 1
-        with np.errstate(invalid="ignore"):
-            m = np.round(np.where(np.isfinite(cand), cand, 0) * np.exp2(-q)).astype(np.int64)
-        lhs = np.abs(m * M * np.left_shift(np.int64(1), np.maximum(q + S, 0)) - mag * (np.int64(1) << S))
-        ok = (lhs <= rhs) & (cand > 0) & np.isfinite(cand) & (q + S >= 0)
-        lo_bits = np.where(ok & (cand_bits < lo_bits), cand_bits, lo_bits)
-        hi_bits = np.where(ok & (cand_bits > hi_bits), cand_bits, hi_bits)
-    lo = np.where(pinned, ref_bits, lo_bits).astype(f.bits_dtype).view(f.dtype)
-    hi = np.where(pinned, ref_bits, hi_bits).astype(f.bits_dtype).view(f.dtype)
-    ref, lo, hi = np.where(neg, -ref, ref), np.where(neg, -hi, lo), np.where(neg, -lo, hi)
-    return ref.astype(f.dtype), lo.astype(f.dtype), hi.astype(f.dtype)
-
-
-def _component(values: np.ndarray, kind: str, bits: int, result: str, may_flush: bool):
-    """One channel of every texel as the read returns it: (bits, lo, hi, ranged, nan, flush, special)."""
-    n = len(values)
-    false = np.zeros(n, bool)
-    if kind in ("unorm", "snorm"):
-        ref, lo, hi = norm_interval(values, kind == "snorm", bits, result)
-        return as_bits(ref), lo, hi, lo != hi, false, false, false
-    if kind in ("sint", "uint"):
-        wide = values.astype(np.int64).astype(scalar(result).dtype)  # sign- or zero-extension
-        return as_bits(wide), wide, wide, false, false, false, false
-    f = scalar(result)
-    with np.errstate(all="ignore"):
-        value = values.astype(f.dtype)  # half -> float and float -> float are exact
-        nan = np.isnan(value)
-        special = ~np.isfinite(value)
-        tiny = (np.abs(value.astype(np.float64)) < 2.0**f.min_exp) & (value != 0) if may_flush else false
-    return as_bits(value), value, value, false, nan, tiny, special
-
-
-def texel_table(image: Image, stored: np.ndarray, result: str, may_flush: bool) -> Table:
-    """The vector every texel reads as (a read returning ``result`` lanes), plus the border row."""
-    order, channel = ORDERS[image.order], CHANNEL_TYPES[image.channel]
-    f = scalar(result)
-    data = stored.reshape(image.texels, image.channels)
-    bits_of = scalar(channel.storage).bits
-    one = np.array(1, f.dtype)
-    cols = []
-    for src in order.returned:
-        if src in "01":
-            v = np.full(image.texels, one if src == "1" else np.zeros((), f.dtype), f.dtype)
-            z = np.zeros(image.texels, bool)
-            cols.append((as_bits(v), v, v, z, z, z, z, RULE_TEXEL))
-        else:
-            raw = data[:, order.memory.index(src)]
-            cols.append((*_component(raw, channel.kind, bits_of, result, may_flush), _CONVERSION_RULE[channel.kind]))
-    border = np.array(order.border, f.dtype)
-    rows = {}
-    for i, name in enumerate(("bits", "lo", "hi", "ranged", "nan", "flush", "special")):
-        body = np.stack([c[i] for c in cols], axis=1)
-        if name == "bits":
-            extra = as_bits(border)
-        elif name in ("lo", "hi"):
-            extra = border
-        else:
-            extra = np.zeros(4, bool)
-        rows[name] = np.concatenate([body, extra[None, :].astype(body.dtype)])
-    alt = rows["bits"].copy()
-    if f.is_int and order.border[3] == 1:  # §6.15.15.1.1 gives float colours only: 1 or the bits of 1.0f
-        alt[-1, 3] = np.array(1.0, np.float32).view(np.uint32)
-    rule = np.concatenate([np.stack([np.full(image.texels, c[7], np.int16) for c in cols], axis=1),
-                           np.full((1, 4), RULE_BORDER, np.int16)])
-    return Table(result, rows["bits"], alt, rows["lo"], rows["hi"], rows["ranged"], rows["nan"], rows["flush"],
-                 rows["special"], rule)
-
-
-# ---- addressing (§8.2, §8.4) ----------------------------------------------------------------------
-
-
-def _address(i: np.ndarray, size: int, mode: str) -> tuple[np.ndarray, np.ndarray]:
-    """Table 70 on integer texel coordinates: (index, undefined). CLAMP may give -1 or size (the
-    border); NONE leaves an index outside [0, size) undefined."""
-    if mode == "clamp_to_edge":
-        return np.clip(i, 0, size - 1), np.zeros(i.shape, bool)
-    if mode == "clamp":
-        return np.clip(i, -1, size), np.zeros(i.shape, bool)
-    return i, (i < 0) | (i >= size)
-
-
-def _floor(u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(int)floor(u) and where it is undefined (NaN, INF, outside int)."""
-    with np.errstate(invalid="ignore"):
-        f = np.floor(u)
-        bad = ~np.isfinite(f) | (np.abs(f) >= INT_LIMIT)
-    return np.where(bad, 0, f).astype(np.int64), bad
-
-
-def _wrapped(s: np.ndarray, size: int, mode: str) -> np.ndarray:
-    """The unnormalized coordinate u of REPEAT, ``(s - floor(s)) * w_t``, or of MIRRORED_REPEAT,
-    ``|s - 2 rint(0.5 s)| * w_t`` (§8.2; rint ties to even), from normalized ``s``."""
-    if mode == "repeat":
-        return (s - np.floor(s)) * size
-    return np.abs(s - 2 * np.rint(0.5 * s)) * size
-
-
-def _nearest(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.ndarray]:
-    """The texel NEAREST selects along one axis for unnormalized ``u`` (or, for REPEAT and
-    MIRRORED_REPEAT, normalized ``s``): (index, undefined)."""
-    mode = sampler.addressing
-    if mode == "repeat":  # i = (int)floor(u); if (i > w_t - 1) i -= w_t
-        i, bad = _floor(_wrapped(u, size, mode))
-        return np.where(i > size - 1, i - size, i), bad
-    if mode == "mirrored_repeat":  # i = min((int)floor(u), w_t - 1)
-        i, bad = _floor(_wrapped(u, size, mode))
-        return np.minimum(i, size - 1), bad
-    i, bad = _floor(u)
-    i, outside = _address(i, size, mode)
-    return i, bad | outside
-
-
-def _linear(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The two texels LINEAR blends along one axis: (i0, i1, undefined)."""
-    mode = sampler.addressing
-    if mode in ("repeat", "mirrored_repeat"):
-        i0, bad = _floor(_wrapped(u, size, mode) - 0.5)
-        i1 = i0 + 1
-        if mode == "repeat":
-            return np.where(i0 < 0, i0 + size, i0), np.where(i1 > size - 1, i1 - size, i1), bad
-        return np.maximum(i0, 0), np.minimum(i1, size - 1), bad
-    i0, bad = _floor(u - 0.5)
-    a0, out0 = _address(i0, size, mode)
-    a1, out1 = _address(i0 + 1, size, mode)
-    return a0, a1, bad | out0 | out1
-
-
-def _layer(w: np.ndarray, count: int, sampled: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The array layer (§8.4): clamp(rint(w), 0, count - 1) through a sampler (rint ties to even,
-    numpy's rint), else w itself, undefined outside 0 .. count - 1. A layer coordinate beyond
-    int is not judged: PoCL, rusticl and Oclgrind all convert it to an integer before clamping,
-    and the spec's own addressing formulas convert coordinates with ``(int)``."""
-    if not sampled:
-        w = w.astype(np.int64)
-        return w, (w < 0) | (w >= count)
-    limit = FLOAT_EXACT if w.dtype.kind == "i" else INT_LIMIT  # like the axes' coordinates
-    with np.errstate(invalid="ignore"):
-        w = w.astype(np.float64)
-        bad = ~np.isfinite(w) | (np.abs(w) >= limit)
-        layer = np.clip(np.rint(np.where(bad, 0, w)), 0, count - 1)
-    return layer.astype(np.int64), bad
-
-
-def _axis_candidates(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndarray, np.ndarray]:
-    """Tolerance class: the texel indices along one axis the formulas select for coordinates within
-    the uncertainty of ``u`` (a float coordinate as given: normalized or not), shape (n, K), and
-    the lanes left undefined."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        s = u.astype(np.float64)
-        finite = np.isfinite(s)
-        texels = np.abs(s) * (size if sampler.normalized else 1)
-        spread = DELTA + texels * 2.0**-22  # in texels
-        bad = ~finite | (spread >= 0.5) | (texels >= INT_LIMIT)
-        s = np.where(bad, 0.0, s)
-        step = spread / size if sampler.normalized else spread
-        unnormalized = sampler.addressing not in ("repeat", "mirrored_repeat") and sampler.normalized
-        cols = []
-        for k in (-1, 0, 1):
-            point = s + k * step
-            if unnormalized:
-                point = point * size
-            if sampler.filter == "nearest":
-                i, b = _nearest(point, size, sampler)
-                cols.append(i)
-            else:
-                i0, i1, b = _linear(point, size, sampler)
-                cols.extend([i0, i1])
-            bad = bad | b
-    return np.stack(cols, axis=1), bad
 
 
 # ---- a read --------------------------------------------------------------------------------------
@@ -371,12 +100,12 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
                 i = c[:, a]
                 b = np.abs(i) > FLOAT_EXACT if sampler is not None else np.zeros(n, bool)
             else:
-                i, b = _floor(c[:, a])
-            i, outside = _address(i, size, sampler.addressing if sampler else "none")
+                i, b = int_floor(c[:, a])
+            i, outside = address(i, size, sampler.addressing if sampler else "none")
             axis_cols.append((i[:, None], size))
             bad |= b | outside
         else:
-            cand, b = _axis_candidates(c[:, a], size, sampler)
+            cand, b = axis_candidates(c[:, a], size, sampler)
             axis_cols.append((cand, size))
             bad |= b
     flat = np.zeros((n, 1), np.int64)
@@ -389,7 +118,7 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         stride *= size
     layer_rule = np.zeros(n, bool)
     if dim.arrayed:
-        layer, b = _layer(c[:, dim.spatial], shape[dim.spatial], sampler is not None)
+        layer, b = array_layer(c[:, dim.spatial], shape[dim.spatial], sampler is not None)
         bad |= b
         flat = flat + (np.clip(layer, 0, shape[dim.spatial] - 1) * stride)[:, None]
         with np.errstate(invalid="ignore"):
@@ -487,7 +216,7 @@ def _round_up(x: np.ndarray, f) -> np.ndarray:
 
 
 
-@REFERENCES.register("read_image")
+@reference("read_image")
 def _read_image(op: Op, args: list[Expectation], n: int, ftz: frozenset, *, program: Program,
                 inputs: dict[str, np.ndarray]) -> Expectation:
     """§6.15.15.2-6 and chapter 8: see the module docstring."""

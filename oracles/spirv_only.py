@@ -1,4 +1,4 @@
-"""References of the operations only SPIR-V expresses (``fuzz.ops``, area ``spirv``).
+"""References of the operations only SPIR-V expresses (``lang.ops``, area ``spirv``).
 
 The SPIR-V core specification is not among the seeds: sections are those of the SPIR-V 1.6
 unified specification (§3.42.11 conversion, §3.42.12 composite, §3.42.13 arithmetic, §3.42.15
@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuzz.ir import Op
-from fuzz.types import Scalar
+from lang.ir import Op
+from lang.ops import Handlers
+from lang.types import Scalar
 from oracles import rules
-from oracles.evaluate import reference
 from oracles.expect import Expectation, as_bits
+from oracles.operands import Reference
+
+REFERENCES: Handlers[Reference] = Handlers()
+"""The references of this module, by operation name (assembled in oracles.references)."""
+reference = REFERENCES.register
 
 RULE_BITCAST = rules.register(
     "spirv.bitcast.components",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.store import Corpus
-from fuzz.policy import Policy
+from lang.policy import Policy
 
 SMALL = Policy(statements=6, global_size=32)
 

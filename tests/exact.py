@@ -4,7 +4,7 @@ It shares no code with the oracle: values are decoded through Python floats and
 ``fractions.Fraction`` (half from its bits, by hand), exact rationals are rounded with Python's own
 ``round``/``math.floor``/``math.ceil`` and IEEE bit patterns are encoded by hand, from IEEE
 754-2008 §4.3, §7.4, §7.5 and OpenCL C 3.0.19 §6.4.3, §7.1, footnote [17]. Format parameters
-and integer ranges are spelled out here rather than taken from ``fuzz.types``, so that table is
+and integer ranges are spelled out here rather than taken from ``lang.types``, so that table is
 cross-checked too.
 """
 

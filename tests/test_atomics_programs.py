@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import pytest
 
-from fuzz.campaign import ATOMIC_CAPABILITIES
+from campaign.caps import ATOMIC_CAPABILITIES
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.ir import Program, memory_of
-from fuzz.layout import input_values
-from fuzz.ops import atomic_requirements, coverage_key
 from fuzz.strategies.atomics import ARITHMETIC, C11_OPS, FLAG_OPS, LEGACY_OPS, STRENGTH, atomic_programs
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
-from fuzz.types import scalar
-from oracles import atomics
+from lang.ir import Program, memory_of
+from lang.layout import input_values
+from lang.ops import atomic_requirements, coverage_key
+from lang.types import scalar
+from oracles.atomic_histories import histories
+from oracles.atomic_ops import KINDS
 
 CAPS = Caps(atomics=frozenset(ATOMIC_CAPABILITIES))
 
@@ -81,7 +82,7 @@ def test_legacy_signed_arithmetic_never_overflows(programs):
     checked = 0
     for p in programs:
         assert p.global_size * len(p.body) < 1 << 16
-        h = atomics.histories(p, input_values(p))
+        h = histories(p, input_values(p))
         for loc in h.locations:
             s = scalar(loc["type"])
             if not s.signed or p.buffer(loc["buffer"]).kind:
@@ -90,7 +91,7 @@ def test_legacy_signed_arithmetic_never_overflows(programs):
             assert abs(signed(loc["init"])) <= 1 << (s.bits - 4)
             sel = h.key == loc["key"]
             for kind, a, b in zip(h.kind[sel], h.a[sel], h.b[sel]):
-                kind = atomics.KINDS[kind]
+                kind = KINDS[kind]
                 bound = 1 << (s.bits - (19 if kind in ARITHMETIC else 4))
                 assert abs(signed(int(a))) <= bound and abs(signed(int(b))) <= bound, (p.id, kind, int(a))
                 checked += 1

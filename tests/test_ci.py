@@ -1,4 +1,4 @@
-"""``clfuzz ci`` without drivers (triage.ci): the outcome of each regression case, the known-bucket
+"""``clfuzz ci`` without drivers (app.ci): the outcome of each regression case, the known-bucket
 rule of the smoke campaign, the exit status, and the JUnit XML as Jenkins and GitLab read it."""
 
 from __future__ import annotations
@@ -11,11 +11,29 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from app.ci import (
+    ERROR,
+    FAILED,
+    FIXED,
+    PASSED,
+    REGRESSIONS,
+    SKIPPED,
+    SMOKE,
+    Case,
+    CiError,
+    CiResult,
+    classify,
+    hit_buckets,
+    is_known,
+    known_buckets,
+    load_regressions,
+    oracle_case,
+    smoke_cases,
+    summary,
+    write_junit,
+)
+from app.cli import cli
 from corpus.store import Corpus
-from fuzz.cli import cli
-from triage.ci import (ERROR, FAILED, FIXED, PASSED, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult,
-                       classify, hit_buckets, is_known, known_buckets, load_regressions, oracle_case, smoke_cases,
-                       summary, write_junit)
 from triage.regressions import FOLDER
 
 FILE = sorted(FOLDER.glob("*.json"))[0]

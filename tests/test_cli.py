@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fuzz.cli import cli
+from app.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +80,7 @@ def _start_campaign(tmp_path: Path, minutes: str = "2") -> tuple[subprocess.Pope
     db = tmp_path / "c.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fuzz.cli", "run", "--minutes", minutes, "--corpus", str(db), "--statements", "8",
+        [sys.executable, "-m", "app.cli", "run", "--minutes", minutes, "--corpus", str(db), "--statements", "8",
          "--global-size", "64"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         # a suite started in the background inherits SIGINT ignored: give the campaign Ctrl-C back
@@ -149,8 +149,8 @@ def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
 
 def test_emit_random_programs_and_a_stored_one_as_spirv(tmp_path):
     from fuzz.emit.validate import validate
-    from fuzz.ir import Program
-    from fuzz.ops import paths_of
+    from lang.ir import Program
+    from lang.ops import paths_of
 
     runner = CliRunner()
     result = runner.invoke(cli, ["emit", "--random", "3", "--seed", "5", "--statements", "4", "-o", str(tmp_path)])

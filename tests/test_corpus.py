@@ -3,11 +3,11 @@
 import sqlite3
 
 import pytest
+from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
 from corpus.store import Corpus, CorpusError
 from fuzz.strategies.conversions import Caps, conversion_programs
-from conftest import SMALL
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
@@ -62,8 +62,8 @@ def test_unknown_program(memory_corpus):
 
 def test_coverage_counts_the_cells_of_programs_that_ran(memory_corpus):
     from corpus.coverage import coverage
-    from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
-    from fuzz.types import Type
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store
+    from lang.types import Type
 
     i4, u4 = Type("int", 4), Type("uint", 4)
     x = Load("x", i4)

@@ -1,4 +1,4 @@
-"""The dashboard (triage.dashboard, ``clfuzz dashboard``): a corpus built without drivers (the
+"""The dashboard (app.dashboard, ``clfuzz dashboard``): a corpus built without drivers (the
 simulated driver of test_triage), its data, and the page opened in a real headless browser
 (Debian's chromium), which must draw every plot without network."""
 
@@ -13,17 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from test_cli import _one_line_error
+from test_triage import BUG_OP, _program_with_bug, _simulator
 
+from app import dashboard
+from app.cli import cli
+from app.dashboard import write_dashboard
+from app.dashboard_data import coverage_matrix, throughput, timeline
+from app.dashboard_figures import TITLES
 from corpus import store
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE
 from corpus.store import Corpus
-from fuzz.cli import cli
 from fuzz.judge import failure_row
-from test_cli import _one_line_error
-from test_triage import BUG_OP, _program_with_bug, _simulator
-from triage import dashboard
-from triage.dashboard import TITLES, coverage_matrix, throughput, timeline, write_dashboard
 
 CHROMIUM = Path("/usr/bin/chromium")
 T0 = 1_700_000_000.0
@@ -105,7 +107,7 @@ def test_the_data_add_up(built):
 def test_the_coverage_matrix_merges_variants_and_orders_types():
     cells = [["swizzle:hi", "float", 2, 3], ["swizzle:lo", "float", 2, 1], ["abs", "int", 4, 5], ["abs", "char", 1, 1]]
     m = coverage_matrix({"pocl": {"path": "opencl-c", "cells": cells}})
-    assert m["rows"] == ["abs", "swizzle"] and m["columns"] == ["char", "int4", "float2"]  # fuzz.types order
+    assert m["rows"] == ["abs", "swizzle"] and m["columns"] == ["char", "int4", "float2"]  # lang.types order
     assert m["uses"]["pocl"].tolist() == [[1, 5, 0], [0, 0, 4]]
     assert "variants: hi 3, lo 1" in m["text"]["pocl"][1][2] and m["text"]["pocl"][0][2] == ""
 

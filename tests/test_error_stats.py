@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from app.cli import cli
+from app.dashboard import write_dashboard
+from app.dashboard_data import error_matrix
 from corpus.stats import LARGEST_TITLE, largest_errors, markdown, operand_text, summarize
 from corpus.store import Corpus
-from fuzz.cli import cli
-from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
-from fuzz.types import Type
-from triage.dashboard import error_matrix, write_dashboard
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.types import Type
 
 F4 = Type("float", 4)
 PROGRAM = Program((Buffer("in0", F4, "in", Fill(1)), Buffer("out0", F4, "out")),

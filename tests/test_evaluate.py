@@ -4,13 +4,15 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings, strategies as st
-
-from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store
-from fuzz.layout import input_values
-from fuzz.types import Type, scalar
 from exact import round_to_float
-from oracles.evaluate import UndefinedBehaviour, arith_is_defined, common_type, expected
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
+from lang.layout import input_values
+from lang.types import Type, common_type, scalar
+from oracles.arith import arith_is_defined
+from oracles.evaluate import UndefinedBehaviour, expected
 
 
 def _rte_float32(q: Fraction) -> int:

@@ -1,13 +1,14 @@
 """Running, judging and isolating, with a scripted worker standing in for a driver."""
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings, seed
-
-from fuzz.drivers import Result
-from fuzz.execute import Expectations, execute
-from fuzz.layout import layout
-from fuzz.strategies.conversions import Caps, conversion_programs
 from conftest import SMALL
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from campaign.execute import execute
+from campaign.expectations import Expectations
+from fuzz.drivers import Result
+from fuzz.strategies.conversions import Caps, conversion_programs
+from lang.layout import layout
 
 
 class FakeTarget:
@@ -59,7 +60,7 @@ def _programs(n=6):
 def _run(program, mode):
     poison = program.body[len(program.body) // 2 + 1]
     worker = ScriptedWorker(program, poison, mode)
-    import fuzz.execute as fe
+    import campaign.execute as fe
 
     real_job_for = fe.job_for
 

@@ -1,5 +1,5 @@
 """Generated image programs: every image kind, sampler combination, coordinate kind and read
-function is drawn; every program is valid (fuzz.ir.validate) and its module passes spirv-val.
+function is drawn; every program is valid (lang.ir.validate) and its module passes spirv-val.
 
 The formats are those a device with every modelled format would report."""
 
@@ -10,12 +10,22 @@ import pytest
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, NORMALIZED_ONLY, ORDERS, format_key, modelled, read_form
-from fuzz.ir import Fill, Image, InvalidProgram, Load, Op, Program, Sampler, Store, Buffer
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
 from fuzz.strategies.images import image_programs
-from fuzz.types import Type
+from lang.images import (
+    ADDRESSING,
+    CHANNEL_TYPES,
+    DIMS,
+    FILTERS,
+    NORMALIZED_ONLY,
+    ORDERS,
+    format_key,
+    modelled,
+    read_form,
+)
+from lang.ir import Buffer, Fill, Image, InvalidProgram, Load, Op, Program, Sampler, Store
+from lang.types import Type
 
 EVERY_FORMAT = frozenset((d, format_key(o, c)) for d in DIMS for o in ORDERS for c in CHANNEL_TYPES if modelled(o, c))
 CAPS = Caps(images=(EVERY_FORMAT,))

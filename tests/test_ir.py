@@ -3,11 +3,11 @@
 import json
 
 import pytest
+from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
-from fuzz.ir import InvalidProgram, Program, restrict
 from fuzz.strategies.conversions import Caps, conversion_programs
-from conftest import SMALL
+from lang.ir import InvalidProgram, Program, restrict
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -47,7 +47,7 @@ def test_fill_contents_never_change():
     digests were computed with the first implementation (PCG64 raw stream, pool choice)."""
     import hashlib
 
-    from fuzz.ir import Fill
+    from lang.ir import Fill
 
     golden = [((7, (1, 2, 3), 3), 8, "4708260b0a91c447"),
               ((2**31 + 5, tuple(range(16)), 2), 32, "68db6fa5e5e42c3e"),

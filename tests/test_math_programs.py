@@ -1,5 +1,5 @@
-"""Generated math programs: every operation of fuzz.maths is drawn on float and double, with and
-without build options; every program is valid (fuzz.ir.validate) and its module passes spirv-val."""
+"""Generated math programs: every operation of lang.maths is drawn on float and double, with and
+without build options; every program is valid (lang.ir.validate) and its module passes spirv-val."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.ir import Op, Program, walk
-from fuzz.maths import CR_DIVIDE_SQRT, FUNCTIONS, OPTIONS
-from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
+from lang.ir import Op, Program, walk
+from lang.maths import CR_DIVIDE_SQRT, FUNCTIONS, OPTIONS
+from lang.policy import Policy
 
 CAPS = Caps(fp64=True, cr_divide_sqrt=True)
 

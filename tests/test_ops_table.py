@@ -1,15 +1,17 @@
-"""Invariant 1 of DESIGN.md: every operation is declared once and every reader handles it."""
+"""Invariant 1 (README "Architecture"): every operation is declared once and every reader handles it."""
 
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import EMITTERS
-from fuzz.ops import OPS
-from fuzz.strategies.conversions import BUILDERS
-from fuzz.strategies import spirv_only  # noqa: F401  (registers its builders)
 from fuzz.strategies.atomics import OPERATIONS as ATOMIC_OPERATIONS
+from fuzz.strategies.conversions import BUILDERS as CONVERSION_BUILDERS
+from fuzz.strategies.expressions import EXPRESSIONS, STATEMENTS
 from fuzz.strategies.images import OPERATIONS as IMAGE_OPERATIONS
 from fuzz.strategies.maths import OPERATIONS as MATH_OPERATIONS
-from fuzz.strategies.expressions import EXPRESSIONS
-from oracles.evaluate import REFERENCES
+from fuzz.strategies.spirv_only import SPIRV_BUILDERS
+from lang.ops import OPS
+from oracles.references import REFERENCES
+
+BUILDERS = {**CONVERSION_BUILDERS, **STATEMENTS, **SPIRV_BUILDERS}
 
 
 def test_every_op_has_every_reader():

@@ -1,4 +1,4 @@
-"""The campaign scheduler (fuzz.scheduler): budgets, the bandit's preferences, its state, and
+"""The campaign scheduler (campaign.scheduler): budgets, the bandit's preferences, its state, and
 merging corpora (corpus.merge) with bucket status and campaign state kept."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
+from campaign.scheduler import WARMUP, Budget, BudgetError, Scheduler, parse_budgets
 from corpus.merge import merge
 from corpus.store import Corpus
-from fuzz.scheduler import WARMUP, Budget, BudgetError, Scheduler, parse_budgets
 
 AREAS = ("conversions", "images", "atomics")
 
@@ -127,10 +127,11 @@ def test_merge_unions_without_duplicates_and_keeps_the_latest_bucket_status(tmp_
 
 def test_programs_in_flight_are_what_a_resumed_campaign_runs_first():
     """A program is pending from its draw until every target finished it (whole or in parts) or
-    none took it; the campaign's state keeps the pending ones (fuzz.campaign._Plan)."""
+    none took it; the campaign's state keeps the pending ones (campaign.campaign._Plan)."""
     from conftest import SMALL
-    from fuzz.campaign import _Plan
-    from fuzz.execute import Outcome
+
+    from campaign.campaign import _Plan
+    from campaign.execute import Outcome
     from fuzz.strategies.conversions import Caps, conversion_programs
     from fuzz.strategies.draws import Draws
 

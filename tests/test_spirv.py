@@ -8,19 +8,19 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from conftest import SMALL
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from conftest import SMALL
 from fuzz.emit import spirv
 from fuzz.emit.grammar import grammar
 from fuzz.emit.validate import target_env, validate
-from fuzz.ir import Literal, Load, Op, Program, walk
-from fuzz.ops import OPS, SWIZZLE_FORMS
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.expressions import EXPRESSIONS, expression_programs
 from fuzz.strategies.spirv_only import spirv_programs
-from fuzz.types import VECTOR_WIDTHS
+from lang.ir import Literal, Load, Op, Program, walk
+from lang.ops import OPS, SWIZZLE_FORMS
+from lang.types import VECTOR_WIDTHS
 
 pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
 
@@ -156,13 +156,13 @@ def _disassemble(program: Program) -> str:
 
 
 def _program(value, out_type):
-    from fuzz.ir import Buffer, Fill, Store
+    from lang.ir import Buffer, Fill, Store
     inputs = tuple(Buffer(n.buffer, n.type, "in", Fill(1)) for n in walk(value) if isinstance(n, Load))
     return Program(inputs + (Buffer("out0", out_type, "out"),), (Store("out0", value),), 4)
 
 
 def test_conversions_use_the_instructions_the_environment_prescribes():
-    from fuzz.types import Type
+    from lang.types import Type
     x = Load("in0", Type("float", 4))
     text = _disassemble(_program(Op("convert", (x,), Type("int", 4), (("rounding", "rtn"), ("sat", True))), Type("int", 4)))
     assert "OpConvertFToS" in text and "SaturatedConversion" in text and "FPRoundingMode RTN" in text
@@ -178,7 +178,7 @@ def test_conversions_use_the_instructions_the_environment_prescribes():
 
 
 def test_spirv_only_forms_use_their_instructions():
-    from fuzz.types import Type
+    from lang.types import Type
     a, b = Load("in0", Type("int", 2)), Load("in1", Type("int", 4))
     text = _disassemble(_program(Op("vector_shuffle", (a, b), Type("int", 3), (("components", (5, -1, 0)),)), Type("int", 3)))
     assert "OpVectorShuffle" in text and " 5 4294967295 0" in text

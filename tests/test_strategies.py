@@ -3,14 +3,15 @@
 from collections import Counter
 from dataclasses import replace
 
-from fuzz.ir import Op, walk
-from fuzz.layout import input_values
+from conftest import SMALL
+
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws, sample
-from fuzz.types import VECTOR_WIDTHS
+from lang.ir import Op, walk
+from lang.layout import input_values
+from lang.types import VECTOR_WIDTHS
 from oracles.classes import input_class
 from oracles.evaluate import expected
-from conftest import SMALL
 
 
 def _draw(n, caps, policy, s=1):

@@ -1,4 +1,4 @@
-"""The feedback search (fuzz.targeted): scores reported after a program ran reach target()."""
+"""The feedback search (campaign.targeted): scores reported after a program ran reach target()."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
-import fuzz.targeted
-from fuzz.campaign import error_score
-from fuzz.execute import Outcome
+import campaign.targeted
+from campaign.campaign import error_score
+from campaign.execute import Outcome
+from campaign.targeted import Search
 from fuzz.judge import Verdict
-from fuzz.targeted import Search
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class _Program:
 
 def test_observed_scores_reach_target(monkeypatch):
     seen: list[float] = []
-    monkeypatch.setattr(fuzz.targeted, "target", lambda value, label: seen.append(value))
+    monkeypatch.setattr(campaign.targeted, "target", lambda value, label: seen.append(value))
     search = Search(st.integers(0, 10**6).map(_Program), InMemoryExampleDatabase(), None, "t", examples=20)
     sent = []
     try:

@@ -8,17 +8,17 @@ import sqlite3
 
 import numpy as np
 import pytest
+from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
-from conftest import SMALL
+from campaign.expectations import Expectations
 from corpus.buckets import bucket_id, failure_message, signature
 from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
-from fuzz.execute import Expectations
-from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate
 from fuzz.judge import judge
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.expressions import expression_programs
-from fuzz.types import Type
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate
+from lang.types import Type
 from oracles.classes import input_class
 from triage import reduce as reducer
 from triage.reduce import Goal, Reducer, operation_key, simplest, size
@@ -108,7 +108,7 @@ def test_operation_key_ignores_vector_widths_only():
 
 @pytest.mark.parametrize("name", ["float", "double", "int", "uint", "char", "ulong", "short"])
 def test_simplest_keeps_the_input_class_and_the_sign(name):
-    from fuzz.types import scalar
+    from lang.types import scalar
 
     s = scalar(name)
     rng = np.random.default_rng(7)

@@ -13,11 +13,11 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import HealthCheck, given, seed, settings
 
-from fuzz.ir import Buffer, Op, Program, Store, walk
-from fuzz.policy import Policy
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.expressions import expression_programs
 from fuzz.strategies.ranges import bounds
+from lang.ir import Buffer, Op, Program, Store, walk
+from lang.policy import Policy
 from oracles.evaluate import expected
 
 SMALL = replace(Policy(), statements=3, global_size=4)

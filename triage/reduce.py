@@ -9,7 +9,7 @@ none changes the program, so the result is deterministic for a given program and
 1. ``statements``: keep the statement the disagreement is in alone, else halve the body
    (delta debugging), then drop the others one at a time.
 2. ``work_items``: keep only the failing work-item, its inputs written as explicit values
-   (:class:`fuzz.ir.Fill` ``values``); for programs with shared (atomic) locations, halve the
+   (:class:`lang.ir.Fill` ``values``); for programs with shared (atomic) locations, halve the
    NDRange by whole work-groups instead.
 3. ``subexpressions``: replace an operation below the statement's root by a literal, or else an
    input buffer, holding the value the oracle computes for it (only where that value is certain:
@@ -20,7 +20,7 @@ none changes the program, so the result is deterministic for a given program and
    (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
 6. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
 
-Every candidate is a valid program (:func:`fuzz.ir.validate`) and defined: the oracle raises
+Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
 :class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
 before it reaches a driver.
 """
@@ -34,25 +34,24 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from campaign.execute import Part, prepare
+from campaign.expectations import Expectations
 from corpus.buckets import RESULT_KINDS, failure_message
 from fuzz.drivers import Result, Target, Worker
+from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
-from fuzz.execute import Expectations, Part, ftz_of, prepare, runnable
-from fuzz.ir import Buffer, Expr, Fill, InvalidProgram, Literal, Load, Op, Program, Store, restrict, validate, walk
 from fuzz.judge import failure_row, judge
-from fuzz.layout import input_values, split_outputs
-from fuzz.ops import paths_of
-from fuzz.types import Type, scalar
+from lang.ir import Buffer, Expr, Fill, InvalidProgram, Literal, Load, Op, Program, Store, restrict, validate, walk
+from lang.layout import input_values, split_outputs
+from lang.ops import OPS, paths_of
+from lang.types import Type, scalar
 from oracles.classes import input_class
 from oracles.evaluate import UndefinedBehaviour, evaluate
 
 _WIDTH = re.compile(r"(?<![a-z])(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)(?![0-9])")
 
-LANE_WISE = frozenset({
-    "convert", "arith", "div", "rem", "shift", "complement", "bitselect", "abs", "abs_diff", "add_sat", "sub_sat",
-    "mad_sat", "hadd", "rhadd", "mul_hi", "mad_hi", "rotate", "clz", "popcount", "min", "max", "clamp",
-})
+LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
 (§6.4.3, §6.5, §6.15.3: "component-wise"), so a vector statement narrows to its failing lane."""
 

@@ -19,8 +19,8 @@ from typing import Any
 from corpus.buckets import bucket_id, driver_version, signature
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from fuzz.execute import ftz_of, supports
-from fuzz.ir import Program, from_data, to_data
+from fuzz.drivers.capabilities import ftz_of, supports
+from lang.ir import Program, from_data, to_data
 from triage.reduce import observe
 from triage.report import case_of, checks
 
@@ -104,7 +104,7 @@ def _export_one(corpus: Corpus, ref: str, targets: list[Target], folder: Path,
 
 
 def load(path: Path) -> dict[str, Any]:
-    """A regression file, its program parsed (fuzz.ir.from_data validates it)."""
+    """A regression file, its program parsed (lang.ir.from_data validates it)."""
     data = json.loads(path.read_text())
     data["program"] = from_data(data["program"])
     return data

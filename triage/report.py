@@ -17,7 +17,6 @@ it was seen in. Expected values are the oracle's, computed here from the program
 from __future__ import annotations
 
 import base64
-import inspect
 import json
 import subprocess
 import time
@@ -28,20 +27,22 @@ from typing import Any
 
 import numpy as np
 
+from campaign.expectations import Expectations
+from campaign.jobs import job_for
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
-from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
+from fuzz.drivers import image_setup
+from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import family_of
+from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
 from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES
-from fuzz.drivers.worker import make_image
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
-from fuzz.execute import Expectations, ftz_for, job_for
-from fuzz.ir import Program
 from fuzz.judge import format_value
-from fuzz.layout import layout
-from fuzz.types import scalar
+from lang.ir import Program
+from lang.layout import layout
+from lang.types import scalar
 from oracles.expect import as_bits
 from oracles.rules import rule
 
@@ -100,8 +101,8 @@ def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict
     return out
 
 
-def _job_data(program: Program, path: str, family: str) -> dict:
-    job = job_for(program, None, path, family)
+def _job_data(program: Program, path: str, family: str, fingerprint: dict) -> dict:
+    job = job_for(program, None, path, family, fingerprint)
     args = []
     for a in job.args:
         kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
@@ -133,7 +134,7 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
     lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
-            "job": _job_data(program, path, family), "checks": lanes}
+            "job": _job_data(program, path, family, fp), "checks": lanes}
     (folder / "repro.py").write_text(_repro_source(data))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
     (folder / "README.md").write_text(_readme(case, files, lanes, family, path))
@@ -322,4 +323,4 @@ def _repro_source(data: dict) -> str:
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
     return _REPRO.format(title=data["title"], bucket=data["bucket"], blob=wrapped,
-                         make_image=inspect.getsource(make_image))
+                         make_image=Path(image_setup.__file__).read_text())

@@ -6,7 +6,7 @@ hangs costs a recorded Result, never the campaign.
 """
 
 from .discovery import ProbeWarning, Target, UnknownDriver, discover, select
-from .fingerprint import describe, table
+from .listing import describe, table
 from .pool import Worker, WorkerStartError
 from .protocol import BufferArg, Job, LocalArg, Result, ScalarArg
 

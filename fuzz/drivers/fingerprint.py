@@ -1,10 +1,9 @@
-"""What identifies a driver, and how discovered targets are shown.
+"""What identifies a driver.
 
 - ``decode_fp_config``, ``decode_device_type``: the raw bit fields of a device, as the probe stores
   them in a fingerprint;
 - ``fingerprint_id``: a short hash of the fields that identify an implementation;
-- ``base_name``: the short driver name derived from the platform name;
-- ``describe`` (JSON, for ``clfuzz drivers --json``) and ``table`` (rich) for people.
+- ``base_name``: the short driver name derived from the platform name.
 """
 
 from __future__ import annotations
@@ -12,10 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .discovery import Target
+from typing import Any
 
 FP_FLAGS = (  # cl_device_fp_config bits (OpenCL 3.0 §4.2, Table 5)
     ("denorm", 1 << 0),
@@ -87,62 +83,3 @@ def fingerprint_id(fp: dict[str, Any]) -> str:
     ident.update({k: fp[k] for k in PATH_FIELDS if k in fp})  # SPIR-V paths only: C ids unchanged
     canon = json.dumps(ident, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canon.encode()).hexdigest()[:12]
-
-
-_ROUNDING = (("round_to_nearest", "RTE"), ("round_to_zero", "RTZ"), ("round_to_inf", "RTP/RTN"))
-
-
-def describe(targets: list[Target]) -> list[dict[str, Any]]:
-    """One JSON-able record per target: its name, ids, where it lives and its full fingerprint."""
-    return [
-        {
-            "name": t.name,
-            "fingerprint_id": t.fingerprint_id,
-            "icd_folder": t.icd_folder,
-            "platform_index": t.platform_index,
-            "device_index": t.device_index,
-            "fingerprint": t.fingerprint,
-        }
-        for t in targets
-    ]
-
-
-def rounding_modes(fp_config: dict[str, bool]) -> str:
-    """"RTE RTZ RTP/RTN" style summary of a decoded fp config."""
-    return " ".join(label for key, label in _ROUNDING if fp_config.get(key)) or "-"
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def table(targets: list[Target]):
-    """A rich Table with one row per target."""
-    from rich.table import Table
-
-    t = Table(title="OpenCL drivers")
-    for column in (
-        "name", "path (route)", "platform", "device", "driver version", "OpenCL C", "fp64", "fp16",
-        "denormals (float)", "rounding modes (float)", "images", "fingerprint id",
-    ):  # fmt: skip
-        t.add_column(column)
-    for target in targets:
-        fp = target.fingerprint
-        single = fp.get("single_fp_config", {})
-        images = fp.get("image_formats", {}).get("2d", [])
-        route = fp.get("route")
-        t.add_row(
-            target.name,
-            f"{target.path} ({fp.get('translator') or route})" if route else target.path,
-            fp.get("platform_name", ""),
-            fp.get("device_name", ""),
-            fp.get("driver_version", ""),
-            fp.get("opencl_c_version", "").strip(),
-            _yes(fp.get("fp64", False)),
-            _yes(fp.get("fp16", False)),
-            _yes(single.get("denorm", False)),
-            rounding_modes(single),
-            f"yes ({len(images)} 2D formats)" if fp.get("image_support") else "no",
-            target.fingerprint_id,
-        )
-    return t

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any
 
-from fuzz.images import CHANNEL_TYPES, DIMS, ORDERS, format_key
+from lang.images import CHANNEL_TYPES, DIMS, ORDERS, format_key
 
 from .fingerprint import decode_device_type, decode_fp_config
 from .icd import library_of
@@ -29,7 +30,7 @@ def _info(obj, param, default=None):
 
 
 def _image_formats(cl, ctx) -> dict[str, list[str]]:
-    """The formats each image kind (fuzz.images.DIMS) supports for reading, as "ORDER/TYPE"
+    """The formats each image kind (lang.images.DIMS) supports for reading, as "ORDER/TYPE"
     (the API's names without CL_; a code the tables do not know is written in hex)."""
     orders = {o.code: o.name for o in ORDERS.values()}
     types = {t.code: t.name for t in CHANNEL_TYPES.values()}
@@ -49,13 +50,19 @@ def _atomics(cl, device, extensions: list[str]) -> dict[str, Any]:
     extensions (both, as the SPIR-V environment requires, 001 §cl_khr_int64_*_atomics), and
     OpenCL C 3.0 with its optional atomic features (§6.15.12.7, DIGEST §7.2). A device takes
     -cl-std=CL3.0 only when it is an OpenCL 3.0 device listing OpenCL C 3.0 (Oclgrind 21.10
-    lists it on an OpenCL 1.2 device and then rejects the option)."""
+    lists it on an OpenCL 1.2 device and then rejects the option). ``cl2.0``: the device builds
+    OpenCL C 2.0 or newer (-cl-std=CL3.0 as above, or an OpenCL 2.x device whose
+    CL_DEVICE_OPENCL_C_VERSION is 2.0 or newer: -cl-std=CL2.0), which built-ins introduced in
+    OpenCL C 2.0 (lang.ops C_VERSIONS) need."""
     di = cl.device_info
     versions = _info(device, getattr(di, "OPENCL_C_ALL_VERSIONS", -1), []) or []
     features = [f.name for f in (_info(device, getattr(di, "OPENCL_C_FEATURES", -1), []) or [])]
-    device_3 = (_info(device, di.VERSION, "") or "").startswith("OpenCL 3.")
-    c3 = device_3 and any(v.version >> 22 == 3 for v in versions)
+    device_version = _info(device, di.VERSION, "") or ""
+    c3 = device_version.startswith("OpenCL 3.") and any(v.version >> 22 == 3 for v in versions)
+    c_version = re.match(r"OpenCL C (\d+)", _info(device, di.OPENCL_C_VERSION, "") or "")
+    c2 = c3 or (device_version.startswith("OpenCL 2.") and c_version is not None and int(c_version.group(1)) >= 2)
     return {
+        "cl2.0": c2,
         "opencl_c_features": sorted(features),
         "int64_atomics": {"cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"} <= set(extensions),
         "cl3.0": c3,

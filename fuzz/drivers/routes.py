@@ -4,7 +4,7 @@ No local driver accepts ``clCreateProgramWithIL``. PoCL and Oclgrind take the LL
 output (``llvm-spirv -r``: SPIR-V -> LLVM bitcode) as a SPIR binary; rusticl takes the module in
 its own binary container (a 12-byte header ``(1, byte length, 4)``, then the words), read by
 Mesa's own SPIR-V front end. A route's ``unsupported`` names the constructs it cannot take (program
-requirements, operations, ``op:variant``: ``fuzz.ops.constructs``): such programs are skipped
+requirements, operations, ``op:variant``: ``lang.ops.constructs``): such programs are skipped
 for that route only (``supports``), and ``clfuzz drivers`` shows the set.
 
 Every module is validated (``fuzz.emit.validate``) before a route sees it: the translator and
@@ -44,7 +44,7 @@ class Route:
     description: str
     translator: str | None  # the llvm-spirv executable, or None for a container route
     options: str  # build options of the binary
-    unsupported: frozenset[str]  # constructs this route cannot take (fuzz.ops.constructs)
+    unsupported: frozenset[str]  # constructs this route cannot take (lang.ops.constructs)
 
 
 ROUTES: dict[str, Route] = {

@@ -1,6 +1,6 @@
 """Program -> OpenCL C kernel source.
 
-One handler per operation of :mod:`fuzz.ops` (``EMITTERS``). Literals are spelled so that the
+One handler per operation of :mod:`lang.ops` (``EMITTERS``). Literals are spelled so that the
 compiler sees exactly the intended bits: hexadecimal floating constants for finite values
 (§6.1.1 / C99 §6.4.4.2), ``INFINITY`` for infinities, ``as_T`` of an unsigned constant for NaNs
 with payloads, and integer constants with their suffix and cast.
@@ -13,12 +13,22 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
-from fuzz.images import ADDRESSING, DIMS, FILTERS
-from fuzz.maths import FUNCTIONS
-from fuzz.layout import layout, sampler_arguments
-from fuzz.ops import ATOMICS, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers, atomic_function, spelling, swizzle_suffix
-from fuzz.types import Type, scalar
+from lang.images import ADDRESSING, DIMS, FILTERS
+from lang.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
+from lang.layout import layout, sampler_arguments
+from lang.maths import FUNCTIONS
+from lang.ops import (
+    ATOMICS,
+    INTEGER_BUILTINS,
+    OPS,
+    RELATIONAL_BUILTINS,
+    Handlers,
+    atomic_function,
+    check_reader,
+    spelling,
+    swizzle_suffix,
+)
+from lang.types import Type, scalar
 
 KERNEL_NAME = "clfuzz"
 
@@ -206,7 +216,7 @@ def emit(program: Program) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- expressions (fuzz.ops area "expressions"; oracles.expressions) --------------------------------
+# -- expressions (lang.ops area "expressions"; oracles.expressions) --------------------------------
 
 
 @emitter("swizzle")
@@ -283,11 +293,11 @@ def _call(body: Body, op: Op, args: list[str]) -> str:
 
 
 for _name in ("shuffle", "shuffle2", "select", "bitselect", "any", "all",
-              *(n for n, _, _ in INTEGER_BUILTINS), *(n for n, _, _ in RELATIONAL_BUILTINS)):
+              *(b.name for b in INTEGER_BUILTINS), *(n for n, _, _ in RELATIONAL_BUILTINS)):
     emitter(_name)(_call)
 
 
-# -- atomics (fuzz.ops area "atomics"; oracles.atomics) ----------------------------------------------
+# -- atomics (lang.ops area "atomics"; oracles.atomics) ----------------------------------------------
 
 
 def location(op: Op) -> str:
@@ -333,7 +343,7 @@ for _name, *_ in ATOMICS:
     emitter(f"atomic_{_name}")(_atomic)
 
 
-# -- images (fuzz.ops area "images"; oracles.images) ------------------------------------------------
+# -- images (lang.ops area "images"; oracles.images) ------------------------------------------------
 
 
 def sampler_value(s: Sampler) -> str:
@@ -349,7 +359,7 @@ def _read_image(body: Body, op: Op, args: list[str]) -> str:
     return f"{spelling('read_image', op.type, {})}({', '.join(operands)})"
 
 
-# -- floating-point arithmetic and built-ins (fuzz.ops area "math"; oracles.maths) ------------------
+# -- floating-point arithmetic and built-ins (lang.ops area "math"; oracles.maths) ------------------
 
 
 def _math(body: Body, op: Op, args: list[str]) -> str:
@@ -363,3 +373,5 @@ def _math(body: Body, op: Op, args: list[str]) -> str:
 
 for _name in FUNCTIONS:
     emitter(_name)(_math)
+
+check_reader("the OpenCL C emitter", EMITTERS, (n for n, spec in OPS.items() if "opencl-c" in spec.paths))

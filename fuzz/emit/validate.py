@@ -14,7 +14,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from fuzz.ir import Program
+from lang.ir import Program
 
 TOOL = "spirv-val"
 

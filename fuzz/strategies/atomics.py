@@ -32,12 +32,12 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store, memory_of
-from fuzz.ops import ATOMICS, MEMORY_ORDERS, atomic_requirements
-from fuzz.policy import Policy
 from fuzz.strategies.conversions import Builder, Caps
 from fuzz.strategies.values import values
-from fuzz.types import Scalar, Type, scalar
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, memory_of
+from lang.ops import ATOMICS, MEMORY_ORDERS, atomic_requirements
+from lang.policy import Policy
+from lang.types import Scalar, Type, scalar
 
 LEGACY_OPS = tuple(name for name, _, _, legacy, _ in ATOMICS if legacy)
 C11_OPS = tuple(name for name, _, c11, _, _ in ATOMICS if c11 and not name.startswith("flag"))

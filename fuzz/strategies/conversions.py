@@ -23,13 +23,12 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from fuzz.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
-from fuzz.ops import ROUNDINGS, Handlers
-from fuzz.policy import Policy
 from fuzz.strategies.values import pools, values
-from fuzz.types import SCALARS, VECTOR_WIDTHS, Type, scalar
-from oracles.evaluate import arith_is_defined
-from fuzz.types import common_type
+from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
+from lang.ops import ROUNDINGS, Handlers, requirements
+from lang.policy import Policy
+from lang.types import SCALARS, VECTOR_WIDTHS, Type, common_type, scalar
+from oracles.arith import arith_is_defined
 
 
 @dataclass(frozen=True)
@@ -42,6 +41,7 @@ class Caps:
     atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (probe._atomics)
     images: tuple[frozenset[tuple[str, str]], ...] = ()  # per device with images: its (kind, format) pairs
     cr_divide_sqrt: bool = False  # a device has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
+    versions: frozenset[str] = frozenset()  # OpenCL C versions some target builds (lang.ops C_VERSIONS: "cl2.0")
 
     def scalars(self, requires: frozenset[str]) -> tuple[str, ...]:
         have = {"fp64": self.fp64 and "fp64" in requires, "fp16": self.fp16 and "fp16" in requires,
@@ -57,6 +57,7 @@ class Builder:
     rnd: random.Random
     policy: Policy
     types: tuple[str, ...]
+    versions: frozenset[str] = frozenset()  # Caps.versions: operations of later OpenCL C versions allowed
     buffers: list[Buffer] = field(default_factory=list)
 
     def name(self, prefix: str) -> str:
@@ -101,6 +102,8 @@ class Builder:
 
 
 BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()
+"""The statement builders of the conversions area, by statement kind (the other areas add theirs
+to these in their own tables)."""
 builds = BUILDERS.register
 
 
@@ -171,9 +174,11 @@ def conversion_kinds(policy: Policy) -> list[tuple[str, int]]:
             ("assign", policy.w_assign), ("arith", policy.w_arith)]
 
 
-def program_of(draw, caps: Caps, policy: Policy, kinds: list[tuple[str, int]], area: str) -> Program:
-    """One program of ``policy.statements`` statements, each built by the builder of a kind drawn
-    with the given weights (what every area's strategy shares)."""
+def program_of(draw, caps: Caps, policy: Policy, kinds: list[tuple[str, int]], area: str,
+               builders: dict[str, Callable[[Builder], Store]]) -> Program:
+    """One program of ``policy.statements`` statements, each built by the builder (of
+    ``builders``, by statement kind) of a kind drawn with the given weights (what every area's
+    strategy shares)."""
     if policy.statements < 1 or policy.global_size < 1:
         raise ValueError("policy.statements and policy.global_size must be at least 1")
     rnd = draw(st.randoms(use_true_random=True))
@@ -185,15 +190,16 @@ def program_of(draw, caps: Caps, policy: Policy, kinds: list[tuple[str, int]], a
     types = caps.scalars(frozenset(requires))
     if not caps.int64:
         types = tuple(t for t in types if scalar(t).needs != "int64")
-    b = Builder(draw, rnd, policy, types)
+    b = Builder(draw, rnd, policy, types, caps.versions)
     names, weights = zip(*kinds)
-    body = [BUILDERS[rnd.choices(names, weights)[0]](b) for _ in range(policy.statements)]
+    body = [builders[rnd.choices(names, weights)[0]](b) for _ in range(policy.statements)]
     used = {n.type.scalar for s in body for n in walk(s.value)} | {bb.type.scalar for bb in b.buffers}
     needs = {scalar(n).needs for n in used} - {None, "int64"}
+    needs |= set().union(*(requirements(statement.value) for statement in body))  # OpenCL C versions
     return Program(tuple(b.buffers), tuple(body), policy.global_size, requires=frozenset(needs), area=area)
 
 
 @st.composite
 def conversion_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
     """Whole conversion programs of ``policy.statements`` statements (see the module docstring)."""
-    return program_of(draw, caps, policy, conversion_kinds(policy), "conversions")
+    return program_of(draw, caps, policy, conversion_kinds(policy), "conversions", BUILDERS)

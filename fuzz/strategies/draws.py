@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import SearchStrategy
 
-from fuzz.ir import Program
+from lang.ir import Program
 
 BUFFER_BYTES = 1 << 16  # enough choices for the largest default program; doubled on overrun
 MAX_ATTEMPTS = 8

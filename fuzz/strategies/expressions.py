@@ -20,13 +20,12 @@ from typing import Callable
 
 from hypothesis import strategies as st
 
-from fuzz.ir import Expr, Literal, Op, Program, Store
-from fuzz.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, ROUNDINGS, Handlers, half_components
-from fuzz.policy import Policy
-from fuzz.strategies.conversions import BUILDERS, Builder, Caps, program_of
+from fuzz.strategies.conversions import Builder, Caps, program_of
 from fuzz.strategies.ranges import may_overflow, narrow
-from fuzz.types import (SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, common_type, promoted, scalar,
-                        truth_type)
+from lang.ir import Expr, Literal, Op, Program, Store
+from lang.ops import INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS, ROUNDINGS, Handlers, half_components
+from lang.policy import Policy
+from lang.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, common_type, promoted, scalar, truth_type
 
 VECTORS = VECTOR_WIDTHS[1:]
 POW2 = (2, 4, 8, 16)  # shuffle and vloadn sources (no 3-vectors)
@@ -47,7 +46,8 @@ class Gen:
         operation drawn by weight among those that can produce ``t``."""
         policy = self.b.policy
         if depth > 0 and not self.b.chance(policy.p_leaf):
-            names, weights = zip(*policy.expression_weights.items())
+            names, weights = zip(*((n, w) for n, w in policy.expression_weights.items()
+                                   if OPS[n].requires <= self.b.versions))
             for _ in range(8):
                 node = EXPRESSIONS[self.rnd.choices(names, weights)[0]](self, t, depth - 1)
                 if node is not None:
@@ -406,8 +406,8 @@ def _bits(t: Type, value: int) -> int:
     return value & ((1 << t.elem.bits) - 1)
 
 
-for _name, _arity, _ in INTEGER_BUILTINS:
-    expression(_name)(_builtin(_name, _arity))
+for _b in INTEGER_BUILTINS:
+    expression(_b.name)(_builtin(_b.name, _b.arity))
 
 
 # ---- conversions inside trees (§6.4) ------------------------------------------------------------
@@ -433,17 +433,22 @@ def _as(g: Gen, t: Type, depth: int) -> Expr | None:
 # ---- statements -------------------------------------------------------------------------------
 
 
+STATEMENTS: Handlers[Callable[[Builder], Store]] = Handlers()
+"""The statement builders of the expressions area, by statement kind."""
+statement = STATEMENTS.register
+
+
 def _result_type(b: Builder) -> Type:
     return Type(b.scalar_type(), b.width())
 
 
-@BUILDERS.register("expression")
+@statement("expression")
 def _expression_statement(b: Builder) -> Store:
     t = _result_type(b)
     return Store(b.output(t), Gen(b).expr(t, b.policy.expr_depth))
 
 
-@BUILDERS.register("vstore")
+@statement("vstore")
 def _vstore(b: Builder) -> Store:
     """vstoren(value, offset, p) into the scalars of an output element of m >= n lanes (m not 3)."""
     n = b.rnd.choice(VECTORS)
@@ -461,4 +466,4 @@ def expression_kinds(policy: Policy) -> list[tuple[str, int]]:
 @st.composite
 def expression_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
     """Programs of expression trees (see the module docstring)."""
-    return program_of(draw, caps, policy, expression_kinds(policy), "expressions")
+    return program_of(draw, caps, policy, expression_kinds(policy), "expressions", STATEMENTS)

@@ -10,7 +10,7 @@ outside them, the image's border and beyond, large and negative values, array la
 (ties of the half-even rounding of §8.4), normalized seams for REPEAT and MIRRORED_REPEAT, and
 (rarely) NaN and INF, which are never judged.
 
-Valid by construction (fuzz.ir validates it again): each read function suits its channel type
+Valid by construction (lang.ir validates it again): each read function suits its channel type
 (§6.15.15.3-6), integer coordinates only with sampler-less reads or unnormalized NEAREST
 samplers with CLAMP_TO_EDGE/CLAMP/NONE (§6.15.15.2), REPEAT and MIRRORED_REPEAT only with
 normalized coordinates, LINEAR only with read_imagef/h, image1d_buffer_t only without a
@@ -24,12 +24,12 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from fuzz.images import ADDRESSING, CHANNEL_TYPES, DIMS, READ_RESULTS, SAMPLER_SCOPES, read_form
-from fuzz.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
-from fuzz.policy import Policy
 from fuzz.strategies.conversions import Builder, Caps
 from fuzz.strategies.values import pools
-from fuzz.types import Type
+from lang.images import ADDRESSING, CHANNEL_TYPES, DIMS, READ_RESULTS, SAMPLER_SCOPES, read_form
+from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
+from lang.policy import Policy
+from lang.types import Type
 
 OPERATIONS = frozenset({"read_image"})
 """The operations this strategy draws (tests/test_ops_table.py)."""

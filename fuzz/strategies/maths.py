@@ -1,7 +1,7 @@
 """Hypothesis strategies for floating-point arithmetic and the math built-ins (area ``math``).
 
 ``math_programs(caps, policy)`` draws programs whose statements each apply one operation of
-:data:`fuzz.maths.FUNCTIONS` (or ``+ - *`` on floats) to operands of the parameters' kinds:
+:data:`lang.maths.FUNCTIONS` (or ``+ - *`` on floats) to operands of the parameters' kinds:
 float, double (where a device has fp64) or half (where one has fp16) scalars and vectors (the
 geometric functions take 1 to 4 lanes, cross 3 or 4; the half_ and fast_ forms float only).
 Float operands come from input buffers filled from pools of each function's interesting points
@@ -11,7 +11,7 @@ log and pow) mixed with the generic edge values and uniform bits; int operands (
 ldexp exponents) from small and extreme integers. A built-in with an out-parameter writes it
 into an output buffer of its own (op attribute ``out``).
 
-Build options (:data:`fuzz.maths.OPTIONS`) are program attributes: a share of the programs is
+Build options (:data:`lang.maths.OPTIONS`) are program attributes: a share of the programs is
 built with a random subset; -cl-fp32-correctly-rounded-divide-sqrt only where some device
 reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (the program then requires it).
 
@@ -27,12 +27,12 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store
-from fuzz.maths import CR_DIVIDE_SQRT, FLOAT_ONLY, FUNCTIONS, OPTIONS
-from fuzz.policy import Policy
 from fuzz.strategies.conversions import Builder, Caps
 from fuzz.strategies.values import pools, values
-from fuzz.types import Type, scalar
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
+from lang.maths import CR_DIVIDE_SQRT, FLOAT_ONLY, FUNCTIONS, OPTIONS
+from lang.policy import Policy
+from lang.types import Type, scalar
 
 OPERATIONS = frozenset(FUNCTIONS)
 """The operations this strategy draws (tests/test_ops_table.py); ``arith`` is shared with the

@@ -16,11 +16,9 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz.ir import Expr, Literal, Load, Op
-from fuzz.ops import RELATIONAL_BUILTINS
-from fuzz.types import Type, scalar
-
-Interval = tuple[int, int]
+from lang.ir import Expr, Literal, Load, Op
+from lang.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, Interval, interval_union
+from lang.types import Type, scalar
 
 
 def type_range(t: Type) -> Interval:
@@ -30,10 +28,6 @@ def type_range(t: Type) -> Interval:
 def literal_values(lit: Literal) -> list[int]:
     elem = lit.type.elem
     return [int(v) for v in np.array(lit.bits, dtype=np.uint64).astype(elem.bits_dtype).view(elem.dtype)]
-
-
-def _union(*intervals: Interval) -> Interval:
-    return min(i[0] for i in intervals), max(i[1] for i in intervals)
 
 
 def _within(i: Interval, t: Type) -> bool:
@@ -79,18 +73,11 @@ _RULES: dict[str, Callable[[Op, list[Interval]], Interval | None]] = {
     "convert": _convert,
     "cast": _convert,
     "swizzle": lambda op, a: a[0],
-    "insert": lambda op, a: _union(*a),
-    "vec": lambda op, a: _union(*a),
-    "select": lambda op, a: _union(a[0], a[1]),
-    "ternary": lambda op, a: _union(a[1], a[2]),
-    "min": lambda op, a: (min(a[0][0], a[1][0]), min(a[0][1], a[1][1])),
-    "max": lambda op, a: (max(a[0][0], a[1][0]), max(a[0][1], a[1][1])),
-    "clamp": lambda op, a: (a[1][0], a[2][1]),
-    "hadd": lambda op, a: _union(*a),
-    "rhadd": lambda op, a: _union(*a),
-    "popcount": lambda op, a: (0, op.type.elem.bits),
-    "clz": lambda op, a: (0, op.type.elem.bits),
-    "abs": lambda op, a: (0, max(abs(a[0][0]), abs(a[0][1]))),
+    "insert": lambda op, a: interval_union(*a),
+    "vec": lambda op, a: interval_union(*a),
+    "select": lambda op, a: interval_union(a[0], a[1]),
+    "ternary": lambda op, a: interval_union(a[1], a[2]),
+    **{b.name: b.bounds for b in INTEGER_BUILTINS if b.bounds is not None},  # declared with each built-in
 }
 for _truth in ("compare", "logic", "not", "any", "all"):
     _RULES[_truth] = lambda op, a: (-1, 1)

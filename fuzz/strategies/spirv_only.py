@@ -1,9 +1,9 @@
-"""Strategies for the forms only SPIR-V expresses (``fuzz.ops`` area ``spirv``).
+"""Strategies for the forms only SPIR-V expresses (``lang.ops`` area ``spirv``).
 
 ``spirv_programs(caps, policy)`` draws programs that mix the conversion statements with
 OpBitcast across component counts, OpVectorShuffle with undefined components, OpSRem/OpSMod/
 OpUMod/OpFRem/OpFMod, the extended-arithmetic instructions, OpSelect on Boolean vectors and
-OpAny/OpAll. Such a program runs on the SPIR-V paths only (``fuzz.ops.paths_of``). Only defined
+OpAny/OpAll. Such a program runs on the SPIR-V paths only (``lang.ops.paths_of``). Only defined
 forms are built: OpBitcast between equal total sizes whose component counts divide (never a
 3-component vector), remainders through a divisor made safe in the program itself, OpAny/OpAll
 on vectors.
@@ -12,16 +12,19 @@ on vectors.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Callable
 
 from hypothesis import strategies as st
 
-from fuzz.ir import Op, Program, Store
-from fuzz.ops import COMPARES, EXTENDED
-from fuzz.policy import Policy
-from fuzz.strategies.conversions import BUILDERS, Caps, Builder, conversion_kinds, program_of
-from fuzz.types import VECTOR_WIDTHS, Type, scalar
+from fuzz.strategies.conversions import BUILDERS, Builder, Caps, conversion_kinds, program_of
+from lang.ir import Op, Program, Store
+from lang.ops import COMPARES, EXTENDED, Handlers
+from lang.policy import Policy
+from lang.types import VECTOR_WIDTHS, Type, scalar
 
-builds = BUILDERS.register
+SPIRV_BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()
+"""The statement builders of the forms only SPIR-V has, by statement kind."""
+builds = SPIRV_BUILDERS.register
 WIDTHS = tuple(w for w in VECTOR_WIDTHS if w != 3)  # OpBitcast across counts: no 3-vectors
 VECTORS = VECTOR_WIDTHS[1:]
 
@@ -105,4 +108,4 @@ def _spirv_kinds(policy: Policy) -> list[tuple[str, int]]:
 @st.composite
 def spirv_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Program:
     """Programs of conversions and SPIR-V-only forms (see the module docstring)."""
-    return program_of(draw, caps, policy, _spirv_kinds(policy), "spirv")
+    return program_of(draw, caps, policy, _spirv_kinds(policy), "spirv", {**BUILDERS, **SPIRV_BUILDERS})

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 from hypothesis import strategies as st
 
-from fuzz.types import SCALARS, Scalar, scalar
+from lang.types import SCALARS, Scalar, scalar
 from oracles.classes import input_class
 
 POWERS = (7, 8, 15, 16, 23, 24, 25, 31, 32, 52, 53, 54, 63, 64)

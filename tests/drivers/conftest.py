@@ -33,9 +33,10 @@ def target_named(name: str):
 
 
 def run_generated(target, programs, statuses: tuple[str, ...] = ("ok",)) -> int:
-    """Run every program the target takes (fuzz.execute, no corpus) and check each ends in one of
+    """Run every program the target takes (campaign.execute, no corpus) and check each ends in one of
     ``statuses`` with judged lanes; the number run."""
-    from fuzz.execute import execute, supports
+    from campaign.execute import execute
+    from fuzz.drivers.capabilities import supports
 
     ran = 0
     with Worker(target, timeout_s=120) as w:

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from fuzz.campaign import capabilities
+from campaign.caps import capabilities
+from campaign.expectations import Expectations
+from campaign.jobs import job_for
 from fuzz.drivers import Worker, discover
-from fuzz.execute import Expectations, job_for, supports
-from fuzz.layout import split_outputs
+from fuzz.drivers.capabilities import supports
 from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.draws import sample
-from oracles import atomics
+from lang.layout import split_outputs
+from oracles.atomic_check import check
+from oracles.atomic_histories import RULE_ORDER
 
 from .conftest import run_generated, skip_without_icd, target_named
 
@@ -38,11 +41,11 @@ def test_a_tampered_result_is_caught():
     assert result.status == "ok"
     actual = {k: v.copy() for k, v in split_outputs(program, result.outputs["out"]).items()}
     h = Expectations(program).histories()
-    assert atomics.check(h, actual) == []
+    assert check(h, actual) == []
     got = actual[stmt.buffer]
     got[0] = got[0] ^ got.dtype.type(1 << 20)  # a value no operation wrote
-    violations = atomics.check(h, actual)
-    assert violations and violations[0].rule == atomics.RULE_ORDER
+    violations = check(h, actual)
+    assert violations and violations[0].rule == RULE_ORDER
 
 
 def test_oclgrind_finds_no_data_race(monkeypatch):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from campaign.campaign import run_campaign
+from campaign.scheduler import Budget
+from campaign.settings import CampaignError, stored_settings
 from corpus.store import Corpus
-from fuzz.campaign import CampaignError, run_campaign, stored_settings
-from fuzz.policy import Policy
-from fuzz.scheduler import Budget
+from lang.policy import Policy
 from tests.drivers.conftest import skip_without_icd, target_named
 
 skip_without_icd()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fuzz.cli import cli
-from fuzz.execute import supports
+from app.cli import cli
+from fuzz.drivers.capabilities import supports
 from triage.regressions import FOLDER, load
 
 from .conftest import skip_without_icd, target_named

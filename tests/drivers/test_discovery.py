@@ -10,11 +10,10 @@ import sys
 
 import pytest
 
-from fuzz.drivers import ProbeWarning, Target, UnknownDriver, discover, select
-from fuzz.drivers import discovery, icd
-from fuzz.drivers.fingerprint import describe, table
+from fuzz.drivers import ProbeWarning, Target, UnknownDriver, discover, discovery, icd, select
 from fuzz.drivers.discovery import ProbeError, run_probe
 from fuzz.drivers.fingerprint import FP_FLAGS, fingerprint_id
+from fuzz.drivers.listing import describe, table
 
 from .conftest import skip_without_icd
 

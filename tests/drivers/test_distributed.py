@@ -1,4 +1,4 @@
-"""A campaign over a Dask cluster (fuzz.distributed): three local worker processes, each seeing other
+"""A campaign over a Dask cluster (app.distributed): three local worker processes, each seeing other
 drivers through its CLFUZZ_DRIVERS, fuzz into one corpus; slices merge without duplicates, node
 campaigns draw disjoint programs and resume, and `clfuzz run --cluster` fails in one line."""
 
@@ -11,14 +11,21 @@ import zlib
 import pytest
 from click.testing import CliRunner
 
+from app.cli import cli
+from app.distributed import (
+    _examples,
+    _parent,
+    _replace_examples,
+    node_campaign,
+    node_seed,
+    run_distributed,
+    summary_markdown,
+)
+from campaign.settings import CampaignError, Settings
 from corpus import merge as merge_module
 from corpus.merge import Merged
 from corpus.store import Corpus
-from fuzz.campaign import CampaignError, Settings
-from fuzz.cli import cli
-from fuzz.distributed import (_examples, _parent, _replace_examples, node_campaign, node_seed,
-                               run_distributed, summary_markdown)
-from fuzz.policy import Policy
+from lang.policy import Policy
 from tests.drivers.conftest import skip_without_icd, target_named
 
 SMALL = Policy(statements=4, global_size=64, p_targeted=0.0, p_targeted_error=0.0)  # draws only: reproducible from the seeds
@@ -93,7 +100,7 @@ def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
         again.append(merge_module.merge(into, path))
         return first
 
-    monkeypatch.setattr("fuzz.distributed.merge", merge_twice)
+    monkeypatch.setattr("app.distributed.merge", merge_twice)
     workers = {node: {"cls": Nanny, "options": {"nthreads": 1, "memory_limit": 0, "env": {"CLFUZZ_DRIVERS": drivers}}}
                for node, drivers in NODES.items()}
     db = tmp_path / "all.db"

@@ -11,13 +11,13 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from fuzz.campaign import capabilities
+from campaign.caps import capabilities
+from campaign.jobs import job_for
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.routes import PATH_OPENCL_C
-from fuzz.execute import job_for
-from fuzz.ir import Buffer, Load, Op, Program, Store
-from fuzz.policy import Policy
 from fuzz.strategies.expressions import EXPRESSIONS, expression_programs
+from lang.ir import Buffer, Load, Op, Program, Store
+from lang.policy import Policy
 
 from .conftest import skip_without_icd
 

@@ -7,16 +7,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fuzz.campaign import capabilities
+from campaign.caps import capabilities
+from campaign.execute import execute
+from campaign.expectations import Expectations
+from campaign.jobs import job_for
 from fuzz.drivers import Worker, discover
-from fuzz.execute import Expectations, execute, job_for, runnable, supports
-from fuzz.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
+from fuzz.drivers.capabilities import runnable, supports
 from fuzz.judge import judge
-from fuzz.layout import split_outputs
-from fuzz.images import read_form
 from fuzz.strategies.draws import sample
 from fuzz.strategies.images import image_programs
-from fuzz.types import Type
+from lang.images import read_form
+from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
+from lang.layout import split_outputs
+from lang.types import Type
 
 from .conftest import run_generated, skip_without_icd, target_named
 
@@ -28,7 +31,7 @@ PROGRAMS = sample(image_programs(capabilities(TARGETS)), 16, seed=4)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generated_programs_run(name):
-    # "split": PoCL's disagreements are isolated by halving (fuzz.execute.kernel_wide)
+    # "split": PoCL's disagreements are isolated by halving (campaign.execute.kernel_wide)
     assert run_generated(target_named(name), PROGRAMS, ("ok", "split")) >= 3
 
 

@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from fuzz.campaign import capabilities
+from campaign.caps import capabilities
+from campaign.execute import execute
 from fuzz.drivers import discover
-from fuzz.execute import execute
-from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
-from fuzz.maths import FUNCTIONS
-from fuzz.policy import Policy
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
-from fuzz.types import Type
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.maths import FUNCTIONS
+from lang.policy import Policy
+from lang.types import Type
 
 from .conftest import run_generated, skip_without_icd, target_named
 
@@ -29,7 +29,7 @@ PROGRAMS = sample(math_programs(capabilities(TARGETS), Policy(math_statements=6,
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generated_programs_run(name):
-    # "split": disagreements on several statements are isolated by halving (fuzz.execute.kernel_wide);
+    # "split": disagreements on several statements are isolated by halving (campaign.execute.kernel_wide);
     # PoCL's SPIR-V route fails to build half_ functions (a finding: "build-failure")
     assert run_generated(target_named(name), PROGRAMS, ("ok", "split", "build_error")) >= 3
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.drivers import Worker
-from fuzz.execute import supports
+from fuzz.drivers.capabilities import supports
 from triage.regressions import FOLDER, current_verdict, load, run_on
 
 from .conftest import target_named

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from campaign.execute import execute
+from campaign.expectations import Expectations
 from fuzz.drivers import discover
-from fuzz.execute import Expectations, execute
-from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
-from fuzz.types import Type
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.types import Type
 
 from .conftest import skip_without_icd
 
@@ -99,9 +100,8 @@ def test_route_capability_data_is_what_the_route_does(spirv_target, monkeypatch)
     statement that uses it is dropped for that route only, and the routes that take it compute it."""
     import dataclasses
 
-    from fuzz.drivers import Worker
-    from fuzz.drivers import routes
-    from fuzz.execute import runnable
+    from fuzz.drivers import Worker, routes
+    from fuzz.drivers.capabilities import runnable
 
     route = routes.ROUTES[spirv_target.family]
     for construct, expr in BLOCKED.items():
@@ -121,7 +121,7 @@ def test_route_capability_data_is_what_the_route_does(spirv_target, monkeypatch)
 
 
 def test_spirv_only_statements_stay_off_the_opencl_c_path():
-    from fuzz.execute import runnable
+    from fuzz.drivers.capabilities import runnable
 
     c_targets = [t for t in discover() if t.path == "opencl-c"]
     program = _plain_program()

@@ -10,11 +10,11 @@ import sys
 
 import pytest
 
+from campaign.execute import execute
 from corpus.store import Corpus
 from fuzz.drivers import Worker
-from fuzz.execute import execute
-from fuzz.ir import Buffer, Fill, Literal, Load, Op, Program, Store
-from fuzz.types import Type
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
+from lang.types import Type
 from triage.report import write_report
 from triage.session import find_row, triage
 

@@ -14,13 +14,14 @@ import random
 import numpy as np
 import pytest
 
-from fuzz.ir import Buffer, Fill, Literal, Op, Program, Store
-from fuzz.types import Type, scalar
-from oracles import atomics
+from lang.ir import Buffer, Fill, Literal, Op, Program, Store
+from lang.types import Type, scalar
+from oracles.atomic_check import Violation, check
+from oracles.atomic_histories import RULE_FINAL, RULE_ORDER, histories
 from oracles.evaluate import expected
 
 LEGACY = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor")
-ARITY = {name: arity for name, arity, *_ in __import__("fuzz.ops", fromlist=["ATOMICS"]).ATOMICS}
+ARITY = {name: arity for name, arity, *_ in __import__("lang.ops", fromlist=["ATOMICS"]).ATOMICS}
 
 
 def program_of(t: str, ops: list[tuple], memory: str = "global") -> Program:
@@ -45,7 +46,7 @@ def program_of(t: str, ops: list[tuple], memory: str = "global") -> Program:
     return Program(tuple(buffers), tuple(body), 1, area="atomics", local_size=1)
 
 
-def verdict(t: str, init: int, ops: list[tuple], returned: list, final: int | None) -> list[atomics.Violation]:
+def verdict(t: str, init: int, ops: list[tuple], returned: list, final: int | None) -> list[Violation]:
     """The oracle's violations for a history: ``returned[i]`` is what operation i gave (a pair
     (expected after, success) for compare-exchange; None for stores)."""
     p = program_of(t, ops)
@@ -58,12 +59,12 @@ def verdict(t: str, init: int, ops: list[tuple], returned: list, final: int | No
         actual[f"r{i}"] = np.array(bits, rt.elem.bits_dtype).view(rt.elem.dtype)
     if final is not None:
         actual["A"] = np.array([final], s.bits_dtype).view(s.dtype)
-    h = atomics.histories(p, inputs)
-    out = atomics.check(h, actual)
+    h = histories(p, inputs)
+    out = check(h, actual)
     # a commuting location's final value is judged lane by lane instead (rule atomic.final)
     exp = expected(p, frozenset(), inputs)
     if "A" in exp and final is not None and exp["A"].judged[0] and not exp["A"].accepts(actual["A"].view(s.bits_dtype))[0]:
-        out.append(atomics.Violation(h.locations[0], atomics.RULE_FINAL, "final", []))
+        out.append(Violation(h.locations[0], RULE_FINAL, "final", []))
     return out
 
 
@@ -170,7 +171,7 @@ def test_flags():
 
 def test_violation_says_which_value():
     (v,) = verdict("int", 5, [("inc", 0, 0)] * 3, [5, 5, 6], None)
-    assert v.rule == atomics.RULE_ORDER and "0x5" in v.why
+    assert v.rule == RULE_ORDER and "0x5" in v.why
 
 
 def test_disconnected_cycle_is_caught():

@@ -32,7 +32,17 @@ from oracles.expect import Expectation  # noqa: E402
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 from exact import (  # noqa: E402
-    FLOATS, INTS, MODES, NP, UNSIGNED, decode, encode, float_max, int_range, round_to_float, round_to_int,
+    FLOATS,
+    INTS,
+    MODES,
+    NP,
+    UNSIGNED,
+    decode,
+    encode,
+    float_max,
+    int_range,
+    round_to_float,
+    round_to_int,
 )
 
 

@@ -11,13 +11,14 @@ import math
 
 import numpy as np
 import pytest
-
 from exact import INTS, NP, UNSIGNED, int_range
-from fuzz.ir import Load, Literal, Op
+
 from fuzz.strategies.values import edge_bits
-from fuzz.types import Type
-from oracles.evaluate import REFERENCES, UndefinedBehaviour
+from lang.ir import Literal, Load, Op
+from lang.types import Type
+from oracles.evaluate import UndefinedBehaviour
 from oracles.expect import Expectation
+from oracles.references import REFERENCES
 
 RNG = np.random.default_rng(23)
 N = 512
@@ -478,7 +479,7 @@ def test_a_moved_nan_may_be_any_nan():
 
 def test_literal_operands_work_like_loads():
     node = Op("add_sat", (Literal(Type("uchar"), (200,)), Load("x", Type("uchar"))), Type("uchar"))
-    from fuzz.ir import Buffer, Fill, Program, Store
+    from lang.ir import Buffer, Fill, Program, Store
     from oracles.evaluate import expected
     p = Program((Buffer("x", Type("uchar"), "in", Fill(1, (100,), 4)), Buffer("out", Type("uchar"), "out")),
                 (Store("out", node),), 4)

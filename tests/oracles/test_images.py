@@ -8,11 +8,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fuzz.ir import Fill, Image, Load, Op, Program, Sampler, Store, Buffer
-from fuzz.images import read_form
-from fuzz.types import Type
+from lang.images import read_form
+from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
+from lang.types import Type
 from oracles.expect import Expectation
-from oracles.images import RULE_BORDER, RULE_LAYER, RULE_LINEAR_TOLERANCE, RULE_NEAREST_TOLERANCE, expect_read, norm_interval
+from oracles.image_texels import RULE_BORDER, norm_interval
+from oracles.images import RULE_LAYER, RULE_LINEAR_TOLERANCE, RULE_NEAREST_TOLERANCE, expect_read
 from oracles.rules import rule
 
 F32 = np.float32

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import oracles.evaluate  # noqa: F401  (registers every reference)
-from fuzz.ir import Buffer, Fill, Load, Op, Program, Store
-from fuzz.types import Type
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.types import Type
 from oracles.floats import fmt, interval, round_to, ulp
 from oracles.maths import lanewise, pack
 

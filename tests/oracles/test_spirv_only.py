@@ -8,13 +8,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from exact import INTS, NP, UNSIGNED, decode, int_range, round_to_float
-from fuzz.ir import Load, Op
+
 from fuzz.strategies.values import edge_bits
-from fuzz.types import Type
-from oracles.evaluate import REFERENCES
+from lang.ir import Load, Op
+from lang.types import Type
 from oracles.expect import Expectation
+from oracles.references import REFERENCES
 
 RNG = np.random.default_rng(11)
 N = 4096

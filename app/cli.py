@@ -1,0 +1,40 @@
+"""The ``clfuzz`` command: parses, calls the library, formats. No logic lives here.
+
+Library errors (a bad corpus, an unknown driver or area, a malformed program file) become one
+line on stderr and exit status 1 (click's ``ClickException``), never a traceback.
+
+This module declares the group and attaches the commands, which live in modules named for what
+they work on: app.commands_campaign (the local drivers), app.commands_programs (one program),
+app.commands_corpus (a whole corpus) and app.commands_triage (the buckets); app.options holds
+what they share.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from app.commands_campaign import ci, drivers, run
+from app.commands_corpus import corpus_group, dashboard, stats
+from app.commands_programs import emit, replay
+from app.commands_triage import buckets, export_regressions, mark, reduce_command, report
+
+
+@click.group()
+@click.version_option(package_name="clfuzz")
+def cli() -> None:
+    """clfuzz: property-based differential fuzzing of OpenCL drivers against a bit-exact oracle."""
+
+
+for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, report, ci,
+                export_regressions, dashboard, emit):
+    cli.add_command(command)
+
+
+def main() -> None:  # pragma: no cover - console entry
+    cli(prog_name="clfuzz")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

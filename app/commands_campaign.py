@@ -1,0 +1,206 @@
+"""The commands that run on the local OpenCL drivers: ``drivers`` lists them, ``run`` fuzzes them (or a
+cluster's), ``ci`` replays the regression files and runs a smoke campaign on them."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.live import Live
+
+from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from corpus.stats import markdown, summarize
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
+def drivers(as_json: bool) -> None:
+    """List every OpenCL device found, with its fingerprint.
+
+    Example: clfuzz drivers --json
+    """
+    from fuzz.drivers import describe, table
+
+    targets = local_targets(None)
+    if as_json:
+        click.echo(json.dumps(describe(targets), indent=2, sort_keys=True))
+    else:
+        console.print(table(targets))
+        if not targets:
+            click.echo("no OpenCL device found: run `bash setup.sh campaign` to install the local drivers", err=True)
+
+
+@click.command()
+@click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Time budget.")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
+                              "atomics, images, math).")
+@click.option("--budget", help="Per-area budgets over the campaign's life: AREA=TIME (s, m, h: driver time) or "
+                               "AREA=Np (programs), comma-separated, e.g. images=2m,atomics=300p.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")
+@click.option("--name", help="Campaign name (default: campaign-SEED).")
+@click.option("--statements", type=click.IntRange(min=1), help="Statements per program (default from the policy).")
+@click.option("--global-size", type=click.IntRange(min=1), help="Work-items per program (default from the policy).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              help="Seconds one build+run may take before the worker is killed.")
+@click.option("--max-programs", type=click.IntRange(min=1), help="Stop after this many programs.")
+@click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
+@click.option("--triage-minutes", type=click.FloatRange(min=0),
+              help="After the campaign, confirm and reduce its new buckets for up to this long "
+                   "(default: a quarter of --minutes; 0: no triage).")
+@click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
+              help="Reduce the confirmed new buckets during triage (else only confirm them).")
+@click.option("--cluster", help="Dask scheduler address (tcp://HOST:8786): every worker fuzzes its own drivers "
+                                "(its CLFUZZ_DRIVERS) into this corpus; no triage (app.distributed).")
+def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None, budget: str | None, seed: int,
+        name: str | None, statements: int | None, global_size: int | None, timeout: float,
+        max_programs: int | None, summary_path: str | None, triage_minutes: float | None, do_reduce: bool,
+        cluster: str | None) -> None:
+    """Run (or resume) a differential campaign on the local OpenCL drivers.
+
+    A campaign's settings and state live in the corpus: running the same --name (default
+    campaign-SEED) again resumes it with its stored settings.
+
+    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1 --budget images=2m
+    """
+    from dataclasses import replace
+
+    from app.display import line, render
+    from campaign.campaign import run_campaign
+    from campaign.scheduler import BudgetError, parse_budgets
+    from campaign.settings import CampaignError, stored_settings
+    from fuzz.strategies.areas import AREAS
+    from lang.policy import Policy
+
+    ctx = click.get_current_context()
+    corpus = open_corpus(corpus_path, create=True)
+    name = name or f"campaign-{seed}"
+    stored = stored_settings(corpus, name)
+    given = {p for p in ("seed", "areas", "statements", "global_size", "budget")
+             if ctx.get_parameter_source(p) != click.core.ParameterSource.DEFAULT}
+    if stored and not given:
+        click.echo(f"resuming campaign {name} (seed {stored.seed}, areas {','.join(stored.areas)})")
+        seed, area_names, policy, budgets = stored.seed, stored.areas, stored.policy, stored.budgets
+    else:
+        area_names = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)
+        policy = Policy()
+        if statements:
+            policy = replace(policy, statements=statements)
+        if global_size:
+            policy = replace(policy, global_size=global_size)
+        try:
+            budgets = parse_budgets(budget or "", area_names)
+        except BudgetError as e:
+            raise fail(e) from None
+    if cluster:  # every node fuzzes its own drivers, into this corpus (app.distributed)
+        from app.distributed import ClusterError, run_distributed, summary_markdown
+
+        if drivers:
+            raise fail(ValueError("--drivers does not apply with --cluster: each worker's CLFUZZ_DRIVERS does"))
+
+        def on_slice(e):
+            click.echo(f"{e.node}: slice failed ({e.error}); {'trying again' if e.retry else 'left out'}" if e.error
+                       else f"{e.node}: slice {e.slice}, {e.programs} programs, {e.judged:,} lanes in "
+                            f"{e.seconds:.0f} s, merged in {e.merge_s:.2f} s")
+        try:
+            result = run_distributed(corpus, cluster, minutes=minutes, seed=seed, areas=area_names, policy=policy,
+                                     budgets=budgets, name=name, timeout_s=timeout, on_slice=on_slice)
+        except (CampaignError, ClusterError) as e:
+            raise fail(e) from None
+        out = Path(summary_path or f"{corpus_path}.summary.md")
+        out.write_text(summary_markdown(corpus, result.name))
+        for node, n in result.nodes.items():
+            click.echo(f"{node} ({', '.join(n.targets)}): {n.slices} slices, {n.programs} programs, "
+                       f"{n.judged:,} lanes, {n.mismatches:,} mismatching, {len(n.errors)} failed slices")
+        click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
+                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
+        return
+    targets = local_targets(drivers)
+    live = Live(console=console, refresh_per_second=2) if console.is_terminal else None
+    last_line = [0.0]
+
+    def progress(p):
+        if live:
+            live.update(render(p, minutes))
+        elif time.monotonic() - last_line[0] > 15:
+            last_line[0] = time.monotonic()
+            click.echo(line(p))
+
+    try:
+        if live:
+            live.start()
+        result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
+                              areas=area_names, budgets=budgets, timeout_s=timeout,
+                              max_programs=max_programs, on_progress=progress)
+    except CampaignError as e:
+        raise fail(e) from None
+    finally:
+        if live:
+            live.stop()
+    from app.display import targets_table
+
+    console.print(targets_table(result.programs, result.targets, result.wall_s, minutes))
+    triage_s = 60 * (minutes / 4 if triage_minutes is None else triage_minutes)
+    if triage_s > 0 and not result.interrupted:
+        from triage.session import triage
+
+        def event(what, bucket):
+            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}")
+
+        try:
+            t = triage(corpus, targets, result.name, triage_s, reduce=do_reduce, on_event=event)
+        except KeyboardInterrupt:
+            click.echo("triage interrupted: the corpus keeps what was confirmed and reduced so far")
+        else:
+            click.echo(f"triage: {len(t.confirmed)} buckets confirmed, {len(t.flaky)} flaky, {len(t.reduced)} reduced, "
+                       f"{len(t.left)} left for later (`clfuzz reduce BUCKET`)")
+    summary = summarize(corpus, result.name)
+    out = Path(summary_path or f"{corpus_path}.summary.md")
+    out.write_text(markdown(summary))
+    click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s; "
+               f"corpus {corpus_path}, summary {out}")
+
+
+@click.command("ci")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="JUnit XML report to write.")
+@click.option("--minutes", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Time budget of the smoke campaign (0: regressions only).")
+@click.option("--corpus", "corpus_path", help="Corpus of the smoke campaign; its ignored and reported buckets are "
+                                              "known (default: a temporary corpus, kept only when it found new buckets).")
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--regressions", "regressions_dir", default="corpus/regressions", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the regression files.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the smoke campaign (campaign ci-SEED).")
+def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers: str | None, regressions_dir: str,
+       seed: int) -> None:
+    """Replay the regression files on every local driver, run a short smoke campaign and write a
+    JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
+    verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder).
+
+    Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db
+    """
+    from app.ci import CiError, run_ci, summary, write_junit
+
+    def case(c):
+        if c.failing:
+            click.echo(f"  {c.outcome.upper():6} {c.classname}  {c.name}")
+
+    try:
+        names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
+        result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed,
+                        corpus_path=corpus_path, on_case=case, on_phase=click.echo)
+        if junit_path:
+            write_junit(result, junit_path)
+    except (CiError, OSError) as e:
+        click.echo(f"Error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", err=True)
+        sys.exit(2)
+    for line in summary(result):
+        click.echo(line)
+    if junit_path:
+        click.echo(f"junit: {junit_path}")
+    sys.exit(result.exit_code)

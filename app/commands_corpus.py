@@ -1,0 +1,154 @@
+"""The commands on a whole corpus: ``stats`` summarizes it, ``corpus merge`` unions corpora,
+``dashboard`` writes it as an HTML page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from app.options import DEFAULT_CORPUS, console, fail, open_corpus
+from corpus.stats import LARGEST_TITLE, summarize
+from corpus.store import CorpusError
+from lang.types import SCALARS
+
+
+@click.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only this campaign.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@click.option("--coverage", "show_coverage", is_flag=True,
+              help="Print the construct x type x width matrix each target covered.")
+def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: bool) -> None:
+    """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found,
+    and (math area) the largest error in ulps per function, type and driver, with its input.
+
+    Example: clfuzz stats --corpus c.db --coverage
+    """
+    corpus = open_corpus(corpus_path, create=False)
+    summary = summarize(corpus, campaign)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    if show_coverage:
+        _print_coverage(summary["coverage"])
+        return
+    t = Table(title=f"{corpus_path}: {summary['programs']} programs")
+    for col in ("target", "runs", "judged lanes", "mismatching lanes", "kinds", "constructs / cells covered",
+                "statuses"):
+        t.add_column(col)
+    for name, s in summary["targets"].items():
+        cells = summary["coverage"].get(name, {}).get("cells", [])
+        t.add_row(name, str(s.get("runs", 0)), f"{s.get('judged', 0):,}", f"{s.get('mismatches', 0):,}",
+                  str(len(s.get("kinds", []))), f"{len({c[0] for c in cells})} / {len(cells)}",
+                  ", ".join(f"{k} {v}" for k, v in sorted(s.get("statuses", {}).items())))
+    console.print(t)
+    for name, s in summary["targets"].items():
+        if not s.get("kinds"):
+            continue
+        k = Table(title=f"{name}: kinds of disagreement")
+        for col in ("operation", "src", "dst", "kind", "count", "example: inputs → expected / actual"):
+            k.add_column(col)
+        for kind in s["kinds"]:
+            ex = kind["example"]
+            inputs = "; ".join(
+                ",".join(v["values"]) if isinstance(v, dict) else str(v) for v in ex["inputs"].values()
+            )
+            k.add_row(kind["operation"], kind["src_type"], kind["dst_type"], kind["kind"], str(kind["count"]),
+                      f"{inputs} → {ex['expected']} / {ex['actual']}")
+        console.print(k)
+    if summary["largest_errors"]:
+        _print_largest_errors(summary["largest_errors"])
+
+
+def _print_largest_errors(rows: list[dict]) -> None:
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, type and driver, and the
+    operands of the lane that made it (corpus.stats.largest_errors)."""
+    t = Table(title=LARGEST_TITLE)
+    for col in ("operation", "type", "driver", "ulps", "within bound", "input"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        text = r["input"] if len(r["input"]) <= 80 else r["input"][:79] + "…"
+        t.add_row(escape(r["operation"]), r["type"], escape(r["target"]), f"{r['ulps']:g}",
+                  "yes" if r["accepted"] else "[bold red]no[/]", escape(text))
+    console.print(t)
+
+
+def _print_coverage(coverage: dict) -> None:
+    """One table per target: a row per construct, a column per type, the widths covered in each cell."""
+    for name, data in coverage.items():
+        widths: dict[str, dict[str, set[int]]] = {}
+        for construct, type_name, width, _ in data["cells"]:
+            widths.setdefault(construct, {}).setdefault(type_name, set()).add(width)
+        types = [t for t in SCALARS if any(t in row for row in widths.values())]
+        table = Table(title=f"{name} ({data['path']}): {len(widths)} constructs, {len(data['cells'])} cells "
+                            f"(construct x type x width)")
+        table.add_column("construct")
+        for t in types:
+            table.add_column(t)
+        for construct in sorted(widths):
+            table.add_row(construct, *(",".join(map(str, sorted(widths[construct].get(t, ())))) or "·"
+                                       for t in types))
+        console.print(table)
+
+
+@click.group("corpus")
+def corpus_group() -> None:
+    """Whole-corpus operations.
+
+    Example: clfuzz corpus merge lab1.db lab2.db -o all.db
+    """
+
+
+@corpus_group.command("merge")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Corpus to merge into (created if missing; may be one of the sources).")
+def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
+    """Union corpora from several machines into one, without duplicates, keeping bucket status
+    (the later change wins) and campaign state.
+
+    Example: clfuzz corpus merge lab1.db lab2.db -o all.db
+    """
+    from corpus.merge import merge
+
+    for src in sources:
+        open_corpus(src, create=False).close()  # a missing or unusable source: one line, nothing written
+    into = open_corpus(out_path, create=True)
+    for src in sources:
+        if Path(src).resolve() == Path(out_path).resolve():
+            continue
+        try:
+            m = merge(into, src)
+        except CorpusError as e:
+            raise fail(e) from None
+        click.echo(f"{src}: +{m.programs} programs, +{m.runs} runs, +{m.disagreements} disagreements, "
+                   f"+{m.buckets} buckets, +{m.reductions} reductions, +{m.campaigns} campaigns")
+    click.echo(f"wrote {out_path}")
+
+
+@click.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only this campaign.")
+@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="HTML file to write.")
+@click.option("--reports", "reports_dir", type=click.Path(file_okay=False),
+              help="Also link each bucket to DIR/BUCKET/README.md where `clfuzz report` wrote one.")
+def dashboard(corpus_path: str, campaign: str | None, out_path: str, reports_dir: str | None) -> None:
+    """Write a self-contained HTML page of a corpus: disagreements and buckets over time, throughput
+    per driver, the coverage heat map, and the buckets with their reports. Opens without network.
+
+    Example: clfuzz dashboard --corpus c.db -o report.html
+    """
+    from app.dashboard import write_dashboard
+
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        written = write_dashboard(corpus, Path(out_path), campaign,
+                                  reports_dir=Path(reports_dir) if reports_dir else None)
+    except (CorpusError, OSError) as e:
+        raise fail(e) from None
+    click.echo(f"{written} ({written.stat().st_size:,} bytes)")

@@ -1,0 +1,140 @@
+"""The commands on one program (a corpus id, id prefix or program .json file): ``replay`` re-runs it
+on the drivers, ``emit`` writes it (or random ones) as OpenCL C or SPIR-V."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from app.options import DEFAULT_CORPUS, fail, local_targets, open_corpus
+from corpus.store import CorpusError
+from lang.ir import InvalidProgram, Program
+
+
+def _load_program(ref: str, corpus_path: str) -> Program:
+    path = Path(ref)
+    if path.suffix == ".json" or path.is_file():
+        try:
+            return Program.from_json(path.read_text())
+        except (OSError, InvalidProgram) as e:
+            raise fail(InvalidProgram(f"{ref}: {e}")) from None
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        return corpus.program(ref)
+    except CorpusError as e:
+        raise fail(e) from None
+
+
+@click.command()
+@click.argument("program_id")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
+@click.option("--limit", type=int, default=10, show_default=True, help="Mismatching lanes shown per driver.")
+def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -> None:
+    """Re-run a stored program (an id, id prefix or program .json file) and print expected vs actual.
+
+    Example: clfuzz replay 3fa2c1 --corpus c.db
+    """
+    from campaign.execute import execute
+    from fuzz.drivers import Worker
+    from fuzz.drivers.capabilities import supports
+
+    program = _load_program(program_id, corpus_path)
+    for target in local_targets(drivers):
+        if not supports(target, program):
+            why = f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take"
+            click.echo(f"{target.name}: skipped ({why})")
+            continue
+        with Worker(target) as worker:
+            outcome = execute(program, target, worker, None)
+        v = outcome.verdict
+        click.echo(f"{target.name}: {outcome.status}, {v.judged} lanes judged, {v.mismatches} mismatching")
+        for r in (v.rows + outcome.failures)[:limit]:
+            click.echo(f"  {r['buffer']}[{r['work_item']}] lane {r['lane']}: {r['expression']}")
+            click.echo(f"    inputs   {r['inputs']}")
+            click.echo(f"    expected {r['expected_value']}  bits {r['expected']}  allowed {r['allowed']}")
+            click.echo(f"    actual   {r['actual_value']}  bits {r['actual']}")
+            click.echo(f"    rule     {r['rule_text']} ({r['section']})")
+
+
+@click.command()
+@click.argument("program_id", required=False)
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")
+@click.option("--random", "random_n", type=click.IntRange(min=1),
+              help="Write N random programs (.cl where OpenCL C can express it, .spv, .json).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random programs.")
+@click.option("--statements", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Statements per random program.")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), help="Folder to write into.")
+def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | None, seed: int, statements: int,
+         out_dir: str | None) -> None:
+    """Write a stored program (id, prefix or .json file) as OpenCL C or SPIR-V, or random ones.
+
+    \b
+    Examples:
+      clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
+      clfuzz emit 3fa2c1 --corpus c.db --spirv -o out/     (out/ID.spv, out/ID.spvasm)
+      clfuzz emit --random 100 --seed 7 -o progs/          (ID.cl, ID.spv, ID.json each)
+    """
+    from fuzz.drivers.routes import PATH_OPENCL_C
+    from fuzz.emit import spirv as spirv_emit
+    from fuzz.emit.opencl_c import emit as emit_c
+    from fuzz.emit.validate import target_env, validate
+    from lang.ops import paths_of
+
+    if (program_id is None) == (random_n is None):
+        raise click.UsageError("give either a PROGRAM_ID or --random N")
+    if random_n is not None and not out_dir:
+        raise click.UsageError("--random needs -o DIR, the folder to write the programs into")
+    if program_id is not None and not spirv and not out_dir:
+        program = _load_program(program_id, corpus_path)
+        if PATH_OPENCL_C not in paths_of(program):
+            raise click.ClickException(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
+        click.echo(emit_c(program), nl=False)
+        return
+    folder = Path(out_dir or ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    if program_id is not None:
+        programs = [_load_program(program_id, corpus_path)]
+    else:
+        from fuzz.strategies.areas import AREAS, area_strategy
+        from fuzz.strategies.conversions import Caps
+        from fuzz.strategies.draws import sample
+        from lang.policy import Policy
+
+        policy = Policy(statements=statements, global_size=1024)
+        programs = sample(area_strategy(tuple(AREAS), Caps(fp64=True), policy), random_n, seed)
+    for program in programs:
+        written = []
+        if (random_n is not None or not spirv) and PATH_OPENCL_C in paths_of(program):
+            written.append(_write(folder / f"{program.id}.cl", emit_c(program).encode()))
+        if random_n is not None:
+            written.append(_write(folder / f"{program.id}.json", program.to_json().encode()))
+        if spirv or random_n is not None:
+            if "fp16" in program.requires:
+                raise click.ClickException(f"{program.id} uses half: no valid OpenCL SPIR-V module has Float16 "
+                                           f"(spirv-val), so it has no .spv")
+            module = spirv_emit.emit(program)
+            problem = validate(module, target_env(program))
+            if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
+                raise click.ClickException(f"{program.id}: emitted module is invalid ({problem.splitlines()[0]})")
+            written.append(_write(folder / f"{program.id}.spv", module))
+            if random_n is None:
+                written.append(_write(folder / f"{program.id}.spvasm", _disassemble(module)))
+        click.echo(" ".join(written))
+
+
+def _write(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+def _disassemble(module: bytes) -> bytes:
+    from fuzz.emit.validate import disassemble
+
+    try:
+        return disassemble(module)
+    except FileNotFoundError:
+        raise click.ClickException("spirv-dis not found: install Debian's spirv-tools (setup.sh does)") from None

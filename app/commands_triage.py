@@ -1,0 +1,140 @@
+"""The commands on the buckets of disagreements: list them (``buckets``), reduce one (``reduce``),
+set their status (``mark``), write a vendor report (``report``) and regression files
+(``export-regressions``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from corpus.buckets import STATUSES
+from corpus.store import CorpusError
+
+
+@click.command("reduce")
+@click.argument("ref")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--budget", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds the reduction may take (it stops with the smallest program found so far).")
+def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
+    """Reduce a stored disagreement (a bucket, disagreement or program id, or a unique prefix).
+
+    The reduced program is stored beside the original; it shows the same disagreement (same
+    driver and path, operation and kind) and nothing smaller does.
+
+    Example: clfuzz reduce 3fa2c1 --corpus c.db
+    """
+    from fuzz.drivers import Worker
+    from triage.reduce import size
+    from triage.session import find_row, reduce_stored, target_of
+
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        row = find_row(corpus, ref)
+        target = target_of(row, local_targets(None))
+    except CorpusError as e:
+        raise fail(e) from None
+    with Worker(target) as worker:
+        reduction = reduce_stored(corpus, row, target, worker, budget)
+    if reduction is None:
+        raise click.ClickException(f"{row['target']} did not show the disagreement again on program "
+                                   f"{row['program_id']}: nothing to reduce (it may be flaky)")
+    before, after = size(reduction.original), size(reduction.reduced)
+    click.echo(f"reduced {reduction.original.id} -> {reduction.reduced.id} on {target.name} in "
+               f"{reduction.seconds:.1f} s ({reduction.candidates} candidates run)")
+    for key in before:
+        click.echo(f"  {key:13} {before[key]:>8} -> {after[key]}")
+    r = reduction.rows[0]
+    click.echo(f"  {r['expression']}: expected {r['expected_value']}, actual {r['actual_value']}")
+
+
+@click.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--campaign", help="Only disagreements of this campaign.")
+@click.option("--status", type=click.Choice(STATUSES), help="Only buckets with this status.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json: bool) -> None:
+    """List the buckets of distinct disagreements: counts, first and last seen, status.
+
+    Example: clfuzz buckets --corpus c.db --status new
+    """
+    corpus = open_corpus(corpus_path, create=False)
+    found = [b for b in corpus.buckets(campaign) if status is None or b["status"] == status]
+    if as_json:
+        click.echo(json.dumps(found, indent=2, sort_keys=True))
+        return
+    t = Table(title=f"{corpus_path}: {len(found)} buckets")
+    for col in ("bucket", "status", "confirmed", "reduced", "rows", "programs", "first seen", "last seen", "what"):
+        t.add_column(col)
+    for b in found:
+        t.add_row(b["id"], b["status"], b["confirmation"], "yes" if b["reduced"] else "", str(b["rows"]),
+                  str(b["programs"]), _when(b["first_seen"]), _when(b["last_seen"]), b["title"])
+    console.print(t)
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else ""
+
+
+@click.command()
+@click.argument("bucket")
+@click.argument("status", type=click.Choice(STATUSES))
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("--note", default="", help="Why (a vendor's bug link, a reason to ignore).")
+def mark(bucket: str, status: str, corpus_path: str, note: str) -> None:
+    """Set a bucket's status: new, reported, fixed or ignored (campaigns skip ignored ones).
+
+    Example: clfuzz mark 3fa2c1 reported --note https://github.com/pocl/pocl/issues/1234
+    """
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        b = corpus.mark(bucket, status, note)
+    except CorpusError as e:
+        raise fail(e) from None
+    click.echo(f"{b['id']} {b['status']}: {b['title']}")
+
+
+@click.command()
+@click.argument("bucket")
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder to write the report into.")
+def report(bucket: str, corpus_path: str, out_dir: str) -> None:
+    """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py.
+
+    Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
+    """
+    from triage.report import write_report
+
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        folder = write_report(corpus, bucket, out_dir)
+    except CorpusError as e:
+        raise fail(e) from None
+    click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
+
+
+@click.command("export-regressions")
+@click.argument("buckets", nargs=-1)
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("-o", "--out", "out_dir", default="corpus/regressions", show_default=True,
+              type=click.Path(file_okay=False), help="Folder of the regression files.")
+def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str) -> None:
+    """Write reduced cases (every reduced bucket not ignored, or the BUCKETS given) as regression
+    files that the test suite replays on every local driver.
+
+    Example: clfuzz export-regressions --corpus c.db
+    """
+    from triage.regressions import export
+
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        written = export(corpus, local_targets(None), Path(out_dir), list(buckets) or None)
+    except CorpusError as e:
+        raise fail(e) from None
+    click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))

@@ -1,0 +1,63 @@
+"""What a running campaign shows: the live terminal display (rich) and the log line without one.
+
+Three parts: per target, its throughput (judged lanes per second of wall time, programs,
+mismatching lanes, failures); per area, the scheduler's view (programs, share of the draws, find
+rate, driver seconds against the area's budget, coverage cells reached); and the buckets this run
+opened, newest first.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+
+from campaign.progress import Progress
+
+
+def targets_table(programs: int, stats: dict, elapsed: float, minutes: float) -> Table:
+    """Per target: programs, judged lanes, checks per second, mismatches, failures."""
+    t = Table(title=f"clfuzz: {programs} programs, {elapsed:.0f}/{minutes * 60:.0f} s")
+    for col in ("target", "programs", "judged lanes", "checks/s", "mismatching lanes", "kinds", "crash/timeout/build"):
+        t.add_column(col, justify="right" if col != "target" else "left")
+    for name, s in stats.items():
+        failures = "/".join(str(s.statuses.get(k, 0)) for k in ("crash", "timeout", "build_error"))
+        t.add_row(name, str(s.programs), f"{s.judged:,}", f"{s.checks_per_s:,.0f}", f"{s.mismatches:,}",
+                  str(len(s.kinds)), failures)
+    return t
+
+
+def areas_table(progress: Progress) -> Table:
+    """Per area: what the scheduler gave it and what it covered."""
+    t = Table(title="areas (campaign.scheduler: budget goes where new disagreements and cells turn up)")
+    for col in ("area", "programs", "share", "find rate", "driver s", "budget", "cells covered"):
+        t.add_column(col, justify="right" if col != "area" else "left")
+    for name, a in progress.areas.items():
+        budget = " ".join(x for x in (f"{a.budget.seconds:.0f} s" if a.budget.seconds is not None else "",
+                                      f"{a.budget.programs} p" if a.budget.programs is not None else "") if x) or "-"
+        t.add_row(name, str(a.programs), f"{a.share:.0%}", f"{a.find_rate:.2f}", f"{a.seconds:.1f}", budget,
+                  str(a.cells))
+    return t
+
+
+def buckets_table(progress: Progress) -> Table:
+    t = Table(title=f"new buckets this run: {progress.bucket_count} (`clfuzz buckets` lists them)")
+    t.add_column("bucket")
+    t.add_column("title")
+    for b in progress.new_buckets:
+        t.add_row(b["id"][:12], b["title"])
+    return t
+
+
+def render(progress: Progress, minutes: float) -> Group:
+    """The live display."""
+    return Group(targets_table(progress.programs, progress.targets, progress.elapsed, minutes),
+                 areas_table(progress), buckets_table(progress))
+
+
+def line(progress: Progress) -> str:
+    """One log line (no terminal)."""
+    parts = [f"{n}: {s.judged:,} lanes {s.checks_per_s:,.0f}/s {s.mismatches:,} mismatching"
+             for n, s in progress.targets.items()]
+    areas = " ".join(f"{n} {a.programs}" for n, a in progress.areas.items())
+    return (f"[{progress.elapsed:5.0f}s] {progress.programs} programs ({areas}) | {progress.bucket_count} new buckets | "
+            + " | ".join(parts))

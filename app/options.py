@@ -1,0 +1,44 @@
+"""What the ``clfuzz`` commands share: the default corpus, the console they print to, and the
+turning of an option (a corpus path, driver names) into a library object, a library error
+becoming one line on stderr and exit status 1 (click's ``ClickException``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+
+from corpus.store import Corpus, CorpusError
+
+if TYPE_CHECKING:
+    from fuzz.drivers import Target
+
+DEFAULT_CORPUS = "clfuzz.db"
+console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
+
+
+def fail(e: Exception) -> click.ClickException:
+    """``e`` as a one-line command error: its message's first line (its type's name if it has none)."""
+    return click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__)
+
+
+def local_targets(drivers: str | None) -> list[Target]:
+    """The local OpenCL targets named in ``drivers`` (comma-separated; None: every device found)."""
+    from fuzz.drivers import UnknownDriver, discover, select
+
+    names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
+    try:
+        return select(discover(), names)
+    except UnknownDriver as e:
+        raise fail(e) from None
+
+
+def open_corpus(path: str, create: bool) -> Corpus:
+    """The corpus at ``path`` (created if missing where ``create``)."""
+    try:
+        return Corpus(path, create=create)
+    except CorpusError as e:
+        raise fail(e) from None

@@ -1,0 +1,157 @@
+"""Running one program on one target and judging it: the step every command shares.
+
+``execute`` builds the job (source and packed buffers), runs it on the target's worker, judges the
+raw output against the oracle and hands each run to :mod:`campaign.record`, the one writer of
+runs and disagreements. A program that fails to build, crashes or hangs is split in halves and
+each half re-run, recursively, so the other statements still get a verdict and the statement that
+fails is isolated and recorded as a failure of its own (a valid program must build and run). A run
+in which most statements disagree at once (a driver that drops the whole kernel, as PoCL 3.1 does
+for some constant conversions) is isolated the same way, so the disagreement is recorded on the
+statement that causes it rather than on every statement beside it.
+
+:func:`prepare`, :func:`conclude` and :func:`first_parts` are pure: they return jobs, verdicts and
+parts; what is stored, and when, is the caller's (:func:`execute`, :mod:`campaign.pipeline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from campaign import record
+from campaign.batching import Batch, parts
+from campaign.expectations import Expectations
+from campaign.jobs import job_for
+from campaign.record import Run
+from corpus.store import Corpus
+from fuzz.drivers import Job, Result, Target, Worker
+from fuzz.drivers.capabilities import ftz_of, runnable
+from fuzz.drivers.routes import RouteFailure
+from fuzz.judge import Verdict, failure_row, judge
+from lang.ir import Program, restrict
+from lang.layout import split_outputs
+
+
+@dataclass
+class Outcome:
+    """What running one program on one target gave, failures of split halves included."""
+
+    status: str
+    verdict: Verdict = field(default_factory=Verdict)
+    driver_s: float = 0.0  # build + run time the driver itself reported
+    runs: int = 0
+    failures: list[dict] = field(default_factory=list)  # isolated failing statements
+
+    def absorb(self, other: "Outcome") -> "Outcome":
+        """Add the outcome of a later run of a part of the same program (its status is this one's)."""
+        self.runs += other.runs
+        self.driver_s += other.driver_s
+        self.failures.extend(other.failures)
+        for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
+            setattr(self.verdict, key, getattr(self.verdict, key) + getattr(other.verdict, key))
+        self.verdict.rows.extend(other.verdict.rows)
+        self.verdict.errors.extend(other.verdict.errors)
+        return self
+
+
+@dataclass
+class Part:
+    """A program, or a part of one, to run on a target, with its expectations; ``depth`` counts
+    the halvings that made it (0: a program as generated or batched)."""
+
+    program: Program
+    expectations: Expectations
+    depth: int = 0
+
+    def half(self, statements: list[int]) -> "Part":
+        sub = restrict(self.program, statements)
+        return Part(sub, self.expectations.view(sub), self.depth + 1)
+
+
+def prepare(part: Part, target: Target) -> Job | Result:
+    """The job that runs ``part`` on ``target``, or the Result of a module that never reaches the
+    driver (invalid, or the route failed on it)."""
+    try:
+        return job_for(part.program, part.expectations.inputs, target.path, target.family, target.fingerprint)
+    except RouteFailure as e:
+        return Result(e.status, log=e.log)
+
+
+def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[Part], Run]:
+    """Judge one run of ``part``: its outcome, the halves to run next when the run must be
+    isolated (see the module docstring), and the run to record."""
+    program, expectations = part.program, part.expectations
+    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
+    run = Run(program, target, result, result.status, result.log[-4000:] if result.status != "ok" else "")
+    halves: list[Part] = []
+    if result.status == "ok":
+        actual = split_outputs(program, result.outputs["out"])
+        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs,
+                        histories=expectations.histories())
+        if kernel_wide(verdict, program):
+            run.status = outcome.status = "split"
+            run.log = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
+            halves = _halves(part)
+        else:
+            outcome.verdict = run.verdict = verdict
+            run.rows, run.errors = verdict.rows, verdict.errors
+    elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
+        pass
+    elif len(program.body) == 1:  # build error, crash, timeout, runtime error of one statement
+        run.rows = outcome.failures = [failure_row(program, result.status, result.log)]
+    else:  # ... of several: record, then isolate by halving
+        halves = _halves(part)
+    return outcome, halves, run
+
+
+def first_parts(target: Target, program: Program, expectations: Expectations,
+                batch: Batch | None = None) -> list[Part]:
+    """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
+    parts of ``batch`` (campaign.batching; whole if None)."""
+    taken = runnable(target, program)
+    if taken is None:
+        raise ValueError(f"{target.name} takes no statement of program {program.id}")
+    pieces = [taken] if batch is None else parts(taken, batch)
+    return [Part(piece, expectations.view(piece)) for piece in pieces]
+
+
+def execute(
+    program: Program,
+    target: Target,
+    worker: Worker,
+    corpus: Corpus | None,
+    *,
+    campaign: str = "",
+    expectations: Expectations | None = None,
+) -> Outcome:
+    """Run, judge and record the part of ``program`` that ``target`` takes (:func:`runnable`),
+    isolating failures by halving, one run after the other (campaigns overlap these steps:
+    :mod:`campaign.pipeline`). The caller checks :func:`supports` first."""
+    todo = first_parts(target, program, expectations or Expectations(program))
+    record.store_parts(corpus, program, [p.program for p in todo], campaign)
+    total: Outcome | None = None
+    while todo:
+        part = todo.pop(0)
+        job = prepare(part, target)
+        result = job if isinstance(job, Result) else worker.run(job)
+        outcome, halves, run = conclude(part, target, result)
+        record.record_run(corpus, run, campaign)
+        record.store_parts(corpus, program, [h.program for h in halves], campaign)
+        total = outcome if total is None else total.absorb(outcome)
+        todo[0:0] = halves
+    return total
+
+
+def kernel_wide(verdict: Verdict, program: Program) -> bool:
+    """Whether a run looks like code was dropped rather than computed wrongly: most statements
+    disagree at once, or several are wrong on every lane (PoCL 3.1 drops the code after a
+    statement it miscompiles)."""
+    if program.area == "math":  # edge-case disagreements in most statements are the norm there:
+        return verdict.wholly_wrong >= 2  # only statements wrong on every lane suggest dropped code
+    return verdict.failing_statements >= 2 and (
+        2 * verdict.failing_statements >= len(program.body) or verdict.wholly_wrong >= 2
+    )
+
+
+def _halves(part: Part) -> list[Part]:
+    n = len(part.program.body)
+    return [part.half(list(range(n // 2))), part.half(list(range(n // 2, n)))]

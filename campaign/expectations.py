@@ -1,0 +1,50 @@
+"""The oracle's expectations of one program, computed once and shared by its parts."""
+
+from __future__ import annotations
+
+from lang.ir import Program
+from lang.layout import input_values
+from oracles.atomic_histories import Histories, histories
+from oracles.evaluate import expected
+from oracles.expect import Expectation
+
+
+class Expectations:
+    """Oracle results for one program, computed once per flush-to-zero class of target.
+
+    ``view(part)`` serves a part of the program made by :func:`lang.ir.restrict` (a batch of its
+    statements over a prefix of its work-items) from the same results, without re-running the
+    oracle: buffers keep their names and a prefix of work-items is a prefix of lanes."""
+
+    def __init__(self, program: Program, *, _inputs=None, _by_ftz=None):
+        self.program = program
+        self.inputs = input_values(program) if _inputs is None else _inputs
+        self._by_ftz: dict[frozenset, dict[str, Expectation]] = {} if _by_ftz is None else _by_ftz
+        self._histories: Histories | None = None
+
+    def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
+        if ftz not in self._by_ftz:
+            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
+        return self._by_ftz[ftz]
+
+    def histories(self) -> Histories | None:
+        """The atomics oracle's histories of the program's shared locations (None without any)."""
+        if not self.program.shared:
+            return None
+        if self._histories is None:
+            self._histories = histories(self.program, self.inputs)
+        return self._histories
+
+    def view(self, part: Program) -> "Expectations":
+        if part.shared:  # histories change with the operations kept: computed anew for the part
+            return Expectations(part, _inputs={b.name: self.inputs[b.name][: part.lanes(b.name)]
+                                               for b in part.buffers if b.fill is not None})
+        n = part.global_size
+        inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
+        inputs.update({i.name: self.inputs[i.name] for i in part.images})  # texels are not per work-item
+        outputs = part.outputs
+        by_ftz = {
+            ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}
+            for ftz, exp in self._by_ftz.items()
+        }
+        return Expectations(part, _inputs=inputs, _by_ftz=by_ftz)

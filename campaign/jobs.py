@@ -1,0 +1,68 @@
+"""The worker job of a program: its source or module, options and packed arguments.
+
+Pure: builds what a worker runs (fuzz.drivers.protocol) from a Program and its input values,
+with no device and no corpus.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fuzz.drivers import BufferArg, Job
+from fuzz.drivers.protocol import ImageArg, SamplerArg
+from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, RouteFailure, binary
+from fuzz.emit import spirv
+from fuzz.emit.opencl_c import KERNEL_NAME, emit
+from fuzz.emit.validate import target_env, validate
+from lang.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, ORDERS
+from lang.ir import Program
+from lang.layout import input_bytes, input_values, layout, output_bytes, sampler_arguments
+
+
+def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path: str = PATH_OPENCL_C,
+            family: str = "", fingerprint: dict | None = None) -> Job:
+    """The worker job of a program over the packed ``in``/``out`` buffers: its OpenCL C source,
+    or (``path="spirv"``) its SPIR-V module, validated, in the binary the ``family``'s route
+    loads. Raises RouteFailure when the module is invalid or the route fails on it."""
+    lay = layout(program)
+    inputs = input_values(program) if inputs is None else inputs
+    if path == PATH_OPENCL_C:
+        kind, code, options = "source", emit(program).encode(), c_options(program, fingerprint)
+    else:
+        module = spirv.emit(program)
+        problem = validate(module, target_env(program))
+        if problem is not None:
+            raise RouteFailure("invalid_module", f"spirv-val --target-env {target_env(program)}: {problem}")
+        route = ROUTES[family]
+        kind, code = "binary", binary(route, module)
+        options = " ".join(o for o in (route.options, program.options) if o)
+    return Job(
+        kind=kind,
+        program=code,
+        options=options,
+        kernel=KERNEL_NAME,
+        args=(
+            BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
+            BufferArg("out", output_bytes(program, inputs), lay.out_bytes, True),
+            *(ImageArg(i.name, DIMS[i.dim].cl_type, ORDERS[i.order].code, CHANNEL_TYPES[i.channel].code, i.shape,
+                       inputs[i.name].tobytes(), inputs[i.name].nbytes) for i in program.images),
+            *(SamplerArg(s.name, s.normalized, ADDRESSING[s.addressing][0], FILTERS[s.filter][0])
+              for s in sampler_arguments(program)),
+        ),
+        global_size=(program.global_size,),
+        local_size=(program.local_size,) if program.local_size else None,
+    )
+
+
+def c_options(program: Program, fingerprint: dict | None = None) -> str:
+    """Build options of the OpenCL C path: the program's, and the OpenCL C version its constructs
+    need (a device's default is OpenCL C 1.2, §5.8.4.5 of the API): -cl-std=CL3.0 for the C11
+    atomics; for a built-in of OpenCL C 2.0 (lang.ops C_VERSIONS), -cl-std=CL3.0 on a device that
+    builds OpenCL C 3.0 and -cl-std=CL2.0 on an OpenCL 2.x device (fuzz.drivers.probe: ``cl3.0``,
+    ``cl2.0``; without a fingerprint, CL3.0)."""
+    std = ""
+    if "cl3.0" in program.requires:
+        std = "-cl-std=CL3.0"
+    elif "cl2.0" in program.requires:
+        std = "-cl-std=CL3.0" if (fingerprint or {}).get("cl3.0", True) else "-cl-std=CL2.0"
+    return " ".join(o for o in (program.options, std) if o)

@@ -1,0 +1,75 @@
+"""The running side's one writer: programs, runs and disagreements into the corpus.
+
+Everything that runs programs (campaign.execute, campaign.pipeline, campaign.campaign) decides
+and judges without writing; what it produced comes here to become corpus rows. A program is
+stored before it runs (a driver that crashes the machine leaves it in the corpus); a run and its
+disagreements are one transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from corpus.store import Corpus
+from fuzz.drivers import Result, Target
+from fuzz.judge import Verdict
+from lang.ir import Program
+
+
+@dataclass
+class Run:
+    """One run of a part as the corpus records it (:func:`record_run`): the
+    driver's result, the status recorded (``split`` when it is isolated by halving), why, and
+    the disagreement rows and largest errors of its verdict or failure."""
+
+    program: Program
+    target: Target
+    result: Result
+    status: str
+    log: str
+    verdict: Verdict | None = None
+    rows: list[dict] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+
+def store_parts(corpus: Corpus | None, program: Program, parts: Iterable[Program], campaign: str) -> None:
+    """Store the parts of ``program`` about to run (batches, halves) that are not the program
+    itself, before they run."""
+    if corpus is None:
+        return
+    for part in parts:
+        if part is not program:
+            corpus.add_program(part, campaign)
+
+
+def store_program(corpus: Corpus, program: Program, campaign: str) -> None:
+    """Store a drawn program before any target runs it."""
+    corpus.add_program(program, campaign)
+
+
+def record_run(corpus: Corpus | None, run: Run, campaign: str) -> None:
+    """One run of a program and its disagreement rows (or failure row), in one transaction."""
+    if corpus is None:
+        return
+    target, result, verdict = run.target, run.result, run.verdict
+    keys = {"program_id": run.program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+            "path": target.path}
+    row = {**keys, "status": run.status, "build_s": result.build_s, "run_s": result.run_s, "log": run.log,
+           "campaign": campaign, "checks": verdict.checks if verdict else 0,
+           "judged": verdict.judged if verdict else 0, "mismatches": verdict.mismatches if verdict else 0}
+    for r in run.rows:
+        r.update(keys)
+    corpus.add_run(row, run.rows, run.errors)
+
+
+def register_targets(corpus: Corpus, targets: Iterable[Target]) -> None:
+    """The targets of a campaign with their fingerprints."""
+    for t in targets:
+        corpus.add_target(t.name, t.path, t.fingerprint_id, t.fingerprint)
+
+
+def save_campaign(corpus: Corpus, name: str, seed: int, settings: dict, programs: int, checks: int,
+                  state: dict) -> None:
+    """A campaign's settings, counts and scheduler state (resumable)."""
+    corpus.update_campaign(name, seed, settings, programs, checks, state)

@@ -1,0 +1,32 @@
+"""The areas a campaign draws from: one Hypothesis strategy of whole programs each.
+
+At import it checks that some strategy builds every operation declared in :data:`lang.ops.OPS`
+(a statement builder, an expression-tree node, or an area's own operations), so a declared
+operation no strategy draws fails here, not in a campaign that never generates it.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from fuzz.strategies import atomics, conversions, expressions, images, maths, spirv_only
+from fuzz.strategies.conversions import Caps
+from lang.ir import Program
+from lang.ops import OPS, check_reader
+from lang.policy import Policy
+
+AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spirv_programs,
+         "expressions": expressions.expression_programs, "atomics": atomics.atomic_programs,
+         "images": images.image_programs, "math": maths.math_programs}
+"""What a campaign can generate: each program is drawn from one of the chosen areas."""
+
+STATEMENT_KINDS = frozenset({"assign", "expression"})  # statement forms that are not operations
+
+check_reader("the strategies", (set(conversions.BUILDERS) | set(expressions.STATEMENTS) | set(spirv_only.SPIRV_BUILDERS)
+                                | set(expressions.EXPRESSIONS) | atomics.OPERATIONS | images.OPERATIONS
+                                | maths.OPERATIONS) - STATEMENT_KINDS, OPS)
+
+
+def area_strategy(areas: tuple[str, ...], caps: Caps, policy: Policy) -> st.SearchStrategy[Program]:
+    """Programs drawn from one of ``areas`` (names of :data:`AREAS`)."""
+    return st.one_of(*[AREAS[a](caps, policy) for a in areas])

@@ -1,0 +1,231 @@
+"""The values the specification prescribes for the math built-ins at their edge cases: OpenCL C
+3.0.19 §7.5.1 and C99 Annex F.9, which §7.5 incorporates (NaN: any NaN, DIGEST §5.2).
+
+:data:`SPECIALS` maps a function to the edge cases of its operands (``oracles.maths`` reads it);
+the predicates on float operands it tests are shared with the exact functions and the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import mpmath
+
+NAN = math.nan
+INF = math.inf
+
+
+def is_negative(x: float) -> bool:
+    """The sign bit of ``x`` is set (-0.0 and a negative NaN included)."""
+    return math.copysign(1.0, x) < 0
+
+
+def is_int(x: float) -> bool:
+    """``x`` is a finite integral value."""
+    return math.isfinite(x) and x == math.floor(x)
+
+
+def _half_int(x: float) -> bool:
+    """x is n + 0.5 for an integer n (2x is exact for every float here and odd)."""
+    return is_int(2 * x) and not is_int(x)
+
+
+def _odd(x: float) -> bool:
+    return is_int(x) and math.fmod(x, 2.0) != 0
+
+
+def _zero_pole(x: float, n_neg: bool, n_odd: bool) -> float:
+    """pown/rootn/pow at ±0: ±inf for odd negative powers, +inf for even negative, ±0 for odd
+    positive and +0 for even positive (§7.5.1; 004's '±0 for even n > 0' is +0, DIGEST §11.3)."""
+    if n_neg:
+        return math.copysign(math.inf, x) if n_odd else math.inf
+    return x if n_odd else 0.0
+
+
+def _pow_special(x: float, y: float):
+    """C99 F.9.4.4 pow."""
+    if y == 0:
+        return 1.0
+    if x == 1:
+        return 1.0
+    if math.isnan(x) or math.isnan(y):
+        return NAN
+    if x == 0:
+        return _zero_pole(x, y < 0, _odd(y)) if math.isfinite(y) else (math.inf if y < 0 else 0.0)
+    if math.isinf(y):
+        if x == -1:
+            return 1.0
+        return (math.inf if y < 0 else 0.0) if abs(x) < 1 else (0.0 if y < 0 else math.inf)
+    if math.isinf(x):
+        if x > 0:
+            return 0.0 if y < 0 else math.inf
+        if y < 0:
+            return -0.0 if _odd(y) else 0.0
+        return -math.inf if _odd(y) else math.inf
+    if x < 0 and not is_int(y):
+        return NAN
+    return None
+
+
+def _powr_special(x: float, y: float):
+    """§7.5.1 powr (the listed cases; its other edges are not prescribed)."""
+    if math.isnan(x) or math.isnan(y) or x < 0 or is_negative(x) and x != 0:
+        return NAN
+    if x == 0:
+        if y == 0:
+            return NAN
+        return math.inf if y < 0 else 0.0
+    if math.isinf(x):
+        return NAN if y == 0 else None
+    if x == 1:
+        return NAN if math.isinf(y) else 1.0
+    if y == 0:
+        return 1.0
+    return None if math.isfinite(y) else "skip"
+
+
+def _pown_special(x: float, n: int):
+    if n == 0:
+        return 1.0
+    if math.isnan(x):
+        return NAN
+    if x == 0:
+        return _zero_pole(x, n < 0, n % 2 == 1)
+    if math.isinf(x):
+        odd = n % 2 == 1
+        if n > 0:
+            return x if odd else math.inf
+        return math.copysign(0.0, x) if odd else 0.0
+    return None
+
+
+def _rootn_special(x: float, n: int):
+    if n == 0 or math.isnan(x):
+        return NAN
+    odd = n % 2 == 1
+    if x < 0 and not odd:
+        return NAN
+    if x == 0:
+        return _zero_pole(x, n < 0, odd)
+    if math.isinf(x):
+        return x if n > 0 else math.copysign(0.0, x)
+    return None
+
+
+def _tanpi_special(x: float):
+    if math.isnan(x) or math.isinf(x):
+        return NAN
+    if x == 0:
+        return x
+    if is_int(x):
+        return math.copysign(0.0, x) if not _odd(x) else math.copysign(0.0, -x)
+    if _half_int(x):
+        n = x - 0.5  # exact: a half-integer float is below 2^(p-1)
+        return math.inf if not _odd(n) else -math.inf
+    return None
+
+
+def _atan2_special(y: float, x: float, pi: bool):
+    """C99 F.9.1.4 atan2 and §7.5.1 atan2pi; the π multiples of atan2 are references, not exact."""
+    if math.isnan(x) or math.isnan(y):
+        return NAN
+    unit = 1.0 if pi else mpmath.pi
+    if y == 0:
+        if x < 0 or (x == 0 and is_negative(x)):
+            return ("ref", unit if not is_negative(y) else -unit) if not pi else math.copysign(1.0, y)
+        return y
+    if math.isinf(y):
+        frac = 0.75 if x == -math.inf else 0.25 if x == math.inf else 0.5
+        return math.copysign(frac, y) if pi else ("ref", _signed(unit * frac, y))
+    if x == 0:
+        return math.copysign(0.5, y) if pi else ("ref", _signed(unit / 2, y))
+    if math.isinf(x):
+        if x > 0:
+            return math.copysign(0.0, y)
+        return math.copysign(1.0, y) if pi else ("ref", _signed(unit, y))
+    return None
+
+
+def _signed(value, sign_of: float):
+    """|value| with the sign of the float ``sign_of`` (a limit value of atan and atan2)."""
+    return -abs(value) if is_negative(sign_of) else abs(value)
+
+
+def _unary(nan_for: Callable[[float], bool] = lambda x: False, at: dict | None = None,
+           inf: tuple | None = None, zero: str = "keep") -> Callable:
+    """A unary function's edge cases: NaN in NaN out, NaN on a domain error, exact values at some
+    points, its limits at -inf and +inf, and at ±0 either the operand itself (``keep``), a value,
+    or nothing prescribed."""
+    def special(x: float):
+        if math.isnan(x) or nan_for(x):
+            return NAN
+        if x == 0 and zero == "keep":
+            return x
+        if math.isinf(x) and inf is not None:
+            return inf[x > 0]
+        if at:
+            for point, value in at.items():
+                if x == point and (point != 0 or zero != "keep"):
+                    return value
+        return None
+    return special
+
+
+SPECIALS: dict[str, Callable] = {
+    "acos": _unary(lambda x: abs(x) > 1, {1.0: 0.0}, None, zero="none"),
+    "acospi": _unary(lambda x: abs(x) > 1, {1.0: 0.0}, None, zero="none"),
+    "asin": _unary(lambda x: abs(x) > 1), "asinpi": _unary(lambda x: abs(x) > 1),
+    "atan": lambda x: NAN if math.isnan(x) else x if x == 0 else (
+        ("ref", _signed(mpmath.pi / 2, x)) if math.isinf(x) else None),
+    "atanpi": _unary(inf=(-0.5, 0.5)),
+    "acosh": _unary(lambda x: x < 1, {1.0: 0.0}, (NAN, INF), zero="none"),
+    "asinh": _unary(inf=(-INF, INF)),
+    "atanh": _unary(lambda x: abs(x) > 1, {1.0: INF, -1.0: -INF}),
+    "sin": _unary(math.isinf), "tan": _unary(math.isinf), "cos": _unary(math.isinf, {0.0: 1.0}, zero="none"),
+    "sincos": _unary(math.isinf),
+    "sinpi": lambda x: NAN if math.isnan(x) or math.isinf(x) else x if x == 0 else (
+        math.copysign(0.0, x) if is_int(x) else None),
+    "cospi": lambda x: NAN if math.isnan(x) or math.isinf(x) else 1.0 if x == 0 else (
+        0.0 if _half_int(x) else None),
+    "tanpi": _tanpi_special,
+    "sinh": _unary(inf=(-INF, INF)), "cosh": _unary(at={0.0: 1.0}, inf=(INF, INF), zero="none"),
+    "tanh": _unary(inf=(-1.0, 1.0)),
+    "exp": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
+    "exp2": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
+    "exp10": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
+    "expm1": _unary(inf=(-1.0, INF)),
+    **{n: _unary(lambda x: x < 0, {0.0: -INF, 1.0: 0.0}, (NAN, INF), zero="none") for n in ("log", "log2", "log10")},
+    "log1p": _unary(lambda x: x < -1, {-1.0: -INF}, (NAN, INF)),
+    "cbrt": _unary(inf=(-INF, INF)),
+    "sqrt": _unary(lambda x: x < 0, inf=(NAN, INF)),
+    "rsqrt": lambda x: NAN if math.isnan(x) or x < 0 else math.copysign(INF, x) if x == 0 else (
+        0.0 if math.isinf(x) else None),
+    "erf": _unary(inf=(-1.0, 1.0)),
+    "erfc": _unary(inf=(2.0, 0.0), zero="none"),
+    "tgamma": lambda x: NAN if math.isnan(x) or x == -INF or (x < 0 and is_int(x)) else (
+        math.copysign(INF, x) if x == 0 else INF if x == INF else None),
+    "lgamma": lambda x: NAN if math.isnan(x) else INF if math.isinf(x) or (x <= 0 and is_int(x)) else (
+        0.0 if x in (1.0, 2.0) else None),
+    "hypot": lambda x, y: INF if math.isinf(x) or math.isinf(y) else NAN if math.isnan(x) or math.isnan(y) else (
+        abs(x) if y == 0 else abs(y) if x == 0 else None),
+    "pow": _pow_special, "powr": _powr_special, "pown": _pown_special, "rootn": _rootn_special,
+    "atan2": lambda y, x: _atan2_special(y, x, False), "atan2pi": lambda y, x: _atan2_special(y, x, True),
+    "fdiv": lambda x, y: (NAN if math.isnan(x) or math.isnan(y) or (x == 0 and y == 0) or (
+        math.isinf(x) and math.isinf(y)) else math.copysign(INF, x) * math.copysign(1, y) if y == 0 or math.isinf(x)
+        else math.copysign(0.0, x) * math.copysign(1, y) if x == 0 or math.isinf(y) else None),
+    "degrees": _unary(inf=(-INF, INF)), "radians": _unary(inf=(-INF, INF)),
+    # undefined results (§6.15.4): mix with a outside [0, 1], smoothstep with edge0 >= edge1 or a NaN
+    "mix": lambda x, y, a: None if all(map(math.isfinite, (x, y, a))) and 0 <= a <= 1 else "skip",
+    "smoothstep": lambda e0, e1, x: None if all(map(math.isfinite, (e0, e1, x))) and e0 < e1 else "skip",
+}
+"""Edge cases with a prescribed result: a float (exact, NaN for any NaN), ``("ref", v)`` (a
+reference the function's bound applies to: the π multiples of C99's atan2), ``"skip"`` (no
+prescribed value and no finite reference: not judged) or None (the general rule)."""
+for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"), ("half_exp10", "exp10"),
+                  ("half_log", "log"), ("half_log2", "log2"), ("half_log10", "log10"), ("half_rsqrt", "rsqrt"),
+                  ("half_sin", "sin"), ("half_sqrt", "sqrt"), ("half_tan", "tan"), ("half_divide", "fdiv"),
+                  ("half_powr", "powr")):
+    SPECIALS[_n] = SPECIALS[_base]  # §7.5.1: half_ functions have the same edge cases
+SPECIALS["half_recip"] = lambda x: SPECIALS["fdiv"](1.0, x)
+SPECIALS["lgamma_r"] = SPECIALS["lgamma"]
