@@ -116,6 +116,7 @@ INTEGER_BUILTINS: tuple[IntegerBuiltin, ...] = (
     IntegerBuiltin("mad24", 3, "mul24(a, b) + c (int and uint; operands kept in range)", lane_wise=False),
     IntegerBuiltin("rotate", 2, "rotate left by the count modulo the lane width", prefixed=False),
     IntegerBuiltin("clz", 1, "leading zero bits (the width for 0)", prefixed=False, bounds=_bit_count),
+    IntegerBuiltin("ctz", 1, "trailing zero bits (the width for 0)", prefixed=False, since="2.0", bounds=_bit_count),
     IntegerBuiltin("popcount", 1, "set bits", prefixed=False, bounds=_bit_count),
     IntegerBuiltin("upsample", 2, "(hi << N) | lo into the double-width type", lane_wise=False),
     IntegerBuiltin("min", 2, "y < x ? y : x (also with a scalar y for vector x)",

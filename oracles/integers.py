@@ -173,6 +173,10 @@ def _integer(name: str, s: Scalar, xs: tuple[np.ndarray, ...]) -> tuple[np.ndarr
         left = (v << k) & mask
         right = np.where(k == 0, np.uint64(0), v >> ((np.uint64(s.bits) - k) % np.uint64(64)))
         return (left | right).astype(u).view(s.dtype), None
+    if name == "ctz":  # the lowest set bit alone (v & -v) has bit length ctz + 1
+        v = xs[0].view(u)
+        lowest = (v & (~v + u.type(1))).astype(np.uint64)
+        return np.where(v == 0, s.bits, bit_length(lowest) - 1).astype(s.dtype), None
     if name == "clz":
         return (s.bits - bit_length(xs[0].view(u).astype(np.uint64))).astype(s.dtype), None
     if name == "popcount":

@@ -19,7 +19,7 @@ from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.expressions import EXPRESSIONS, expression_programs
 from fuzz.strategies.spirv_only import spirv_programs
 from lang.ir import Literal, Load, Op, Program, walk
-from lang.ops import OPS, SWIZZLE_FORMS
+from lang.ops import OPS, SWIZZLE_FORMS, VERSION_KEYS
 from lang.types import VECTOR_WIDTHS
 
 pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
@@ -120,7 +120,7 @@ def test_every_expression_construct_alone_gives_valid_modules(name):
     every module is valid."""
     weights = {"w_expression": 0, "w_vstore": 1} if name == "vstore" else {"expression_weights": {name: 1.0}}
     policy = replace(SMALL, statements=6, global_size=2, expr_depth=2, **weights)
-    seen = _nodes(_valid_programs(expression_programs(Caps(fp64=True), policy), 25), name)
+    seen = _nodes(_valid_programs(expression_programs(Caps(fp64=True, versions=VERSION_KEYS), policy), 25), name)
     assert seen, f"{name} was never built"
     variants = {OPS[name].variant(n) for n in seen} if OPS[name].variant else set()
     assert EXPRESSION_VARIANTS.get(name, set()) <= variants, EXPRESSION_VARIANTS[name] - variants

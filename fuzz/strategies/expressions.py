@@ -43,11 +43,12 @@ class Gen:
 
     def expr(self, t: Type, depth: int) -> Expr:
         """A node of type ``t``: a leaf (buffer load or literal) at depth 0 or by chance, else an
-        operation drawn by weight among those that can produce ``t``."""
+        operation drawn by weight among those that can produce ``t`` and that some target's
+        OpenCL C version has (Caps.versions)."""
         policy = self.b.policy
-        if depth > 0 and not self.b.chance(policy.p_leaf):
-            names, weights = zip(*((n, w) for n, w in policy.expression_weights.items()
-                                   if OPS[n].requires <= self.b.versions))
+        allowed = [(n, w) for n, w in policy.expression_weights.items() if OPS[n].requires <= self.b.versions]
+        if depth > 0 and allowed and not self.b.chance(policy.p_leaf):
+            names, weights = zip(*allowed)
             for _ in range(8):
                 node = EXPRESSIONS[self.rnd.choices(names, weights)[0]](self, t, depth - 1)
                 if node is not None:

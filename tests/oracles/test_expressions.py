@@ -63,6 +63,14 @@ def _unsigned(name: str) -> str:
     return {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}[INTS[name][0]]
 
 
+def _ctz(v: int, bits: int) -> int:
+    """Trailing zero bits of the unsigned value ``v``, counted one by one; the width for 0."""
+    n = 0
+    while n < bits and not (v >> n) & 1:
+        n += 1
+    return n
+
+
 def _sat(v: int, name: str) -> int:
     lo, hi = int_range(name)
     return min(max(v, lo), hi)
@@ -82,6 +90,7 @@ PYTHON = {
     "rotate": lambda t, v, i: _signed(((v % 2 ** INTS[t][0]) << (i % INTS[t][0]))
                                       | ((v % 2 ** INTS[t][0]) >> (INTS[t][0] - i % INTS[t][0])), t),
     "clz": lambda t, x: INTS[t][0] - (x % 2 ** INTS[t][0]).bit_length(),
+    "ctz": lambda t, x: _ctz(x % 2 ** INTS[t][0], INTS[t][0]),
     "popcount": lambda t, x: bin(x % 2 ** INTS[t][0]).count("1"),
     "min": lambda t, x, y: y if y < x else x,
     "max": lambda t, x, y: y if x < y else x,
@@ -182,6 +191,12 @@ def test_integer_builtin_worked_examples():
     one = lambda v, tname="int": np.array([v], NP[tname])  # noqa: E731
     assert _got(_ref("abs", [i], Type("uint"), [one(-2**31)], 1), "uint") == [2**31]  # abs(INT_MIN) = 2^31
     assert _got(_ref("clz", [i], i, [one(0)], 1), "int") == [32]  # clz(0) is the width
+    # ctz: "If x is 0, returns the size in bits of the type of x" (004 §6.15.3 Table 13)
+    assert _got(_ref("ctz", [i], i, [one(0)], 1), "int") == [32]
+    assert _got(_ref("ctz", [i], i, [one(-2**31)], 1), "int") == [31]  # INT_MIN: only the sign bit
+    assert _got(_ref("ctz", [i], i, [one(12)], 1), "int") == [2]
+    ul = Type("ulong")
+    assert _got(_ref("ctz", [ul], ul, [one(1 << 63, "ulong")], 1), "ulong") == [63]
     assert _got(_ref("hadd", [i, i], i, [one(2**31 - 1), one(2**31 - 1)], 1), "int") == [2**31 - 1]  # no overflow
     assert _got(_ref("rhadd", [i, i], i, [one(-1), one(0)], 1), "int") == [0]  # (-1 + 0 + 1) >> 1
     assert _got(_ref("hadd", [i, i], i, [one(-1), one(0)], 1), "int") == [-1]  # floor(-0.5)

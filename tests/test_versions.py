@@ -1,0 +1,83 @@
+"""OpenCL C versions: a built-in introduced in OpenCL C 2.0 (``ctz``, 004 §6.15.3 Table 13:
+"Requires support for OpenCL 2.0 or newer") is drawn only where some target builds OpenCL C 2.0
+or newer, runs only on such a device, and is built there with the -cl-std that device takes."""
+
+from __future__ import annotations
+
+from campaign.jobs import c_options
+from fuzz.drivers import Target
+from fuzz.drivers.capabilities import runnable
+from fuzz.emit import spirv
+from fuzz.emit.opencl_c import emit
+from fuzz.emit.validate import target_env, validate
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.draws import sample
+from fuzz.strategies.expressions import expression_programs
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
+from lang.ops import OPS, requirements
+from lang.policy import Policy
+from lang.types import Type
+
+POLICY = Policy(statements=16, global_size=64)
+INT = Type("int")
+
+
+def _uses_ctz(p: Program) -> bool:
+    return any(isinstance(n, Op) and n.op == "ctz" for s in p.body for n in walk(s.value))
+
+
+def test_ctz_is_declared_as_opencl_c_2_0():
+    assert OPS["ctz"].since == "2.0" and OPS["ctz"].requires == {"cl2.0"}
+    assert OPS["clz"].requires == frozenset()
+
+
+def test_never_drawn_without_a_2_0_target():
+    programs = sample(expression_programs(Caps(), POLICY), 60, seed=3)
+    assert not any(_uses_ctz(p) for p in programs)
+    assert not any("cl2.0" in p.requires for p in programs)
+
+
+def test_drawn_with_a_2_0_target_and_required_by_the_program():
+    programs = sample(expression_programs(Caps(versions=frozenset({"cl2.0"})), POLICY), 60, seed=3)
+    with_ctz = [p for p in programs if _uses_ctz(p)]
+    assert with_ctz, "ctz never drawn in 60 programs of 16 statements"
+    assert all("cl2.0" in p.requires for p in with_ctz)
+    assert all("cl2.0" not in p.requires for p in programs if not _uses_ctz(p))
+
+
+def _target(**fp) -> Target:
+    return Target("dev", {"fp64": False, **fp}, "fp", "", 0, 0)
+
+
+def _program() -> Program:
+    """Two statements: clz (OpenCL C 1.0) and ctz (2.0) of the same input."""
+    x = Buffer("in0", INT, "in", Fill("bits", 1))
+    body = (Store("out0", Op("clz", (Load("in0", INT),), INT)), Store("out1", Op("ctz", (Load("in0", INT),), INT)))
+    outs = (Buffer("out0", INT, "out"), Buffer("out1", INT, "out"))
+    return Program((x, *outs), body, 4, requires=requirements(Program((x, *outs), body, 4)))
+
+
+def test_a_1_2_device_runs_the_1_0_statement_only_built_without_cl_std():
+    p = _program()
+    part = runnable(_target(), p)
+    assert [s.value.op for s in part.body] == ["clz"]
+    assert "cl2.0" not in part.requires
+    assert c_options(part, _target().fingerprint) == ""
+
+
+def test_a_3_0_device_builds_it_as_opencl_c_3_0():
+    fp = {"cl2.0": True, "cl3.0": True}
+    p = _program()
+    assert runnable(_target(**fp), p) is p
+    assert c_options(p, fp) == "-cl-std=CL3.0"
+
+
+def test_an_opencl_2_device_builds_it_as_opencl_c_2_0():
+    fp = {"cl2.0": True, "cl3.0": False}
+    assert c_options(_program(), fp) == "-cl-std=CL2.0"
+
+
+def test_both_emitters_write_it():
+    p = _program()
+    assert "ctz(" in emit(p)
+    assert validate(spirv.emit(p), target_env(p)) is None  # OpenCL.std ctz (opcode 152)
