@@ -209,6 +209,15 @@ CR_DIVIDE_SQRT = "fp32_correctly_rounded_divide_sqrt"
 in the device's single FP config)."""
 
 
+def build_flags(options: str, requires: frozenset[str]) -> frozenset[str]:
+    """The float environment's flags of how a program is built: its options (:func:`option_flags`)
+    and ``cl2`` when it is built as OpenCL C 2.0 or newer (a program requiring ``cl2.0`` or
+    ``cl3.0`` gets -cl-std=CL2.0/CL3.0, campaign.jobs.c_options; without -cl-std a device builds
+    OpenCL C 1.2, API §5.8.4.5). Table 67's bounds for -cl-unsafe-math-optimizations "require
+    support for OpenCL C 2.0 or newer" (004 §7.4): they apply to such builds only."""
+    return option_flags(options) | ({"cl2"} if requires & {"cl2.0", "cl3.0"} else frozenset())
+
+
 def option_flags(options: str) -> frozenset[str]:
     """What a program's build options allow, as flags of the float environment (oracles.maths):
     ``finite`` (no NaN/INF assumed: such lanes are not judged), ``unsafe`` (Table 67, signed zeros

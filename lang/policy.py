@@ -72,6 +72,7 @@ class Policy:
     math_global_size: int = 256  # work-items (each reads its own operands)
     p_build_options: float = 0.3  # a program built with some of lang.maths.OPTIONS
     p_each_option: float = 0.35  # each option, in such a program
+    p_opencl_c_2: float = 0.5  # a math program built as OpenCL C 2.0+ (-cl-std), where a target builds it
     p_targeted_error: float = 0.25  # a math program from the search steered toward larger observed error
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded

@@ -8,7 +8,7 @@ element ``i`` lane ``j`` is position ``i * width + j``.
 ``ftz`` is the float environment: the set of floating-point type names whose denormals the
 device may flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2), with the device's and the
 program's flags (:mod:`oracles.maths`: the profile, the OpenCL C version, what the build options
-allow, :func:`lang.maths.option_flags`); it widens the allowed results as §7.5.3 and the options
+allow, :func:`lang.maths.build_flags`); it widens the allowed results as §7.5.3 and the options
 say.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from lang.ir import Expr, Literal, Load, Program
 from lang.layout import input_values
-from lang.maths import option_flags
+from lang.maths import build_flags
 from lang.types import Type, scalar
 from oracles import atomic_histories, maths
 from oracles.atomic_histories import Histories
@@ -61,13 +61,20 @@ def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:
     return merged.select(gather.ravel())
 
 
+def environment(program: Program, ftz: frozenset) -> frozenset:
+    """The float environment of ``program`` on a device and path whose own flags are ``ftz``
+    (fuzz.drivers.capabilities.ftz_for): with the flags of how the program is built."""
+    return ftz | build_flags(program.options, program.requires)
+
+
 def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None,
              histories: Histories | None = None) -> dict[str, Expectation]:
     """Expectations for every output buffer, in memory lane order (like the device writes them),
     and every shared buffer's final values (from ``histories``, computed here when not given).
-    ``ftz`` is the device's float environment; the program's build options add their flags."""
+    ``ftz`` is the device's float environment; how the program is built (its options, its OpenCL C
+    version) adds its flags (:func:`lang.maths.build_flags`)."""
     inputs = input_values(program) if inputs is None else inputs
-    env = ftz | option_flags(program.options)
+    env = environment(program, ftz)
     out = {}
     for s in program.body:
         target = program.buffer(s.buffer).type

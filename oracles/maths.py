@@ -16,8 +16,9 @@ For every output lane it gives the values the spec allows (:class:`Lane`, packed
 * NaN results are "any NaN" (payload and sign unspecified, DIGEST §5.2).
 
 The float environment ``env`` (a frozenset) holds the flushable type names and flags: of the
-device (``embedded``: EMBEDDED_PROFILE; ``cl2``: OpenCL C >= 2.0) and of the program's options
-(:func:`lang.maths.option_flags`: ``finite``, ``unsafe``, ``mad``, ``daz``, ``cr``).
+device and path (``embedded``: EMBEDDED_PROFILE; ``spirv``: a SPIR-V path) and of how the program
+is built (:func:`lang.maths.build_flags`: ``cl2`` for OpenCL C >= 2.0; ``finite``, ``unsafe``,
+``mad``, ``daz``, ``cr`` from its options).
 
 Every lane also carries its reference and ulp so that the judge can measure the error a driver
 made (``Expectation.error``), passing or not.

@@ -1,4 +1,4 @@
-"""OpenCL C versions: a built-in introduced in OpenCL C 2.0 (``ctz``, 004 §6.15.3 Table 13:
+"""OpenCL C versions, and rules that follow the version a program is built as: a built-in introduced in OpenCL C 2.0 (``ctz``, 004 §6.15.3 Table 13:
 "Requires support for OpenCL 2.0 or newer") is drawn only where some target builds OpenCL C 2.0
 or newer, runs only on such a device, and is built there with the -cl-std that device takes."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from campaign.jobs import c_options
 from fuzz.drivers import Target
-from fuzz.drivers.capabilities import runnable
+from fuzz.drivers.capabilities import ftz_for, runnable
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
@@ -17,6 +17,8 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
 from lang.ops import OPS, requirements
 from lang.policy import Policy
 from lang.types import Type
+from oracles.evaluate import expected
+from oracles.rules import rule
 
 POLICY = Policy(statements=16, global_size=64)
 INT = Type("int")
@@ -81,3 +83,29 @@ def test_both_emitters_write_it():
     p = _program()
     assert "ctz(" in emit(p)
     assert validate(spirv.emit(p), target_env(p)) is None  # OpenCL.std ctz (opcode 152)
+
+
+def _acos_unsafe(requires: frozenset[str]) -> Program:
+    f = Type("float")
+    return Program((Buffer("in0", f, "in", Fill(5, (0x3F000000,), 3)), Buffer("out0", f, "out")),
+                   (Store("out0", Op("acos", (Load("in0", f),), f)),), 64, "-cl-unsafe-math-optimizations",
+                   requires)
+
+
+def test_table_67_follows_the_opencl_c_version_the_program_is_built_as():
+    """Table 67 (acos <= 4096 ulp under -cl-unsafe-math-optimizations) "requires support for
+    OpenCL C 2.0 or newer" (004 §7.4): an OpenCL C 3.0 device building the statement without
+    -cl-std builds OpenCL C 1.2, where the option may violate §7.4 (nothing judged); built with
+    -cl-std=CL3.0 the statement is judged against Table 67."""
+    fp3 = {"cl2.0": True, "cl3.0": True, "single_fp_config": {"denorm": True}}
+    fp12 = {"single_fp_config": {"denorm": True}}
+    as_12 = _acos_unsafe(frozenset())
+    as_30 = _acos_unsafe(frozenset({"cl2.0"}))
+    assert c_options(as_12, fp3) == "-cl-unsafe-math-optimizations"
+    assert c_options(as_30, fp3) == "-cl-unsafe-math-optimizations -cl-std=CL3.0"
+    for fp in (fp12, fp3):
+        assert not expected(as_12, ftz_for(fp))["out0"].judged.any()
+    e = expected(as_30, ftz_for(fp3))["out0"]
+    assert e.judged.sum() > 0
+    assert {rule(int(r)).id for r in e.rule[e.judged]} == {"math.acos.float.unsafe.ulp"}
+    assert set(e.error.limit[e.judged]) == {4096.0}

@@ -47,7 +47,7 @@ from lang.layout import input_values, split_outputs
 from lang.ops import OPS, paths_of
 from lang.types import Type, scalar
 from oracles.classes import input_class
-from oracles.evaluate import UndefinedBehaviour, evaluate
+from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 
 _WIDTH = re.compile(r"(?<![a-z])(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)(?![0-9])")
 
@@ -256,7 +256,7 @@ def _subexpressions(program: Program, rows: list[dict], reducer: Reducer) -> Can
             if not path or not isinstance(node, Op):
                 continue
             try:
-                values, certain = evaluate(node, program, inputs, ftz).certain()
+                values, certain = evaluate(node, program, inputs, environment(program, ftz)).certain()
             except (UndefinedBehaviour, ValueError, KeyError):
                 continue
             if not certain.all():

@@ -27,7 +27,9 @@ def ftz_for(fp: dict) -> frozenset[str]:
     """The device's float environment (oracles.maths): the floating types whose denormals it may
     flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2; the flush-to-zero results of
     §7.5.3 are then allowed), ``embedded`` for an EMBEDDED_PROFILE device (Tables 66, 69) and
-    ``cl2`` where it supports OpenCL C 2.0 or newer (Table 67 applies only there)."""
+    ``spirv`` for a SPIR-V path (the SPIR-V environment's rules, 000/003, where they differ from
+    OpenCL C's). How the program is built adds its own flags (lang.maths.build_flags: the OpenCL
+    C version, the options)."""
     out = set()
     for name, key, present in (("half", "half_fp_config", fp.get("fp16")), ("float", "single_fp_config", True),
                                ("double", "double_fp_config", fp.get("fp64"))):
@@ -35,8 +37,8 @@ def ftz_for(fp: dict) -> frozenset[str]:
             out.add(name)
     if "EMBEDDED" in str(fp.get("profile", "")):
         out.add("embedded")
-    if fp.get("cl3.0"):
-        out.add("cl2")
+    if fp.get("path") == PATH_SPIRV:
+        out.add("spirv")
     return frozenset(out)
 
 

@@ -138,6 +138,8 @@ def math_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Progr
                    and (o != "-cl-fp32-correctly-rounded-divide-sqrt" or caps.cr_divide_sqrt)]
     if "-cl-fp32-correctly-rounded-divide-sqrt" in options:
         requires.add(CR_DIVIDE_SQRT)
+    if "cl2.0" in caps.versions and rnd.random() < policy.p_opencl_c_2:  # Table 67 needs OpenCL C >= 2.0
+        requires.add("cl2.0")
     used = {bb.type.scalar for bb in b.buffers}
     requires = {r for r in requires if r not in ("fp64", "fp16") or {"fp64": "double", "fp16": "half"}[r] in used}
     return Program(tuple(b.buffers), tuple(body), policy.math_global_size, " ".join(options), frozenset(requires),
