@@ -46,10 +46,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Any, Callable
 
+from app.options import DEFAULT_SEVERITY
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from lang.ir import InvalidProgram
+from oracles.rules import at_least
+from triage.severity import bucket_severity
 
 REGRESSIONS = "regressions"
 SMOKE = "smoke-campaign"
@@ -269,9 +272,10 @@ def hit_buckets(corpus: Corpus, campaign: str, since: float) -> list[tuple[str, 
 
 def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corpus_path: str,
                 known: AbstractSet[str] = frozenset(), stats: dict[str, Any] | None = None,
-                wall_s: float = 0.0) -> list[Case]:
+                wall_s: float = 0.0, floor: str = DEFAULT_SEVERITY) -> list[Case]:
     """One case per target: failed when it hit a bucket that is not known (status in
-    :data:`KNOWN_STATUSES`, or its id in ``known``: the regression files' buckets)."""
+    :data:`KNOWN_STATUSES`, or its id in ``known``: the regression files' buckets) and whose
+    severity is ``floor`` or more serious (oracles.rules.SEVERITIES); the others are listed."""
     cases = []
     for name in targets:
         s = (stats or {}).get(name)
@@ -285,9 +289,12 @@ def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corp
         for target, b in hits:
             if target != name:
                 continue
+            severity = bucket_severity(b)
             if is_known(b, known):
                 why = b["status"] if b["status"] in KNOWN_STATUSES else "in the regression files"
                 lines.append(f"known bucket {b['id']} ({why}): {b['title']}")
+            elif not at_least(severity, floor):
+                lines.append(f"new bucket {b['id']} below --severity {floor} ({severity}): {b['title']}")
             else:
                 new.append(b)
         if new:
@@ -295,7 +302,8 @@ def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corp
             c.message = (f"{len(new)} new bucket(s) on {name}, e.g. {new[0]['id']} {new[0]['title']}: "
                          f"`clfuzz report BUCKET --corpus {corpus_path} -o DIR` shows one")
             c.details = "\n".join(
-                f"{b['id']} {b['title']} (status {b['status']}, {b['rows']} rows, {b['programs']} programs)\n"
+                f"{b['id']} {b['title']} ({bucket_severity(b)}, status {b['status']}, {b['rows']} rows, "
+                f"{b['programs']} programs)\n"
                 f"  look:   clfuzz report {b['id']} --corpus {corpus_path} -o reports/{b['id']}\n"
                 f"  accept: clfuzz mark {b['id']} reported --corpus {corpus_path}   (or: ignored)"
                 for b in new) + "\nan accepted bucket is known to the next run given that corpus (--corpus)"
@@ -340,11 +348,12 @@ def local_targets(names: list[str] | None) -> list[Target]:
 def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes: float, seed: int = 0,
            corpus_path: str | Path | None = None, timeout_s: float = 60,
            on_case: Callable[[Case], None] | None = None,
-           on_phase: Callable[[str], None] | None = None) -> CiResult:
+           on_phase: Callable[[str], None] | None = None, severity: str = DEFAULT_SEVERITY) -> CiResult:
     """Replay the regression folder on the local targets ``drivers`` selects (every one for None,
     :func:`local_targets`), then a smoke campaign of ``minutes`` (none for 0) into
     ``corpus_path`` (a temporary corpus when None, kept only when it found new buckets, so that
-    the report commands work). Raises :class:`CiError` before running anything when the folder,
+    the report commands work); the smoke campaign fails on new buckets of ``severity`` or more
+    serious. Raises :class:`CiError` before running anything when the folder,
     the targets or the corpus cannot be used (the folder is checked first: it needs no driver)."""
     files = load_regressions(regressions)
     targets = local_targets(drivers)
@@ -369,7 +378,7 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
             if on_phase:
                 on_phase(f"smoke campaign {result.campaign}: {minutes:g} min on {len(targets)} targets "
                          f"(corpus {corpus_path})")
-            smoke = _smoke(result, corpus, targets, minutes, seed, known_buckets(files), timeout_s)
+            smoke = _smoke(result, corpus, targets, minutes, seed, known_buckets(files), timeout_s, severity)
             result.cases += smoke
             result.suite_s[SMOKE] = time.perf_counter() - t0
             if on_case:
@@ -385,7 +394,7 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
 
 
 def _smoke(result: CiResult, corpus: Corpus, targets: list[Target], minutes: float, seed: int,
-           known: AbstractSet[str], timeout_s: float) -> list[Case]:
+           known: AbstractSet[str], timeout_s: float, floor: str) -> list[Case]:
     """Run the smoke campaign ``result.campaign`` and judge its buckets (sets ``result.programs``
     and ``result.new_buckets``)."""
     from campaign.campaign import run_campaign
@@ -399,9 +408,9 @@ def _smoke(result: CiResult, corpus: Corpus, targets: list[Target], minutes: flo
         return [Case(SMOKE, t.name, f"smoke campaign on {t.name}", ERROR, line) for t in targets]
     result.programs = campaign.programs
     hits = hit_buckets(corpus, result.campaign, since)
-    new = {b["id"]: b for _, b in hits if not is_known(b, known)}
+    new = {b["id"]: b for _, b in hits if not is_known(b, known) and at_least(bucket_severity(b), floor)}
     result.new_buckets = list(new.values())
-    return smoke_cases(result.targets, hits, str(corpus.path), known, campaign.targets, campaign.wall_s)
+    return smoke_cases(result.targets, hits, str(corpus.path), known, campaign.targets, campaign.wall_s, floor)
 
 
 # ---- reporting ---------------------------------------------------------------------------------

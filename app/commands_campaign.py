@@ -11,8 +11,9 @@ from pathlib import Path
 import click
 from rich.live import Live
 
-from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, console, fail, local_targets, open_corpus
 from corpus.stats import markdown, summarize
+from oracles.rules import SEVERITIES
 
 
 @click.command()
@@ -176,8 +177,11 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 @click.option("--regressions", "regressions_dir", default="corpus/regressions", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the regression files.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the smoke campaign (campaign ci-SEED).")
+@click.option("--severity", type=click.Choice(list(SEVERITIES)), default=DEFAULT_SEVERITY, show_default=True,
+              help="Fail on new buckets of this severity or a more serious one (violation > recommendation > "
+                   "tolerance > letter); the others are listed.")
 def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers: str | None, regressions_dir: str,
-       seed: int) -> None:
+       seed: int, severity: str) -> None:
     """Replay the regression files on every local driver, run a short smoke campaign and write a
     JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
     verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder).
@@ -193,7 +197,7 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
     try:
         names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
         result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed,
-                        corpus_path=corpus_path, on_case=case, on_phase=click.echo)
+                        corpus_path=corpus_path, on_case=case, on_phase=click.echo, severity=severity)
         if junit_path:
             write_junit(result, junit_path)
     except (CiError, OSError) as e:

@@ -37,6 +37,7 @@ from app.dashboard_figures import coverage_figure, errors_figure, target_styles,
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
+from triage.severity import with_severity
 
 MAX_REPORTS = 200
 """Buckets whose report README is embedded (most rows first); the others are listed only."""
@@ -152,16 +153,17 @@ def _buckets_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: P
             extra = (f'<td><a href="{_e(Path(os.path.relpath(readme, out.parent)).as_posix())}">README</a></td>'
                      if readme.exists() else "<td></td>")
         rows.append(
-            f"<tr><td>{cell}</td><td>{_e(b['title'])}</td><td>{_e(b['target'])}</td>"
+            f"<tr><td>{cell}</td><td>{_e(b['title'])}</td><td>{_e(b['target'])}</td><td>{_e(b['severity'])}</td>"
             f"<td class=status-{_e(b['status'])}>{_e(b['status'])}</td><td>{_e(b['confirmation'])}</td>"
             f"<td>{'yes' if b['reduced'] else ''}</td><td class=n>{b['rows']:,}</td><td class=n>{b['programs']:,}</td>"
             f"<td class=t>{_short(b['first_seen'])}</td><td class=t>{_short(b['last_seen'])}</td>{extra}</tr>")
-    shown = (f"{len(buckets):,} buckets, most rows first." if len(buckets) <= MAX_TABLE else
-             f"The {MAX_TABLE:,} buckets with most rows of {len(buckets):,}; `clfuzz buckets` lists them all.")
+    shown = (f"{len(buckets):,} buckets, most severe first, then most rows." if len(buckets) <= MAX_TABLE else
+             f"The first {MAX_TABLE:,} of {len(buckets):,} buckets, most severe first, then most rows; "
+             "`clfuzz buckets` lists them all.")
     embedded = (f" The reports of all {len(reports):,} are on this page (bucket id links)." if len(reports) == len(buckets)
                 else f" The reports of the first {len(reports):,} (bucket id links) are on this page, to keep it small; "
                      "<code>clfuzz report BUCKET -o DIR</code> writes any bucket's report.")
-    head = ("<tr><th>bucket</th><th>what</th><th>target</th><th>status</th><th>confirmation</th><th>reduced</th>"
+    head = ("<tr><th>bucket</th><th>what</th><th>target</th><th>severity</th><th>status</th><th>confirmation</th><th>reduced</th>"
             "<th>rows</th><th>programs</th><th>first seen (UTC)</th><th>last seen (UTC)</th>"
             + ("<th>report</th>" if reports_dir is not None else "") + "</tr>")
     if not buckets:
@@ -208,7 +210,7 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
     cov = coverage(corpus, campaign)
     ov = overview(corpus, campaign, cov)
     styles = target_styles(sorted({t["target"] for t in ov["targets"]} | set(cov)))
-    buckets = corpus.buckets(campaign)
+    buckets = with_severity(corpus.buckets(campaign))
     reports = bucket_reports(corpus, buckets, max_reports)
     errors = largest_errors(corpus, campaign)
     figures = [

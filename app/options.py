@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from fuzz.drivers import Target
 
 DEFAULT_CORPUS = "clfuzz.db"
+DEFAULT_SEVERITY = "recommendation"
+"""The least severe new bucket that fails ``clfuzz ci`` by default (violations and recommendations
+fail; tolerance and letter deviations are listed): ``--severity``."""
 console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
 
 

@@ -24,7 +24,7 @@ from oracles.atomic_check import check
 from oracles.atomic_histories import Histories
 from oracles.classes import input_class
 from oracles.expect import Expectation, as_bits
-from oracles.rules import rule
+from oracles.rules import FAILURE, rule
 
 MAX_ROWS_PER_STATEMENT = 8
 """A systematic bug fails every lane; a few rows per statement and run are enough to report it,
@@ -296,9 +296,9 @@ def failure_row(program: Program, status: str, log: str) -> dict:
         "actual": "",
         "expected_value": "builds and runs",
         "actual_value": log.strip().splitlines()[-1][:300] if log.strip() else status,
-        "rule": "valid-program",
-        "rule_text": "a valid program must build and run",
-        "section": "OpenCL C 3.0 §6 (the program is valid by construction)",
+        "rule": FAILURE.id,
+        "rule_text": FAILURE.text,
+        "section": FAILURE.section,
         "input_class": "none",
     }
 

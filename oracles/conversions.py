@@ -76,8 +76,16 @@ RULE_SAT_CLAMP = register(
 )
 RULE_SAT_NAN = register(
     "convert.sat.nan",
-    "with _sat a NaN operand is converted to 0",
-    f"{_S} §6.4.3.3 ('NaN should be converted to 0'); SPIR-V SaturatedConversion",
+    "with _sat a NaN operand should be converted to 0",
+    f"{_S} §6.4.3.3 ('NaN should be converted to 0': a recommendation)",
+    severity="recommendation",
+    note="SPIR-V's SaturatedConversion decoration (SPIR-V 1.6 §3.20) converts NaN to 0, so a compiler "
+         "that lowers convert_T_sat through SPIR-V must give 0",
+)
+RULE_SAT_NAN_SPIRV = register(
+    "convert.sat.nan.spirv",
+    "a conversion decorated SaturatedConversion converts a NaN operand to 0",
+    "SPIR-V 1.6 §3.20 Decoration SaturatedConversion (normative); SPIR-V environment §6.3 (003)",
 )
 RULE_F2I_ROUND = register(
     "convert.float_to_int.round",
@@ -380,7 +388,8 @@ def expect_convert(
       added), and a result of a type in ``ftz`` that is subnormal before rounding (exact value
       nonzero with magnitude below TYPE_MIN) may be +0 or -0 (case 2). A conversion to the
       operand's own type has no effect (§6.4.3.1) and gets no flush alternatives.
-    * rule: the rule of the reference candidate's conversion; ``convert.ftz`` in lanes where a
+    * rule: the rule of the reference candidate's conversion (``convert.sat.nan.spirv`` for
+      ``convert.sat.nan`` on a SPIR-V path: ``spirv`` in ``ftz``); ``convert.ftz`` in lanes where a
       flush alternative adds a value not otherwise allowed (the reference there is still the
       correctly rounded, unflushed result); ``arg.rule`` where ``arg`` is not judged (it says
       why); ``convert.float_to_int.out_of_range`` where ``arg`` is judged but some candidate (or
@@ -449,5 +458,7 @@ def expect_convert(
     # a lane the operand judges but some candidate's conversion does not: out of range (§6.4.3.3)
     rule = np.where(arg.judged & ~judged, RULE_F2I_OUT_OF_RANGE, rule)
     rule = np.where(arg.judged, rule, arg.rule).astype(np.int16)
+    if "spirv" in ftz:  # on a SPIR-V path the decoration makes NaN -> 0 normative
+        rule = np.where(rule == RULE_SAT_NAN, RULE_SAT_NAN_SPIRV, rule).astype(np.int16)
     out = Expectation(d.name, [ref_bits], judged, any_nan, rule)
     return out.with_alternatives(extra) if extra else out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lang.ir import Op
 from lang.maths import FUNCTIONS
 from lang.ops import OPS
-from oracles import arith, atomics, expressions, images, integers, maths, spirv_only
+from oracles import arith, atomics, expressions, images, integers, maths, rules, spirv_only
 from oracles.expect import Expectation
 from oracles.operands import Reference
 
@@ -36,6 +36,11 @@ REFERENCES: dict[str, Reference] = _merge(
     {name: _math for name in FUNCTIONS},
 )
 """The reference of every operation of lang.ops.OPS, by name."""
+
+def severity_of(rule_id: str) -> str:
+    """The severity of a rule of any oracle module (all registered once this module is imported)."""
+    return rules.severity_of(rule_id)
+
 
 _missing = OPS.keys() - REFERENCES.keys()
 if _missing:

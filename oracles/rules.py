@@ -1,6 +1,7 @@
 """The registry of oracle rules: every verdict names one, with the spec section behind it.
 
-Rules are registered by the oracle modules at import time (``register``). A lane's rule is stored
+Rules are registered by the oracle modules at import time (``register``), each with its
+severity (:data:`SEVERITIES`): what a vendor reads first. A lane's rule is stored
 as a small integer index into :data:`RULES` so that oracles stay vectorized; the judge turns it
 back into the rule's id, text and section when it records a disagreement.
 """
@@ -17,7 +18,8 @@ class Rule:
     id: str  # stable dotted name, e.g. "convert.sat.nan"
     text: str  # the rule in one sentence, close to the spec's words
     section: str  # where it is stated, e.g. "OpenCL C 3.0.19 §6.4.3.3"
-    severity: str = "error"  # "tolerance": a bound clfuzz derives where the spec leaves precision undefined
+    severity: str = "violation"  # one of SEVERITIES
+    note: str = ""  # for a recommendation: the normative text that may still require it
 
     def cite(self) -> str:
         return f"{self.text} ({self.section})"
@@ -27,21 +29,32 @@ RULES: list[Rule] = [Rule("unspecified", "no rule recorded", "-")]
 _INDEX: dict[str, int] = {RULES[0].id: 0}
 
 
-SEVERITIES = ("error", "tolerance")
+SEVERITIES: dict[str, str] = {
+    "violation": "a shall/must/required value or bound of the spec is broken",
+    "recommendation": "a 'should' of the spec is not followed (another normative text may still require it: "
+                      "the rule's note says which)",
+    "tolerance": "outside a bound the spec leaves loose, as clfuzz reads it (e.g. image sampling precision)",
+    "letter": "a deviation by the letter of the spec that hardware practice commonly takes (e.g. a denormal "
+              "coordinate flushed on a device that reports denormals)",
+}
+"""How much a broken rule weighs, most serious first (bug list order, ``clfuzz ci --severity``)."""
 
 
-def register(id: str, text: str, section: str, severity: str = "error") -> int:
-    """Register a rule (idempotent for identical text) and return its index. A disagreement
-    under a ``tolerance`` rule is recorded as kind ``imprecise-result``, a lower-severity class
-    than ``wrong-result``: the bound is clfuzz's reading of formulas whose precision the spec
-    leaves undefined."""
-    assert severity in SEVERITIES
+def register(id: str, text: str, section: str, severity: str = "violation", note: str = "") -> int:
+    """Register a rule (idempotent for identical text) and return its index. Every rule declares
+    its severity (:data:`SEVERITIES`) here, once. A disagreement under a ``tolerance`` rule is
+    recorded as kind ``imprecise-result``, a lower class than ``wrong-result``: the bound is
+    clfuzz's reading of formulas whose precision the spec leaves undefined."""
+    if severity not in SEVERITIES:
+        raise ValueError(f"rule {id!r}: unknown severity {severity!r}")
+    if severity == "recommendation" and not note:
+        raise ValueError(f"rule {id!r}: a recommendation names the text that may still require it (note)")
     if id in _INDEX:
         existing = RULES[_INDEX[id]]
-        if (existing.text, existing.section, existing.severity) != (text, section, severity):
+        if (existing.text, existing.section, existing.severity, existing.note) != (text, section, severity, note):
             raise ValueError(f"rule {id!r} registered twice with different text")
         return _INDEX[id]
-    RULES.append(Rule(id, text, section, severity))
+    RULES.append(Rule(id, text, section, severity, note))
     _INDEX[id] = len(RULES) - 1
     return _INDEX[id]
 
@@ -53,3 +66,22 @@ def index(id: str) -> int:
 
 def rule(i: int) -> Rule:
     return RULES[i]
+
+
+FAILURE = Rule("valid-program", "a valid program must build and run",
+               "OpenCL C 3.0 §6 (the program is valid by construction)")
+"""The rule a build error, crash, hang or runtime error of a valid, UB-free program breaks."""
+
+
+def severity_of(rule_id: str) -> str:
+    """The severity of a registered rule by its id; a failure's, or one not registered (a math rule
+    is registered when first used): violation. oracles.references.severity_of registers every
+    oracle module's rules first."""
+    i = _INDEX.get(rule_id)
+    return RULES[i].severity if i is not None and i != 0 else "violation"
+
+
+def at_least(severity: str, floor: str) -> bool:
+    """Whether ``severity`` is ``floor`` or more serious (the order of :data:`SEVERITIES`)."""
+    order = list(SEVERITIES)
+    return order.index(severity) <= order.index(floor)

@@ -34,6 +34,7 @@ from app.ci import (
 )
 from app.cli import cli
 from corpus.store import Corpus
+from triage.severity import bucket_severity
 from triage.regressions import FOLDER
 
 FILE = sorted(FOLDER.glob("*.json"))[0]
@@ -288,3 +289,27 @@ def test_junit_of_a_run_without_smoke_campaign_has_an_empty_suite(tmp_path):
 def test_a_copy_of_the_regression_folder_is_what_ci_reads(tmp_path):
     shutil.copy(FILE, tmp_path / FILE.name)
     assert [p.name for p, _ in load_regressions(tmp_path)] == [FILE.name]
+
+
+@pytest.mark.parametrize("floor,fails", [("recommendation", {"violation", "recommendation"}),
+                                         ("violation", {"violation"}),
+                                         ("letter", {"violation", "recommendation", "tolerance"})])
+def test_new_buckets_fail_from_the_severity_floor_up(memory_corpus, floor, fails):
+    """The severity of a bucket is its rule's (oracles.rules): convert.sat.nan is a 'should' of
+    OpenCL C (recommendation), image.nearest.tolerance a bound clfuzz reads loosely (tolerance),
+    convert.sat.clamp a 'shall' (violation)."""
+    corpus = memory_corpus
+    program = load_regressions(FOLDER)[0][1]["program"]
+    pid = corpus.add_program(program, "ci-0")
+    corpus.add_target("pocl", "opencl-c", "fp-pocl", {"device_name": "pocl"})
+    rules = {"convert.sat.clamp": "violation", "convert.sat.nan": "recommendation",
+             "image.nearest.tolerance": "tolerance"}
+    rows = [{**_disagreement(pid, "pocl", i, f"op{i}"), "rule": r} for i, r in enumerate(rules)]
+    _run(corpus, pid, "pocl", "ci-0", rows)
+    hits = hit_buckets(corpus, "ci-0", 0.0)
+    assert {bucket_severity(b) for _, b in hits} == set(rules.values())
+    case = smoke_cases(["pocl"], hits, "c.db", floor=floor)[0]
+    assert case.outcome == FAILED
+    assert f"{len(fails)} new bucket(s) on pocl" in case.message
+    below = set(rules.values()) - fails
+    assert case.out.count(f"below --severity {floor}") == len(below)

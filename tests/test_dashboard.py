@@ -142,7 +142,7 @@ def test_reports_are_capped_and_said_so(built, tmp_path, monkeypatch):
     page = write_dashboard(corpus, tmp_path / "r.html", max_reports=1).read_text()
     n = len(corpus.buckets())
     assert page.count('<section class=report id="bucket-') == 1
-    assert "The reports of the first 1 (bucket id links)" in page and f"of {n:,}; `clfuzz buckets`" in page
+    assert "The reports of the first 1 (bucket id links)" in page and f"The first 2 of {n:,} buckets" in page
 
 
 def test_the_largest_errors_section(built, tmp_path):

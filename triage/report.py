@@ -44,7 +44,8 @@ from lang.ir import Program
 from lang.layout import layout
 from lang.types import scalar
 from oracles.expect import as_bits
-from oracles.rules import rule
+from oracles.references import severity_of
+from oracles.rules import RULES, SEVERITIES, rule
 
 MAX_CHECKS = 64
 ENVIRONMENT = {"rusticl": "RUSTICL_ENABLE=llvmpipe ",
@@ -174,6 +175,14 @@ def _inputs_text(inputs: dict) -> str:
     return "; ".join(parts)
 
 
+def _severity_lines(rule_id: str) -> list[str]:
+    """The severity of the broken rule, what it means, and for a recommendation the text that may
+    still require it (oracles.rules)."""
+    severity = severity_of(rule_id)
+    note = next((r.note for r in RULES if r.id == rule_id and r.note), "")
+    return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
+
+
 def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str) -> str:
     bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
     sig, first = bucket["signature"], rows[0]
@@ -192,6 +201,7 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
         f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}{route}", "",
         "## The rule", "",
         f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", "",
+        *_severity_lines(first["rule"]),
         "## Expected vs actual", "",
     ]
     if sig["kind"] in RESULT_KINDS:
