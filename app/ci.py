@@ -52,7 +52,7 @@ from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from lang.ir import InvalidProgram
 from oracles.rules import at_least
-from triage.severity import bucket_severity
+from triage.buglist import bucket_severity
 
 REGRESSIONS = "regressions"
 SMOKE = "smoke-campaign"

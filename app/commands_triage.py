@@ -14,7 +14,7 @@ from rich.table import Table
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.store import CorpusError
-from triage.severity import with_severity
+from triage.buglist import with_severity
 
 
 @click.command("reduce")
@@ -116,7 +116,7 @@ def report(bucket: str, corpus_path: str, out_dir: str) -> None:
 
     corpus = open_corpus(corpus_path, create=False)
     try:
-        folder = write_report(corpus, bucket, out_dir)
+        folder = write_report(corpus, bucket, out_dir, local_targets(None))
     except CorpusError as e:
         raise fail(e) from None
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))

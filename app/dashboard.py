@@ -37,7 +37,7 @@ from app.dashboard_figures import coverage_figure, errors_figure, target_styles,
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
-from triage.severity import with_severity
+from triage.buglist import with_severity
 
 MAX_REPORTS = 200
 """Buckets whose report README is embedded (most rows first); the others are listed only."""

@@ -34,7 +34,7 @@ from app.ci import (
 )
 from app.cli import cli
 from corpus.store import Corpus
-from triage.severity import bucket_severity
+from triage.buglist import bucket_severity
 from triage.regressions import FOLDER
 
 FILE = sorted(FOLDER.glob("*.json"))[0]

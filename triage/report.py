@@ -31,11 +31,11 @@ from campaign.expectations import Expectations
 from campaign.jobs import job_for
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
-from fuzz.drivers import image_setup
+from fuzz.drivers import Job, Target, Worker, image_setup
 from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import family_of
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
-from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES
+from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, chain_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
@@ -46,6 +46,7 @@ from lang.types import scalar
 from oracles.expect import as_bits
 from oracles.references import severity_of
 from oracles.rules import RULES, SEVERITIES, rule
+from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64
 ENVIRONMENT = {"rusticl": "RUSTICL_ENABLE=llvmpipe ",
@@ -102,8 +103,7 @@ def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict
     return out
 
 
-def _job_data(program: Program, path: str, family: str, fingerprint: dict) -> dict:
-    job = job_for(program, None, path, family, fingerprint)
+def _job_data(job: Job) -> dict:
     args = []
     for a in job.args:
         kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
@@ -116,8 +116,10 @@ def _job_data(program: Program, path: str, family: str, fingerprint: dict) -> di
             "local_size": list(job.local_size) if job.local_size else None}
 
 
-def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
-    """Write the report folder of bucket ``ref`` (see the module docstring); returns the folder."""
+def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target] | None = None) -> Path:
+    """Write the report folder of bucket ``ref`` (see the module docstring); returns the folder.
+    On a translated SPIR-V route whose target is among ``targets`` (this machine's), the report
+    also says whether clang's bitcode of the same kernel reproduces the bug (triage.route_check)."""
     case = case_of(corpus, ref)
     bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
     folder = Path(out_dir)
@@ -127,19 +129,31 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path) -> Path:
     if path == PATH_OPENCL_C:
         (folder / "kernel.cl").write_text(emit(program))
         files.append("kernel.cl")
-    else:
+    job = job_for(program, None, path, family, fp)
+    if path != PATH_OPENCL_C:
         module = spirv.emit(program)
         (folder / "kernel.spv").write_bytes(module)
         (folder / "kernel.spvasm").write_bytes(_disassemble(module))
-        files += ["kernel.spv", "kernel.spvasm"]
+        (folder / ROUTES[family].received).write_bytes(job.program)  # what the driver really received
+        files += ["kernel.spv", "kernel.spvasm", ROUTES[family].received]
     lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
-            "job": _job_data(program, path, family, fp), "checks": lanes}
+            "job": _job_data(job), "checks": lanes}
     (folder / "repro.py").write_text(_repro_source(data))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
-    (folder / "README.md").write_text(_readme(case, files, lanes, family, path))
+    whose = _whose_bug(case, targets) if path != PATH_OPENCL_C and bucket["signature"]["kind"] in RESULT_KINDS else ""
+    (folder / "README.md").write_text(_readme(case, files, lanes, family, path, whose))
     return folder
+
+
+def _whose_bug(case: dict, targets: list[Target] | None) -> str:
+    """triage.route_check's sentence for the case's target, if this machine has it."""
+    target = next((t for t in targets or [] if t.name == case["target"]), None)
+    if target is None:
+        return f"not checked: {case['target']} is not on the machine that wrote this report"
+    with Worker(target, timeout_s=120) as worker:
+        return translated_route_verdict(case["program"], target, case["rows"][0], worker)
 
 
 def readme(case: dict[str, Any], lanes: list[dict] | None = None) -> str:
@@ -148,7 +162,7 @@ def readme(case: dict[str, Any], lanes: list[dict] | None = None) -> str:
     run of the oracle), are left out of the text when not given."""
     family, path = family_of(case["target"]), case["path"]
     files = ["kernel.cl"] if path == PATH_OPENCL_C else ["kernel.spv", "kernel.spvasm"]
-    return _readme(case, files, lanes or [], family, path)
+    return _readme(case, files, lanes or [], family, path, "")
 
 
 def _disassemble(module: bytes) -> bytes:
@@ -183,7 +197,7 @@ def _severity_lines(rule_id: str) -> list[str]:
     return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
 
 
-def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str) -> str:
+def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str, whose: str) -> str:
     bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
     sig, first = bucket["signature"], rows[0]
     spelled = f"`{first['expression']}`" if first["expression"] else "the kernel"
@@ -192,13 +206,17 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                    f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
     else:
         summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
-    route = "" if path == PATH_OPENCL_C else f" The SPIR-V module reaches the driver through {ROUTES[family].description}."
+    route = (f"- route: {chain_of(family, path, fp.get('translator', ''))}",)
+    if path != PATH_OPENCL_C:
+        route += (f"- what the driver received: `{ROUTES[family].received}`, made by `{ROUTES[family].command()}`",)
+        if whose:
+            route += (f"- whose bug: {whose}",)
     lines = [
         f"# {bucket['title']}", "", summary, "",
         "## Driver", "",
         *(f"- {k.replace('_', ' ')}: {fp[k]}" for k in ("platform_name", "platform_version", "device_name", "device_version",
                                                          "driver_version", "opencl_c_version") if fp.get(k)),
-        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}{route}", "",
+        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route, "",
         "## The rule", "",
         f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", "",
         *_severity_lines(first["rule"]),

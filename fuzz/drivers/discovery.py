@@ -91,7 +91,7 @@ def spirv_target(t: Target) -> Target | None:
     if route is None:
         return None
     fp = {**t.fingerprint, "path": PATH_SPIRV, "route": route.description,
-          "translator": translator_version(route),
+          "translator": translator_version(route), "route_chain": route.chain(translator_version(route)),
           "route_unsupported": sorted(route.unsupported)}
     return replace(t, name=f"{t.name}/{PATH_SPIRV}", fingerprint=fp, fingerprint_id=fingerprint_id(fp),
                    path=PATH_SPIRV)

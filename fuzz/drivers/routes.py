@@ -45,21 +45,53 @@ class Route:
     translator: str | None  # the llvm-spirv executable, or None for a container route
     options: str  # build options of the binary
     unsupported: frozenset[str]  # constructs this route cannot take (lang.ops.constructs)
+    driver: str  # how the driver reads the binary
+
+    @property
+    def received(self) -> str:
+        """The file name a report gives what the driver received."""
+        return "kernel.bc" if self.translator else "kernel.rusticl-container"
+
+    def chain(self, version: str = "") -> str:
+        """The route as it is: module -> translator (version) -> what the driver reads, or the
+        module straight to the driver's own SPIR-V front end."""
+        if self.translator:
+            return (f"SPIR-V module -> {version or self.translator} -r -> LLVM bitcode (SPIR 1.2) -> "
+                    f"{self.driver}")
+        return f"SPIR-V module -> {self.driver} (SPIR-V straight to the driver)"
+
+    def command(self, module: str = "kernel.spv") -> str:
+        """The command that makes :attr:`received` from ``module``."""
+        if self.translator:
+            return f"{self.translator} -r {module} -o {self.received}"
+        return (f"python3 -c \"import struct,sys; m=open('{module}','rb').read(); "
+                f"open('{self.received}','wb').write(struct.pack('<III',1,len(m),4)+m)\"")
 
 
 ROUTES: dict[str, Route] = {
     r.family: r
     for r in (
-        Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, TRANSLATOR),
+        Route("pocl", "llvm-spirv-15 -r, SPIR binary", "llvm-spirv-15", SPIR_OPTIONS, TRANSLATOR,
+              f"PoCL clCreateProgramWithBinary ({SPIR_OPTIONS})"),
         # Oclgrind's LLVM 14 reads typed pointers only: the LLVM 14 translator. OpFMod becomes a
         # call of llvm.copysign, which Oclgrind cannot execute (drivers.md).
         # SPIR-V 1.0 cannot say read_imageui (no ZeroExtend operand before 1.4): the translator
         # writes read_imagei, which Oclgrind answers with zeros on UNSIGNED_INT images.
         Route("oclgrind", "llvm-spirv-14 -r, SPIR binary", "llvm-spirv-14", SPIR_OPTIONS,
-              TRANSLATOR | {"rem:OpFMod", "read_imageui"}),
-        Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16),
+              TRANSLATOR | {"rem:OpFMod", "read_imageui"}, f"Oclgrind clCreateProgramWithBinary ({SPIR_OPTIONS})"),
+        Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16,
+              "rusticl clCreateProgramWithBinary of its container (12-byte header (1, length, 4)), read by "
+              "Mesa's spirv_to_nir"),
     )
 }
+
+
+def chain_of(family: str, path: str, version: str = "") -> str:
+    """How a program reaches ``family``'s driver on ``path``: its OpenCL C compiler, or the SPIR-V
+    route (:meth:`Route.chain`)."""
+    if path == PATH_OPENCL_C or family not in ROUTES:
+        return "OpenCL C source -> the driver's compiler (clCreateProgramWithSource)"
+    return ROUTES[family].chain(version)
 
 
 class RouteFailure(Exception):
