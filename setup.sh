@@ -8,10 +8,11 @@ cd "$(dirname "$0")"
 job="${1:-}"; shift || true
 case "$job" in campaign|test) ;; *) echo "usage: bash setup.sh campaign|test [options]" >&2; exit 2 ;; esac
 
-# Debian packages: the three drivers, the ICD loader, clinfo, the SPIR-V tools, Python, and
-# chromium (the dashboard's test opens the page in it).
+# Debian packages: the three drivers, the ICD loader, clinfo, the SPIR-V tools, the clang of each
+# translator's LLVM (a report checks whether a translated route's bug is the driver's), Python,
+# and chromium (the dashboard's test opens the page in it).
 pkgs="pocl-opencl-icd oclgrind mesa-opencl-icd ocl-icd-libopencl1 clinfo spirv-tools spirv-headers
-      llvm-spirv-15 llvm-spirv-14 python3 python3-venv python3-pip chromium"
+      llvm-spirv-15 llvm-spirv-14 clang-15 clang-14 python3 python3-venv python3-pip chromium"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -47,3 +47,14 @@ def test_rusticl_has_no_translator():
 def test_the_fingerprint_states_the_route():
     chain = target_named("pocl/spirv").fingerprint["route_chain"]
     assert chain.startswith("SPIR-V module -> llvm-spirv-15 ") and chain.endswith("(-x spir -spir-std=1.2)")
+
+
+def test_an_oclgrind_bug_reproduces_through_clang_14s_bitcode():
+    case = load(FOLDER / "17ce28f5e43d7404.json")  # known wrong on oclgrind and oclgrind/spirv
+    target = target_named("oclgrind/spirv")
+    assert clang_for("oclgrind") == "clang-14"
+    with Worker(target, timeout_s=120) as worker:
+        rows = execute(case["program"], target, worker, None).verdict.rows
+        assert rows, "the known Oclgrind bug no longer shows on oclgrind/spirv"
+        sentence = translated_route_verdict(case["program"], target, rows[0], worker)
+    assert sentence.endswith("the driver's bug, whatever made its bitcode"), sentence
