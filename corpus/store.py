@@ -23,12 +23,24 @@ import sqlite_utils
 from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
 from lang.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
 campaign.scheduler), table hypothesis (the campaigns' Hypothesis example database:
-corpus.hypothesis_db)."""
+corpus.hypothesis_db). 4: table errors (the largest error in ulps per statement and run). 5:
+disagreements carry their deviation (oracles.deviation: the class of the wrong value) and its
+detail; rows of older corpora, failures and atomics' history rows have NULL (unclassified)."""
+
+DEVIATION_COLUMNS = ("deviation", "deviation_detail")
+"""Schema 5: what a wrong value is (a class of oracles.deviation.CLASSES) and a sentence about it."""
+UNCLASSIFIED = "unclassified"
+"""How a disagreement without a deviation (NULL: written before schema 5, a failure) is shown."""
+
+
+def deviation_of(row: dict[str, Any]) -> str:
+    """A disagreement row's deviation class, ``unclassified`` where it has none."""
+    return row.get("deviation") or UNCLASSIFIED
 
 
 class CorpusError(Exception):
@@ -121,6 +133,7 @@ class Corpus:
                         "inputs": str, "expected": str, "allowed": str, "actual": str,
                         "expected_value": str, "actual_value": str, "rule": str, "rule_text": str,
                         "section": str, "input_class": str, "campaign": str, "created": float,
+                        "deviation": str, "deviation_detail": str,
                     },
                     pk="id",
                     foreign_keys=[("program_id", "programs", "id")],
@@ -159,7 +172,7 @@ class Corpus:
             if not db["hypothesis"].exists():
                 db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
             columns = db["disagreements"].columns_dict
-            for column in ("bucket", "confirmation"):
+            for column in ("bucket", "confirmation", *DEVIATION_COLUMNS):  # schemas 2 and 5
                 if column not in columns:
                     db["disagreements"].add_column(column, str)
             if "state" not in db["campaigns"].columns_dict:
@@ -204,7 +217,8 @@ class Corpus:
             rows = []
             for d in disagreements:
                 key = f"{d['program_id']}|{d['fingerprint_id']}|{d['path']}|{d['buffer']}|{d['lane']}|{d['kind']}"
-                row = {**d, "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
+                row = {**dict.fromkeys(DEVIATION_COLUMNS), **d,
+                       "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
                        "created": run["created"], "campaign": run.get("campaign", "")}
                 row["bucket"] = self._bucket_of(row)
                 rows.append(row)

@@ -5,7 +5,10 @@ whose actual bits are not allowed is a disagreement: kind ``wrong-result``, or
 ``imprecise-result`` (a lower-severity class) under a rule of severity ``tolerance``. Each one is recorded with everything a report needs
 without re-running: the statement's expression and operation spelling, source and destination
 types, the inputs of that work-item, expected and actual bits and values, the rule and its
-section, and the input class.
+section, the input class, and the deviation (oracles.deviation: what the wrong value is, e.g.
+another layer's texel, a flushed zero, off by 2 ulp). Where the deviation identifies the rule the
+value breaks, the row names that rule instead of the lane's (and its kind follows that rule's
+severity); the deviation never changes which lanes are judged or accepted.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ from lang.types import scalar
 from oracles.atomic_check import check
 from oracles.atomic_histories import Histories
 from oracles.classes import input_class
+from oracles.deviation import Classifier, Deviation
 from oracles.expect import Expectation, as_bits
 from oracles.rules import FAILURE, rule
+
+UNEXPLAINED = Deviation("other", "")  # a row past ``explained``: stored as None (unclassified)
 
 MAX_ROWS_PER_STATEMENT = 8
 """A systematic bug fails every lane; a few rows per statement and run are enough to report it,
@@ -122,19 +128,24 @@ def judge(
     *,
     histories: Histories | None = None,
     max_rows: int = MAX_ROWS_PER_STATEMENT,
+    explained: int = MAX_ROWS_PER_STATEMENT,
 ) -> Verdict:
     """Compare every output lane; return counts and the disagreement rows (capped per statement).
-    An atomics program's shared locations are judged first (:func:`_judge_histories`)."""
+    An atomics program's shared locations are judged first (:func:`_judge_histories`). The first
+    ``explained`` rows of each statement's buffer carry their deviation (oracles.deviation, about
+    0.2 ms a row); rows past it (``max_rows`` raised, as the reducer does to see every lane) keep
+    the lane's rule and have no deviation (None: unclassified)."""
     verdict = Verdict()
     _judge_histories(program, expectations, actual, histories, verdict)
     for stmt in program.body:
         for buffer in (stmt.buffer, *([stmt.pointee] if stmt.pointee else [])):
-            _judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict, max_rows)
+            _judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict, max_rows,
+                          explained)
     return verdict
 
 
 def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, got: np.ndarray,
-                  inputs: dict[str, np.ndarray], verdict: Verdict, max_rows: int) -> None:
+                  inputs: dict[str, np.ndarray], verdict: Verdict, max_rows: int, explained: int) -> None:
     """One output buffer of a statement: its result, or a math built-in's out-parameter."""
     bits = np.ascontiguousarray(got).view(scalar(exp.scalar).bits_dtype)
     ok = exp.accepts(bits)
@@ -153,9 +164,12 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
         return
     verdict.failing_statements += 1
     verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
-    for pos in bad[:max_rows]:
+    explain = Classifier(program, stmt, buffer, exp, bits, inputs)
+    for row, pos in enumerate(bad[:max_rows]):
         item, lane = divmod(int(pos), mem_lanes)
-        r = rule(int(exp.rule[pos]))
+        deviation = explain.classify(int(pos)) if row < explained else UNEXPLAINED
+        own = rule(int(exp.rule[pos]))  # the rule the lane was judged under
+        r = own if deviation.rule is None else rule(deviation.rule)
         allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
         if exp.any_nan[pos]:
             allowed.append("any NaN")
@@ -176,13 +190,15 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
             "expected": f"{int(exp.allowed[0][pos]):#x}",
             "allowed": json.dumps(allowed + intervals + masks),
             "actual": f"{int(bits[pos]):#x}",
-            "expected_value": " or ".join(intervals) if intervals and r.severity == "tolerance"
+            "expected_value": " or ".join(intervals) if intervals and own.severity == "tolerance"
             else format_value(int(exp.allowed[0][pos]), exp.scalar) + "".join(f" or {i}" for i in intervals + masks),
             "actual_value": format_value(int(bits[pos]), exp.scalar),
             "rule": r.id,
             "rule_text": r.text,
             "section": r.section,
             "input_class": _class_of(stmt, inputs, item, lane),
+            "deviation": None if deviation is UNEXPLAINED else deviation.cls,
+            "deviation_detail": None if deviation is UNEXPLAINED else deviation.detail,
         })
 
 

@@ -57,6 +57,17 @@ RULE_LAYER = rules.register(
     "to even",
     "OpenCL C 3.0 §8.4",
 )
+RULE_COORDINATE_DENORMAL = rules.register(
+    "image.coordinate.denormal",
+    "a denormal coordinate is a coordinate like any other: the texel location is computed from its value "
+    "(floor(-1e-45) = -1, outside the image: CLAMP's border colour), not from 0 as if it were flushed",
+    "OpenCL C 3.0 §8.2 (end: the location 'will be computed without any loss of precision', a 'will', neither "
+    "shall nor should); §8.3.3 lets channel data's denormals be flushed; §7.2 lets a device without denormal "
+    "support flush the inputs of operations 'such as' add, mul and the math functions, image reads not named",
+    severity="letter",
+)
+"""Named by the deviation classifier (oracles.deviation_images), never by the read's oracle: a
+read that flushed a denormal coordinate breaks the letter of §8.2, which hardware commonly does."""
 RULE_NEAREST_TOLERANCE = rules.register(
     "image.nearest.tolerance",
     f"normalized coordinates, REPEAT or MIRRORED_REPEAT with NEAREST: precision undefined; clfuzz accepts "
