@@ -20,7 +20,16 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import STATUSES, bucket_id, driver_version, signature, title
+from corpus.buckets import (
+    RESULT_KINDS,
+    SIGNATURE_VERSION,
+    STATUSES,
+    bucket_id,
+    driver_version,
+    first_error,
+    signature,
+    title,
+)
 from lang.ir import InvalidProgram, Program
 
 SCHEMA_VERSION = 5
@@ -182,6 +191,10 @@ class Corpus:
                 self._rebucket("bucket is null or bucket = ''")
             if version < SCHEMA_VERSION:
                 meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
+            keyed = meta.get("signature_version")["value"] if meta.count_where("key = 'signature_version'") else "1"
+            if keyed != str(SIGNATURE_VERSION):
+                self._rekey()
+                meta.upsert({"key": "signature_version", "value": str(SIGNATURE_VERSION)}, pk="key")
 
     # ---- writing ---------------------------------------------------------------------------
 
@@ -253,6 +266,33 @@ class Corpus:
             ignore=True,
         )
         return bid
+
+    def _rekey(self) -> None:
+        """Every row into the bucket of the current signature (corpus.buckets.SIGNATURE_VERSION):
+        a failure's message is taken anew from its run's log; a new bucket takes the status and
+        note of the old buckets its rows came from (the one changed last, if they differ), and a
+        reduction follows its bucket where all of the old bucket's rows went to one new one."""
+        logs = {r["id"]: r["log"] for r in self.db.query(
+            "select id, log from runs where id in (select run_id from disagreements where kind not in (?, ?))",
+            list(RESULT_KINDS))}
+        moved: dict[str, set[str]] = {}
+        for row in list(self.db["disagreements"].rows):
+            if row["kind"] not in RESULT_KINDS and logs.get(row["run_id"]):
+                row["actual_value"] = first_error(logs[row["run_id"]]) or row["actual_value"]
+            new = self._bucket_of(row)
+            moved.setdefault(row["bucket"] or "", set()).add(new)
+            self.db["disagreements"].update(row["id"], {"bucket": new, "actual_value": row["actual_value"]})
+        old = {b["id"]: b for b in self.db["buckets"].rows}
+        heirs: dict[str, list[dict]] = {}
+        for before, after in moved.items():
+            for new in after - {before}:
+                if before in old and old[before]["status"] != "new":
+                    heirs.setdefault(new, []).append(old[before])
+            if len(after) == 1 and before not in after:
+                self.db.execute("update reductions set bucket = ? where bucket = ?", [next(iter(after)), before])
+        for new, ancestors in heirs.items():
+            last = max(ancestors, key=lambda b: b["changed"] or 0)
+            self.db["buckets"].update(new, {"status": last["status"], "note": last["note"], "changed": last["changed"]})
 
     def _rebucket(self, where: str, params: list | None = None) -> None:
         """Recompute the bucket of the rows ``where`` selects (schema upgrade, confirmation)."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from corpus.buckets import first_error
 from fuzz.emit.opencl_c import text as c_text
 from lang.ir import Literal, Load, Op, Program, Store, walk
 from lang.ops import spelling
@@ -311,7 +312,7 @@ def failure_row(program: Program, status: str, log: str) -> dict:
         "allowed": "[]",
         "actual": "",
         "expected_value": "builds and runs",
-        "actual_value": log.strip().splitlines()[-1][:300] if log.strip() else status,
+        "actual_value": first_error(log) or status,
         "rule": FAILURE.id,
         "rule_text": FAILURE.text,
         "section": FAILURE.section,

@@ -1,0 +1,41 @@
+"""Build errors and crashes key on the line that says what failed (corpus.buckets.first_error):
+PoCL glues LLVM optimisation remarks to its logs, and a re-run must read the same failure."""
+
+from __future__ import annotations
+
+from corpus.buckets import failure_message, first_error
+
+POCL_LINK = ("clBuildProgram failed: BUILD_PROGRAM_FAILURE\nError(s) while linking: \n"
+             "Cannot find symbol _Z8half_cosDv3_f in kernel library\nCannot find symbol _Z9half_log2Dv3_f in kernel "
+             "library\n<unknown>:0:0: loop not vectorized: instruction return type cannot be vectorized<unknown>:0:0: "
+             "382 instructions in function<unknown>:0:0: 381 instructions in function")
+RUSTICL_PANIC = ("killed by SIGABRT\nthread '<unnamed>' panicked at 'called `Option::unwrap()` on a `None` value', "
+                 "../src/gallium/frontends/rusticl/core/program.rs:588:14\nstack backtrace:\nnote: Some details are "
+                 "omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n"
+                 "fatal runtime error: Rust panics must be rethrown")
+
+
+def test_the_missing_symbol_not_the_remarks():
+    assert first_error(POCL_LINK) == "Cannot find symbol _Z8half_cosDv3_f in kernel library"
+
+
+def test_the_panic_not_the_signal_or_the_backtrace_note():
+    assert first_error(RUSTICL_PANIC).startswith("thread '<unnamed>' panicked at 'called `Option::unwrap()`")
+
+
+def test_a_compiler_error_before_its_notes():
+    log = "warning: unused variable 'y'\nkernel.cl:3:5: error: use of undeclared identifier 'x'\nnote: declared here"
+    assert first_error(log) == "kernel.cl:3:5: error: use of undeclared identifier 'x'"
+
+
+def test_a_signal_alone():
+    assert first_error("killed by SIGSEGV") == "killed by SIGSEGV"
+
+
+def test_one_missing_family_one_message_whatever_the_overload_and_the_remark_noise():
+    other = POCL_LINK.replace("_Z8half_cosDv3_f", "_Z10half_rsqrtf").replace("382", "17")
+    assert failure_message(POCL_LINK) == failure_message(other) == "Cannot find symbol half_* in kernel library"
+
+
+def test_the_same_panic_at_another_line_reads_the_same():
+    assert failure_message(RUSTICL_PANIC) == failure_message(RUSTICL_PANIC.replace("588:14", "601:9"))
