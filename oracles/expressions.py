@@ -15,13 +15,13 @@ from typing import Callable
 
 import numpy as np
 
-from lang.ir import Op
+from lang.ir import InvalidProgram, Op
 from lang.ops import RELATIONAL_BUILTINS, Handlers
 from lang.types import Type, operand_type, scalar, truth_type
 from oracles import rules
 from oracles.expect import Expectation, as_bits, is_nan_bits
 from oracles.lanes import combine, gather, per_item, unjudge, with_rule
-from oracles.operands import Reference, converted_operands, widen
+from oracles.operands import Reference, converted_operands, ternary_type, widen
 
 REFERENCES: Handlers[Reference] = Handlers()
 """The references of this module, by operation name (assembled in oracles.references)."""
@@ -154,6 +154,14 @@ def _select(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectat
 
 @reference("ternary")
 def _ternary(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """c ? x : y. Vectors: select(y, x, c) (004 §6.5.9). Scalars follow C99 (§6.5.9: "the C99
+    rules for ternary operator are followed"), whose result has the type of the usual arithmetic
+    conversions of x and y (C99 §6.5.15p5): ``op.type`` must be that type, and x and y of it (a
+    char ? char : char node would be an int in OpenCL C)."""
+    if not op.type.is_vector and not (op.args[1].type == op.args[2].type == op.type
+                                      == ternary_type(op.args[1].type, op.args[2].type)):
+        raise InvalidProgram(f"scalar ?: on {op.args[1].type} and {op.args[2].type} has type "
+                             f"{ternary_type(op.args[1].type, op.args[2].type)} (C99 §6.5.15p5), not {op.type}")
     c, x, y = args
     return _choose(c, op.args[0].type, x, y, n, op.type.width)
 

@@ -6,6 +6,14 @@ Results are computed exactly (numpy at twice the width, or Python integers for 6
 and then saturated or wrapped as each rule says; every combination of the operands' candidates is
 computed (:func:`oracles.lanes.combine`).
 
+Integer promotion (C99 §6.3.1.1) applies to scalar operators only: a scalar char, uchar, short or
+ushort operand of / % << >> ~ is computed in int, and the IR gives such an operator its promoted
+type (``(short)a << (short)b`` is an ``int`` node whose operands convert to int); a node typed
+otherwise is not a well-formed program (:func:`oracles.operands.check_operator_type`). Vector
+operators compute in their element type, never promoted (004 §6.4.6's note, §6.5.10). The
+built-ins take and return gentype: add_sat(char, char) is computed and saturated in char (004
+§6.15.3: "the actual type has to be the same for all arguments and the return type").
+
 The UB guard: a judged lane that reaches a case the spec leaves undefined or implementation-defined
 (signed overflow, clamp with lo > hi, mul24 operands outside 24 bits) raises
 :class:`~oracles.operands.UndefinedBehaviour`: the strategies build such programs never.
@@ -21,7 +29,13 @@ from lang.types import Scalar, scalar, unsigned_of
 from oracles import conversions, rules
 from oracles.expect import Expectation, as_bits
 from oracles.lanes import combine, unjudge
-from oracles.operands import Reference, UndefinedBehaviour, converted_operands, widen
+from oracles.operands import (
+    Reference,
+    UndefinedBehaviour,
+    check_operator_type,
+    converted_operands,
+    widen,
+)
 from oracles.rounding import bit_length
 from oracles.spirv_only import extended, safe_divisor
 
@@ -77,6 +91,9 @@ def _saturate(exact: np.ndarray, s: Scalar) -> np.ndarray:
 
 @reference("div")
 def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """x / y and x % y in the type of the usual arithmetic conversions (004 §6.5.1, §6.4.6 "shall";
+    two scalar chars or shorts are divided as ints, C99 §6.3.1.8): the operands are converted to
+    ``op.type``, which must be that type (:func:`~oracles.operands.converted_operands` checks)."""
     s = op.type.elem
 
     def divide(x, y):
@@ -93,8 +110,15 @@ def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation
 
 @reference("shift")
 def _shift(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """The count is the low log2(N) bits of the right operand viewed as unsigned, N the bits of the
-    (promoted) left operand's type or lane (§6.5.10)."""
+    """004 §6.5.10 (normative, no shall/should: "The result of E1 << E2 is E1 left-shifted by
+    log2(N) least significant bits in E2 viewed as an unsigned integer value, where N is the number
+    of bits used to represent the data type of E1 after integer promotion, if E1 is a scalar, or
+    [...] of E1 elements, if E1 is a vector"). ``op.type`` is the promoted left operand's type for a
+    scalar and its own type for a vector (checked), so the left operand converts to it (a scalar
+    char or short is sign- or zero-extended to int) and the count is masked by that type's width:
+    31 for a scalar short, 15 for a short vector's lanes. The count's own promotion keeps its low
+    bits, so its bits are read as they are."""
+    check_operator_type(op)
     s = op.type.elem
     x = conversions.expect_convert(args[0], s.name, ftz=ftz)
     count = widen(args[1], op.args[1].type, op.type)
@@ -110,6 +134,10 @@ def _shift(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
 
 @reference("complement")
 def _complement(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
+    """~x on the promoted operand (C99 §6.5.3.3p4: "The integer promotions are performed on the
+    operand, and the result has the promoted type"; 004 §6.5.6 for vectors, component-wise in the
+    element type): ~(uchar)200 is the int -201, ~(uchar4)200 lanes are 55."""
+    check_operator_type(op)
     s = op.type.elem
     x = conversions.expect_convert(args[0], s.name, ftz=ftz)
     return combine(lambda v: ~v, [x], s.name, RULE_COMPLEMENT, ftz)

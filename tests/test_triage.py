@@ -5,6 +5,7 @@ wrong, so every step is deterministic and checkable)."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,9 +18,11 @@ from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
 from fuzz.judge import judge
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.expressions import expression_programs
-from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate, walk
+from lang.layout import input_values
 from lang.types import Type
 from oracles.classes import input_class
+from oracles.evaluate import evaluate
 from triage import reduce as reducer
 from triage.reduce import Goal, Reducer, operation_key, simplest, size
 
@@ -137,31 +140,41 @@ def test_simplest_values_are_the_plain_ones():
 BUG_OP = "add_sat"
 
 
-def _simulator(ops: frozenset[str]):
-    """A stand-in for running on a driver: the oracle's own results, except that a statement
-    whose root is one of ``ops`` gets every judged lane with an odd result wrong (a driver bug
-    that depends on one construct and on the values)."""
+def _simulated(driver):
+    """A stand-in for running on a driver (:func:`triage.reduce.observe`): the program is judged
+    from its own expectations against the output bits ``driver(program, statement, expectation,
+    inputs)`` gives for each statement."""
 
-    def observe(program: Program, target, worker) -> list[dict] | None:
+    def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
         try:
             validate(program)
             exp = Expectations(program)
             expectations = exp.get(frozenset())
         except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
             return None
-        actual = {}
-        for s in program.body:
-            e = expectations[s.buffer]
-            bits = e.allowed[0].copy()
-            if isinstance(s.value, Op) and s.value.op in ops:
-                bits = np.where(e.judged & ((bits & 1) == 1), bits ^ 1, bits)
-            actual[s.buffer] = bits
+        actual = {s.buffer: driver(program, s, expectations[s.buffer], exp.inputs) for s in program.body}
         rows = judge(program, expectations, actual, exp.inputs).rows
+        if lanes is not None:
+            lanes.update(reducer.disagreeing_lanes(program, expectations, actual))
         for r in rows:
             r["target"] = "sim"
         return rows
 
     return observe
+
+
+def _simulator(ops: frozenset[str]):
+    """The oracle's own results, except that a statement whose root is one of ``ops`` gets every
+    judged lane with an odd result wrong (a driver bug that depends on one construct and on the
+    values)."""
+
+    def driver(program: Program, s: Store, e, inputs) -> np.ndarray:
+        bits = e.allowed[0].copy()
+        if isinstance(s.value, Op) and s.value.op in ops:
+            bits = np.where(e.judged & ((bits & 1) == 1), bits ^ 1, bits)
+        return bits
+
+    return _simulated(driver)
 
 
 class _Target:
@@ -194,8 +207,8 @@ def simulate(monkeypatch):
     """Make the reducer run programs on the simulated driver of :func:`_simulator`."""
     monkeypatch.setattr(reducer, "runnable", lambda target, program: program)
 
-    def use(ops: frozenset[str]):
-        observe = _simulator(ops)
+    def use(ops: frozenset[str], observe=None):
+        observe = observe or _simulator(ops)
         monkeypatch.setattr(reducer, "observe", observe)
         return observe
 
@@ -245,3 +258,112 @@ def test_a_program_without_the_disagreement_is_not_reduced(simulate):
     row = {**simulate(frozenset({BUG_OP}))(program, None, None)[0], "operation": "rotate"}
     assert reducer.reduce_program(program, row, _Target(), None) is None
     assert Reducer(_Target(), None, Goal.of(row)).candidates == 0
+
+
+# -- integer promotion and lanes that agreed (issue: verdicts a vendor cannot argue with) ---------
+
+
+def _one_statement(root: Op, inputs: dict[str, tuple[int, ...]], global_size: int = 1) -> Program:
+    loads = {n.buffer: n.type for n in walk(root) if isinstance(n, Load)}
+    buffers = tuple(Buffer(name, t, "in", Fill(0, values=inputs[name])) for name, t in loads.items())
+    p = Program(buffers + (Buffer("out0", root.type, "out"),), (Store("out0", root),), global_size, area="expressions")
+    validate(p)
+    return p
+
+
+def _binary(op: str, t: Type, operator: str | None = None) -> Op:
+    args = (Load("x", t),) if op == "complement" else (Load("x", t), Load("y", t))
+    return Op(op, args, t, (("operator", operator),) if operator else ())
+
+
+@pytest.mark.parametrize("root,narrows", [
+    (_binary("shift", Type("short", 4), "<<"), False),  # short << short is an int, count masked by 31
+    (_binary("shift", Type("uchar", 4), ">>"), False),
+    (_binary("arith", Type("uchar", 4), "+"), False),  # uchar + uchar is an int: 300, not 44
+    (_binary("arith", Type("char", 4), "&"), False),  # a char & char would pick a built-in's int overload
+    (_binary("div", Type("ushort", 4), "/"), False),
+    (_binary("complement", Type("char", 4)), False),  # ~char is an int
+    (Op("clz", (_binary("shift", Type("short", 4), "<<"),), Type("short", 4)), False),  # promoted below a built-in
+    (_binary("shift", Type("int", 4), "<<"), True),  # int is its own promoted type
+    (_binary("arith", Type("ulong", 4), "*"), True),
+    (_binary("add_sat", Type("short", 4)), True),  # built-ins take gentype: no promotion (004 §6.15.3)
+    (_binary("rotate", Type("uchar", 4)), True),
+    (Op("convert", (_binary("hadd", Type("char", 4)),), Type("int", 4)), True),
+])
+def test_narrowing_keeps_statements_whose_scalar_form_would_be_promoted(root, narrows):
+    """A vector lane computes in its element type; the same operator on scalars of char, uchar,
+    short or ushort computes in int (C99 §6.3.1.1; 004 §6.4.6, §6.5.10): the narrow pass makes no
+    scalar statement of another meaning. Where it narrows, the scalar's expectation is the lane's."""
+    inputs = {"x": (0xC000, 3, 200, 7), "y": (17, 1, 100, 16)}
+    program = _one_statement(root, inputs)
+    made = list(reducer._narrow(program, [{"lane": 2}], None))
+    assert len(made) == int(narrows)
+    if narrows:
+        vector = Expectations(program).get(frozenset())["out0"]
+        lane = Expectations(made[0].program).get(frozenset())["out0"]
+        assert made[0].lane == 2 and made[0].program.body[0].value.type.width == 1
+        assert int(lane.allowed[0][0]) == int(vector.allowed[0][2]) and lane.judged[0]
+
+
+def _promoting_driver(program: Program, s: Store, e, inputs) -> np.ndarray:
+    """A driver that computes a shift of char or short lanes as C computes a scalar one: the left
+    operand promoted to int, the count masked by 31, the int stored into the lane modulo 2^N. Right
+    for scalars (004 §6.5.10), a bug for vector lanes (masked by the lane's width)."""
+    v = s.value
+    if not (isinstance(v, Op) and v.op == "shift" and v.args[0].type.elem.bits < 32):
+        return e.allowed[0].copy()
+    x, k = (evaluate(a, program, inputs, frozenset()).allowed[0].view(a.type.elem.dtype).astype(np.int64)
+            for a in v.args)
+    shifted = x << (k & 31) if v.attr("operator") == "<<" else x >> (k & 31)
+    return shifted.astype(program.buffer(s.buffer).type.elem.bits_dtype)  # modulo 2^N
+
+
+def test_a_short_shift_is_not_narrowed_into_a_false_disagreement(simulate):
+    """The campaign's case: a driver that gets short4 << wrong (it masks the count by 31) was
+    reduced to a scalar short << short, where the driver is right (0) and an oracle computing in
+    short was not (-16384). The reduction now stays a vector, and every lane it reports is one the
+    driver really gets wrong (count & 16 set: 31 and 15 mask it differently)."""
+    t = Type("short", 4)
+    root = _binary("shift", t, "<<")
+    program = _one_statement(root, {"x": (0xC000, 3, 5, 7), "y": (17, 1, 2, 16)}, global_size=8)
+    observe = simulate(frozenset(), _simulated(_promoting_driver))
+    rows = observe(program, None, None)
+    assert sorted({r["lane"] % 4 for r in rows}) == [0, 3]
+    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    small = result.reduced
+    assert small.global_size == 1 and small.body[0].value.type == t  # still the short4 shift
+    counts = input_values(small)["y"].view(np.int16)
+    assert result.rows and all(counts[r["lane"]] & 16 for r in result.rows)
+    # the scalar forms: typed short (what the old narrowing made) the oracle refuses; typed int, as
+    # OpenCL C types it, the promoting driver agrees with the oracle: 0, not -16384
+    scalar = {"x": (0xC000,), "y": (16,)}
+    s = Type("short")
+    assert observe(_one_statement(_binary("shift", s, "<<"), scalar), None, None) is None
+    typed = _one_statement(Op("shift", (Load("x", s), Load("y", s)), Type("int"), (("operator", "<<"),)), scalar)
+    typed = replace(typed, buffers=tuple(replace(b, type=s) if b.role == "out" else b for b in typed.buffers))
+    assert observe(typed, None, None) == []
+    assert list(Expectations(typed).get(frozenset())["out0"].allowed[0]) == [0]
+
+
+def test_a_reduction_that_makes_an_agreeing_lane_disagree_is_discarded(simulate, monkeypatch):
+    """The simulated driver gets odd mad24 results wrong. Work-item 1's lane 0 (12345) disagrees,
+    its lane 1 (12344) agrees; the values pass would make both 1. Each candidate is judged from its
+    own program, and one whose lane 1 now disagrees (where the original agreed) is discarded:
+    lane 1 keeps its value and still agrees. Work-item 1 becomes the only one (its lanes map back)."""
+    t = Type("int", 4)
+    root = Op("mad24", (Load("a", t), Load("b", t), Load("c", t)), t)
+    inputs = {"a": (0,), "b": (0,), "c": (0, 0, 0, 0, 12345, 12344, 0, 0)}
+    program = _one_statement(root, inputs, global_size=4)
+    observe = simulate(frozenset({"mad24"}))
+    rows = observe(program, None, None)
+    assert [(r["work_item"], r["lane"]) for r in rows] == [(1, 4), (3, 12)]
+    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    small = result.reduced
+    assert small.global_size == 1 and result.passes.get("work_items") == 1
+    assert list(input_values(small)["c"].view(np.int32)) == [1, 12344, 0, 0]
+    assert [r["lane"] for r in result.rows] == [0] and result.discarded >= 1
+    # without the check the same passes end with lane 1 disagreeing, which it never did
+    monkeypatch.setattr(Reducer, "keeps", lambda self, candidate, source: True)
+    loose = reducer.reduce_program(program, rows[0], _Target(), None)
+    assert list(input_values(loose.reduced)["c"].view(np.int32)) == [1, 1, 0, 0]
+    assert [r["lane"] for r in loose.rows] == [0, 1]

@@ -3,8 +3,12 @@
 The *goal* is one disagreement: the same target (driver and path), the same operation (its
 spelling, vector widths aside) and the same kind (wrong or imprecise result; for a build error,
 crash or timeout, the same failure message, :func:`corpus.buckets.failure_message`). A candidate
-is kept when running it on the target shows the goal again; the passes run in a fixed order until
-none changes the program, so the result is deterministic for a given program and driver:
+is judged anew from its own program (its own expectations, run on the target) and kept when it
+shows the goal again *and* no output lane disagrees whose counterpart in the program it was made
+from agreed (:meth:`Reducer.keeps`: each pass says where its candidate's lanes come from,
+:class:`Candidate`); a reduction that makes a disagreement appear has changed what the program
+means, not found the bug. The passes run in a fixed order until none changes the program, so the
+result is deterministic for a given program and driver:
 
 1. ``statements``: keep the statement the disagreement is in alone, else halve the body
    (delta debugging), then drop the others one at a time.
@@ -15,7 +19,10 @@ none changes the program, so the result is deterministic for a given program and
    input buffer, holding the value the oracle computes for it (only where that value is certain:
    one allowed bit pattern on every lane), outermost first.
 4. ``narrow``: a statement of lane-wise operations over ``n``-vectors becomes the scalar statement
-   of the failing lane.
+   of the failing lane, unless an operator of it would then be promoted: a scalar char or short
+   operand of + - * / % & | ^ << >> ~ is computed in int (C99 §6.3.1.1, OpenCL C 3.0 §6.4.6,
+   §6.5.10) while a vector lane is not, so ``short4 << short4`` (count masked by 15) has no scalar
+   form of the same meaning (``short << short`` masks by 31 and is an int).
 5. ``values``: each input or literal lane becomes the simplest value of its input class
    (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
 6. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
@@ -48,6 +55,7 @@ from lang.ops import OPS, paths_of
 from lang.types import Type, scalar
 from oracles.classes import input_class
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
+from oracles.operands import OPERATORS, operator_type
 
 _WIDTH = re.compile(r"(?<![a-z])(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)(?![0-9])")
 
@@ -108,12 +116,16 @@ class Reduction:
     candidates: int = 0
     seconds: float = 0.0
     passes: dict[str, int] = field(default_factory=dict)  # candidates kept per pass
+    discarded: int = 0  # candidates that showed the goal but made another lane disagree
 
 
-def observe(program: Program, target: Target, worker: Worker) -> list[dict] | None:
+def observe(program: Program, target: Target, worker: Worker,
+            lanes: set[tuple[str, int]] | None = None) -> list[dict] | None:
     """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
     build error, crash or timeout); None when the program is invalid or undefined, or the
-    target does not take all of it (it never reaches the driver then)."""
+    target does not take all of it (it never reaches the driver then). Given a set ``lanes``, every
+    output lane that disagrees is added to it as (buffer, position in memory): the rows stop at
+    :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement."""
     try:
         validate(program)
         if runnable(target, program) is not program:
@@ -127,11 +139,43 @@ def observe(program: Program, target: Target, worker: Worker) -> list[dict] | No
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         found = judge(program, judged, actual, expectations.inputs, histories=expectations.histories()).rows
+        if lanes is not None:
+            lanes.update(disagreeing_lanes(program, judged, actual))
     else:
         found = [failure_row(program, result.status, result.log)]
     for r in found:
         r["target"] = target.name
     return found
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A program a pass proposes, with where its output lanes come from in the program it was made
+    from (the source): its work-item 0 is the source's work-item ``item`` (the ``work_items``
+    pass; 0, the same work-items, for the others), and with ``lane`` set its scalar output is that
+    lane of the source's vector output (the ``narrow`` pass)."""
+
+    program: Program
+    item: int = 0
+    lane: int | None = None
+
+    def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
+        """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""
+        if self.lane is not None:
+            return buffer, self.lane
+        return buffer, self.item * source.buffer(buffer).type.mem_lanes + lane
+
+
+def disagreeing_lanes(program: Program, judged: dict, actual: dict[str, np.ndarray]) -> set[tuple[str, int]]:
+    """Every output lane (buffer, position in memory) whose bits its expectation does not accept
+    (shared locations aside: atomics are judged as histories)."""
+    out = set()
+    for b in program.outputs:
+        if b.name in judged and b.name in actual:
+            exp = judged[b.name]
+            bits = np.ascontiguousarray(actual[b.name]).view(scalar(exp.scalar).bits_dtype)
+            out.update((b.name, int(pos)) for pos in np.flatnonzero(~exp.accepts(bits)))
+    return out
 
 
 class Reducer:
@@ -141,18 +185,36 @@ class Reducer:
         self.target, self.worker, self.goal = target, worker, goal
         self.deadline = time.monotonic() + budget_s
         self.candidates = 0
-        self.seen: dict[str, list[dict] | None] = {}
+        self.discarded = 0
+        self.seen: dict[str, tuple[list[dict], set[tuple[str, int]]] | None] = {}  # rows and lanes, by program id
 
     # -- the interestingness test ---------------------------------------------------------------
+
+    def observed(self, program: Program) -> tuple[list[dict], set[tuple[str, int]]] | None:
+        """The disagreement rows of ``program`` on the target and every output lane that disagrees,
+        judged from its own program (its own expectations); None for an invalid or undefined
+        program, which never reaches the driver."""
+        if program.id not in self.seen:
+            lanes: set[tuple[str, int]] = set()
+            found = observe(program, self.target, self.worker, lanes)
+            self.candidates += found is not None
+            self.seen[program.id] = None if found is None else (found, lanes)
+        return self.seen[program.id]
 
     def rows(self, program: Program) -> list[dict] | None:
         """The goal's rows when ``program`` shows it on the target; None otherwise (also for an
         invalid or undefined candidate, which never reaches the driver)."""
-        if program.id not in self.seen:
-            found = observe(program, self.target, self.worker)
-            self.candidates += found is not None
-            self.seen[program.id] = [r for r in found or () if self.goal.matches(r)] or None
-        return self.seen[program.id]
+        seen = self.observed(program)
+        return ([r for r in seen[0] if self.goal.matches(r)] or None) if seen else None
+
+    def keeps(self, candidate: Candidate, source: Program) -> bool:
+        """Whether every output lane that disagrees on ``candidate`` is a lane that disagreed on
+        ``source``, the program it was made from (:meth:`Candidate.origin`). By induction from the
+        first program, a kept reduction never shows a disagreement where the original agreed."""
+        before, after = self.observed(source), self.observed(candidate.program)
+        names = {b.name for b in source.outputs}
+        return before is not None and after is not None and all(
+            buffer in names and candidate.origin(buffer, lane, source) in before[1] for buffer, lane in after[1])
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
@@ -168,21 +230,25 @@ class Reducer:
         while changed and not self.out_of_time():
             changed = False
             for name, make in PASSES:
-                for candidate in make(current, current_rows, self):
+                for made in make(current, current_rows, self):
                     if self.out_of_time():
                         break
-                    if candidate.id == current.id:
+                    candidate = made if isinstance(made, Candidate) else Candidate(made)
+                    if candidate.program.id == current.id:
                         continue
-                    hit = self.rows(candidate)
+                    hit = self.rows(candidate.program)
+                    if hit and not self.keeps(candidate, current):
+                        self.discarded += 1  # the goal, but also a disagreement the program did not have
+                        continue
                     if hit:
-                        current, current_rows = candidate, hit
+                        current, current_rows = candidate.program, hit
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
-        return Reduction(program, current, current_rows, self.candidates, passes=passes)
+        return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded)
 
 
-Candidates = Iterator[Program]
+Candidates = Iterator[Program | Candidate]  # a bare Program: its lanes are the current program's
 
 
 def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
@@ -214,7 +280,7 @@ def _work_items(program: Program, rows: list[dict], _: Reducer) -> Candidates:
     buffers = tuple(
         replace(b, fill=Fill(0, values=tuple(int(v) for v in _lanes(values[b.name], b, item))))
         if b.role == "in" else b for b in program.buffers)
-    yield replace(program, buffers=buffers, global_size=1, local_size=0)
+    yield Candidate(replace(program, buffers=buffers, global_size=1, local_size=0), item=item)
 
 
 def _lanes(values: np.ndarray, b: Buffer, item: int) -> np.ndarray:
@@ -275,6 +341,9 @@ def _with_statement(program: Program, index: int, value: Expr) -> Program:
 
 
 def _narrow(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    """The scalar statement of the failing lane, where it means what that lane of the vector
+    statement means: lane-wise operations only (§6.4.3, §6.5, §6.15.3 "component-wise"), and no
+    operator whose scalar form is promoted (:func:`_same_meaning`)."""
     if program.global_size != 1 or program.shared or len(program.body) != 1:
         return
     stmt = program.body[0]
@@ -303,9 +372,21 @@ def _narrow(program: Program, rows: list[dict], _: Reducer) -> Candidates:
         return replace(e, args=tuple(scalar_of(a) for a in e.args), type=t)
 
     value = scalar_of(stmt.value)
+    if not _same_meaning(value):
+        return
     buffers[out.name] = Buffer(out.name, Type(out.type.scalar), "out")
-    yield replace(program, buffers=tuple(buffers.get(b.name, b) for b in program.buffers),
-                  body=(Store(out.name, value),))
+    yield Candidate(replace(program, buffers=tuple(buffers.get(b.name, b) for b in program.buffers),
+                            body=(Store(out.name, value),)), lane=lane)
+
+
+def _same_meaning(value: Expr) -> bool:
+    """Whether every operator of a narrowed statement has, as a scalar, the type it had as a vector
+    lane (:func:`oracles.operands.operator_type`). A vector operator computes in its element type,
+    a scalar char, uchar, short or ushort operand of + - * / % & | ^ << >> ~ is promoted to int (C99
+    §6.3.1.1, OpenCL C 3.0 §6.4.6, §6.5.6, §6.5.10): ``short4 << short4`` masks each count by 15
+    and wraps in 16 bits, ``short << short`` masks by 31 and is an int (its parent would see the
+    int; a built-in would take its int overload), so such a statement stays a vector."""
+    return all(n.type == operator_type(n) for n in walk(value) if isinstance(n, Op) and n.op in OPERATORS)
 
 
 def simplest(bits: int, scalar_name: str) -> int:

@@ -14,7 +14,7 @@ import pytest
 from exact import INTS, NP, UNSIGNED, int_range
 
 from fuzz.strategies.values import edge_bits
-from lang.ir import Literal, Load, Op
+from lang.ir import InvalidProgram, Literal, Load, Op
 from lang.types import Type
 from oracles.evaluate import UndefinedBehaviour
 from oracles.expect import Expectation
@@ -566,3 +566,216 @@ def test_shuffles_select_vload_and_vstore_for_every_type(name):
     e = _ref("vstore", [Type(name, 2)], Type(name, 8), [src[:8]], 4, {"offset": 3})
     assert [int(v) for v, ok in zip(e.allowed[0], e.judged) if ok] == _bits_of(src[:8])
     assert list(np.flatnonzero(e.judged[:8])) == [6, 7]
+
+
+# -- integer promotion: scalar char, uchar, short and ushort operands are promoted, vector lanes not --
+# C99 §6.3.1.1 (integer promotions), §6.3.1.8 (usual arithmetic conversions), §6.5.3.3 (~), §6.5.15
+# (?:); 004 §6.4.6 ("shall"; its note: vector elements are not promoted, short8 + char is a short8),
+# §6.5.1, §6.5.6, §6.5.10 (the count is masked by the width of E1 "after integer promotion, if E1 is
+# a scalar", by the element's width for a vector). The model is plain Python on decoded values: a
+# scalar operand converts to the operation's type by value (_signed wraps it there), a vector lane
+# stays in its own width.
+
+NARROW = ("char", "uchar", "short", "ushort")
+SCALAR_PAIRS = [(a, a) for a in NARROW] + [("char", "uchar"), ("uchar", "short"), ("ushort", "char"),
+                                           ("short", "ushort"), ("char", "uint"), ("ushort", "int"),
+                                           ("uchar", "long"), ("short", "ulong")]
+INT_OPERATORS = ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>")
+KIND = {"/": "div", "%": "div", "<<": "shift", ">>": "shift"}
+
+
+def _promoted(name: str) -> str:
+    return "int" if INTS[name][0] < 32 else name
+
+
+def _usual(a: str, b: str) -> str:
+    """C99 §6.3.1.8 for integer types, spelled out: both promoted, then the one of greater width,
+    the unsigned one at equal width (a wider signed type holds every value of a narrower unsigned)."""
+    return max(_promoted(a), _promoted(b), key=lambda n: (INTS[n][0], not INTS[n][1]))
+
+
+def _c_operator(operator: str, x: int, y: int, t: str) -> int | None:
+    """``x operator y`` computed in type ``t`` as C does, from the operands' values; None where C
+    leaves it undefined (a signed + - * whose exact result does not fit)."""
+    bits, signed = INTS[t]
+    if operator in ("<<", ">>"):  # x converts to t (the promoted left operand's type); the count is not converted
+        k = y & (bits - 1)  # its low log2(N) bits, viewed as unsigned (Python's & works on two's complement)
+        return _signed(x << k, t) if operator == "<<" else _signed(x, t) >> k
+    a, b = _signed(x, t), _signed(y, t)  # the usual arithmetic conversions: by value, modulo 2^N if unsigned
+    if operator in "/%":
+        lo, _ = int_range(t)
+        if b == 0 or (signed and a == lo and b == -1):
+            b = 1  # what the program's guard divides by
+        return _c_div(a, b)[0 if operator == "/" else 1]
+    exact = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}[operator]
+    lo, hi = int_range(t)
+    if signed and not lo <= exact <= hi:
+        return None
+    return _signed(exact, t)
+
+
+def _defined(operator: str, x: np.ndarray, y: np.ndarray, t: str, y_lane) -> list[int]:
+    """What C gives for every lane, after making the undefined lanes (signed overflow) defined by
+    setting their y to 0 (+ -) or 1 (*), as the strategies' range analysis would."""
+    for lane in range(len(x)):
+        if _c_operator(operator, int(x[lane]), int(y[y_lane(lane)]), t) is None:
+            y[y_lane(lane)] = 1 if operator == "*" else 0
+    return [_c_operator(operator, int(x[lane]), int(y[y_lane(lane)]), t) for lane in range(len(x))]
+
+
+@pytest.mark.parametrize("x_t,y_t", SCALAR_PAIRS)
+@pytest.mark.parametrize("operator", INT_OPERATORS)
+def test_scalar_narrow_operands_are_promoted(operator, x_t, y_t):
+    """A scalar char/uchar/short/ushort operand is computed in int (or in the wider type of the
+    other operand): the result has that type, a shift count is masked by its width (31 for int)."""
+    result = _promoted(x_t) if operator in ("<<", ">>") else _usual(x_t, y_t)
+    x, y = _values(x_t, N), _values(y_t, N)
+    y[:6] = [9, 15, 16, 17, 31, 33]  # counts beyond the narrow width, within and beyond the promoted one
+    want = _defined(operator, x, y, result, lambda lane: lane)
+    e = _ref(KIND.get(operator, "arith"), [Type(x_t), Type(y_t)], Type(result), [x, y], N, {"operator": operator})
+    assert _got(e, result) == want
+    assert e.judged.all()
+
+
+@pytest.mark.parametrize("scalar_y", (False, True))
+@pytest.mark.parametrize("width", (3, 4))
+@pytest.mark.parametrize("name", NARROW)
+@pytest.mark.parametrize("operator", INT_OPERATORS)
+def test_vector_narrow_lanes_are_not_promoted(operator, name, width, scalar_y):
+    """The same operators on charn/ucharn/shortn/ushortn: each lane is computed in the element type
+    (wrapping in its width; a shift count masked by the element's width), a scalar operand widened."""
+    t = Type(name, width)
+    y_t = Type(name) if scalar_y else t
+    x, y = _values(name, N * width), _values(name, N * y_t.width)
+    y[:6] = [9, 15, 16, 17, 31, 33]
+    y_lane = (lambda lane: lane // width) if scalar_y else (lambda lane: lane)
+    want = _defined(operator, x, y, name, y_lane)
+    e = _ref(KIND.get(operator, "arith"), [t, y_t], t, [x, y], N, {"operator": operator})
+    assert _got(e, name) == want
+    assert e.judged.all()
+
+
+@pytest.mark.parametrize("width", (1, 3, 4))
+@pytest.mark.parametrize("name", NARROW)
+def test_complement_of_narrow_types(name, width):
+    """~ on a scalar promotes (C99 §6.5.3.3: "the result has the promoted type"); on a vector it is
+    component-wise in the element type (004 §6.5.6)."""
+    result = Type("int" if width == 1 else name, width)
+    x = _values(name, N * width)
+    e = _ref("complement", [Type(name, width)], result, [x], N)
+    assert _got(e, result.scalar) == [_signed(~int(v), result.scalar) for v in x]
+
+
+@pytest.mark.parametrize("x_t,y_t", SCALAR_PAIRS)
+def test_scalar_truth_operators_on_narrow_types(x_t, y_t):
+    """Comparisons convert both operands to the usual arithmetic conversions' type (so (char)-1 and
+    (uint)1 compare as uints); && || ! test each operand against 0 in its own type; int 1/0."""
+    x, y = _values(x_t, N), _values(y_t, N)
+    x[:4] = [0, 0, 1, -1 if INTS[x_t][1] else 1]
+    y[:4] = [0, 1, 0, 1]
+    c = _usual(x_t, y_t)
+    for operator, fn in COMPARE.items():
+        e = _ref("compare", [Type(x_t), Type(y_t)], Type("int"), [x, y], N, {"operator": operator})
+        assert _got(e, "int") == [int(fn(_signed(int(a), c), _signed(int(b), c))) for a, b in zip(x, y)], operator
+    for operator in ("&&", "||"):
+        e = _ref("logic", [Type(x_t), Type(y_t)], Type("int"), [x, y], N, {"operator": operator})
+        truth = [(a != 0 and b != 0) if operator == "&&" else (a != 0 or b != 0) for a, b in zip(x, y)]
+        assert _got(e, "int") == [int(bool(v)) for v in truth]
+    e = _ref("not", [Type(x_t)], Type("int"), [x], N)
+    assert _got(e, "int") == [int(a == 0) for a in x]
+
+
+@pytest.mark.parametrize("name", NARROW)
+def test_vector_truth_operators_on_narrow_lanes(name):
+    """charn/ucharn give charn, shortn/ushortn give shortn: -1/0 per lane (004 §6.5.4-§6.5.8); a
+    scalar beside the vector is converted to the element type and widened."""
+    t, s = Type(name, 4), Type(name)
+    truth = Type(TRUTH[INTS[name][0]], 4)
+    x, y = _values(name, 4 * N), _values(name, N)
+    x[:4] = [0, int(y[0]), 1, 0]
+    for operator, fn in COMPARE.items():
+        e = _ref("compare", [t, s], truth, [x, y], N, {"operator": operator})
+        assert _got(e, truth.scalar) == [-int(fn(int(x[i]), int(y[i // 4]))) for i in range(4 * N)]
+    for operator in ("&&", "||"):
+        e = _ref("logic", [t, s], truth, [x, y], N, {"operator": operator})
+        both = [(x[i] != 0, y[i // 4] != 0) for i in range(4 * N)]
+        assert _got(e, truth.scalar) == [-int(a and b if operator == "&&" else a or b) for a, b in both]
+    e = _ref("not", [t], truth, [x], N)
+    assert _got(e, truth.scalar) == [-int(v == 0) for v in x]
+
+
+def _one(name: str, *values: int) -> np.ndarray:
+    return np.array([_signed(v, name) for v in values]).astype(NP[name])
+
+
+def test_promotion_worked_examples():
+    s, s4, i = Type("short"), Type("short", 4), Type("int")
+    # (short)-16384 << 17: promoted to int, the count masked by 31: 0x80000000; << 16 is -2^30
+    e = _ref("shift", [s, s], i, [_one("short", -16384, -16384), _one("short", 17, 16)], 2, {"operator": "<<"})
+    assert _got(e, "int") == [-2**31, -2**30]
+    # ... and stored into a short (§6.5.15: converted to the short, modulo 2^16): 0, what PoCL and
+    # Oclgrind return for the scalar statement
+    from lang.ir import Buffer, Fill, Program, Store
+    from oracles.evaluate import expected
+    shift = Op("shift", (Load("x", s), Load("k", s)), i, (("operator", "<<"),))
+    p = Program((Buffer("x", s, "in", Fill(0, values=(0xC000,))), Buffer("k", s, "in", Fill(0, values=(17, 16))),
+                 Buffer("out", s, "out")), (Store("out", shift),), 2)
+    assert _got(expected(p)["out"], "short") == [0, 0]
+    # a short4 lane masks the count by 15: 17 -> 1, 16 -> 0, 15, 32 -> 0
+    v = _ref("shift", [s4, s4], s4, [_one("short", *[-16384] * 4), _one("short", 17, 16, 15, 32)], 1,
+             {"operator": "<<"})
+    assert _got(v, "short") == [-32768, -16384, 0, -16384]
+    u, u4 = Type("uchar"), Type("uchar", 4)
+    # (uchar)200 + (uchar)100 is the int 300; uchar4 lanes wrap to 44 (DIGEST §4)
+    assert _got(_ref("arith", [u, u], i, [_one("uchar", 200), _one("uchar", 100)], 1, {"operator": "+"}), "int") == [300]
+    assert _got(_ref("arith", [u4, u], u4, [_one("uchar", *[200] * 4), _one("uchar", 100)], 1, {"operator": "+"}),
+                "uchar") == [44] * 4
+    # ~(uchar)200 is the int -201; ~(uchar4)200 lanes are 55
+    assert _got(_ref("complement", [u], i, [_one("uchar", 200)], 1), "int") == [-201]
+    assert _got(_ref("complement", [u4], u4, [_one("uchar", *[200] * 4)], 1), "uchar") == [55] * 4
+    # (uchar)255 >> 9 is 0 (9 & 31); a uchar4 lane shifts by 9 & 7 = 1: 127
+    assert _got(_ref("shift", [u, u], i, [_one("uchar", 255), _one("uchar", 9)], 1, {"operator": ">>"}), "int") == [0]
+    assert _got(_ref("shift", [u4, u], u4, [_one("uchar", *[255] * 4), _one("uchar", 9)], 1, {"operator": ">>"}),
+                "uchar") == [127] * 4
+    # (char)-128 / (char)-1 is the int 128: no overflow after promotion; a char4 lane's guard divides by 1
+    c, c4 = Type("char"), Type("char", 4)
+    assert _got(_ref("div", [c, c], i, [_one("char", -128), _one("char", -1)], 1, {"operator": "/"}), "int") == [128]
+    assert _got(_ref("div", [c4, c], c4, [_one("char", *[-128] * 4), _one("char", -1)], 1, {"operator": "/"}),
+                "char") == [-128] * 4
+    # (char)-1 < (uchar)1 compares ints: true; (char)-1 < (uint)1 compares uints: false
+    assert _got(_ref("compare", [c, u], i, [_one("char", -1), _one("uchar", 1)], 1, {"operator": "<"}), "int") == [1]
+
+
+def test_builtins_take_no_promotion():
+    """Built-ins compute in their gentype (004 §6.15.3: "the actual type has to be the same for all
+    arguments and the return type"): a char stays a char."""
+    c, u, s = Type("char"), Type("uchar"), Type("short")
+    cases = [("clz", [c], c, [1], 7), ("clz", [s], s, [1], 15), ("ctz", [c], c, [0], 8), ("popcount", [c], c, [-1], 8),
+             ("rotate", [u, u], u, [0x81, 1], 0x03), ("rotate", [s, s], s, [1, 17], 2),
+             ("add_sat", [c, c], c, [100, 100], 127), ("sub_sat", [u, u], u, [0, 1], 0),
+             ("hadd", [u, u], u, [255, 255], 255), ("rhadd", [c, c], c, [127, 126], 127),
+             ("mul_hi", [u, u], u, [255, 255], 254), ("mad_sat", [c, c, c], c, [100, 2, 0], 127),
+             ("abs", [c], u, [-128], 128), ("abs_diff", [c, c], u, [127, -128], 255),
+             ("max", [u, u], u, [200, 100], 200), ("min", [c, c], c, [-1, 1], -1)]
+    for fn, types, result, values, want in cases:
+        e = _ref(fn, types, result, [_one(t.scalar, v) for t, v in zip(types, values)], 1)
+        assert _got(e, result.scalar) == [want], fn
+
+
+@pytest.mark.parametrize("op,types,result,attrs", [
+    ("shift", ["short", "short"], "short", {"operator": "<<"}),  # the reducer's narrowed short4 shift
+    ("shift", ["uchar", "int"], "uchar", {"operator": ">>"}),
+    ("shift", ["short4", "short4"], "int4", {"operator": "<<"}),  # vectors are not promoted
+    ("shift", ["int", "int4"], "int", {"operator": "<<"}),  # a scalar's count must be a scalar
+    ("complement", ["char"], "char", {}),
+    ("arith", ["uchar", "uchar"], "uchar", {"operator": "+"}),
+    ("arith", ["char4", "char"], "int4", {"operator": "&"}),
+    ("div", ["short", "short"], "short", {"operator": "/"}),
+    ("ternary", ["int", "char", "char"], "char", {}),  # C99 §6.5.15p5: char ? char : char is an int
+])
+def test_an_operator_typed_against_promotion_is_not_a_program(op, types, result, attrs):
+    """An IR node whose type is not the one OpenCL C gives it would be judged against a meaning its
+    OpenCL C text does not have: the oracle refuses it (the program is not well formed)."""
+    ts = [Type.parse(t) for t in types]
+    with pytest.raises(InvalidProgram):
+        _ref(op, ts, Type.parse(result), [_values(t.scalar, t.width) for t in ts], 1, attrs)
