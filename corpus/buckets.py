@@ -1,15 +1,17 @@
-"""Buckets: the semantic signature that groups duplicate disagreements into one bug.
+"""Buckets: the signature that groups the disagreements of one bug, whatever showed them.
 
 Two disagreements are the same bug when they agree on every field of :func:`signature`: the
-program's area, the operation as spelled (``convert_int4_sat_rte``) with its saturation, rounding
-and vector width spelled out, the source and destination types, the input class of the lane
-(:mod:`oracles.classes`), the rule that judged it and the kind (wrong or imprecise result, build
-error, crash, timeout), the target's driver, path and driver version — and a build error, crash or
-timeout keys on its kind, the driver and the driver's first error line (numbers, addresses and
-overloads taken out: :func:`first_error`, :func:`failure_message`) only. A driver update
-starts new buckets (the old ones keep their status: whether a bug survived the update is what a
-vendor asks). A disagreement that did not reproduce on a fresh worker (:mod:`triage.confirm`) is
-*flaky* and goes to a bucket of its own, apart from the reproducible ones.
+driver family; for a wrong or imprecise value, the operation without vector widths
+(``convert_int_sat_rte``: saturation and rounding kept), its element types, the rule that judged
+it, the deviation class of the wrong value (oracles.deviation: another layer's texel, a type
+limit, off by k ulps, ...) and, only where the rule prescribes a value for a class of operands
+(a special value), the input class of the lane; for a build error, crash or timeout, its kind
+and the driver's first error line (numbers, addresses and overloads taken out:
+:func:`first_error`, :func:`failure_message`). The front ends and driver versions a bug was seen
+on are attributes of its one bucket (corpus.store.Corpus.buckets: ``paths``, ``versions``), so
+both paths of a driver failing the same way are one bucket and a bug that survives a driver update
+stays in its bucket. A disagreement that did not reproduce on a fresh worker
+(:mod:`triage.confirm`) is *flaky* and goes to a bucket of its own.
 
 A bucket's id is a hash of its signature, so two corpora bucket alike and merging them is a union.
 """
@@ -21,11 +23,13 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 2
+SIGNATURE_VERSION = 3
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
-family), its kind and its driver, not on the statement that showed it."""
+family), its kind and its driver, not on the statement that showed it. 3: one bug, one bucket:
+the operation without widths, element types, rule and deviation class; no area, width, path or
+driver version (attributes of the bucket); the input class only for special-value rules."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -35,9 +39,6 @@ STATUSES = ("new", "reported", "fixed", "ignored")
 RESULT_KINDS = ("wrong-result", "imprecise-result")
 """Kinds of a lane judged wrong; every other kind is a failure of the run (build error, crash, ...)."""
 
-_SAT = re.compile(r"_sat\b|_sat_")
-_ROUNDING = re.compile(r"_(rte|rtz|rtp|rtn)\b")
-_WIDTH = re.compile(r"(?:char|short|int|long|half|float|double)(2|3|4|8|16)\b")
 _NOISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
 
@@ -86,40 +87,41 @@ def failure_message(text: str) -> str:
     return _NOISE.sub("N", text).strip()[:200]
 
 
-def width_of(type_name: str) -> int:
-    """The vector width in a type's name (1 for scalars and for non-type names)."""
-    m = _WIDTH.search(type_name or "")
-    return int(m.group(1)) if m else 1
-
-
 def driver_version(fingerprint: dict[str, Any]) -> str:
     """The driver version a signature names: the device and its driver's version string."""
     return f"{fingerprint.get('device_name', '')} / {fingerprint.get('driver_version', '')}".strip(" /")
 
 
-def signature(row: dict[str, Any], area: str, driver_version: str) -> dict[str, Any]:
-    """The bucket signature of one disagreement row (see the module docstring)."""
-    operation = row.get("operation", "")
-    target = row.get("target", "")
-    rounding = _ROUNDING.search(operation)
-    sig = {
-        "area": area,
-        "operation": operation,
-        "src_type": row.get("src_type", ""),
-        "dst_type": row.get("dst_type", ""),
-        "saturation": bool(_SAT.search(operation)),
-        "rounding": rounding.group(1) if rounding else "",
-        "width": width_of(row.get("dst_type", "")),
-        "input_class": row.get("input_class", ""),
-        "kind": row.get("kind", ""),
-        "rule": row.get("rule", ""),
-        "driver": target.split("/")[0],
-        "path": row.get("path", ""),
-        "driver_version": driver_version,
-    }
+_WIDTHS = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(?:2|3|4|8|16)(?![0-9])")
+_SPECIAL = re.compile(r"\.(?:special|limit|nan|inf)(?:\.|$)")
+
+
+def base_operation(operation: str) -> str:
+    """An operation's spelling without vector widths: ``convert_int4_sat_rte`` -> ``convert_int_sat_rte``,
+    ``vload4`` -> ``vloadn`` (saturation and rounding kept: they are different conversions)."""
+    return re.sub(r"^(vload|vstore)\d+$", r"\1n", _WIDTHS.sub(r"\1", operation or ""))
+
+
+def element(type_name: str) -> str:
+    """A type's element type: ``float4`` -> ``float``."""
+    return _WIDTHS.sub(r"\1", type_name or "")
+
+
+def signature(row: dict[str, Any]) -> dict[str, Any]:
+    """The bucket signature of one disagreement row (see the module docstring): the driver family,
+    the operation without widths, its element types, the rule, the deviation class of the wrong
+    value (oracles.deviation; ``unclassified`` for rows without one) and the kind; the input class
+    only where the rule prescribes a value for a class of operands (a special value). The paths and
+    driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
+    sig = {"kind": row.get("kind", ""), "driver": row.get("target", "").split("/")[0]}
     if sig["kind"] not in RESULT_KINDS:  # a failure is its message, whatever statement showed it
-        sig = {k: sig[k] for k in ("kind", "driver", "path", "driver_version")}
         sig["failure"] = failure_message(row.get("actual_value", ""))
+    else:
+        sig.update(operation=base_operation(row.get("operation", "")), src_type=element(row.get("src_type", "")),
+                   dst_type=element(row.get("dst_type", "")), rule=row.get("rule", ""),
+                   deviation=row.get("deviation") or "unclassified")
+        if _SPECIAL.search(sig["rule"]):
+            sig["input_class"] = row.get("input_class", "")
     if row.get("confirmation") == "flaky":
         sig["flaky"] = True
     return sig
@@ -130,12 +132,11 @@ def bucket_id(sig: dict[str, Any]) -> str:
 
 
 def title(sig: dict[str, Any]) -> str:
-    """One line naming a bucket: ``pocl/spirv: convert_int_sat_rte float -> int (nan): wrong-result``,
-    ``pocl/spirv: build_error: Cannot find symbol half_* in kernel library``."""
+    """One line naming a bucket: ``pocl: convert_int_sat_rte float -> int (nan): wrong-result, type-limit``,
+    ``pocl: build_error: Cannot find symbol half_* in kernel library``."""
     flaky = " [flaky]" if sig.get("flaky") else ""
-    path = "/spirv" if sig["path"] == "spirv" else ""
     if "failure" in sig:
-        return f"{sig['driver']}{path}: {sig['kind']}: {sig['failure']}{flaky}"
+        return f"{sig['driver']}: {sig['kind']}: {sig['failure']}{flaky}"
     types = f"{sig['src_type']} -> {sig['dst_type']}" if sig["src_type"] != sig["dst_type"] else sig["dst_type"]
-    return (f"{sig['driver']}{path}: {sig['operation']} {types} ({sig['input_class']}): "
-            f"{sig['kind']}{flaky}")
+    special = f" ({sig['input_class']})" if sig.get("input_class") else ""
+    return f"{sig['driver']}: {sig['operation']} {types}{special}: {sig['kind']}, {sig['deviation']}{flaky}"

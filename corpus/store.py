@@ -20,16 +20,8 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import (
-    RESULT_KINDS,
-    SIGNATURE_VERSION,
-    STATUSES,
-    bucket_id,
-    driver_version,
-    first_error,
-    signature,
-    title,
-)
+from corpus.buckets import (RESULT_KINDS, SIGNATURE_VERSION, STATUSES, bucket_id, driver_version, first_error,
+                            signature, title)
 from lang.ir import InvalidProgram, Program
 
 SCHEMA_VERSION = 5
@@ -109,8 +101,6 @@ class Corpus:
         version = int(meta.get("schema_version")["value"])
         if version > SCHEMA_VERSION:
             raise CorpusError(f"{self.path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
-        self._areas: dict[str, str] = {}
-        self._versions: dict[str, str] = {}
         with db.conn:
             if not db["programs"].exists():
                 db["programs"].create(
@@ -250,15 +240,7 @@ class Corpus:
 
     def _bucket_of(self, row: dict[str, Any]) -> str:
         """The bucket of a disagreement row (corpus.buckets), created on first use as ``new``."""
-        pid, fid = row["program_id"], row["fingerprint_id"]
-        if pid not in self._areas:
-            found = list(self.db["programs"].rows_where("id = ?", [pid], select="area"))
-            self._areas[pid] = found[0]["area"] if found else ""
-        if fid not in self._versions:
-            found = list(self.db["targets"].rows_where("fingerprint_id = ?", [fid], select="fingerprint"))
-            fp = json.loads(found[0]["fingerprint"]) if found else {}
-            self._versions[fid] = driver_version(fp)
-        sig = signature(row, self._areas[pid], self._versions[fid])
+        sig = signature(row)
         bid = bucket_id(sig)
         self.db["buckets"].insert(
             {"id": bid, "title": title(sig), "signature": json.dumps(sig, sort_keys=True), "target": row["target"],
@@ -304,21 +286,26 @@ class Corpus:
     @_locked
     def buckets(self, campaign: str | None = None, bucket: str | None = None) -> list[dict[str, Any]]:
         """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
-        signature, status, note, rows, programs, first and last seen, confirmation (confirmed,
-        flaky or unconfirmed) and whether a reduced program exists; most rows first."""
+        signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends) and
+        driver ``versions`` its rows were seen on, confirmation (confirmed, flaky or unconfirmed)
+        and whether a reduced program exists; most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
+        versions = {t["fingerprint_id"]: driver_version(json.loads(t["fingerprint"])) for t in self.db["targets"].rows}
         out = []
         for r in self.db.query(
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
                        min(d.created) as first_seen, max(d.created) as last_seen,
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
                        b.title, b.signature, b.target, b.status, b.note,
+                       group_concat(distinct d.path) as paths, group_concat(distinct d.fingerprint_id) as fps,
                        exists(select 1 from reductions r where r.bucket = d.bucket) as reduced
                 from disagreements d join buckets b on b.id = d.bucket {where}
                 group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
             sig = json.loads(r["signature"])
-            out.append({**r, "signature": sig, "reduced": bool(r["reduced"]),
+            fps = r.pop("fps").split(",")
+            out.append({**r, "signature": sig, "reduced": bool(r["reduced"]), "paths": sorted(r["paths"].split(",")),
+                        "versions": sorted({versions.get(f, "") for f in fps} - {""}),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
 
@@ -333,7 +320,8 @@ class Corpus:
         found = self.buckets(bucket=rows[0]["id"])
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
-                    "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": False}
+                    "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": False,
+                    "paths": [], "versions": []}
         return found[0]
 
     @_locked

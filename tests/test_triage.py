@@ -13,7 +13,7 @@ from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
 from campaign.expectations import Expectations
-from corpus.buckets import bucket_id, failure_message, signature
+from corpus.buckets import base_operation, bucket_id, failure_message, signature
 from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
 from fuzz.judge import judge
 from fuzz.strategies.conversions import Caps
@@ -24,30 +24,46 @@ from lang.types import Type
 from oracles.classes import input_class
 from oracles.evaluate import evaluate
 from triage import reduce as reducer
-from triage.reduce import Goal, Reducer, operation_key, simplest, size
+from triage.reduce import Goal, Reducer, simplest, size
 
 ROW = {"program_id": "p", "target": "pocl/spirv", "fingerprint_id": "f", "path": "spirv", "buffer": "out0",
        "lane": 3, "work_item": 3, "kind": "wrong-result", "operation": "convert_int4_sat_rte", "src_type": "float4",
        "dst_type": "int4", "input_class": "nan", "rule": "convert.sat.nan", "actual_value": "-2147483648"}
 
 
-def test_signature_spells_out_saturation_rounding_width_and_driver():
-    sig = signature(ROW, "conversions", "cpu / 3.1")
-    assert sig["saturation"] is True and sig["rounding"] == "rte" and sig["width"] == 4
-    assert sig["driver"] == "pocl" and sig["path"] == "spirv" and sig["input_class"] == "nan"
-    assert "failure" not in sig
-    other_class = signature({**ROW, "input_class": "huge"}, "conversions", "cpu / 3.1")
-    assert bucket_id(sig) != bucket_id(other_class)
-    assert bucket_id(sig) != bucket_id(signature(ROW, "conversions", "cpu / 3.2"))  # a driver update
-    assert bucket_id(sig) == bucket_id(signature(dict(ROW), "conversions", "cpu / 3.1"))
+def test_one_bug_one_signature_whatever_width_path_version_area_or_input():
+    """The same wrong value of the same operation (convert_T_sat_rte of NaN gives INT_MIN: a type
+    limit) is one bug on both paths, at every width, in any area and driver version; the input
+    class counts here only because the rule prescribes a value for NaN operands."""
+    sig = signature({**ROW, "deviation": "type-limit"})
+    assert sig == {"kind": "wrong-result", "driver": "pocl", "operation": "convert_int_sat_rte", "src_type": "float",
+                   "dst_type": "int", "rule": "convert.sat.nan", "deviation": "type-limit", "input_class": "nan"}
+    for other in ({"path": "opencl-c", "target": "pocl"}, {"operation": "convert_int16_sat_rte", "src_type": "float16",
+                                                           "dst_type": "int16"},
+                  {"operation": "convert_int_sat_rte", "src_type": "float", "dst_type": "int"}):
+        assert bucket_id(signature({**ROW, "deviation": "type-limit", **other})) == bucket_id(sig)
+    # a special-value rule keeps the deciding operand's class; a value rule does not
+    assert bucket_id(signature({**ROW, "deviation": "type-limit", "input_class": "huge"})) != bucket_id(sig)
+    rounding = {**ROW, "rule": "convert.float_to_int.round", "deviation": "off-by-ulps"}
+    assert "input_class" not in signature(rounding)
+    assert bucket_id(signature(rounding)) == bucket_id(signature({**rounding, "input_class": "huge"}))
+
+
+def test_two_bugs_behind_one_operation_stay_two():
+    """Different wrong values (a type limit vs the opposite signed zero), rules, element types,
+    saturation or drivers are different bugs."""
+    sig = bucket_id(signature({**ROW, "deviation": "type-limit"}))
+    for other in ({"deviation": "other"}, {"rule": "convert.sat.clamp"}, {"operation": "convert_int_rte"},
+                  {"dst_type": "uint4", "operation": "convert_uint4_sat_rte"}, {"target": "rusticl/spirv"}):
+        assert bucket_id(signature({**ROW, "deviation": "type-limit", **other})) != sig, other
 
 
 def test_failures_bucket_by_their_message_without_numbers():
     crash = {**ROW, "kind": "crash", "actual_value": "SIGSEGV at 0x7f3a12 in /usr/lib/x/libpocl.so line 588"}
-    again = {**crash, "actual_value": "SIGSEGV at 0x55aa00 in /opt/lib/libpocl.so line 588"}
+    again = {**crash, "actual_value": "SIGSEGV at 0x55aa00 in /opt/lib/libpocl.so line 588", "operation": "clz"}
     assert failure_message(crash["actual_value"]) == failure_message(again["actual_value"])
-    assert bucket_id(signature(crash, "a", "v")) == bucket_id(signature(again, "a", "v"))
-    assert bucket_id(signature(crash, "a", "v")) != bucket_id(signature({**crash, "actual_value": "SIGABRT"}, "a", "v"))
+    assert bucket_id(signature(crash)) == bucket_id(signature(again))
+    assert bucket_id(signature(crash)) != bucket_id(signature({**crash, "actual_value": "SIGABRT"}))
 
 
 def _run(corpus: Corpus, **changes) -> None:
@@ -102,11 +118,11 @@ def test_a_schema_1_corpus_is_upgraded_with_buckets(tmp_path):
         assert conn.execute("select count(*) from disagreements where bucket is null").fetchone()[0] == 0
 
 
-def test_operation_key_ignores_vector_widths_only():
-    assert operation_key("convert_uint4_sat_rte") == "convert_uint_sat_rte"
-    assert operation_key("(float16)(...)") == "(float)(...)"
-    assert operation_key("OpSMod") == "OpSMod"
-    assert operation_key("convert_int_sat") != operation_key("convert_uint_sat")
+def test_base_operation_ignores_vector_widths_only():
+    assert base_operation("convert_uint4_sat_rte") == "convert_uint_sat_rte"
+    assert base_operation("(float16)(...)") == "(float)(...)"
+    assert base_operation("OpSMod") == "OpSMod"
+    assert base_operation("convert_int_sat") != base_operation("convert_uint_sat")
 
 
 @pytest.mark.parametrize("name", ["float", "double", "int", "uint", "char", "ulong", "short"])

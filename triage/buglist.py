@@ -18,9 +18,9 @@ def bucket_severity(bucket: dict) -> str:
 
 
 def with_severity(buckets: Iterable[dict]) -> list[dict]:
-    """The buckets, each with its ``severity`` and ``route``, most severe first (otherwise in the
-    order given)."""
-    out = [{**b, "severity": bucket_severity(b), "route": chain_of(b["signature"]["driver"], b["signature"]["path"])}
+    """The buckets, each with its ``severity`` and the ``routes`` of its paths, most severe first
+    (otherwise in the order given)."""
+    out = [{**b, "severity": bucket_severity(b), "routes": [chain_of(b["signature"]["driver"], p) for p in b["paths"]]}
            for b in buckets]
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: order.index(b["severity"]))

@@ -34,7 +34,6 @@ before it reaches a driver.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
@@ -43,7 +42,7 @@ import numpy as np
 
 from campaign.execute import Part, prepare
 from campaign.expectations import Expectations
-from corpus.buckets import RESULT_KINDS, failure_message
+from corpus.buckets import RESULT_KINDS, base_operation, failure_message
 from fuzz.drivers import Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import PATH_OPENCL_C
@@ -57,16 +56,9 @@ from oracles.classes import input_class
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 from oracles.operands import OPERATORS, operator_type
 
-_WIDTH = re.compile(r"(?<![a-z])(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)(?![0-9])")
-
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
 (§6.4.3, §6.5, §6.15.3: "component-wise"), so a vector statement narrows to its failing lane."""
-
-
-def operation_key(operation: str) -> str:
-    """An operation's spelling without vector widths: ``convert_int4_sat`` -> ``convert_int_sat``."""
-    return _WIDTH.sub(r"\1", operation)
 
 
 @dataclass(frozen=True)
@@ -82,21 +74,21 @@ class Goal:
     @classmethod
     def of(cls, row: dict[str, Any]) -> "Goal":
         if row["kind"] in RESULT_KINDS:
-            return cls(row["target"], operation_key(row["operation"]), row["kind"], _types(row))
-        return cls(row["target"], operation_key(row["operation"]), row["kind"],
+            return cls(row["target"], base_operation(row["operation"]), row["kind"], _types(row))
+        return cls(row["target"], base_operation(row["operation"]), row["kind"],
                    failure=failure_message(row.get("actual_value", "")))
 
     def matches(self, row: dict[str, Any]) -> bool:
         if row["kind"] != self.kind:
             return False
         if self.kind in RESULT_KINDS:
-            return operation_key(row["operation"]) == self.operation and _types(row) == self.types
+            return base_operation(row["operation"]) == self.operation and _types(row) == self.types
         # a failure: the same message; the operation once the candidate is down to one statement
         return failure_message(row["actual_value"]) == self.failure and row["operation"] in (self.operation, "program")
 
 
 def _types(row: dict[str, Any]) -> str:
-    return operation_key(f"{row.get('src_type', '')} -> {row.get('dst_type', '')}")
+    return base_operation(f"{row.get('src_type', '')} -> {row.get('dst_type', '')}")
 
 
 def size(program: Program) -> dict[str, int]:

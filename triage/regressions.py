@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from corpus.buckets import bucket_id, driver_version, signature
+from corpus.buckets import bucket_id, signature
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of, supports
@@ -42,7 +42,7 @@ def known_wrong(program: Program, targets: list[Target], workers: dict[str, Work
             continue
         rows = run_on(program, target, workers) or []
         if rows:
-            sig = signature(rows[0], program.area, driver_version(target.fingerprint))
+            sig = signature(rows[0])
             out[target.name] = {"bucket": bucket_id(sig), "what": f"{rows[0]['kind']}: {rows[0]['expression']} = "
                                 f"{rows[0]['actual_value']}, expected {rows[0]['expected_value']}"}
     return out
