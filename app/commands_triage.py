@@ -14,7 +14,7 @@ from rich.table import Table
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.store import CorpusError
-from triage.buglist import with_severity
+from triage.buglist import bug_list
 
 
 @click.command("reduce")
@@ -60,23 +60,26 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 @click.option("--status", type=click.Choice(STATUSES), help="Only buckets with this status.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json: bool) -> None:
-    """List the buckets of distinct disagreements, most severe first: severity of the rule broken
-    (violation, recommendation, tolerance, letter), counts, first and last seen, status.
+    """The bug list: one line per bucket (one bug), what needs a person first (new, then most
+    severe, then most rows): driver, paths, faulty operation, deviation of the wrong value, rule
+    (its section in --json), severity, rows, reduced size, first and last seen, status.
 
     Example: clfuzz buckets --corpus c.db --status new
     """
     corpus = open_corpus(corpus_path, create=False)
-    found = with_severity(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
+    found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
     if as_json:
         click.echo(json.dumps(found, indent=2, sort_keys=True))
         return
     t = Table(title=f"{corpus_path}: {len(found)} buckets")
-    for col in ("bucket", "severity", "status", "confirmed", "reduced", "rows", "programs", "first seen", "last seen",
-                "what"):
+    for col in ("bucket", "status", "severity", "driver", "paths", "operation", "deviation", "rule", "rows", "reduced",
+                "first seen", "last seen"):
         t.add_column(col)
     for b in found:
-        t.add_row(b["id"], b["severity"], b["status"], b["confirmation"], "yes" if b["reduced"] else "",
-                  str(b["rows"]), str(b["programs"]), _when(b["first_seen"]), _when(b["last_seen"]), b["title"])
+        reduced = f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else ""
+        t.add_row(b["id"], b["status"], b["severity"], b["driver"], ", ".join(b["paths"]), b["operation"],
+                  b["deviation"] or b["kind"], b["rule"],
+                  str(b["rows"]), reduced, _when(b["first_seen"]), _when(b["last_seen"]))
     console.print(t)
 
 

@@ -37,7 +37,7 @@ from app.dashboard_figures import coverage_figure, errors_figure, target_styles,
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
-from triage.buglist import with_severity
+from triage.buglist import bug_list
 
 MAX_REPORTS = 200
 """Buckets whose report README is embedded (most rows first); the others are listed only."""
@@ -157,8 +157,8 @@ def _buckets_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: P
             f"<td class=status-{_e(b['status'])}>{_e(b['status'])}</td><td>{_e(b['confirmation'])}</td>"
             f"<td>{'yes' if b['reduced'] else ''}</td><td class=n>{b['rows']:,}</td><td class=n>{b['programs']:,}</td>"
             f"<td class=t>{_short(b['first_seen'])}</td><td class=t>{_short(b['last_seen'])}</td>{extra}</tr>")
-    shown = (f"{len(buckets):,} buckets, most severe first, then most rows." if len(buckets) <= MAX_TABLE else
-             f"The first {MAX_TABLE:,} of {len(buckets):,} buckets, most severe first, then most rows; "
+    shown = (f"{len(buckets):,} buckets, new first, then most severe, then most rows." if len(buckets) <= MAX_TABLE
+             else f"The first {MAX_TABLE:,} of {len(buckets):,} buckets, new first, then most severe, then most rows; "
              "`clfuzz buckets` lists them all.")
     embedded = (f" The reports of all {len(reports):,} are on this page (bucket id links)." if len(reports) == len(buckets)
                 else f" The reports of the first {len(reports):,} (bucket id links) are on this page, to keep it small; "
@@ -210,7 +210,7 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
     cov = coverage(corpus, campaign)
     ov = overview(corpus, campaign, cov)
     styles = target_styles(sorted({t["target"] for t in ov["targets"]} | set(cov)))
-    buckets = with_severity(corpus.buckets(campaign))
+    buckets = bug_list(corpus.buckets(campaign))
     reports = bucket_reports(corpus, buckets, max_reports)
     errors = largest_errors(corpus, campaign)
     figures = [

@@ -70,7 +70,7 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
             "largest_errors": largest_errors(corpus, campaign),
             "buckets": {"total": len(buckets),
                         **{k: sum(b["confirmation"] == k for b in buckets) for k in ("confirmed", "flaky")},
-                        "reduced": sum(b["reduced"] for b in buckets),
+                        "reduced": sum(b["reduced"] is not None for b in buckets),
                         "new": sum(b["status"] == "new" for b in buckets)}}
 
 

@@ -288,7 +288,8 @@ class Corpus:
         """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
         signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends) and
         driver ``versions`` its rows were seen on, confirmation (confirmed, flaky or unconfirmed)
-        and whether a reduced program exists; most rows first."""
+        and ``reduced``: None, or the size (statements, work_items) of its latest reduced program;
+        most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
         versions = {t["fingerprint_id"]: driver_version(json.loads(t["fingerprint"])) for t in self.db["targets"].rows}
@@ -299,12 +300,15 @@ class Corpus:
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
                        b.title, b.signature, b.target, b.status, b.note,
                        group_concat(distinct d.path) as paths, group_concat(distinct d.fingerprint_id) as fps,
-                       exists(select 1 from reductions r where r.bucket = d.bucket) as reduced
+                       (select r.size_after from reductions r where r.bucket = d.bucket
+                        order by r.created desc limit 1) as reduced
                 from disagreements d join buckets b on b.id = d.bucket {where}
                 group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
             sig = json.loads(r["signature"])
             fps = r.pop("fps").split(",")
-            out.append({**r, "signature": sig, "reduced": bool(r["reduced"]), "paths": sorted(r["paths"].split(",")),
+            reduced = json.loads(r["reduced"]) if r["reduced"] else None
+            out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
+                        "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items")},
                         "versions": sorted({versions.get(f, "") for f in fps} - {""}),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
@@ -320,7 +324,7 @@ class Corpus:
         found = self.buckets(bucket=rows[0]["id"])
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
-                    "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": False,
+                    "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": None,
                     "paths": [], "versions": []}
         return found[0]
 

@@ -1,7 +1,11 @@
-"""What the bug list shows of a bucket beyond its corpus row: the severity of the rule its
-disagreements break (oracles.rules.SEVERITIES, declared with each rule) and the route its programs
-took (fuzz.drivers.routes). The bug list (``clfuzz buckets``), the report, the dashboard and
-``clfuzz ci`` read it."""
+"""The bug list: each bucket as a driver engineer reads it, what needs a person first.
+
+Beyond its corpus row (corpus.store.Corpus.buckets: rows, paths, driver versions, status,
+reduced size), a bucket gets the severity of the rule its disagreements break
+(oracles.rules.SEVERITIES, declared with each rule), the rule's section, and the routes its paths
+took (fuzz.drivers.routes). ``clfuzz buckets`` (and its ``--json``), the report, the dashboard
+and ``clfuzz ci`` read it.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Iterable
 
 from fuzz.drivers.routes import chain_of
 from oracles.references import severity_of
-from oracles.rules import SEVERITIES
+from oracles.rules import RULES, SEVERITIES
 
 
 def bucket_severity(bucket: dict) -> str:
@@ -17,10 +21,22 @@ def bucket_severity(bucket: dict) -> str:
     return severity_of(bucket["signature"].get("rule", ""))
 
 
-def with_severity(buckets: Iterable[dict]) -> list[dict]:
-    """The buckets, each with its ``severity`` and the ``routes`` of its paths, most severe first
-    (otherwise in the order given)."""
-    out = [{**b, "severity": bucket_severity(b), "routes": [chain_of(b["signature"]["driver"], p) for p in b["paths"]]}
-           for b in buckets]
+def _section(rule_id: str) -> str:
+    return next((r.section for r in RULES if r.id == rule_id), "")
+
+
+def bug_list(buckets: Iterable[dict]) -> list[dict]:
+    """The buckets as bugs: each with ``driver``, ``operation`` (the failure's first error line
+    for a build error, crash or timeout), ``kind``, ``deviation``, ``rule`` and its ``section``,
+    ``severity`` and the ``routes`` of its ``paths``; new ones first, then most severe, then most
+    rows."""
+    out = []
+    for b in buckets:
+        sig = b["signature"]
+        rule = sig.get("rule", "valid-program" if "failure" in sig else "")
+        out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
+                    "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
+                    "section": _section(rule), "severity": bucket_severity(b),
+                    "routes": [chain_of(sig["driver"], p) for p in b["paths"]]})
     order = list(SEVERITIES)
-    return sorted(out, key=lambda b: order.index(b["severity"]))
+    return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))
