@@ -291,7 +291,7 @@ def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corp
                 continue
             severity = bucket_severity(b)
             if is_known(b, known):
-                why = b["status"] if b["status"] in KNOWN_STATUSES else "in the regression files"
+                why = b["status"] if b["status"] in KNOWN_STATUSES else "in the regression files or the baseline"
                 lines.append(f"known bucket {b['id']} ({why}): {b['title']}")
             elif not at_least(severity, floor):
                 lines.append(f"new bucket {b['id']} below --severity {floor} ({severity}): {b['title']}")
@@ -348,12 +348,14 @@ def local_targets(names: list[str] | None) -> list[Target]:
 def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes: float, seed: int = 0,
            corpus_path: str | Path | None = None, timeout_s: float = 60,
            on_case: Callable[[Case], None] | None = None,
-           on_phase: Callable[[str], None] | None = None, severity: str = DEFAULT_SEVERITY) -> CiResult:
+           on_phase: Callable[[str], None] | None = None, severity: str = DEFAULT_SEVERITY,
+           baseline: AbstractSet[str] = frozenset()) -> CiResult:
     """Replay the regression folder on the local targets ``drivers`` selects (every one for None,
     :func:`local_targets`), then a smoke campaign of ``minutes`` (none for 0) into
     ``corpus_path`` (a temporary corpus when None, kept only when it found new buckets, so that
     the report commands work); the smoke campaign fails on new buckets of ``severity`` or more
-    serious. Raises :class:`CiError` before running anything when the folder,
+    serious that neither the corpus, the regression files nor ``baseline`` (bucket ids of a
+    baseline file, triage.baseline) know. Raises :class:`CiError` before running anything when the folder,
     the targets or the corpus cannot be used (the folder is checked first: it needs no driver)."""
     files = load_regressions(regressions)
     targets = local_targets(drivers)
@@ -378,7 +380,8 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
             if on_phase:
                 on_phase(f"smoke campaign {result.campaign}: {minutes:g} min on {len(targets)} targets "
                          f"(corpus {corpus_path})")
-            smoke = _smoke(result, corpus, targets, minutes, seed, known_buckets(files), timeout_s, severity)
+            smoke = _smoke(result, corpus, targets, minutes, seed, known_buckets(files) | set(baseline), timeout_s,
+                           severity)
             result.cases += smoke
             result.suite_s[SMOKE] = time.perf_counter() - t0
             if on_case:

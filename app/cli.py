@@ -18,7 +18,7 @@ import click
 from app.commands_campaign import ci, drivers, run
 from app.commands_corpus import corpus_group, dashboard, stats
 from app.commands_programs import emit, replay
-from app.commands_triage import buckets, export_regressions, mark, reduce_command, report
+from app.commands_triage import baseline, buckets, export_regressions, mark, reduce_command, report
 
 
 @click.group()
@@ -27,7 +27,7 @@ def cli() -> None:
     """clfuzz: property-based differential fuzzing of OpenCL drivers against a bit-exact oracle."""
 
 
-for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, report, ci,
+for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, baseline, report, ci,
                 export_regressions, dashboard, emit):
     cli.add_command(command)
 

@@ -180,8 +180,10 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 @click.option("--severity", type=click.Choice(list(SEVERITIES)), default=DEFAULT_SEVERITY, show_default=True,
               help="Fail on new buckets of this severity or a more serious one (violation > recommendation > "
                    "tolerance > letter); the others are listed.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
+              help="Baseline file (clfuzz baseline): its buckets are known, so they do not fail the run.")
 def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers: str | None, regressions_dir: str,
-       seed: int, severity: str) -> None:
+       seed: int, severity: str, baseline_path: str | None) -> None:
     """Replay the regression files on every local driver, run a short smoke campaign and write a
     JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
     verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder).
@@ -189,6 +191,7 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
     Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db
     """
     from app.ci import CiError, run_ci, summary, write_junit
+    from triage.baseline import BaselineError, read_baseline
 
     def case(c):
         if c.failing:
@@ -196,11 +199,12 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
 
     try:
         names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
-        result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed,
-                        corpus_path=corpus_path, on_case=case, on_phase=click.echo, severity=severity)
+        known = read_baseline(Path(baseline_path)) if baseline_path else frozenset()
+        result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed, corpus_path=corpus_path,
+                        on_case=case, on_phase=click.echo, severity=severity, baseline=known)
         if junit_path:
             write_junit(result, junit_path)
-    except (CiError, OSError) as e:
+    except (CiError, BaselineError, OSError) as e:
         click.echo(f"Error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", err=True)
         sys.exit(2)
     for line in summary(result):

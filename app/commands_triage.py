@@ -14,6 +14,7 @@ from rich.table import Table
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.store import CorpusError
+from triage.baseline import mark_all_new, write_baseline
 from triage.buglist import bug_list
 
 
@@ -88,21 +89,51 @@ def _when(stamp: float | None) -> str:
 
 
 @click.command()
-@click.argument("bucket")
-@click.argument("status", type=click.Choice(STATUSES))
+@click.argument("args", nargs=-1, metavar="[BUCKET] STATUS")
+@click.option("--all-new", is_flag=True, help="Give every new bucket STATUS (a team's baseline in one command).")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("--note", default="", help="Why (a vendor's bug link, a reason to ignore).")
-def mark(bucket: str, status: str, corpus_path: str, note: str) -> None:
-    """Set a bucket's status: new, reported, fixed or ignored (campaigns skip ignored ones).
+def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> None:
+    """Set a bucket's status (new, reported, fixed or ignored; campaigns skip ignored ones), or with
+    --all-new every new bucket's.
 
-    Example: clfuzz mark 3fa2c1 reported --note https://github.com/pocl/pocl/issues/1234
+    \b
+    Examples:
+      clfuzz mark 3fa2c1 reported --note https://github.com/pocl/pocl/issues/1234
+      clfuzz mark --all-new ignored --note "baseline of 2026-11-24"
     """
+    if len(args) != (1 if all_new else 2):
+        raise click.UsageError("give STATUS with --all-new, else BUCKET STATUS")
+    status = args[-1]
+    if status not in STATUSES:
+        raise click.UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
     corpus = open_corpus(corpus_path, create=False)
+    if all_new:
+        click.echo(f"{mark_all_new(corpus, status, note)} new buckets marked {status}")
+        return
     try:
-        b = corpus.mark(bucket, status, note)
+        b = corpus.mark(args[0], status, note)
     except CorpusError as e:
         raise fail(e) from None
     click.echo(f"{b['id']} {b['status']}: {b['title']}")
+
+
+@click.command()
+@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Text file to write (keep it under version control).")
+def baseline(corpus_path: str, out_path: str) -> None:
+    """Write the buckets a team has dealt with (every status but new) as a reviewable text file,
+    one line per bucket, for `clfuzz ci --baseline FILE`.
+
+    Example: clfuzz baseline --corpus c.db -o ci/clfuzz-baseline.txt
+    """
+    corpus = open_corpus(corpus_path, create=False)
+    try:
+        n = write_baseline(corpus, Path(out_path))
+    except OSError as e:
+        raise fail(e) from None
+    click.echo(f"{n} buckets in {out_path}")
 
 
 @click.command()
