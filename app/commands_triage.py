@@ -32,7 +32,7 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     Example: clfuzz reduce 3fa2c1 --corpus c.db
     """
     from fuzz.drivers import Worker
-    from triage.reduce import size
+    from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
 
     corpus = open_corpus(corpus_path, create=False)

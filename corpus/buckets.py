@@ -23,13 +23,15 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 3
+SIGNATURE_VERSION = 4
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
 family), its kind and its driver, not on the statement that showed it. 3: one bug, one bucket:
 the operation without widths, element types, rule and deviation class; no area, width, path or
-driver version (attributes of the bucket); the input class only for special-value rules."""
+driver version (attributes of the bucket); the input class only for special-value rules. 4:
+coincidental deviation classes keyed as one (:data:`COINCIDENTAL`); a row triage blamed on a
+sub-expression keys on its culprit (:data:`CULPRIT_FIELDS`)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -107,24 +109,44 @@ def element(type_name: str) -> str:
     return _WIDTHS.sub(r"\1", type_name or "")
 
 
+COINCIDENTAL = frozenset({"operand", "other-lane", "other-item", "type-limit", "off-by-ulps", "other",
+                          "unclassified"})
+"""Deviation classes a wrong value can fall in by coincidence of the values (one bug gives an
+operand's value on one lane and is off by one on the next): a signature keys them all as
+``wrong-value``; the classes that name a mechanism (another layer's texel, the border colour, a
+missing channel, the value before saturation, another rounding, NaN, a signed zero, a flushed
+value) are keyed as they are. Each row keeps its own class for the report."""
+
+CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation", "input_class")
+"""What a disagreement keeps of its culprit, the faulty sub-expression triage found
+(corpus.store.Corpus.blame): the fields its signature then keys on instead of its own."""
+
+
 def signature(row: dict[str, Any]) -> dict[str, Any]:
     """The bucket signature of one disagreement row (see the module docstring): the driver family,
-    the operation without widths, its element types, the rule, the deviation class of the wrong
+    the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths,
+    its element types, the rule, the deviation class of the wrong
     value (oracles.deviation; ``unclassified`` for rows without one) and the kind; the input class
     only where the rule prescribes a value for a class of operands (a special value). The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": row.get("target", "").split("/")[0]}
+    if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression
+        row = {**row, **json.loads(row["culprit"])}
     if sig["kind"] not in RESULT_KINDS:  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
     else:
         sig.update(operation=base_operation(row.get("operation", "")), src_type=element(row.get("src_type", "")),
                    dst_type=element(row.get("dst_type", "")), rule=row.get("rule", ""),
-                   deviation=row.get("deviation") or "unclassified")
+                   deviation=_deviation_key(row.get("deviation") or "unclassified"))
         if _SPECIAL.search(sig["rule"]):
             sig["input_class"] = row.get("input_class", "")
     if row.get("confirmation") == "flaky":
         sig["flaky"] = True
     return sig
+
+
+def _deviation_key(deviation: str) -> str:
+    return "wrong-value" if deviation in COINCIDENTAL else deviation
 
 
 def bucket_id(sig: dict[str, Any]) -> str:

@@ -20,18 +20,20 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import (RESULT_KINDS, SIGNATURE_VERSION, STATUSES, bucket_id, driver_version, first_error,
-                            signature, title)
+from corpus.buckets import (CULPRIT_FIELDS, RESULT_KINDS, SIGNATURE_VERSION, STATUSES, bucket_id, driver_version,
+                            first_error, signature, title)
 from lang.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
 campaign.scheduler), table hypothesis (the campaigns' Hypothesis example database:
 corpus.hypothesis_db). 4: table errors (the largest error in ulps per statement and run). 5:
 disagreements carry their deviation (oracles.deviation: the class of the wrong value) and its
-detail; rows of older corpora, failures and atomics' history rows have NULL (unclassified)."""
+detail; rows of older corpora, failures and atomics' history rows have NULL (unclassified). 6:
+disagreements carry their ``culprit``: the faulty sub-expression triage found for them (JSON of its
+operation, types, rule and deviation; NULL: none found, the operation is its own)."""
 
 DEVIATION_COLUMNS = ("deviation", "deviation_detail")
 """Schema 5: what a wrong value is (a class of oracles.deviation.CLASSES) and a sentence about it."""
@@ -171,7 +173,7 @@ class Corpus:
             if not db["hypothesis"].exists():
                 db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
             columns = db["disagreements"].columns_dict
-            for column in ("bucket", "confirmation", *DEVIATION_COLUMNS):  # schemas 2 and 5
+            for column in ("bucket", "confirmation", *DEVIATION_COLUMNS, "culprit"):  # schemas 2, 5 and 6
                 if column not in columns:
                     db["disagreements"].add_column(column, str)
             if "state" not in db["campaigns"].columns_dict:
@@ -248,6 +250,23 @@ class Corpus:
             ignore=True,
         )
         return bid
+
+    @_locked
+    def blame(self, bucket: str, culprit: dict[str, Any]) -> str:
+        """Record that the rows of ``bucket`` are the fault of ``culprit`` (a row of the faulty
+        sub-expression triage isolated: triage.reduce's ``culprit`` pass) and move them to the
+        bucket keyed on it (corpus.buckets.signature); returns that bucket. The new bucket takes
+        the old one's status when it is new."""
+        keep = json.dumps({k: culprit.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
+        old = self.bucket(bucket)
+        with self.db.conn:
+            self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
+            self._rebucket("culprit = ? and bucket = ?", [keep, bucket])
+            new = self.db.execute("select bucket from disagreements where culprit = ? limit 1", [keep]).fetchone()[0]
+            if new != bucket and old["status"] != "new" and self.bucket(new)["status"] == "new":
+                self.db["buckets"].update(new, {"status": old["status"], "note": old["note"], "changed": _now()})
+            self.db.execute("update reductions set bucket = ? where bucket = ?", [new, bucket])
+        return new
 
     def _rekey(self) -> None:
         """Every row into the bucket of the current signature (corpus.buckets.SIGNATURE_VERSION):

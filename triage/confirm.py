@@ -17,7 +17,7 @@ from typing import Any
 from corpus.buckets import RESULT_KINDS, failure_message
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from triage.reduce import observe
+from triage.observe import observe
 
 
 def reproduces(corpus: Corpus, row: dict[str, Any], target: Target, timeout_s: float = 60.0) -> bool:

@@ -18,14 +18,18 @@ result is deterministic for a given program and driver:
 3. ``subexpressions``: replace an operation below the statement's root by a literal, or else an
    input buffer, holding the value the oracle computes for it (only where that value is certain:
    one allowed bit pattern on every lane), outermost first.
-4. ``narrow``: a statement of lane-wise operations over ``n``-vectors becomes the scalar statement
+4. ``culprit``: an operation below the root of the one failing statement that the driver gets
+   wrong on its own becomes the statement, and the goal moves to it (the faulty operation, not
+   the outer one: a nested ``convert_long_sat`` of NaN under ``as_double(hadd(...))``), deepest
+   first; the bug is then keyed on it (triage.session).
+5. ``narrow``: a statement of lane-wise operations over ``n``-vectors becomes the scalar statement
    of the failing lane, unless an operator of it would then be promoted: a scalar char or short
    operand of + - * / % & | ^ << >> ~ is computed in int (C99 §6.3.1.1, OpenCL C 3.0 §6.4.6,
    §6.5.10) while a vector lane is not, so ``short4 << short4`` (count masked by 15) has no scalar
    form of the same meaning (``short << short`` masks by 31 and is an int).
-5. ``values``: each input or literal lane becomes the simplest value of its input class
+6. ``values``: each input or literal lane becomes the simplest value of its input class
    (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
-6. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
+7. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
 
 Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
 :class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
@@ -40,21 +44,17 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from campaign.execute import Part, prepare
-from campaign.expectations import Expectations
 from corpus.buckets import RESULT_KINDS, base_operation, failure_message
-from fuzz.drivers import Result, Target, Worker
-from fuzz.drivers.capabilities import ftz_of, runnable
-from fuzz.drivers.routes import PATH_OPENCL_C
-from fuzz.emit.opencl_c import emit
-from fuzz.judge import failure_row, judge
-from lang.ir import Buffer, Expr, Fill, InvalidProgram, Literal, Load, Op, Program, Store, restrict, validate, walk
-from lang.layout import input_values, split_outputs
-from lang.ops import OPS, paths_of
+from fuzz.drivers import Target, Worker
+from fuzz.drivers.capabilities import ftz_of
+from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, restrict, walk
+from lang.layout import input_values
+from lang.ops import OPS
 from lang.types import Type, scalar
 from oracles.classes import input_class
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 from oracles.operands import OPERATORS, operator_type
+from triage.observe import observe
 
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
@@ -91,15 +91,6 @@ def _types(row: dict[str, Any]) -> str:
     return base_operation(f"{row.get('src_type', '')} -> {row.get('dst_type', '')}")
 
 
-def size(program: Program) -> dict[str, int]:
-    """What the README's before/after sizes count: statements, expression nodes, work-items and
-    the bytes of the OpenCL C kernel."""
-    nodes = sum(1 for s in program.body for _ in walk(s.value))
-    source = len(emit(program).encode()) if PATH_OPENCL_C in paths_of(program) else 0  # 0: SPIR-V only
-    return {"statements": len(program.body), "nodes": nodes, "work_items": program.global_size,
-            "source_bytes": source}
-
-
 @dataclass
 class Reduction:
     original: Program
@@ -109,35 +100,7 @@ class Reduction:
     seconds: float = 0.0
     passes: dict[str, int] = field(default_factory=dict)  # candidates kept per pass
     discarded: int = 0  # candidates that showed the goal but made another lane disagree
-
-
-def observe(program: Program, target: Target, worker: Worker,
-            lanes: set[tuple[str, int]] | None = None) -> list[dict] | None:
-    """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
-    build error, crash or timeout); None when the program is invalid or undefined, or the
-    target does not take all of it (it never reaches the driver then). Given a set ``lanes``, every
-    output lane that disagrees is added to it as (buffer, position in memory): the rows stop at
-    :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement."""
-    try:
-        validate(program)
-        if runnable(target, program) is not program:
-            return None
-        expectations = Expectations(program)
-        judged = expectations.get(ftz_of(target))
-    except (InvalidProgram, UndefinedBehaviour, ValueError, KeyError):
-        return None
-    job = prepare(Part(program, expectations), target)
-    result = job if isinstance(job, Result) else worker.run(job)
-    if result.status == "ok":
-        actual = split_outputs(program, result.outputs["out"])
-        found = judge(program, judged, actual, expectations.inputs, histories=expectations.histories()).rows
-        if lanes is not None:
-            lanes.update(disagreeing_lanes(program, judged, actual))
-    else:
-        found = [failure_row(program, result.status, result.log)]
-    for r in found:
-        r["target"] = target.name
-    return found
+    culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass)
 
 
 @dataclass(frozen=True)
@@ -150,24 +113,13 @@ class Candidate:
     program: Program
     item: int = 0
     lane: int | None = None
+    retarget: bool = False  # the ``culprit`` pass: its root operation, wrong on its own, becomes the goal
 
     def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
         """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""
         if self.lane is not None:
             return buffer, self.lane
         return buffer, self.item * source.buffer(buffer).type.mem_lanes + lane
-
-
-def disagreeing_lanes(program: Program, judged: dict, actual: dict[str, np.ndarray]) -> set[tuple[str, int]]:
-    """Every output lane (buffer, position in memory) whose bits its expectation does not accept
-    (shared locations aside: atomics are judged as histories)."""
-    out = set()
-    for b in program.outputs:
-        if b.name in judged and b.name in actual:
-            exp = judged[b.name]
-            bits = np.ascontiguousarray(actual[b.name]).view(scalar(exp.scalar).bits_dtype)
-            out.update((b.name, int(pos)) for pos in np.flatnonzero(~exp.accepts(bits)))
-    return out
 
 
 class Reducer:
@@ -218,7 +170,7 @@ class Reducer:
         caller times the whole reduction."""
         current, current_rows = program, rows
         passes: dict[str, int] = {}
-        changed = True
+        changed, culprit = True, False
         while changed and not self.out_of_time():
             changed = False
             for name, make in PASSES:
@@ -228,6 +180,16 @@ class Reducer:
                     candidate = made if isinstance(made, Candidate) else Candidate(made)
                     if candidate.program.id == current.id:
                         continue
+                    if candidate.retarget:
+                        seen = self.observed(candidate.program)
+                        wrong = [r for r in seen[0] if r["kind"] in RESULT_KINDS] if seen else []
+                        if not wrong:
+                            continue
+                        self.goal, culprit = Goal.of(wrong[0]), True
+                        current, current_rows = candidate.program, wrong
+                        passes[name] = passes.get(name, 0) + 1
+                        changed = True
+                        break
                     hit = self.rows(candidate.program)
                     if hit and not self.keeps(candidate, current):
                         self.discarded += 1  # the goal, but also a disagreement the program did not have
@@ -237,7 +199,8 @@ class Reducer:
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
-        return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded)
+        return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
+                         culprit=culprit)
 
 
 Candidates = Iterator[Program | Candidate]  # a bare Program: its lanes are the current program's
@@ -324,6 +287,23 @@ def _subexpressions(program: Program, rows: list[dict], reducer: Reducer) -> Can
             buffer, load = _fresh_input(program, node.type, bits)
             yield _with_statement(replace(program, buffers=program.buffers + (buffer,)), index,
                                   _replace(stmt.value, path, load))
+
+
+def _culprit(program: Program, rows: list[dict], _: Reducer) -> Candidates:
+    """The faulty operation, not the outer one: an operation below the root of the one failing
+    statement becomes the statement itself, over the same inputs; if the driver gets it wrong on
+    its own, it is the culprit and the goal moves to it (:attr:`Candidate.retarget`; the bug is
+    then keyed on it, triage.session). Deepest first, so the smallest sub-expression that is
+    itself wrong is kept; where none is wrong alone (the compiler folded or fused them), the
+    smallest failing composite stays."""
+    if program.global_size != 1 or program.shared or len(program.body) != 1 or program.body[0].pointee:
+        return
+    stmt = program.body[0]
+    found = [(path, node) for path, node in _paths(stmt.value) if path and isinstance(node, Op)]
+    for _, node in sorted(found, key=lambda pn: -len(pn[0])):
+        buffers = tuple(Buffer(b.name, node.type, "out") if b.name == stmt.buffer else b for b in program.buffers)
+        yield Candidate(restrict(replace(program, buffers=buffers, body=(Store(stmt.buffer, node),)), [0]),
+                        retarget=True)
 
 
 def _with_statement(program: Program, index: int, value: Expr) -> Program:
@@ -467,6 +447,7 @@ PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducer], Candidates]], 
     ("statements", _statements),
     ("work_items", _work_items),
     ("subexpressions", _subexpressions),
+    ("culprit", _culprit),
     ("narrow", _narrow),
     ("values", _values),
     ("requirements", _requirements),

@@ -21,7 +21,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of, supports
 from lang.ir import Program, from_data, to_data
-from triage.reduce import observe
+from triage.observe import observe
 from triage.report import case_of, checks
 
 FOLDER = Path(__file__).resolve().parent.parent / "corpus" / "regressions"
@@ -50,7 +50,7 @@ def known_wrong(program: Program, targets: list[Target], workers: dict[str, Work
 
 def run_on(program: Program, target: Target, workers: dict[str, Worker], timeout_s: float = 60) -> list[dict] | None:
     """Run ``program`` on ``target`` by its worker in ``workers`` (one per target name, started as
-    needed) and judge it (triage.reduce.observe): the disagreement rows, [] when the driver gives
+    needed) and judge it (triage.observe.observe): the disagreement rows, [] when the driver gives
     the allowed results; None when the program is invalid or the target cannot take all of it."""
     worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target, timeout_s=timeout_s))
     return observe(program, target, worker)

@@ -18,7 +18,8 @@ from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from triage.confirm import confirm
-from triage.reduce import Reduction, reduce_program, size
+from triage.observe import size
+from triage.reduce import Reduction, reduce_program
 
 
 def find_row(corpus: Corpus, ref: str) -> dict[str, Any]:
@@ -61,9 +62,10 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
         r.update(program_id=reduced.id, fingerprint_id=target.fingerprint_id, path=target.path,
                  confirmation="confirmed")
     corpus.add_run(run, reduction.rows)
+    bucket = corpus.blame(row["bucket"], reduction.rows[0]) if reduction.culprit else row["bucket"]
     corpus.add_reduction({
         "id": f"{original.id}:{row['bucket']}", "original_id": original.id, "reduced_id": reduced.id,
-        "bucket": row["bucket"], "target": target.name, "seconds": round(reduction.seconds, 3),
+        "bucket": bucket, "target": target.name, "seconds": round(reduction.seconds, 3),
         "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
         "size_after": json.dumps(size(reduced)),
     })

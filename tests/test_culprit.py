@@ -1,0 +1,106 @@
+"""The faulty operation, not the outer one (triage.reduce's ``culprit`` pass, Corpus.blame): a
+driver bug in add_sat shows through max(add_sat(..), ..) and min(add_sat(..), ..) in two programs,
+two buckets named after the outer operations; triage finds that add_sat alone is wrong and both
+become one bucket keyed on it. A bug of the outer operation itself keeps its own bucket."""
+
+from __future__ import annotations
+
+from campaign.expectations import Expectations
+from corpus.store import Corpus
+from fuzz.judge import judge
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
+from lang.types import Type
+from oracles.evaluate import evaluate
+from triage import observe as triage_observe
+from triage import reduce as reducer
+from triage import session
+
+T = Type("int", 4)
+
+
+def _miscompiled(e, bug: str, instead: str):
+    """``e`` with every ``bug`` operation computed as ``instead`` (a driver that lowers it wrongly)."""
+    if not isinstance(e, Op):
+        return e
+    args = tuple(_miscompiled(a, bug, instead) for a in e.args)
+    return Op(instead if e.op == bug else e.op, args, e.type, e.attrs)
+
+
+def _simulator(bug: str, instead: str):
+    """The oracle's results, except that the driver computes ``bug`` as ``instead`` wherever it
+    appears, nested or not, so the wrong value propagates through the operations above it."""
+
+    def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
+        try:
+            validate(program)
+            exp = Expectations(program)
+            expected = exp.get(frozenset())
+        except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
+            return None
+        actual = {s.buffer: evaluate(_miscompiled(s.value, bug, instead), program, exp.inputs, frozenset()).allowed[0]
+                  for s in program.body}
+        rows = judge(program, expected, actual, exp.inputs).rows
+        if lanes is not None:
+            lanes.update(triage_observe.disagreeing_lanes(program, expected, actual))
+        for r in rows:
+            r["target"] = "sim"
+        return rows
+
+    return observe
+
+
+class _Target:
+    name = "sim"
+    path = "opencl-c"
+    family = "sim"
+    fingerprint: dict = {}
+    fingerprint_id = "fp-sim"
+
+
+def _program(outer: str, seed: int) -> Program:
+    a, b, c = (Buffer(f"in{i}", T, "in", Fill(seed + i, (1, 3, 5, 2**31 - 1), 3)) for i in range(3))
+    inner = Op("add_sat", (Load("in0", T), Load("in1", T)), T)
+    return Program((a, b, c, Buffer("out0", T, "out")), (Store("out0", Op(outer, (inner, Load("in2", T)), T)),), 64)
+
+
+def test_the_nested_culprit_becomes_the_goal(monkeypatch):
+    monkeypatch.setattr(reducer, "observe", _simulator("add_sat", "hadd"))
+    program = _program("max", 1)
+    rows = reducer.observe(program, _Target(), None)
+    assert rows and rows[0]["operation"] == "max"  # named after the outer operation
+    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    assert result.culprit and result.reduced.body[0].value.op == "add_sat"
+    assert result.rows[0]["operation"] == "add_sat"
+
+
+def test_an_outer_bug_keeps_its_operation(monkeypatch):
+    monkeypatch.setattr(reducer, "observe", _simulator("max", "min"))
+    program = _program("max", 1)
+    rows = reducer.observe(program, _Target(), None)
+    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    assert not result.culprit and result.reduced.body[0].value.op == "max"
+
+
+def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_path):
+    monkeypatch.setattr(reducer, "observe", _simulator("add_sat", "hadd"))
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    for outer, seed in (("max", 1), ("min", 7)):
+        program = _program(outer, seed)
+        corpus.add_program(program, "c")
+        rows = reducer.observe(program, _Target(), None)
+        for r in rows:
+            r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
+        corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
+                        "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": len(rows),
+                        "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+    before = corpus.buckets()
+    assert sorted(b["signature"]["operation"] for b in before) == ["max", "min"]
+    corpus.mark(before[0]["id"], "reported", "vendor#7")
+    for b in before:
+        row = corpus.disagreements("bucket = ?", [b["id"]])[0]
+        assert session.reduce_stored(corpus, row, _Target(), None) is not None
+    after = corpus.buckets()
+    assert [b["signature"]["operation"] for b in after] == ["add_sat"]
+    assert after[0]["status"] == "reported" and after[0]["note"] == "vendor#7"  # the marked bucket's status went along
+    assert after[0]["reduced"] == {"statements": 1, "work_items": 1}

@@ -1,0 +1,69 @@
+"""Run a program on a target and judge it, as triage needs it: the disagreement rows (or a
+failure row), every output lane that disagrees, and the size a reduction is measured by."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from campaign.execute import Part, prepare
+from campaign.expectations import Expectations
+from fuzz.drivers import Result, Target, Worker
+from fuzz.drivers.capabilities import ftz_of, runnable
+from fuzz.drivers.routes import PATH_OPENCL_C
+from fuzz.emit.opencl_c import emit
+from fuzz.judge import failure_row, judge
+from lang.ir import InvalidProgram, Program, validate, walk
+from lang.layout import split_outputs
+from lang.ops import paths_of
+from lang.types import scalar
+from oracles.evaluate import UndefinedBehaviour
+
+
+def size(program: Program) -> dict[str, int]:
+    """What the README's before/after sizes count: statements, expression nodes, work-items and
+    the bytes of the OpenCL C kernel."""
+    nodes = sum(1 for s in program.body for _ in walk(s.value))
+    source = len(emit(program).encode()) if PATH_OPENCL_C in paths_of(program) else 0  # 0: SPIR-V only
+    return {"statements": len(program.body), "nodes": nodes, "work_items": program.global_size,
+            "source_bytes": source}
+
+
+def observe(program: Program, target: Target, worker: Worker,
+            lanes: set[tuple[str, int]] | None = None) -> list[dict] | None:
+    """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
+    build error, crash or timeout); None when the program is invalid or undefined, or the
+    target does not take all of it (it never reaches the driver then). Given a set ``lanes``, every
+    output lane that disagrees is added to it as (buffer, position in memory): the rows stop at
+    :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement."""
+    try:
+        validate(program)
+        if runnable(target, program) is not program:
+            return None
+        expectations = Expectations(program)
+        judged = expectations.get(ftz_of(target))
+    except (InvalidProgram, UndefinedBehaviour, ValueError, KeyError):
+        return None
+    job = prepare(Part(program, expectations), target)
+    result = job if isinstance(job, Result) else worker.run(job)
+    if result.status == "ok":
+        actual = split_outputs(program, result.outputs["out"])
+        found = judge(program, judged, actual, expectations.inputs, histories=expectations.histories()).rows
+        if lanes is not None:
+            lanes.update(disagreeing_lanes(program, judged, actual))
+    else:
+        found = [failure_row(program, result.status, result.log)]
+    for r in found:
+        r["target"] = target.name
+    return found
+
+
+def disagreeing_lanes(program: Program, judged: dict, actual: dict[str, np.ndarray]) -> set[tuple[str, int]]:
+    """Every output lane (buffer, position in memory) whose bits its expectation does not accept
+    (shared locations aside: atomics are judged as histories)."""
+    out = set()
+    for b in program.outputs:
+        if b.name in judged and b.name in actual:
+            exp = judged[b.name]
+            bits = np.ascontiguousarray(actual[b.name]).view(scalar(exp.scalar).bits_dtype)
+            out.update((b.name, int(pos)) for pos in np.flatnonzero(~exp.accepts(bits)))
+    return out
