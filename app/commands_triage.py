@@ -142,18 +142,41 @@ def baseline(corpus_path: str, out_path: str) -> None:
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder to write the report into.")
 def report(bucket: str, corpus_path: str, out_dir: str) -> None:
-    """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py.
+    """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py. A
+    bucket not reduced yet is reduced first, on this machine's driver (or the command says why not).
 
     Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
     """
     from triage.report import write_report
 
     corpus = open_corpus(corpus_path, create=False)
+    targets = local_targets(None)
     try:
-        folder = write_report(corpus, bucket, out_dir, local_targets(None))
+        bucket = _reduced_first(corpus, corpus.bucket(bucket), targets)
+        folder = write_report(corpus, bucket, out_dir, targets)
     except CorpusError as e:
         raise fail(e) from None
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
+
+
+def _reduced_first(corpus, bucket: dict, targets: list) -> str:
+    """Reduce ``bucket`` if it is not yet (triage.session.reduce_stored), saying in one line why
+    not where it cannot be; the id of the bucket to report (a culprit found moves the rows)."""
+    from fuzz.drivers import Worker
+    from triage.session import reduce_stored
+
+    if bucket["reduced"] is not None or bucket["confirmation"] == "flaky":
+        return bucket["id"]
+    row = corpus.disagreements("bucket = ?", [bucket["id"]])[0]
+    target = next((t for t in targets if t.name == row["target"]), None)
+    if target is None:
+        click.echo(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); "
+                   "the report shows the program as found")
+        return bucket["id"]
+    with Worker(target) as worker:
+        if reduce_stored(corpus, row, target, worker) is None:
+            click.echo("not reduced: the disagreement did not show again on a fresh run")
+    return corpus.disagreements("id = ?", [row["id"]])[0]["bucket"]
 
 
 @click.command("export-regressions")
