@@ -9,17 +9,64 @@ import math
 
 from lang.maths import UNSAFE_BOUNDS, Bound, MathFn
 from oracles import rules
+from oracles.math_specials import SHALL, source
 
-SPECIAL_SECTION = "OpenCL C 3.0 §7.5.1 and C99 Annex F.9 (edge cases)"
+_LIMIT_SECTION = ("C99 F.9 ¶3 ('treat infinities, NaNs, signed zeros, subnormals ... in a manner consistent with "
+                  "the basic arithmetic operations covered by IEC 60559'), incorporated by OpenCL C 3.0.19 §7.5 "
+                  "('shall conform to sections F.9')")
+_SPECIAL_KINDS = {
+    "special": lambda fn: (f"{fn}: the value prescribed for this operand is exact, sign included (NaN: any NaN)",
+                           source(fn)),
+    "limit": lambda fn: ((f"{fn}: at this infinite or zero operand (no listed case) the limit value, signed as "
+                          "IEC 60559 arithmetic gives it, exactly (NaN: any NaN)"), _LIMIT_SECTION),
+    "spirv": lambda fn: ((f"{fn}: on a SPIR-V path the value the SPIR-V environment prescribes for this operand is "
+                          "exact (exp10(±0) = 1)"),
+                         (f"SPIR-V environment, Edge Case Behavior, OpExtInst {fn} (003; {SHALL}); OpenCL C 3.0.19 "
+                          "§7.5.1 does not list it")),
+}
+_S = "OpenCL C 3.0.19"
+_SPIRV_ENV = "SPIR-V environment, Edge Case Behavior (003)"
+RULE_LGAMMA_SIGN = "math.lgamma_r.sign"
+RULE_LGAMMA_SIGN_POLE = "math.lgamma_r.sign.pole"
+RULE_NEXTAFTER_FTZ = "math.nextafter.ftz"
+RULE_NORMALIZE_INF = "math.normalize.special.inf"
+RULE_CROSS_W = "math.cross.w"
+rules.register(RULE_LGAMMA_SIGN, "lgamma_r stores the sign of the gamma function in signp: 1 where Γ(x) > 0, -1 "
+               "where Γ(x) < 0", f"{_S} §6.15.2 Table 14 ('The sign of the gamma function is returned in the signp "
+               "argument of lgamma_r'; a definition)")
+rules.register(RULE_LGAMMA_SIGN_POLE, "lgamma_r(x, signp) returns 0 in signp if x is zero or a negative integer",
+               f"{_S} §7.5.1 ({SHALL}) and {_SPIRV_ENV} OpExtInst lgamma_r: the same sentence on both paths")
+rules.register(RULE_NEXTAFTER_FTZ, "nextafter(-0, y > 0) returns the smallest positive denormal (nextafter(+0, "
+               "y < 0) the smallest negative one); where denormals are flushed also ±0 (§7.5.3) or, as the device "
+               "may choose, the smallest positive (negative) normal value", f"{_S} §7.5.3 ('a device may choose to conform to the following edge cases for "
+               "nextafter instead of those listed in the additional requirements section'); 003 the same")
+rules.register(RULE_NORMALIZE_INF, "normalize(v) with an infinite element and no NaN proceeds as if v[i] = isinf(v[i]) "
+               "? copysign(1.0, v[i]) : 0.0 * v[i]: the result is normalize of that vector, within normalize's bound",
+               f"{_S} §7.5.1 ('shall proceed as if the elements in v were replaced as follows'), §7.4 Tables 65 and "
+               f"68 (the bound); {_SPIRV_ENV} OpExtInst normalize the same")
+rules.register(RULE_CROSS_W, "the w component of a 4-component cross product is 0.0",
+               f"{_S} §6.15.5 Table 17 ('The w component of float4 result returned will be 0.0'; a definition)")
+
+
+def nonfinite_length_rule(fn: str) -> str:
+    """The rule of length, distance and their fast_ forms at a non-finite operand."""
+    rid = f"math.{fn}.special.nonfinite"
+    rules.register(rid, f"{fn} with an infinite component and no NaN is +inf, with a NaN and no infinity a NaN (the "
+                   "definition sqrt(p.x² + p.y² + ...) of the components" + (" of p0 - p1" if "distance" in fn else "")
+                   + " in IEC 60559 arithmetic; with both, the definition gives NaN and C99's hypot +inf: not judged)",
+                   f"{_S} §6.15.5 Table 17 (definition); C99 F.9 ¶3 and ¶11, incorporated by §7.5 ('shall conform "
+                   "to sections F.9')")
+    return rid
+
+
 _TABLES = {"float": "Table 65", "float_ep": "Table 66", "double": "Table 68", "half": "Table 69", "half_ep": "Table 69"}
 
 
 def rule_for(fn: str, kind: str, profile: str, bound: Bound | None = None) -> str:
     """Register (once) and return the id of the rule deciding one lane."""
-    if kind == "special":
-        rid = f"math.{fn}.special"
-        rules.register(rid, f"{fn}: the value prescribed for this operand is exact, sign included (NaN: any NaN)",
-                       SPECIAL_SECTION)
+    if kind in _SPECIAL_KINDS:
+        rid = f"math.{fn}." + {"special": "special", "limit": "limit", "spirv": "special.spirv"}[kind]
+        rules.register(rid, *_SPECIAL_KINDS[kind](fn))
         return rid
     if kind == "unsafe":
         rid = f"math.{fn}.{profile}.unsafe.{bound.kind}"

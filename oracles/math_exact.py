@@ -15,7 +15,7 @@ from mpmath import mpf
 
 from lang.types import scalar
 from oracles.floats import Format, round_to
-from oracles.math_specials import INF, NAN, is_negative
+from oracles.math_specials import INF, NAN, is_negative, is_signaling
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
@@ -30,13 +30,13 @@ def cr(value: mpf, f: Format) -> float:
 
 
 def _fmin(x: float, y: float):
-    """C99 fmin: the other argument when one is a NaN; a signaling NaN may act as a quiet one or
-    not (§6.15.2 footnote 46), and operands reach the oracle quieted, so a NaN result is allowed
-    too."""
+    """C99 fmin (F.9.9.3, §6.15.2): "If one argument is a NaN, fmin() returns the other argument.
+    If both arguments are NaNs, fmin() returns a NaN"; for a signaling NaN "signaling NaNs may
+    behave as quiet NaNs" (footnote 46: may, so IEEE 754-2008 minNum's NaN is allowed too)."""
     if math.isnan(x):
-        return NAN if math.isnan(y) else [y, NAN]
+        return NAN if math.isnan(y) else [y, NAN] if is_signaling(x) else y
     if math.isnan(y):
-        return [x, NAN]
+        return [x, NAN] if is_signaling(y) else x
     if x == 0 and y == 0 and is_negative(x) != is_negative(y):
         return [x, y]  # the order of ±0 is not specified (C99 F.9.9.2 recommends, does not require)
     return min(x, y)
@@ -199,6 +199,11 @@ def _modf(x):
 
 
 def _nextafter(x, y, tname):
+    """§6.15.2: "the next representable floating-point value following x in the direction of y".
+    Where x == y (±0 and ∓0) no direction is given: C99 7.12.11.3 returns y, but OpenCL C's text
+    (and F.9.8.3) does not say so, so x is allowed too."""
+    if x == y and is_negative(x) != is_negative(y):
+        return [y, x]
     dt = scalar(tname).dtype
     return float(np.nextafter(np.array(x, dt), np.array(y, dt)))
 

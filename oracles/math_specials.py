@@ -1,13 +1,25 @@
 """The values the specification prescribes for the math built-ins at their edge cases: OpenCL C
-3.0.19 §7.5.1 and C99 Annex F.9, which §7.5 incorporates (NaN: any NaN, DIGEST §5.2).
+3.0.19 §7.5.1 and C99 Annex F.9, which §7.5 incorporates ("The edge case behavior of the math
+functions shall conform to sections F.9 and G.6 of the C99 Specification"; G.6 is complex
+arithmetic, which OpenCL C does not have), and the SPIR-V environment's list (003 "Additional
+Requirements Beyond ISO/IEC 9899:TC2") on SPIR-V paths. NaN results are any NaN (DIGEST §5.2).
 
-:data:`SPECIALS` maps a function to the edge cases of its operands (``oracles.maths`` reads it);
-the predicates on float operands it tests are shared with the exact functions and the engine.
+:func:`prescribed` gives the value for one operand set and the kind of rule behind it;
+:data:`SOURCES` says where each function's cases are written. The predicates on float operands
+are shared with the exact functions and the engine.
+
+Where the extracted OpenCL C text (shared/spec/004) differs from the specification's source
+(KhronosGroup/OpenCL-Docs, tag v3.0.19, OpenCL_C.txt "Additional Requirements Beyond C99 TC2"),
+the source is followed: it reads ``pown``/``rootn``(±0, n) "is +0 for even n > 0", ``powr``(±0, y)
+"is +0 for y > 0", ``powr``(+1, ±∞) and ``rint``(-0.5 <= x < 0) where the extraction shows ±0, ±0,
+±1 and x <= 0 (DIGEST §11.3 lists the first, third and fourth); the SPIR-V environment (003) reads
+the same, so both paths have one value.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from typing import Callable
 
 import mpmath
@@ -19,6 +31,18 @@ INF = math.inf
 def is_negative(x: float) -> bool:
     """The sign bit of ``x`` is set (-0.0 and a negative NaN included)."""
     return math.copysign(1.0, x) < 0
+
+
+def is_signaling(x: float) -> bool:
+    """``x`` is a signaling NaN (its quiet bit, the top fraction bit of the double, is clear: the
+    oracle keeps an operand's signaling NaN as a double one, ``oracles.maths``)."""
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return math.isnan(x) and not bits & (1 << 51)
+
+
+def signaling(negative: bool) -> float:
+    """A signaling NaN double of the given sign."""
+    return struct.unpack("<d", struct.pack("<Q", (negative << 63) | (0x7FF << 52) | 1))[0]
 
 
 def is_int(x: float) -> bool:
@@ -69,7 +93,9 @@ def _pow_special(x: float, y: float):
 
 
 def _powr_special(x: float, y: float):
-    """§7.5.1 powr (the listed cases; its other edges are not prescribed)."""
+    """§7.5.1 powr (the listed cases; its other edges are not prescribed). powr(±0, y > 0) is +0 on
+    both paths: "powr(±0, y) is +0 for y > 0" in OpenCL C 3.0.19's source and in 003 (the extracted
+    004 shows "±0", an extraction error like its pown line, DIGEST §11.3)."""
     if math.isnan(x) or math.isnan(y) or x < 0 or is_negative(x) and x != 0:
         return NAN
     if x == 0:
@@ -193,7 +219,7 @@ SPECIALS: dict[str, Callable] = {
     "tanh": _unary(inf=(-1.0, 1.0)),
     "exp": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
     "exp2": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
-    "exp10": _unary(at={0.0: 1.0}, inf=(0.0, INF), zero="none"),
+    "exp10": _unary(inf=(0.0, INF), zero="none"),  # exp10(±0) = 1: SPIR-V only (SPIRV_SPECIALS)
     "expm1": _unary(inf=(-1.0, INF)),
     **{n: _unary(lambda x: x < 0, {0.0: -INF, 1.0: 0.0}, (NAN, INF), zero="none") for n in ("log", "log2", "log10")},
     "log1p": _unary(lambda x: x < -1, {-1.0: -INF}, (NAN, INF)),
@@ -229,3 +255,88 @@ for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"
     SPECIALS[_n] = SPECIALS[_base]  # §7.5.1: half_ functions have the same edge cases
 SPECIALS["half_recip"] = lambda x: SPECIALS["fdiv"](1.0, x)
 SPECIALS["lgamma_r"] = SPECIALS["lgamma"]
+
+
+SPIRV_SPECIALS: dict[str, Callable] = {
+    "exp10": lambda x: 1.0 if x == 0 else None,
+}
+"""Cases only the SPIR-V environment prescribes (003 OpExtInst exp10: "exp10( ±0 ) returns 1.";
+OpenCL C 3.0.19 §7.5.1 lists exp10(-∞) and exp10(+∞) only, and exp10 is not a C99 function, so on
+the OpenCL C path exp10(±0) is bounded like any operand: within 3 ulp of 1)."""
+
+LIMITS: dict[str, Callable] = {
+    "rsqrt": lambda x: not math.isnan(x), "half_rsqrt": lambda x: not math.isnan(x),
+    "degrees": lambda x: not math.isnan(x), "radians": lambda x: not math.isnan(x),
+    "pown": lambda x, n: math.isinf(x) and n != 0,
+    "rootn": lambda x, n: math.isinf(x) and n != 0 and not (x < 0 and n % 2 == 0),
+}
+"""Operands at which a function's value here is not a listed case but the limit signed as IEC
+60559 arithmetic gives it (C99 F.9 ¶3: the functions "treat infinities, NaNs, signed zeros,
+subnormals ... in a manner consistent with the basic arithmetic operations covered by IEC 60559"):
+rsqrt(±0) = ±∞ (1/sqrt(-0) = 1/-0), rsqrt(+∞) = +0, rsqrt(x < 0) = NaN, degrees/radians(±0) = ±0
+and (±∞) = ±∞, pown(±∞, n) and rootn(±∞, n) as pow(x, n) and pow(x, 1/n) give them (C99 F.9.4.4:
+pown(-∞, -3) = -0). Their rule (math.<fn>.limit) says so."""
+
+_C99 = {
+    "acos": "F.9.1.1", "asin": "F.9.1.2", "atan": "F.9.1.3", "atan2": "F.9.1.4", "cos": "F.9.1.5",
+    "sin": "F.9.1.6", "tan": "F.9.1.7", "sincos": "F.9.1.5-6", "acosh": "F.9.2.1", "asinh": "F.9.2.2",
+    "atanh": "F.9.2.3", "cosh": "F.9.2.4", "sinh": "F.9.2.5", "tanh": "F.9.2.6", "exp": "F.9.3.1",
+    "exp2": "F.9.3.2", "expm1": "F.9.3.3", "frexp": "F.9.3.4", "ilogb": "F.9.3.5, 7.12.6.5", "ldexp": "F.9.3.6",
+    "log": "F.9.3.7", "log10": "F.9.3.8", "log1p": "F.9.3.9", "log2": "F.9.3.10", "logb": "F.9.3.11",
+    "modf": "F.9.3.12", "cbrt": "F.9.4.1", "fabs": "F.9.4.2", "hypot": "F.9.4.3", "pow": "F.9.4.4",
+    "sqrt": "F.9.4.5", "erf": "F.9.5.1", "erfc": "F.9.5.2", "lgamma": "F.9.5.3", "lgamma_r": "F.9.5.3",
+    "tgamma": "F.9.5.4", "ceil": "F.9.6.1", "floor": "F.9.6.2", "rint": "F.9.6.4", "round": "F.9.6.6",
+    "trunc": "F.9.6.8", "fmod": "F.9.7.1", "remainder": "F.9.7.2", "remquo": "F.9.7.3", "copysign": "F.9.8.1",
+    "nan": "F.9.8.2", "nextafter": "F.9.8.3, 7.12.11.3", "fdim": "F.9.9.1, 7.12.12.1", "fmax": "F.9.9.2",
+    "fmin": "F.9.9.3", "fma": "F.9.10.1", "fdiv": "F.3 (the / operator is IEC 60559 division)",
+}
+_LISTED = {  # the functions §7.5.1 (and 003) list cases for
+    "acospi", "asinpi", "atanpi", "atan2pi", "ceil", "cospi", "exp10", "distance", "fdim", "fmod", "frexp", "fract",
+    "length", "lgamma_r", "nextafter", "normalize", "pow", "pown", "powr", "rint", "remquo", "rootn", "round", "sinpi",
+    "tanpi", "trunc",
+}
+_DEFINED = {  # functions whose edge values follow from their definition (§6.15.2 Table 14, §6.15.4, §6.15.5)
+    "fract": "§6.15.2 (fmin(x - floor(x), 0x1.fffffep-1f))", "minmag": "§6.15.2", "maxmag": "§6.15.2",
+    "mad": "§6.15.2", "rsqrt": "§6.15.2", "sign": "§6.15.4", "step": "§6.15.4", "degrees": "§6.15.4",
+    "radians": "§6.15.4", "mix": "§6.15.4", "smoothstep": "§6.15.4", "cross": "§6.15.5", "dot": "§6.15.5",
+    "length": "§6.15.5", "distance": "§6.15.5", "normalize": "§6.15.5", "fast_length": "§6.15.5",
+    "fast_distance": "§6.15.5", "fast_normalize": "§6.15.5", "half_divide": "§6.15.2 (x / y)",
+    "half_recip": "§6.15.2 (1 / x)",
+}
+SHALL = "'Those values shall produce exactly the prescribed answers, and no other'"
+
+
+def source(fn: str) -> str:
+    """Where ``fn``'s prescribed values are written, and that the text is a 'shall' (rule section)."""
+    base = fn[5:] if fn.startswith("half_") and fn not in ("half_divide", "half_recip") else fn
+    parts = []
+    if base in _LISTED:
+        parts.append(f"OpenCL C 3.0.19 §7.5.1 ({fn if base == fn else base} lines; {SHALL})")
+    if base == "fdiv":
+        parts.append(f"C99 {_C99[base]}; OpenCL C 3.0.19 §7.4 relaxes its rounding only")
+    elif base in _C99:
+        parts.append(f"C99 {_C99[base]}, incorporated by OpenCL C 3.0.19 §7.5 ('shall conform to sections F.9')")
+    if fn in _DEFINED or base in _DEFINED:
+        parts.append(f"OpenCL C 3.0.19 {_DEFINED.get(fn) or _DEFINED[base]} definition")
+    if not parts or base not in _C99:
+        parts.append("C99 F.9 ¶11 ('Functions with a NaN argument return a NaN result'), "
+                     "incorporated by OpenCL C 3.0.19 §7.5")
+    if fn.startswith("half_"):
+        parts.append("§7.5.1: half_ functions 'must conform to the same edge case requirements'")
+    return "; ".join(parts)
+
+
+def prescribed(fn: str, args: tuple, env: frozenset):
+    """The value prescribed for ``fn`` at ``args`` (a float, NaN for any NaN, a list of allowed
+    values, ``("ref", v)`` for a reference the bound applies to, ``"skip"``) and the kind of its
+    rule: ``special`` (a listed case, :func:`source`), ``limit`` (:data:`LIMITS`) or ``spirv``
+    (:data:`SPIRV_SPECIALS`, on a SPIR-V path only); None where nothing is prescribed."""
+    value = SPECIALS.get(fn, lambda *a: None)(*args)
+    if value is None:
+        if "spirv" in env and fn in SPIRV_SPECIALS:
+            value = SPIRV_SPECIALS[fn](*args)
+            return None if value is None else (value, "spirv")
+        return None
+    if fn in LIMITS and LIMITS[fn](*args):
+        return value, "limit"
+    return value, "special"

@@ -4,7 +4,10 @@ For every output lane it gives the values the spec allows (:class:`Lane`, packed
 :class:`oracles.expect.Expectation`):
 
 * a value the spec prescribes (OpenCL C 3.0.19 §7.5.1 edge cases, C99 Annex F.9 which §7.5
-  incorporates, and each function's definition in §6.15.2/4/5) is exact, sign included;
+  incorporates, and each function's definition in §6.15.2/4/5; on a SPIR-V path the SPIR-V
+  environment's list, which adds exp10(±0) = 1) is exact, sign included
+  (:func:`oracles.math_specials.prescribed`), and so is a limit no line lists but IEC 60559
+  arithmetic fixes (C99 F.9 ¶3: rsqrt(-0) = -inf);
 * otherwise the infinitely precise result is computed with mpmath at twice the format's precision
   plus 40 bits (``oracles.floats``) and the bound of :mod:`lang.maths` for the type, the
   device's profile and the program's build options decides: correctly rounded (one value), 0 ulp,
@@ -46,11 +49,22 @@ from lang.maths import FUNCTIONS, Bound, MathFn
 from lang.types import Type, scalar
 from oracles.expect import Expectation
 from oracles.floats import Format, fmt, interval, ulp
-from oracles.math_bounds import bound_for, profile_of, rule_for, unsafe_domain
+from oracles.math_bounds import (
+    RULE_CROSS_W,
+    RULE_LGAMMA_SIGN,
+    RULE_LGAMMA_SIGN_POLE,
+    RULE_NEXTAFTER_FTZ,
+    RULE_NORMALIZE_INF,
+    bound_for,
+    nonfinite_length_rule,
+    profile_of,
+    rule_for,
+    unsafe_domain,
+)
 from oracles.math_exact import EXACT, cr
 from oracles.math_lanes import Lane, nan_lane, pack, same, unjudged
 from oracles.math_precise import PRECISE
-from oracles.math_specials import INF, NAN, SPECIALS, is_int
+from oracles.math_specials import INF, NAN, is_int, prescribed, signaling
 
 # ---- the environment -------------------------------------------------------------------------------
 
@@ -148,11 +162,16 @@ def _union(alternatives) -> tuple[Lane, ...]:
     return lanes
 
 
+_SIGNALING_AWARE = frozenset({"fmin", "fmax", "minmag", "maxmag"})
+
+
 @lru_cache(maxsize=200_000)
 def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane, ...]:
     """One operand set's lanes; floats come as their bytes so that the cache tells -0.0 from +0.0
     and keeps a NaN's sign (copysign reads it)."""
     args = tuple(struct.unpack("<d", a)[0] if isinstance(a, bytes) else a for a in key)
+    if f.name not in _SIGNALING_AWARE:  # a signaling NaN matters to fmin/fmax only (footnote 46)
+        args = tuple(math.copysign(NAN, a) if isinstance(a, float) and math.isnan(a) else a for a in args)
     fm = fmt(tname)
     outputs = 2 if f.out else 1
     floats = [a for a, p in zip(args, f.params) if p in "gs"]
@@ -172,14 +191,25 @@ def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lan
             return (unjudged(),) * outputs
         value = EXACT[f.name](*args, fm, tname)
         rid = rule_for(f.name, "mad" if bound.kind == "mad" else "cr" if bound.kind == "cr" else "exact", profile)
+        if f.name != "mad" and _at_edge(floats, value):
+            rid = special_rule  # an edge case: the value C99 F.9, §7.5.1 or the definition prescribes
         out = tuple(_as_lane(v, rid) for v in (value if outputs == 2 else (value,)))
         if f.name == "remquo":
-            out = (out[0], _quotient_lane(value[1], rid))
+            # "returns a NaN and 0 in quo" (§7.5.1) where the remainder is a NaN: exactly 0
+            quo = Lane([0], rule=rid) if math.isnan(value[0]) else _quotient_lane(value[1], rid)
+            out = (out[0], quo)
+        if f.name == "nextafter" and flushable(tname, env) and args[0] == 0 and not math.isnan(args[1]) and (
+                args[1] > 0 if math.copysign(1.0, args[0]) < 0 else args[1] < 0):
+            out = (replace(out[0].merge(Lane([math.copysign(fm.tiny, args[1])])), rule=RULE_NEXTAFTER_FTZ),)
         return _after(out, f, tname, env, fm)
     with mpmath.workprec(fm.prec):  # a limit value (π multiples) at the working precision
-        special = SPECIALS.get(f.name, lambda *a: None)(*args)
+        found = prescribed(f.name, args, env)
+    special, special_kind = found if found is not None else (None, "special")
+    if special_kind != "special":
+        special_rule = rule_for(f.name, special_kind, profile)
     if f.name == "sincos":
-        cos = SPECIALS["cos"](*args)
+        cos_found = prescribed("cos", args, env)
+        cos = cos_found[0] if cos_found is not None else None
         if special is not None or cos is not None:
             if special is None or cos is None:  # one prescribed, the other from the general rule
                 general = _lanewise_at(FUNCTIONS["sin" if special is None else "cos"], tname, env, key)[0]
@@ -217,22 +247,30 @@ def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lan
 
 
 def _lgamma(x: float, special, rule: str, outputs: int) -> tuple[Lane, ...]:
-    """lgamma's value has no bound (Table 65: undefined): only its prescribed values are judged;
-    lgamma_r's sign is Γ's sign (§6.15.2), not judged at zero and the negative integers."""
+    """lgamma's value has no bound (Table 65: undefined): only its prescribed values are judged.
+    lgamma_r's sign is Γ's sign (§6.15.2: 1 or -1), and 0 at zero and the negative integers
+    (§7.5.1 and the SPIR-V environment alike: "lgamma_r(x, signp) returns 0 in signp if x is zero
+    or a negative integer"); at NaN and -∞ nothing is prescribed (Γ has no sign there)."""
     value = _as_lane(special, rule) if special is not None else unjudged()
     if outputs == 1:
         return (value,)
     if math.isnan(x) or x == -INF:
         sign = unjudged()
     elif x == 0 or (x < 0 and is_int(x)):
-        # 0 per the SPIR-V environment's edge cases (000 §OpExtInst lgamma_r); OpenCL C 3.0 (004)
-        # does not say, and the oracle judges both paths alike: not judged
-        sign = unjudged()
+        sign = Lane([0], rule=RULE_LGAMMA_SIGN_POLE)
     elif x > 0:
-        sign = Lane([1], rule=rule)
+        sign = Lane([1], rule=RULE_LGAMMA_SIGN)
     else:
-        sign = Lane([1 if math.floor(x) % 2 == 0 else -1], rule=rule)
+        sign = Lane([1 if math.floor(x) % 2 == 0 else -1], rule=RULE_LGAMMA_SIGN)
     return value, sign
+
+
+def _at_edge(floats: list[float], value) -> bool:
+    """Whether an exact function's lane is one of its edge cases (a NaN, infinite or zero operand or
+    result: the values C99 F.9, §7.5.1 or the function's definition prescribe, sign included),
+    so that it names the special rule rather than the bound's."""
+    results = value if isinstance(value, (tuple, list)) else (value,)
+    return any(isinstance(v, float) and (not math.isfinite(v) or v == 0) for v in (*floats, *results))
 
 
 def _after(lanes: tuple[Lane, ...], f: MathFn, tname: str, env: frozenset, fm: Format) -> tuple[Lane, ...]:
@@ -274,21 +312,41 @@ def geometric(fn: str, tname: str, env: frozenset, args: tuple[tuple[float, ...]
     outputs = n if f.result == "g" else 1
     fm = fmt(tname)
     flat = [a for v in args for a in v]
-    profile = profile_of(tname, env)
     bound, kind = bound_for(f, tname, env)
-    if bound.kind == "none" or not all(math.isfinite(a) for a in flat):
-        if fn in ("length", "fast_length") and bound.kind != "none" and "finite" not in env and "unsafe" not in env:
-            vals = args[0]  # a NaN lane gives NaN, an infinite one +inf (when no NaN): C99 F.9.4.3 hypot
-            if any(math.isnan(a) for a in vals) and not any(math.isinf(a) for a in vals):
-                return [nan_lane(rule_for(fn, "special", profile))]
-            if any(math.isinf(a) for a in vals) and not any(math.isnan(a) for a in vals):
-                return [Lane([INF], rule=rule_for(fn, "special", profile))]
+    finite = all(math.isfinite(a) for a in flat)
+    relaxed = ("finite" in env or "unsafe" in env) and not finite  # no NaN or INF assumed (API §5.8.4.3)
+    if relaxed or (kind == "unsafe" and bound.kind == "none"):
         return [unjudged() for _ in range(outputs)]
+    if fn == "cross" and n == 4:  # "The w component of float4 result returned will be 0.0" (§6.15.5)
+        w = _after((Lane([0.0], rule=RULE_CROSS_W),), f, tname, env, fm)[0]
+        return _geometric_lanes(f, tname, env, args, bound, kind, finite)[:3] + [w]
+    return _geometric_lanes(f, tname, env, args, bound, kind, finite)
+
+
+def _geometric_lanes(f: MathFn, tname: str, env: frozenset, args: tuple, bound: Bound, kind: str,
+                     finite: bool) -> list[Lane]:
+    """The lanes of a geometric function other than cross's w (:func:`geometric`); the tolerance
+    of dot and cross takes max over every operand lane given (a float4 cross's w lanes too)."""
+    fn = f.name
+    n = len(args[0])
+    outputs = n if f.result == "g" else 1
+    fm = fmt(tname)
+    flat = [a for v in args for a in v]
+    profile = profile_of(tname, env)
+    if not finite:
+        return _geometric_nonfinite(fn, tname, env, args, bound, outputs)
     if flushable(tname, env, fn) and any(a != 0 and abs(a) < fm.tiny for a in flat):
         return [unjudged() for _ in range(outputs)]  # flushed operands change the whole result: not judged
-    rid = rule_for(fn, kind, profile, bound)
     mp = [[mpf(a) for a in v] for v in args]
     with mpmath.workprec(fm.prec):
+        vector = [a - b for a, b in zip(*mp)] if fn.endswith("distance") else mp[0]
+        squares = mpmath.fsum(c * c for c in vector)
+        if fn.endswith("normalize") and squares == 0:  # "normalize(v) returns v if all elements of v are zero"
+            return list(_after(tuple(Lane([a], rule=rule_for(fn, "special", profile)) for a in args[0]),
+                               f, tname, env, fm))
+        if bound.kind == "none":
+            return [unjudged() for _ in range(outputs)]
+        rid = rule_for(fn, kind, profile, bound)
         if fn == "dot":
             exact = mpmath.fsum(a * b for a, b in zip(*mp))
             tol = _abs_tolerance(flat, fm, 2 * n - 1, tname)
@@ -297,20 +355,50 @@ def geometric(fn: str, tname: str, env: frozenset, args: tuple[tuple[float, ...]
             (a0, a1, a2), (b0, b1, b2) = mp[0][:3], mp[1][:3]
             comps = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]
             tol = _abs_tolerance(flat, fm, 3, tname)
-            lanes = [_abs_lane(c, tol, fm, rid) for c in comps]
-            return lanes + [Lane([0.0], rule=rule_for(fn, "special", profile))] * (n - 3)
-        vector = [a - b for a, b in zip(*mp)] if fn.endswith("distance") else mp[0]
-        squares = mpmath.fsum(c * c for c in vector)
+            return [_abs_lane(c, tol, fm, rid) for c in comps] + [unjudged()] * (n - 3)  # w: geometric()
         if fn.startswith("fast_") and not (fm.tiny <= squares <= fm.max) and squares != 0:
             # the fast_ forms are defined by half_sqrt of the float sum of squares (§6.15.5):
             # where that sum overflows or underflows the result is undefined (fast_normalize: §7.4)
             return [unjudged() for _ in range(outputs)]
         norm = mpmath.sqrt(squares)
         if fn.endswith("normalize"):
-            if norm == 0:
-                return [Lane([a], rule=rule_for(fn, "special", profile)) for a in args[0]]
-            return _after(tuple(_bounded(fn, c / norm, bound, fm, rid, n) for c in vector), f, tname, env, fm)
+            return list(_after(tuple(_bounded(fn, c / norm, bound, fm, rid, n) for c in vector), f, tname, env, fm))
         return list(_after((_bounded(fn, norm, bound, fm, rid, n),), f, tname, env, fm))
+
+
+def _geometric_nonfinite(fn: str, tname: str, env: frozenset, args: tuple, bound: Bound,
+                         outputs: int) -> list[Lane]:
+    """A geometric function with a NaN or infinite operand: what §7.5.1 and the definitions of
+    §6.15.5 prescribe, the rest not judged (dot and cross: the absolute bound, max²·k·ε, is
+    infinite; fast_normalize: "If the sum of squares is greater than FLT_MAX then the value of the
+    floating-point values in the result vector are undefined", and nothing is said of a NaN)."""
+    f = FUNCTIONS[fn]
+    fm = fmt(tname)
+    profile = profile_of(tname, env)
+    if fn == "normalize":
+        v = args[0]
+        if any(math.isnan(a) for a in v):  # "normalize(v) returns a vector full of NaNs if any element is a NaN"
+            return [nan_lane(rule_for(fn, "special", profile)) for _ in v]
+        if bound.kind == "none":
+            return [unjudged() for _ in v]
+        # "normalize(v) for which any element in v is infinite shall proceed as if the elements in v were
+        # replaced as follows: v[i] = isinf(v[i]) ? copysign(1.0, v[i]) : 0.0 * v[i]"
+        replaced = [math.copysign(1.0, a) if math.isinf(a) else math.copysign(0.0, a) for a in v]
+        with mpmath.workprec(fm.prec):
+            norm = mpmath.sqrt(sum(1 for a in replaced if a != 0))
+            lanes = [_bounded(fn, mpf(a) / norm, bound, fm, RULE_NORMALIZE_INF, len(v)) for a in replaced]
+        return list(_after(tuple(lanes), f, tname, env, fm))
+    if fn in ("length", "fast_length", "distance", "fast_distance"):
+        dtype = scalar(tname).dtype
+        with np.errstate(all="ignore"):  # the components as the definition forms them (distance: p0 - p1)
+            comps = (np.array(args[0], dtype) - np.array(args[1], dtype)) if "distance" in fn else np.array(args[0], dtype)
+        has_nan, has_inf = bool(np.isnan(comps).any()), bool(np.isinf(comps).any())
+        rid = nonfinite_length_rule(fn)
+        if has_nan and not has_inf:
+            return [nan_lane(rid)]
+        if has_inf and not has_nan:
+            return [Lane([INF], rule=rid)]
+    return [unjudged() for _ in range(outputs)]
 
 
 def _abs_tolerance(values: list[float], fm: Format, factor: int, tname: str) -> mpf:
@@ -332,8 +420,8 @@ def _abs_lane(exact: mpf, tol: mpf, fm: Format, rule: str) -> Lane:
 
 def _operand_values(e: Expectation, tname: str) -> list[list | None]:
     """Per lane, the operand values a lane-wise function may see: the allowed candidates of a
-    decided lane (a NaN for an any-NaN lane), or None where the operand is not pinned (not judged,
-    or only bounded)."""
+    decided lane (a NaN of each sign for an any-NaN lane: its sign is not specified either), or
+    None where the operand is not pinned (not judged, or only bounded)."""
     s = scalar(tname)
     n = len(e)
     decided = e.judged.copy()
@@ -342,18 +430,21 @@ def _operand_values(e: Expectation, tname: str) -> list[list | None]:
     for mask, _ in e.masks:
         decided &= mask == 0
     cands = [a.view(s.dtype) if s.is_float else a.astype(s.bits_dtype).view(s.dtype) for a in e.allowed]
+    quiet = 1 << (fmt(tname).p - 2) if s.is_float else 0  # the quiet bit: the top fraction bit
     out: list[list | None] = []
     for i in range(n):
         if not decided[i]:
             out.append(None)
             continue
         vals = []
-        for c in cands:
+        for a, c in zip(e.allowed, cands):
             v = float(c[i]) if s.is_float else int(c[i])
+            if s.is_float and math.isnan(v) and not int(a[i]) & quiet:  # widening quiets it: keep it signaling
+                v = signaling(bool(int(a[i]) >> (s.bits - 1)))
             if not any(same(v, w) for w in vals):
                 vals.append(v)
-        if e.any_nan[i] and not any(isinstance(v, float) and math.isnan(v) for v in vals):
-            vals.append(NAN)
+        if e.any_nan[i]:  # any NaN, of either sign (copysign and signbit read it)
+            vals = [v for v in vals if not (isinstance(v, float) and math.isnan(v))] + [NAN, -NAN]
         out.append(vals)
     return out
 
@@ -395,6 +486,7 @@ def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: 
         ok = True
         for p in per_arg:
             vals = p[item * width:(item + 1) * width]
+            vals = [v[:1] if v is not None and all(math.isnan(c) for c in v) else v for v in vals]  # NaN's sign: moot
             if any(v is None or len(v) != 1 for v in vals):
                 ok = False
                 break
