@@ -4,8 +4,8 @@ Two disagreements are the same bug when they agree on every field of :func:`sign
 driver family; for a wrong or imprecise value, the operation without vector widths
 (``convert_int_sat_rte``: saturation and rounding kept), its element types, the rule that judged
 it, the deviation class of the wrong value (oracles.deviation: another layer's texel, a type
-limit, off by k ulps, ...) and, only where the rule prescribes a value for a class of operands
-(a special value), the input class of the lane; for a build error, crash or timeout, its kind
+limit, off by k ulps, ...); not the input class (a rule of special values names its case); for a
+build error, crash or timeout, its kind
 and the driver's first error line (numbers, addresses and overloads taken out:
 :func:`first_error`, :func:`failure_message`). The front ends and driver versions a bug was seen
 on are attributes of its one bucket (corpus.store.Corpus.buckets: ``paths``, ``versions``), so
@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 4
+SIGNATURE_VERSION = 5
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -31,7 +31,9 @@ family), its kind and its driver, not on the statement that showed it. 3: one bu
 the operation without widths, element types, rule and deviation class; no area, width, path or
 driver version (attributes of the bucket); the input class only for special-value rules. 4:
 coincidental deviation classes keyed as one (:data:`COINCIDENTAL`); a row triage blamed on a
-sub-expression keys on its culprit (:data:`CULPRIT_FIELDS`)."""
+sub-expression keys on its culprit (:data:`CULPRIT_FIELDS`). 5: no input class (a special-value
+rule names its case, and the lane's class is not the deciding operand's: one Oclgrind distance bug
+made six buckets by class)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -95,7 +97,6 @@ def driver_version(fingerprint: dict[str, Any]) -> str:
 
 
 _WIDTHS = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(?:2|3|4|8|16)(?![0-9])")
-_SPECIAL = re.compile(r"\.(?:special|limit|nan|inf)(?:\.|$)")
 
 
 def base_operation(operation: str) -> str:
@@ -117,7 +118,7 @@ operand's value on one lane and is off by one on the next): a signature keys the
 missing channel, the value before saturation, another rounding, NaN, a signed zero, a flushed
 value) are keyed as they are. Each row keeps its own class for the report."""
 
-CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation", "input_class")
+CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation")
 """What a disagreement keeps of its culprit, the faulty sub-expression triage found
 (corpus.store.Corpus.blame): the fields its signature then keys on instead of its own."""
 
@@ -125,9 +126,8 @@ CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation", "inp
 def signature(row: dict[str, Any]) -> dict[str, Any]:
     """The bucket signature of one disagreement row (see the module docstring): the driver family,
     the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths,
-    its element types, the rule, the deviation class of the wrong
-    value (oracles.deviation; ``unclassified`` for rows without one) and the kind; the input class
-    only where the rule prescribes a value for a class of operands (a special value). The paths and
+    its element types, the rule, the deviation class of the wrong value (oracles.deviation;
+    :data:`COINCIDENTAL` classes as one) and the kind. The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": row.get("target", "").split("/")[0]}
     if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression
@@ -138,8 +138,6 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
         sig.update(operation=base_operation(row.get("operation", "")), src_type=element(row.get("src_type", "")),
                    dst_type=element(row.get("dst_type", "")), rule=row.get("rule", ""),
                    deviation=_deviation_key(row.get("deviation") or "unclassified"))
-        if _SPECIAL.search(sig["rule"]):
-            sig["input_class"] = row.get("input_class", "")
     if row.get("confirmation") == "flaky":
         sig["flaky"] = True
     return sig
@@ -154,11 +152,10 @@ def bucket_id(sig: dict[str, Any]) -> str:
 
 
 def title(sig: dict[str, Any]) -> str:
-    """One line naming a bucket: ``pocl: convert_int_sat_rte float -> int (nan): wrong-result, type-limit``,
+    """One line naming a bucket: ``pocl: convert_int_sat_rte float -> int: wrong-result, wrong-value``,
     ``pocl: build_error: Cannot find symbol half_* in kernel library``."""
     flaky = " [flaky]" if sig.get("flaky") else ""
     if "failure" in sig:
         return f"{sig['driver']}: {sig['kind']}: {sig['failure']}{flaky}"
     types = f"{sig['src_type']} -> {sig['dst_type']}" if sig["src_type"] != sig["dst_type"] else sig["dst_type"]
-    special = f" ({sig['input_class']})" if sig.get("input_class") else ""
-    return f"{sig['driver']}: {sig['operation']} {types}{special}: {sig['kind']}, {sig['deviation']}{flaky}"
+    return f"{sig['driver']}: {sig['operation']} {types}: {sig['kind']}, {sig['deviation']}{flaky}"
