@@ -15,6 +15,7 @@ import sys
 
 import click
 
+from app.commands_audit import audit
 from app.commands_campaign import ci, drivers, run
 from app.commands_corpus import corpus_group, dashboard, stats
 from app.commands_programs import emit, replay
@@ -28,7 +29,7 @@ def cli() -> None:
 
 
 for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, baseline, report, ci,
-                export_regressions, dashboard, emit):
+                export_regressions, dashboard, emit, audit):
     cli.add_command(command)
 
 

@@ -29,7 +29,7 @@ from oracles.deviation_context import Context, Deviation
 from oracles.deviation_values import hexfloat, off_by_ulps, show
 from oracles.expect import Expectation
 from oracles.image_addressing import address, array_layer
-from oracles.image_texels import RULE_BORDER, RULE_TEXEL, Table, texel_table
+from oracles.image_texels import RULE_BORDER, RULE_TEXEL, Table, may_flush, texel_table
 from oracles.images import RULE_COORDINATE_DENORMAL, RULE_LAYER, expect_read
 
 COMPONENTS = "xyzw"
@@ -50,8 +50,8 @@ class Read:
         self.stored = np.array([src not in "01" for src in self.order.returned])
         """The lanes that read a stored channel: what identifies a texel (a missing channel's
         constant is every texel's, and a wrong one is missing-channel's, e.g. PoCL's alpha 0)."""
-        may_flush = self.sampler is not None or "float" in ctx.env
-        self.table: Table = texel_table(self.image, ctx.inputs[self.image.name], op.type.scalar, may_flush)
+        self.table: Table = texel_table(self.image, ctx.inputs[self.image.name], op.type.scalar,
+                                        may_flush(self.image, self.sampler is not None, ctx.env))
 
     @staticmethod
     def of(ctx: Context) -> Read | None:

@@ -143,6 +143,14 @@ def _component(values: np.ndarray, kind: str, bits: int, result: str, may_flush:
     return as_bits(value), value, value, false, nan, tiny, special
 
 
+def may_flush(image: Image, sampled: bool, ftz: frozenset) -> bool:
+    """Whether a read may return a denormal texel as zero: a CL_FLOAT image's always (004 §8.3.3
+    "Denorms can be flushed to zero", for reading and writing; the sampler-less read "may return
+    the denormalized data", §6.15.15, a permission), another float channel's through a sampler
+    (SPIR-V environment §7.7) or on a device that flushes float denormals (§7.2)."""
+    return image.channel == "FLOAT" or sampled or "float" in ftz
+
+
 def texel_table(image: Image, stored: np.ndarray, result: str, may_flush: bool) -> Table:
     """The vector every texel reads as (a read returning ``result`` lanes), plus the border row."""
     order, channel = ORDERS[image.order], CHANNEL_TYPES[image.channel]

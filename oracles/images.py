@@ -44,7 +44,7 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import Expectation, as_bits
 from oracles.image_addressing import DELTA, FLOAT_EXACT, address, array_layer, axis_candidates, int_floor
-from oracles.image_texels import RULE_BORDER, Table, texel_table
+from oracles.image_texels import RULE_BORDER, Table, may_flush, texel_table
 from oracles.operands import Reference
 
 REFERENCES: Handlers[Reference] = Handlers()
@@ -95,8 +95,7 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
     dim = DIMS[image.dim]
     n = len(coords) // dim.coord_width
     result = op.type.scalar
-    may_flush = sampler is not None or "float" in ftz  # SPIR-V env §7.7
-    table = texel_table(image, inputs[image.name], result, may_flush)
+    table = texel_table(image, inputs[image.name], result, may_flush(image, sampler is not None, ftz))
     with np.errstate(invalid="ignore"):
         c = coords.reference.reshape(n, dim.coord_width)
         c = c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64)

@@ -370,14 +370,6 @@ def test_image_unorm_off_by_ulps_keeps_its_rule():
     assert d.cls == "off-by-ulps" and d.detail.startswith("4 ulp outside") and row["rule"] == "image.unorm"
 
 
-def test_image_float_denormal_texel_flushed_keeps_its_rule():
-    """§8.3.3 / SPIR-V env §7.7: a sampler-less read returns a denormal texel as stored (where the
-    device supports denormals); reading 0 is the flushed class under image.float."""
-    p = image_program("1d", (2,), [1e-40, 2.0], [[0]], None)
-    d, row = read_wrong(p, 0, [0.0, 0.0, 0.0, 1.0])
-    assert d.cls == "flushed" and row["rule"] == "image.float"
-
-
 # ---- the judge ---------------------------------------------------------------------------------
 
 

@@ -210,15 +210,20 @@ def test_snorm_minimum_codes_are_minus_one():
 
 
 def test_float_data_nan_and_denormals():
-    """§8.3.3 / SPIR-V env §7.7: any NaN; a sampled read may flush a denormal, a sampler-less
-    read only where the device flushes float denormals."""
+    """§8.3.3 (CL_FLOAT): "NaNs may be converted to a NaN value(s) supported by the device" and
+    "Denorms can be flushed to zero", for every read (the sampler-less read "may return the
+    denormalized data", §6.15.15: a permission). A denormal CL_HALF_FLOAT texel read as float is a
+    normal float: returned as stored by a sampler-less read."""
     tiny = np.array(1, np.uint32).view(F32)
     e = read("1d", (2,), [np.nan, tiny], [[0], [1]], S(False, "none", "nearest"))
     assert accepted(e, 0, 0, np.array(0x7FC00001, np.uint32).view(F32)) and accepted(e, 1, 0, -0.0)
     e = read("1d", (2,), [np.nan, tiny], [[0], [1]])
-    assert not accepted(e, 1, 0, 0.0) and accepted(e, 1, 0, tiny)
-    e = read("1d", (2,), [np.nan, tiny], [[0], [1]], ftz=frozenset({"float"}))
-    assert accepted(e, 1, 0, 0.0)
+    assert accepted(e, 1, 0, 0.0) and accepted(e, 1, 0, tiny)
+    tiny_half = float(np.array(1, np.uint16).view(np.float16))
+    e = read("1d", (2,), [1.0, tiny_half], [[0], [1]], channel="HALF_FLOAT")
+    assert not accepted(e, 1, 0, 0.0) and accepted(e, 1, 0, tiny_half)
+    e = read("1d", (2,), [1.0, tiny_half], [[0], [1]], channel="HALF_FLOAT", ftz=frozenset({"float"}))
+    assert not accepted(e, 1, 0, 0.0)  # read as float it is a normal number: nothing to flush
 
 
 def test_integer_reads_extend_and_border_alpha():

@@ -1,0 +1,187 @@
+"""An audit you can rerun: re-derive, for a sample of buckets, the expected value of one stored
+disagreement with a computation that shares no code with the oracle, and list every verdict it
+cannot reproduce (``clfuzz audit``).
+
+The sample is deterministic: the buckets with a value verdict (kinds wrong-result and
+imprecise-result; a build error, crash or timeout is not a value verdict: those buckets are
+counted and skipped) are grouped by area and operation, the groups taken in turn (sorted by name,
+each group's buckets by id) until the sample is full. Of each bucket the row with the least id is
+audited: its program is loaded from the corpus, the statement that writes its buffer is evaluated
+for its work-item by the audit's own evaluator (:mod:`triage.audit_eval`: exact integers and
+Fractions from OpenCL C 3.0.19 §6.3-§6.15, mpmath for the math built-ins, a plain texel walk for
+images), with the inputs the row records and the float environment of its target (the floating
+types without CL_FP_DENORM may flush, §7.2), and the lane the row names is compared:
+
+* **reproduced**: the independent derivation rejects the actual value too, and allows the value
+  the row expected (the same bits, or a value within the bound it derives);
+* **NOT REPRODUCED**: it allows the actual value, or not the expected one, or finds the lane not
+  specified at all (undefined, implementation-defined, or a program the IR types otherwise than
+  C does); both sides' values are printed;
+* **not audited (reason)**: what the audit has no independent reference for (atomics, LINEAR and
+  near-boundary normalized image reads, geometric functions, ...), never counted as reproduced.
+
+No module of ``oracles`` is imported here or by the audit's modules (tests/test_audit.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+from corpus.buckets import RESULT_KINDS
+from corpus.store import Corpus, CorpusError
+from lang.ir import Program, Store
+from triage.audit_base import NOT_AUDITED, Unsupported
+from triage.audit_convert import Env
+from triage.audit_eval import Evaluator
+from triage.audit_values import TooMany, bits_text, decode, is_float
+
+DEFAULT_SAMPLE = 50
+
+
+@dataclass
+class Finding:
+    """The audit of one bucket's row."""
+
+    bucket: str
+    row: dict
+    status: str  # reproduced, not reproduced, not audited
+    reason: str = ""
+    independent: str = ""  # what the audit allows
+
+
+@dataclass
+class AuditResult:
+    buckets: int = 0  # buckets in the corpus
+    failures: int = 0  # buckets of build errors, crashes, timeouts: not value verdicts
+    findings: list[Finding] = field(default_factory=list)
+
+    def with_status(self, status: str) -> list[Finding]:
+        return [f for f in self.findings if f.status == status]
+
+    @property
+    def not_audited(self) -> Counter:
+        return Counter(f.reason for f in self.with_status("not audited"))
+
+
+def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
+    """(the sampled value-verdict buckets, buckets in all, failure buckets skipped)."""
+    every = corpus.buckets()
+    values = [b for b in every if b["signature"].get("kind") in RESULT_KINDS]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for b in sorted(values, key=lambda b: b["id"]):
+        groups.setdefault((b["signature"].get("area", ""), b["signature"].get("operation", "")), []).append(b)
+    order = [groups[k] for k in sorted(groups)]
+    picked: list[dict] = []
+    depth = 0
+    while len(picked) < n and any(depth < len(g) for g in order):
+        picked += [g[depth] for g in order if depth < len(g)][: n - len(picked)]
+        depth += 1
+    return picked, len(every), len(every) - len(values)
+
+
+def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
+    buckets, total, failures = sample_buckets(corpus, sample)
+    result = AuditResult(total, failures)
+    fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"] or "{}") for t in corpus.query(
+        "select fingerprint_id, fingerprint from targets")}
+    kinds = ",".join("?" * len(RESULT_KINDS))
+    for b in buckets:
+        rows = corpus.query(f"select * from disagreements where bucket = ? and kind in ({kinds}) order by id limit 1",
+                            [b["id"], *RESULT_KINDS])
+        if not rows:
+            continue
+        row = rows[0]
+        try:
+            program = corpus.program(row["program_id"])
+        except CorpusError as e:
+            result.findings.append(Finding(b["id"], row, "not audited", f"program not loadable: {e}"))
+            continue
+        result.findings.append(audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {})))
+    return result
+
+
+def flush_set(fingerprint: dict) -> frozenset[str]:
+    """The floating types whose denormals the device may flush: its FP config lacks CL_FP_DENORM
+    (OpenCL C 3.0 §7.2)."""
+    out = set()
+    for name, key, present in (("half", "half_fp_config", fingerprint.get("fp16")),
+                               ("float", "single_fp_config", True),
+                               ("double", "double_fp_config", fingerprint.get("fp64"))):
+        if present and not (fingerprint.get(key) or {}).get("denorm", False):
+            out.add(name)
+    return frozenset(out)
+
+
+def audit_row(bucket: str, row: dict, program: Program, fingerprint: dict) -> Finding:
+    """Re-derive the lane of one disagreement row independently and compare."""
+    def skip(reason: str) -> Finding:
+        return Finding(bucket, row, "not audited", reason)
+
+    if program.area == "atomics" or program.shared or str(row["rule"]).startswith("atomic"):
+        return skip("atomics: a verdict on the history of shared locations")
+    stmt = next((s for s in program.body if row["buffer"] in (s.buffer, s.pointee)), None)
+    if not isinstance(stmt, Store):
+        return skip("the row's buffer is written by no statement")
+    try:
+        inputs = {name: [int(b, 16) for b in v["bits"]] for name, v in json.loads(row["inputs"]).items()
+                  if isinstance(v, dict) and "bits" in v}
+    except (ValueError, TypeError):
+        return skip("the row's inputs are not readable")
+    target_t = program.buffer(row["buffer"]).type
+    item, lane_no = int(row["work_item"]), int(row["lane"]) - int(row["work_item"]) * target_t.mem_lanes
+    if item < 0 or not 0 <= lane_no < target_t.mem_lanes:
+        return skip("the row names no lane")
+    flush = flush_set(fingerprint) | (  # API §5.8.4.2: float (and double) denormals may be flushed
+        {"float", "double"} if "-cl-denorms-are-zero" in program.options.split() else set())
+    ev = Evaluator(program, inputs, Env(frozenset(flush)), item, row["path"] == "spirv", fingerprint)
+    try:
+        lane = ev.stored(stmt, row["buffer"])[lane_no]
+    except (Unsupported, TooMany) as e:
+        return skip(str(e))
+    except Exception as e:  # an audit bug is shown, never counted as a verdict
+        return skip(f"audit error: {type(e).__name__}: {e}")
+    s = target_t.scalar
+    actual, expected = int(row["actual"], 16), int(row["expected"], 16)
+    independent = lane.text()
+    if lane.undefined.startswith(NOT_AUDITED):
+        return skip(lane.undefined[len(NOT_AUDITED):])
+    if lane.undefined:
+        return Finding(bucket, row, "not reproduced", f"the spec does not specify this lane: {lane.undefined}",
+                       independent)
+    if lane.allows(actual):
+        return Finding(bucket, row, "not reproduced", "the independent derivation allows the actual value",
+                       independent)
+    if not (lane.allows(expected) or (is_float(s) and decode(expected, s).kind == "nan" and lane.nan)):
+        return Finding(bucket, row, "not reproduced", "the expected values differ", independent)
+    return Finding(bucket, row, "reproduced", "", independent)
+
+
+def report_lines(result: AuditResult) -> list[str]:
+    """What ``clfuzz audit`` prints: every verdict not reproduced, then the counts."""
+    lines = []
+    for f in result.with_status("not reproduced"):
+        r = f.row
+        s = r["dst_type"].rstrip("0123456789") if r["dst_type"] else ""
+        lines += [
+            f"NOT REPRODUCED  bucket {f.bucket}  {r['target']}  {r['operation']}  row {r['id']}",
+            f"  program {r['program_id']}  buffer {r['buffer']}  work-item {r['work_item']}  lane {r['lane']}",
+            f"  expression: {r['expression'][:300]}",
+            f"  inputs: {r['inputs'][:300]}",
+            f"  oracle:      expected {r['expected_value']}  (rule {r['rule']})",
+            f"  independent: {f.independent}",
+            f"  actual:      {r['actual_value']}" + (f"  ({bits_text(int(r['actual'], 16), s)})" if s in (
+                "half", "float", "double") else ""),
+            f"  why: {f.reason}",
+        ]
+    audited = [f for f in result.findings if f.status != "not audited"]
+    lines.append(f"audit: {len(result.findings)} buckets sampled of {result.buckets} "
+                 f"({result.failures} build-error/crash/timeout buckets skipped: not value verdicts)")
+    lines.append(f"  audited {len(audited)}: reproduced {len(result.with_status('reproduced'))}, "
+                 f"not reproduced {len(result.with_status('not reproduced'))}")
+    lines.append(f"  not audited {len(result.with_status('not audited'))}"
+                 + ("" if not result.not_audited else ":"))
+    for reason, count in sorted(result.not_audited.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"    {count:4}  {reason}")
+    return lines

@@ -1,0 +1,73 @@
+"""The audit's evaluator (triage.audit): one work-item of a stored program's statement, walked
+over the IR as the OpenCL C (or SPIR-V) that clfuzz emits for it means, with no oracle code.
+
+Each node gives a list of :class:`~triage.audit_values.AuditLane` (one per vector lane). The
+operations live in :mod:`triage.audit_ops` (conversions, lanes, selections, truth values),
+:mod:`triage.audit_integers` (integer operators and built-ins, SPIR-V's integer instructions),
+:mod:`triage.audit_math` (floating-point built-ins) and :mod:`triage.audit_images` (image reads);
+an operation none of them has raises :class:`~triage.audit_base.Unsupported`.
+"""
+
+from __future__ import annotations
+
+from lang.ir import Literal, Load, Program, Store
+from triage import audit_images, audit_integers, audit_math, audit_ops
+from triage.audit_base import Lanes, Unsupported, atype, implicit
+from triage.audit_convert import Env
+from triage.audit_types import NotOpenCL
+from triage.audit_values import exact_lane, undefined_lane
+
+HANDLERS = {**audit_ops.HANDLERS, **audit_integers.HANDLERS, **audit_math.HANDLERS, **audit_images.HANDLERS}
+
+
+class Evaluator:
+    """Evaluates expressions of ``program`` for the work-item ``item`` whose loads read
+    ``inputs`` (bit patterns per buffer: the loaded lanes), in the float environment ``env``, on
+    a SPIR-V path or not, on a device whose fingerprint is ``fingerprint``."""
+
+    def __init__(self, program: Program, inputs: dict[str, list[int]], env: Env, item: int, spirv: bool = False,
+                 fingerprint: dict | None = None):
+        self.program, self.inputs, self.env, self.item, self.spirv = program, inputs, env, item, spirv
+        self.fingerprint = fingerprint or {}
+
+    def value(self, expr) -> Lanes:
+        if isinstance(expr, Load):
+            bits = self.inputs.get(expr.buffer)
+            if bits is None or len(bits) < expr.type.width:
+                raise Unsupported(f"the row does not record the inputs of {expr.buffer}")
+            return [exact_lane(expr.type.scalar, b) for b in bits[: expr.type.width]]
+        if isinstance(expr, Literal):
+            return [exact_lane(expr.type.scalar, b) for b in expr.bits]
+        handler = HANDLERS.get(expr.op)
+        if handler is None:
+            raise Unsupported(f"no independent reference for {expr.op}")
+        args = [self.value(a) for a in expr.args]
+        try:
+            out = handler(self, expr, args)
+        except NotOpenCL as e:
+            return [undefined_lane(expr.type.scalar, f"the IR's {expr.op} is not valid OpenCL C as typed: {e}")
+                    ] * expr.type.width
+        if len(out) != expr.type.width or any(lane.scalar != expr.type.scalar for lane in out):
+            why = f"the audit's {expr.op} gives {len(out)} lanes of {out[0].scalar if out else '?'}"
+            return [undefined_lane(expr.type.scalar, why)] * expr.type.width
+        return out
+
+    def stored(self, stmt: Store, buffer: str) -> Lanes:
+        """The lanes one work-item's element of ``buffer`` holds after ``stmt`` (its output,
+        converted as by assignment, or a math built-in's out-parameter), in memory order: a
+        3-vector's fourth lane is padding that no statement writes."""
+        target = self.program.buffer(buffer).type
+        if buffer == stmt.buffer:
+            value = self.value(stmt.value)
+            if stmt.value.type != target:
+                try:
+                    value = implicit(self, value, atype(stmt.value.type), atype(target))
+                except NotOpenCL as e:
+                    value = [undefined_lane(target.scalar, str(e))] * target.width
+        elif buffer == stmt.pointee:
+            value = audit_math.out_parameter(self, stmt.value, [self.value(a) for a in stmt.value.args])
+        else:
+            raise Unsupported(f"statement does not write {buffer}")
+        if target.width == 3:
+            value = value + [undefined_lane(target.scalar, "the padding lane of a 3-vector")]
+        return value

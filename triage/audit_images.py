@@ -1,0 +1,217 @@
+"""The audit's image reads (triage.audit): a plain texel walk, from OpenCL C 3.0.19 §6.15.15,
+§8.1-§8.4, with no oracle code.
+
+The texel location is computed exactly (Fractions) with §8.2's formulas: ``i =
+address_mode((int)floor(u))`` (Table 70) for unnormalized NEAREST reads and sampler-less reads
+(NEAREST, unnormalized, ADDRESS_NONE); the array layer is ``clamp(rint(w), 0, d - 1)`` through a
+sampler and ``w`` without one (§8.4). Normalized NEAREST reads (REPEAT and MIRRORED_REPEAT
+included) use §8.2's formulas at the exact coordinate ``s * w_t``; their precision is "not
+defined by this revision", so they are audited only where every coordinate within 1/16 texel
+(plus float32's relative rounding of ``s * w_t``) selects the same texel. LINEAR reads (precision
+undefined) are not audited.
+
+The texel's channels are mapped as §6.15.15.7 says (missing R, G, B read 0, a missing A reads 1)
+and converted as §8.3 says: normalized integers within 1.5 ulp of c/(2^n - 1) (SNORM: max(-1,
+c/(2^(n-1) - 1))) with the pinned endpoints exact; HALF_FLOAT exactly; FLOAT as stored (a NaN any
+NaN, a denormal possibly flushed, §8.3.3); integers sign- or zero-extended. CLK_ADDRESS_CLAMP
+outside the image gives the order's border colour (§6.15.15.1.1; for integer reads of a 1.0
+alpha, 1 or the bits of 1.0f: the spec gives the colour as floats only).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+from lang.images import CHANNEL_TYPES, DIMS, ORDERS
+from lang.ir import Op
+from triage.audit_base import NOT_AUDITED, Lanes, Registry, Unsupported
+from triage.audit_values import (
+    FINITE,
+    AuditLane,
+    decode,
+    encode_finite,
+    encode_inf,
+    encode_zero,
+    int_bits,
+    int_value,
+    quiet_nan,
+    round_real,
+    subnormal,
+    ulp,
+    undefined_lane,
+    width,
+)
+
+HANDLERS = Registry()
+
+# §6.15.15.7: what each component of the returned vector is, per channel order
+RETURNED = {"R": "r001", "Rx": "r001", "A": "000a", "RG": "rg01", "RGx": "rg01", "RA": "r00a", "RGBA": "rgba",
+            "BGRA": "rgba", "ARGB": "rgba", "ABGR": "rgba", "INTENSITY": "iiii", "LUMINANCE": "lll1"}
+# §6.15.15.1.1: the border colour (ABGR is not listed)
+BORDER = {**{o: (0, 0, 0, 0) for o in ("A", "INTENSITY", "Rx", "RA", "RGx", "ARGB", "BGRA", "RGBA")},
+          **{o: (0, 0, 0, 1) for o in ("R", "RG", "LUMINANCE")}}
+# §8.3: how each channel type is read (kind, stored bits, signed)
+CHANNELS = {"UNORM_INT8": ("unorm", 8, False), "UNORM_INT16": ("unorm", 16, False),
+            "SNORM_INT8": ("unorm", 8, True), "SNORM_INT16": ("unorm", 16, True),
+            "SIGNED_INT8": ("int", 8, True), "SIGNED_INT16": ("int", 16, True), "SIGNED_INT32": ("int", 32, True),
+            "UNSIGNED_INT8": ("int", 8, False), "UNSIGNED_INT16": ("int", 16, False),
+            "UNSIGNED_INT32": ("int", 32, False), "HALF_FLOAT": ("half", 16, True), "FLOAT": ("float", 32, True)}
+MARGIN = Fraction(1, 16)
+
+
+def _floor(q: Fraction) -> int:
+    return q.numerator // q.denominator
+
+
+def _rint(q: Fraction) -> int:
+    f = _floor(q)
+    rest = q - f
+    return f + (rest > Fraction(1, 2) or (rest == Fraction(1, 2) and f & 1))
+
+
+def _coordinate(lane: AuditLane) -> Fraction | int | None:
+    s = lane.scalar
+    if lane.undefined or len(set(lane.values)) > 1:
+        return None
+    if s == "int":
+        return int_value(lane.values[0], s)
+    r = decode(lane.values[0], s)
+    return r.value if r.kind == FINITE else None
+
+
+def _nearest(u: Fraction | int, size: int, addressing: str) -> int | None:
+    """Table 70 on an unnormalized coordinate: the texel index, -1 or size for the border
+    (CLAMP), None where the read is undefined (NONE outside the image, (int) overflow)."""
+    i = _floor(Fraction(u))
+    if abs(i) >= 2**31:
+        return None
+    if addressing == "clamp_to_edge":
+        return min(max(i, 0), size - 1)
+    if addressing == "clamp":
+        return min(max(i, -1), size)
+    return i if 0 <= i < size else None
+
+
+def _normalized(s: Fraction, size: int, addressing: str) -> int | None:
+    """§8.2's NEAREST formulas for a normalized coordinate."""
+    if addressing == "repeat":
+        i = _floor((s - _floor(s)) * size)
+        return i - size if i > size - 1 else i
+    if addressing == "mirrored_repeat":
+        i = _floor(abs(s - 2 * _rint(s / 2)) * size)
+        return min(i, size - 1)
+    return _nearest(s * size, size, addressing)
+
+
+def _axis(u, size: int, sampler) -> set:
+    """The texel indices §8.2 selects along one axis: one, or for a normalized coordinate every
+    index selected within the undefined precision around it (None: undefined)."""
+    if sampler is None:
+        return {_nearest(u, size, "none")}
+    if not sampler.normalized:
+        return {_nearest(u, size, sampler.addressing)}
+    spread = MARGIN / size + abs(u) * Fraction(1, 2**22)
+    return {_normalized(u + d, size, sampler.addressing) for d in (-spread, 0, spread)}
+
+
+def _channel(raw: int, channel: str, result: str) -> AuditLane:
+    kind, bits, is_signed = CHANNELS[channel]
+    if kind == "int":
+        v = raw - (1 << bits) if is_signed and raw >> (bits - 1) else raw
+        return AuditLane(result, (int_bits(v, result),))
+    if kind in ("half", "float"):
+        src = "half" if kind == "half" else "float"
+        r = decode(raw, src)
+        if r.kind == "nan":
+            return AuditLane(result, (quiet_nan(result),), nan=True)
+        if r.kind != FINITE:
+            return AuditLane(result, (encode_inf(result, r.neg),))
+        value = round_real(r.value, result, zero_neg=r.neg)
+        out = (value,)
+        if kind == "float" and subnormal(raw, "float"):  # §8.3.3: "Denorms can be flushed to zero"
+            out += (encode_zero(result, False), encode_zero(result, True))
+        return AuditLane(result, out)
+    top = (1 << (bits - 1)) - 1 if is_signed else (1 << bits) - 1
+    c = raw - (1 << bits) if is_signed and raw >> (bits - 1) else raw
+    exact = max(Fraction(-1), Fraction(c, top))
+    ref = round_real(exact, result)
+    if c in (0, top) or (is_signed and c <= -top):
+        return AuditLane(result, (ref,))
+    width_ = Fraction(3, 2) * ulp(exact, result)
+    return AuditLane(result, (ref,), ranges=((exact - width_, exact + width_),))
+
+
+def _constant(value: int, result: str, border: bool) -> AuditLane:
+    if result in ("int", "uint"):
+        if border and value == 1:
+            return AuditLane(result, (1, 0x3F800000))
+        return AuditLane(result, (value,))
+    return AuditLane(result, (encode_finite(Fraction(value), result),))
+
+
+@HANDLERS.handles("read_image")
+def _read_image(ev, op: Op, args: list[Lanes]) -> Lanes:
+    program = ev.program
+    image = program.image(op.attr("image"))
+    sampler = program.sampler(op.attr("sampler")) if op.attr("sampler") else None
+    if sampler is not None and sampler.filter != "nearest":
+        raise Unsupported("LINEAR filtering: its precision is not defined (§8.2)")
+    result = {"float4": "float", "int4": "int", "uint4": "uint"}.get(op.type.c_name)
+    if result is None:
+        raise Unsupported(f"read returning {op.type.c_name}")
+    dim = DIMS[image.dim]
+    coords = [_coordinate(lane) for lane in args[0]]
+    if any(c is None for c in coords[: dim.spatial + dim.arrayed]):
+        return [undefined_lane(result, "a coordinate that is NaN, infinite or not certain (§8.2)")] * 4
+    axes = [_axis(coords[a], image.shape[a], sampler) for a in range(dim.spatial)]
+    if any(None in picks for picks in axes):
+        return [undefined_lane(result, "a coordinate outside the image under ADDRESS_NONE (Table 70)")] * 4
+    layer = 0
+    if dim.arrayed:
+        w, count = coords[dim.spatial], image.shape[dim.spatial]
+        if sampler is None:
+            if not 0 <= w < count:
+                return [undefined_lane(result, "a layer outside the array without a sampler (§8.4)")] * 4
+            layer = w
+        else:
+            layer = min(max(_rint(Fraction(w)), 0), count - 1)
+    reads = [_at(image, location, layer, result) for location in product(*(sorted(p) for p in axes))]
+    out = []
+    for k in range(4):  # a component every candidate location reads alike is decided
+        lanes = {r[k] for r in reads}
+        out.append(lanes.pop() if len(lanes) == 1 else undefined_lane(
+            result, f"{NOT_AUDITED}a normalized coordinate within the undefined precision of a texel boundary"))
+    return out
+
+
+def _at(image, location: tuple, layer: int, result: str) -> tuple:
+    """What a read at texel ``location`` (indices per axis; -1 or size: the border) of ``layer``
+    returns."""
+    index, stride = 0, 1
+    for i, size in zip(location, image.shape):
+        if not 0 <= i < size:
+            if image.order not in BORDER:
+                return tuple([undefined_lane(result, f"no border colour is listed for {image.order} "
+                                                     "(§6.15.15.1.1)")] * 4)
+            return tuple(_constant(v, result, True) for v in BORDER[image.order])
+        index += i * stride
+        stride *= size
+    return tuple(_texel(image, index + layer * stride, result))
+
+
+def _texel(image, index: int, result: str) -> Lanes:
+    memory = ORDERS[image.order].memory  # how the host laid the texel's channels out
+    kind = CHANNELS.get(image.channel)
+    if kind is None:
+        raise Unsupported(f"channel type {image.channel}")
+    storage = width(CHANNEL_TYPES[image.channel].storage)
+    n = image.texels * len(memory)
+    raw = image.fill.bits(n, storage)[index * len(memory):(index + 1) * len(memory)]
+    out = []
+    for c in RETURNED[image.order]:
+        if c in "01":
+            out.append(_constant(int(c), result, False))
+        else:
+            out.append(_channel(int(raw[memory.index(c)]), image.channel, result))
+    return out
