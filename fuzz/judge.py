@@ -14,7 +14,6 @@ severity); the deviation never changes which lanes are judged or accepted.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +22,7 @@ from corpus.buckets import first_error
 from fuzz.emit.opencl_c import text as c_text
 from lang.ir import Literal, Load, Op, Program, Store, walk
 from lang.ops import spelling
-from lang.types import scalar
+from lang.types import format_value, scalar
 from oracles.atomic_check import check
 from oracles.atomic_histories import Histories
 from oracles.classes import input_class
@@ -36,22 +35,6 @@ UNEXPLAINED = Deviation("other", "")  # a row past ``explained``: stored as None
 MAX_ROWS_PER_STATEMENT = 8
 """A systematic bug fails every lane; a few rows per statement and run are enough to report it,
 while the run's ``mismatches`` column keeps the full count."""
-
-
-def format_value(bits: int, name: str) -> str:
-    """A lane's value for people: decimal for integers, hex-float and decimal for floats."""
-    s = scalar(name)
-    v = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)[0]
-    if s.is_int:
-        return str(int(v))
-    f = float(v)
-    if math.isnan(f):
-        return f"nan(0x{bits:x})"
-    if math.isinf(f):
-        return "inf" if f > 0 else "-inf"
-    if f != 0 and not 1e-4 <= abs(f) < 1e16:
-        return f"{f.hex()} ({np.format_float_scientific(v, unique=True, trim='-')})"
-    return f"{f.hex()} ({np.format_float_positional(v, unique=True, trim='-')})"
 
 
 def expression_text(expr, target: str = "") -> str:

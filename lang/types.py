@@ -8,6 +8,7 @@ Emitters, oracles, strategies and the judge all take their type facts from here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -207,3 +208,19 @@ def operand_type(a: Type, b: Type) -> Type:
     if a.is_vector or b.is_vector:
         return a if a.is_vector else b
     return Type(common_type(a.scalar, b.scalar))
+
+
+def format_value(bits: int, name: str) -> str:
+    """A lane's value for people: decimal for integers, hex-float and decimal for floats."""
+    s = scalar(name)
+    v = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)[0]
+    if s.is_int:
+        return str(int(v))
+    f = float(v)
+    if math.isnan(f):
+        return f"nan(0x{bits:x})"
+    if math.isinf(f):
+        return "inf" if f > 0 else "-inf"
+    if f != 0 and not 1e-4 <= abs(f) < 1e16:
+        return f"{f.hex()} ({np.format_float_scientific(v, unique=True, trim='-')})"
+    return f"{f.hex()} ({np.format_float_positional(v, unique=True, trim='-')})"

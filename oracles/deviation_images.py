@@ -23,10 +23,10 @@ import numpy as np
 
 from lang.images import DIMS, ORDERS
 from lang.ir import Op
-from lang.types import scalar
+from lang.types import format_value, scalar
 from oracles import rules
 from oracles.deviation_context import Context, Deviation
-from oracles.deviation_values import hexfloat, off_by_ulps, show
+from oracles.deviation_values import hexfloat, off_by_ulps
 from oracles.expect import Expectation
 from oracles.image_addressing import address, array_layer
 from oracles.image_texels import RULE_BORDER, RULE_TEXEL, Table, may_flush, texel_table
@@ -315,13 +315,13 @@ def missing_channel(ctx: Context, pos: int) -> Deviation | None:
     src, lane = read.order.returned[j], COMPONENTS[j]
     if src in "01":
         if (src == "1" and a == zero) or (src == "0" and a in ones):
-            return Deviation("missing-channel", f"{show(f, a)} in lane {lane}, a channel {read.order.name} does not "
+            return Deviation("missing-channel", f"{format_value(a, f.name)} in lane {lane}, a channel {read.order.name} does not "
                                                 f"store, which reads {src} (missing R, G, B read 0, a missing A 1)",
                              RULE_TEXEL)
         return None
     if (a == zero or a in ones) and off_by_ulps(ctx, pos) is None:
         tolerance = rules.rule(int(ctx.exp.rule[pos])).severity == "tolerance"  # a miss, maybe: keep it
-        return Deviation("missing-channel", f"{show(f, a)} in lane {lane}, which {read.order.name} stores "
+        return Deviation("missing-channel", f"{format_value(a, f.name)} in lane {lane}, which {read.order.name} stores "
                                             f"(channel {src}): read as if the channel were missing",
                          None if tolerance else RULE_TEXEL)
     return None

@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from lang.ir import Literal, Load, Op
+from lang.types import format_value
 from oracles.deviation_context import (
     MAX_ULPS,
     Context,
@@ -32,19 +33,6 @@ def hexfloat(f: float) -> str:
     return re.sub(r"\.?0+p", "p", float(f).hex())
 
 
-def show(s, bits: int) -> str:
-    """A value for people: decimal integers, hex floats (NaN with its bits)."""
-    v = np.array([bits], np.uint64).astype(s.bits_dtype).view(s.dtype)[0]
-    if s.is_int:
-        return str(int(v))
-    f = float(v)
-    if math.isnan(f):
-        return f"nan(0x{bits:x})"
-    if math.isinf(f):
-        return "inf" if f > 0 else "-inf"
-    return hexfloat(f)
-
-
 # ---- NaNs and zeros -------------------------------------------------------------------------------
 
 
@@ -54,14 +42,15 @@ def nan(ctx: Context, pos: int) -> Deviation | None:
         return None
     if ctx.exp.any_nan[pos] or any(ctx.is_nan(c) for c in ctx.candidates(pos)):
         return None  # a NaN was allowed: another NaN is nan-payload's
-    return Deviation("nan", f"NaN ({show(ctx.s, a)}) where {show(ctx.s, ctx.candidates(pos)[0])} was expected")
+    expected = format_value(ctx.candidates(pos)[0], ctx.s.name)
+    return Deviation("nan", f"NaN ({format_value(a, ctx.s.name)}) where {expected} was expected")
 
 
 def number_for_nan(ctx: Context, pos: int) -> Deviation | None:
     a, ref = ctx.actual(pos), ctx.candidates(pos)[0]
     if ctx.is_nan(a) or not ctx.is_nan(ref):
         return None
-    return Deviation("number-for-nan", f"{show(ctx.s, a)} where a NaN was expected")
+    return Deviation("number-for-nan", f"{format_value(a, ctx.s.name)} where a NaN was expected")
 
 
 def nan_payload(ctx: Context, pos: int) -> Deviation | None:
@@ -88,7 +77,7 @@ def flushed(ctx: Context, pos: int) -> Deviation | None:
     a = ctx.actual(pos)
     ref = ctx.candidates(pos)[0]
     if ctx.zero(a) and ctx.denormal(ref):
-        return Deviation("flushed", f"the denormal result {show(ctx.s, ref)} flushed to {'-' if a else '+'}0")
+        return Deviation("flushed", f"the denormal result {format_value(ref, ctx.s.name)} flushed to {'-' if a else '+'}0")
     if not ctx.reevaluable:
         return None
     item, j = ctx.where(pos)
@@ -269,7 +258,7 @@ def type_limit(ctx: Context, pos: int) -> Deviation | None:
     name = limit_name(ctx.s, ctx.actual(pos))
     if name is None:
         return None
-    return Deviation("type-limit", f"{name}, a limit of {ctx.s.name}, where {show(ctx.s, ctx.candidates(pos)[0])} "
+    return Deviation("type-limit", f"{name}, a limit of {ctx.s.name}, where {format_value(ctx.candidates(pos)[0], ctx.s.name)} "
                                    "was expected")
 
 

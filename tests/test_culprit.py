@@ -5,13 +5,11 @@ become one bucket keyed on it. A bug of the outer operation itself keeps its own
 
 from __future__ import annotations
 
-from campaign.expectations import Expectations
 from corpus.store import Corpus
-from fuzz.judge import judge
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from oracles.evaluate import evaluate
-from triage import observe as triage_observe
+from simulated import simulated
 from triage import reduce as reducer
 from triage import session
 
@@ -30,23 +28,10 @@ def _simulator(bug: str, instead: str):
     """The oracle's results, except that the driver computes ``bug`` as ``instead`` wherever it
     appears, nested or not, so the wrong value propagates through the operations above it."""
 
-    def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
-        try:
-            validate(program)
-            exp = Expectations(program)
-            expected = exp.get(frozenset())
-        except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
-            return None
-        actual = {s.buffer: evaluate(_miscompiled(s.value, bug, instead), program, exp.inputs, frozenset()).allowed[0]
-                  for s in program.body}
-        rows = judge(program, expected, actual, exp.inputs).rows
-        if lanes is not None:
-            lanes.update(triage_observe.disagreeing_lanes(program, expected, actual))
-        for r in rows:
-            r["target"] = "sim"
-        return rows
+    def driver(program: Program, s, expected, inputs):
+        return evaluate(_miscompiled(s.value, bug, instead), program, inputs, frozenset()).allowed[0]
 
-    return observe
+    return simulated(driver)
 
 
 class _Target:

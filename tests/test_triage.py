@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from campaign.expectations import Expectations
 from corpus.buckets import base_operation, bucket_id, failure_message, signature
 from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
-from fuzz.judge import judge
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.expressions import expression_programs
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate, walk
@@ -23,6 +22,7 @@ from lang.layout import input_values
 from lang.types import Type
 from oracles.classes import input_class
 from oracles.evaluate import evaluate
+from simulated import simulated
 from triage import observe as triage_observe
 from triage import reduce as reducer
 from triage.observe import size
@@ -156,29 +156,6 @@ def test_simplest_values_are_the_plain_ones():
 BUG_OP = "add_sat"
 
 
-def _simulated(driver):
-    """A stand-in for running on a driver (:func:`triage.observe.observe`): the program is judged
-    from its own expectations against the output bits ``driver(program, statement, expectation,
-    inputs)`` gives for each statement."""
-
-    def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
-        try:
-            validate(program)
-            exp = Expectations(program)
-            expectations = exp.get(frozenset())
-        except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
-            return None
-        actual = {s.buffer: driver(program, s, expectations[s.buffer], exp.inputs) for s in program.body}
-        rows = judge(program, expectations, actual, exp.inputs).rows
-        if lanes is not None:
-            lanes.update(triage_observe.disagreeing_lanes(program, expectations, actual))
-        for r in rows:
-            r["target"] = "sim"
-        return rows
-
-    return observe
-
-
 def _simulator(ops: frozenset[str]):
     """The oracle's own results, except that a statement whose root is one of ``ops`` gets every
     judged lane with an odd result wrong (a driver bug that depends on one construct and on the
@@ -190,7 +167,7 @@ def _simulator(ops: frozenset[str]):
             bits = np.where(e.judged & ((bits & 1) == 1), bits ^ 1, bits)
         return bits
 
-    return _simulated(driver)
+    return simulated(driver)
 
 
 class _Target:
@@ -343,7 +320,7 @@ def test_a_short_shift_is_not_narrowed_into_a_false_disagreement(simulate):
     t = Type("short", 4)
     root = _binary("shift", t, "<<")
     program = _one_statement(root, {"x": (0xC000, 3, 5, 7), "y": (17, 1, 2, 16)}, global_size=8)
-    observe = simulate(frozenset(), _simulated(_promoting_driver))
+    observe = simulate(frozenset(), simulated(_promoting_driver))
     rows = observe(program, None, None)
     assert sorted({r["lane"] % 4 for r in rows}) == [0, 3]
     result = reducer.reduce_program(program, rows[0], _Target(), None)

@@ -39,10 +39,9 @@ from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, chain_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
-from fuzz.judge import format_value
 from lang.ir import Program
 from lang.layout import layout
-from lang.types import scalar
+from lang.types import format_value, scalar
 from oracles.expect import as_bits
 from oracles.references import severity_of
 from oracles.rules import RULES, SEVERITIES, rule

@@ -1,0 +1,32 @@
+"""A stand-in for running programs on a driver, for the triage tests: programs are judged by the
+oracle against output bits a Python function gives (triage.observe.observe's interface)."""
+
+from __future__ import annotations
+
+from campaign.expectations import Expectations
+from fuzz.judge import judge
+from lang.ir import Program, validate
+from triage import observe as triage_observe
+
+
+def simulated(driver):
+    """A stand-in for running on a driver (:func:`triage.observe.observe`): the program is judged
+    from its own expectations against the output bits ``driver(program, statement, expectation,
+    inputs)`` gives for each statement."""
+
+    def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
+        try:
+            validate(program)
+            exp = Expectations(program)
+            expectations = exp.get(frozenset())
+        except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
+            return None
+        actual = {s.buffer: driver(program, s, expectations[s.buffer], exp.inputs) for s in program.body}
+        rows = judge(program, expectations, actual, exp.inputs).rows
+        if lanes is not None:
+            lanes.update(triage_observe.disagreeing_lanes(program, expectations, actual))
+        for r in rows:
+            r["target"] = "sim"
+        return rows
+
+    return observe
