@@ -23,6 +23,7 @@ from lang.types import Type
 from oracles.classes import input_class
 from oracles.evaluate import evaluate
 from simulated import simulated
+from triage.buglist import bug_list
 from triage import observe as triage_observe
 from triage import reduce as reducer
 from triage.observe import size
@@ -361,3 +362,14 @@ def test_a_reduction_that_makes_an_agreeing_lane_disagree_is_discarded(simulate,
     loose = reducer.reduce_program(program, rows[0], _Target(), None)
     assert list(input_values(loose.reduced)["c"].view(np.int32)) == [1, 1, 0, 0]
     assert [r["lane"] for r in loose.rows] == [0, 1]
+
+
+def test_buckets_of_drivers_that_fail_the_same_way_are_related(memory_corpus):
+    """One bucket per driver (a vendor gets its own), linked when the signature but the driver is
+    the same (one upstream component may be at fault)."""
+    _run(memory_corpus)
+    _run(memory_corpus, target="rusticl/spirv", program_id="r")
+    _run(memory_corpus, target="oclgrind", rule="convert.sat.clamp", program_id="o")
+    bugs = {b["driver"]: b for b in bug_list(memory_corpus.buckets())}
+    assert bugs["pocl"]["related"] == [bugs["rusticl"]["id"]] and bugs["rusticl"]["related"] == [bugs["pocl"]["id"]]
+    assert bugs["oclgrind"]["related"] == []

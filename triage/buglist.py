@@ -9,6 +9,7 @@ and ``clfuzz ci`` read it.
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
 from fuzz.drivers.routes import chain_of
@@ -21,6 +22,10 @@ def bucket_severity(bucket: dict) -> str:
     return severity_of(bucket["signature"].get("rule", ""))
 
 
+def _without_driver(sig: dict) -> str:
+    return json.dumps({k: v for k, v in sig.items() if k != "driver"}, sort_keys=True)
+
+
 def _section(rule_id: str) -> str:
     return next((r.section for r in RULES if r.id == rule_id), "")
 
@@ -28,8 +33,14 @@ def _section(rule_id: str) -> str:
 def bug_list(buckets: Iterable[dict]) -> list[dict]:
     """The buckets as bugs: each with ``driver``, ``operation`` (the failure's first error line
     for a build error, crash or timeout), ``kind``, ``deviation``, ``rule`` and its ``section``,
-    ``severity`` and the ``routes`` of its ``paths``; new ones first, then most severe, then most
-    rows."""
+    ``severity``, the ``routes`` of its ``paths`` and the ``related`` buckets: those of other
+    drivers that fail the same way (same signature but the driver; the local drivers share LLVM
+    and, on their SPIR-V paths, the translator, so one upstream report may cover them); new ones
+    first, then most severe, then most rows."""
+    buckets = list(buckets)
+    alike: dict[str, list[str]] = {}  # the signature without its driver -> bucket ids
+    for b in buckets:
+        alike.setdefault(_without_driver(b["signature"]), []).append(b["id"])
     out = []
     for b in buckets:
         sig = b["signature"]
@@ -37,6 +48,7 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
                     "section": _section(rule), "severity": bucket_severity(b),
-                    "routes": [chain_of(sig["driver"], p) for p in b["paths"]]})
+                    "routes": [chain_of(sig["driver"], p) for p in b["paths"]],
+                    "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))
