@@ -40,7 +40,8 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
 from lang.ir import Program
-from lang.layout import layout
+from lang.images import ADDRESSING, DIMS, FILTERS
+from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles.expect import as_bits
 from oracles.references import severity_of
@@ -188,6 +189,26 @@ def _inputs_text(inputs: dict) -> str:
     return "; ".join(parts)
 
 
+def _image_lines(program: Program) -> list[str]:
+    """What a kernel's images and samplers are: kind, channel order and type, size, the stored
+    texels (all of them for a small image), and each sampler's settings."""
+    if not program.images and not program.samplers:
+        return []
+    inputs = input_values(program)
+    out = ["", "## Images and samplers", ""]
+    for image in program.images:
+        texels = inputs[image.name].reshape(image.texels, -1)
+        shown = "; ".join("(" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in t.tolist()) + ")"
+                          for t in texels[:16])
+        more = f"; ... ({image.texels} texels)" if image.texels > 16 else ""
+        out.append(f"- `{image.name}`: {DIMS[image.dim].c_type}, CL_{image.order} / CL_{image.channel}, size "
+                   f"{' x '.join(map(str, image.shape))}; stored channels per texel (x fastest): {shown}{more}")
+    for s in program.samplers:
+        out.append(f"- `{s.name}`: normalized coordinates {'true' if s.normalized else 'false'}, "
+                   f"{ADDRESSING[s.addressing][1]}, {FILTERS[s.filter][1]} ({s.scope})")
+    return out
+
+
 def _severity_lines(rule_id: str) -> list[str]:
     """The severity of the broken rule, what it means, and for a recommendation the text that may
     still require it (oracles.rules)."""
@@ -229,6 +250,10 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
             lines.append(f"| {r['buffer']}[{r['work_item']}] | {r['lane']} | {inputs} | `{r['expected']}` "
                          f"| {r['expected_value']} | `{r['actual']}` | {r['actual_value']} |")
         lines += ["", f"All allowed results of the first lane: {', '.join(json.loads(first['allowed']))}."]
+        if first.get("deviation"):
+            lines += ["", f"What the wrong value is: {first['deviation']}"
+                      + (f" ({first['deviation_detail']})." if first.get("deviation_detail") else ".")]
+        lines += _image_lines(program)
     else:
         lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}"]
     seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
