@@ -30,3 +30,13 @@ def simulated(driver):
         return rows
 
     return observe
+
+
+class SimTarget:
+    """The target the simulated driver stands for."""
+
+    name = "sim"
+    path = "opencl-c"
+    family = "sim"
+    fingerprint: dict = {}
+    fingerprint_id = "fp-sim"

@@ -9,7 +9,7 @@ from corpus.store import Corpus
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from oracles.evaluate import evaluate
-from simulated import simulated
+from simulated import SimTarget, simulated
 from triage import reduce as reducer
 from triage import session
 
@@ -34,14 +34,6 @@ def _simulator(bug: str, instead: str):
     return simulated(driver)
 
 
-class _Target:
-    name = "sim"
-    path = "opencl-c"
-    family = "sim"
-    fingerprint: dict = {}
-    fingerprint_id = "fp-sim"
-
-
 def _program(outer: str, seed: int) -> Program:
     a, b, c = (Buffer(f"in{i}", T, "in", Fill(seed + i, (1, 3, 5, 2**31 - 1), 3)) for i in range(3))
     inner = Op("add_sat", (Load("in0", T), Load("in1", T)), T)
@@ -51,9 +43,9 @@ def _program(outer: str, seed: int) -> Program:
 def test_the_nested_culprit_becomes_the_goal(monkeypatch):
     monkeypatch.setattr(reducer, "observe", _simulator("add_sat", "hadd"))
     program = _program("max", 1)
-    rows = reducer.observe(program, _Target(), None)
+    rows = reducer.observe(program, SimTarget(), None)
     assert rows and rows[0]["operation"] == "max"  # named after the outer operation
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     assert result.culprit and result.reduced.body[0].value.op == "add_sat"
     assert result.rows[0]["operation"] == "add_sat"
 
@@ -61,8 +53,8 @@ def test_the_nested_culprit_becomes_the_goal(monkeypatch):
 def test_an_outer_bug_keeps_its_operation(monkeypatch):
     monkeypatch.setattr(reducer, "observe", _simulator("max", "min"))
     program = _program("max", 1)
-    rows = reducer.observe(program, _Target(), None)
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    rows = reducer.observe(program, SimTarget(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     assert not result.culprit and result.reduced.body[0].value.op == "max"
 
 
@@ -73,7 +65,7 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     for outer, seed in (("max", 1), ("min", 7)):
         program = _program(outer, seed)
         corpus.add_program(program, "c")
-        rows = reducer.observe(program, _Target(), None)
+        rows = reducer.observe(program, SimTarget(), None)
         for r in rows:
             r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
         corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
@@ -84,7 +76,7 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     corpus.mark(before[0]["id"], "reported", "vendor#7")
     for b in before:
         row = corpus.disagreements("bucket = ?", [b["id"]])[0]
-        assert session.reduce_stored(corpus, row, _Target(), None) is not None
+        assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
     after = corpus.buckets()
     assert [b["signature"]["operation"] for b in after] == ["add_sat"]
     assert after[0]["status"] == "reported" and after[0]["note"] == "vendor#7"  # the marked bucket's status went along

@@ -22,7 +22,7 @@ from lang.layout import input_values
 from lang.types import Type
 from oracles.classes import input_class
 from oracles.evaluate import evaluate
-from simulated import simulated
+from simulated import SimTarget, simulated
 from triage.buglist import bug_list
 from triage import observe as triage_observe
 from triage import reduce as reducer
@@ -171,13 +171,6 @@ def _simulator(ops: frozenset[str]):
     return simulated(driver)
 
 
-class _Target:
-    name = "sim"
-    path = "opencl-c"
-    family = "sim"
-    fingerprint: dict = {}
-
-
 def _program_with_bug() -> Program:
     t = Type("int", 4)
     a = Buffer("in0", t, "in", Fill(11, (1, 3, 5, 2**31 - 1), 3))
@@ -213,7 +206,7 @@ def test_reducer_finds_the_one_statement_work_item_and_operand(simulate):
     program = _program_with_bug()
     rows = simulate(frozenset({BUG_OP}))(program, None, None)
     assert rows and all(r["operation"] == BUG_OP for r in rows)
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     small = result.reduced
     assert len(small.body) == 1 and small.global_size == 1
     root = small.body[0].value
@@ -222,7 +215,7 @@ def test_reducer_finds_the_one_statement_work_item_and_operand(simulate):
     assert all(isinstance(a, (Load, Literal)) for a in root.args)
     assert Goal.of(rows[0]).matches(result.rows[0])
     assert size(small)["nodes"] < size(program)["nodes"]
-    again = reducer.reduce_program(program, rows[0], _Target(), None)  # deterministic
+    again = reducer.reduce_program(program, rows[0], SimTarget(), None)  # deterministic
     assert again.reduced.id == small.id
 
 
@@ -238,7 +231,7 @@ def test_every_reduction_is_valid_smaller_and_shows_the_goal(simulate, program):
     rows = observe(program, None, None)
     if not rows:
         return
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     validate(result.reduced)
     Expectations(result.reduced).get(frozenset())  # defined: the oracle raises on UB
     again = observe(result.reduced, None, None)
@@ -251,8 +244,8 @@ def test_every_reduction_is_valid_smaller_and_shows_the_goal(simulate, program):
 def test_a_program_without_the_disagreement_is_not_reduced(simulate):
     program = _program_with_bug()
     row = {**simulate(frozenset({BUG_OP}))(program, None, None)[0], "operation": "rotate"}
-    assert reducer.reduce_program(program, row, _Target(), None) is None
-    assert Reducer(_Target(), None, Goal.of(row)).candidates == 0
+    assert reducer.reduce_program(program, row, SimTarget(), None) is None
+    assert Reducer(SimTarget(), None, Goal.of(row)).candidates == 0
 
 
 # -- integer promotion and lanes that agreed (issue: verdicts a vendor cannot argue with) ---------
@@ -324,7 +317,7 @@ def test_a_short_shift_is_not_narrowed_into_a_false_disagreement(simulate):
     observe = simulate(frozenset(), simulated(_promoting_driver))
     rows = observe(program, None, None)
     assert sorted({r["lane"] % 4 for r in rows}) == [0, 3]
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     small = result.reduced
     assert small.global_size == 1 and small.body[0].value.type == t  # still the short4 shift
     counts = input_values(small)["y"].view(np.int16)
@@ -352,14 +345,14 @@ def test_a_reduction_that_makes_an_agreeing_lane_disagree_is_discarded(simulate,
     observe = simulate(frozenset({"mad24"}))
     rows = observe(program, None, None)
     assert [(r["work_item"], r["lane"]) for r in rows] == [(1, 4), (3, 12)]
-    result = reducer.reduce_program(program, rows[0], _Target(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
     small = result.reduced
     assert small.global_size == 1 and result.passes.get("work_items") == 1
     assert list(input_values(small)["c"].view(np.int32)) == [1, 12344, 0, 0]
     assert [r["lane"] for r in result.rows] == [0] and result.discarded >= 1
     # without the check the same passes end with lane 1 disagreeing, which it never did
     monkeypatch.setattr(Reducer, "keeps", lambda self, candidate, source: True)
-    loose = reducer.reduce_program(program, rows[0], _Target(), None)
+    loose = reducer.reduce_program(program, rows[0], SimTarget(), None)
     assert list(input_values(loose.reduced)["c"].view(np.int32)) == [1, 1, 0, 0]
     assert [r["lane"] for r in loose.rows] == [0, 1]
 
