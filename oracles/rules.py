@@ -73,12 +73,18 @@ FAILURE = Rule("valid-program", "a valid program must build and run",
 """The rule a build error, crash, hang or runtime error of a valid, UB-free program breaks."""
 
 
-def severity_of(rule_id: str) -> str:
-    """The severity of a registered rule by its id; a failure's, or one not registered (a math rule
-    is registered when first used): violation. oracles.references.severity_of registers every
-    oracle module's rules first."""
+def by_id(rule_id: str) -> Rule | None:
+    """The registered rule ``rule_id`` (None for a failure's, or one not registered: a math rule is
+    registered when first used)."""
     i = _INDEX.get(rule_id)
-    return RULES[i].severity if i is not None and i != 0 else "violation"
+    return RULES[i] if i else None
+
+
+def severity_of(rule_id: str) -> str:
+    """The severity of a registered rule by its id; a failure's, or one not registered:
+    violation. oracles.references.severity_of registers every oracle module's rules first."""
+    found = by_id(rule_id)
+    return found.severity if found else "violation"
 
 
 def at_least(severity: str, floor: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from fuzz.drivers.routes import chain_of
 from oracles.references import severity_of
-from oracles.rules import RULES, SEVERITIES
+from oracles.rules import SEVERITIES, by_id
 
 
 def bucket_severity(bucket: dict) -> str:
@@ -24,10 +24,6 @@ def bucket_severity(bucket: dict) -> str:
 
 def _without_driver(sig: dict) -> str:
     return json.dumps({k: v for k, v in sig.items() if k != "driver"}, sort_keys=True)
-
-
-def _section(rule_id: str) -> str:
-    return next((r.section for r in RULES if r.id == rule_id), "")
 
 
 def bug_list(buckets: Iterable[dict]) -> list[dict]:
@@ -47,7 +43,7 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
         rule = sig.get("rule", "valid-program" if "failure" in sig else "")
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
-                    "section": _section(rule), "severity": bucket_severity(b),
+                    "section": getattr(by_id(rule), "section", ""), "severity": bucket_severity(b),
                     "routes": [chain_of(sig["driver"], p) for p in b["paths"]],
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)

@@ -7,7 +7,7 @@ import numpy as np
 
 from campaign.execute import Part, prepare
 from campaign.expectations import Expectations
-from fuzz.drivers import Result, Target, Worker
+from fuzz.drivers import Job, Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
@@ -29,12 +29,13 @@ def size(program: Program) -> dict[str, int]:
 
 
 def observe(program: Program, target: Target, worker: Worker,
-            lanes: set[tuple[str, int]] | None = None) -> list[dict] | None:
+            lanes: set[tuple[str, int]] | None = None, job: Job | None = None) -> list[dict] | None:
     """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
     build error, crash or timeout); None when the program is invalid or undefined, or the
     target does not take all of it (it never reaches the driver then). Given a set ``lanes``, every
     output lane that disagrees is added to it as (buffer, position in memory): the rows stop at
-    :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement."""
+    :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement. ``job`` runs instead of the target's
+    own build of the program (triage.route_check: clang's bitcode in place of the route's)."""
     try:
         validate(program)
         if runnable(target, program) is not program:
@@ -43,8 +44,8 @@ def observe(program: Program, target: Target, worker: Worker,
         judged = expectations.get(ftz_of(target))
     except (InvalidProgram, UndefinedBehaviour, ValueError, KeyError):
         return None
-    job = prepare(Part(program, expectations), target)
-    result = job if isinstance(job, Result) else worker.run(job)
+    run = job or prepare(Part(program, expectations), target)
+    result = run if isinstance(run, Result) else worker.run(run)
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         found = judge(program, judged, actual, expectations.inputs, histories=expectations.histories()).rows

@@ -160,6 +160,22 @@ class Reducer:
         return before is not None and after is not None and all(
             buffer in names and candidate.origin(buffer, lane, source) in before[1] for buffer, lane in after[1])
 
+    def accepted(self, candidate: Candidate, source: Program) -> list[dict] | None:
+        """The rows ``candidate`` is kept with, or None. A culprit candidate is kept with its
+        wrong rows, and the goal moves to them; any other with the goal's rows, unless it makes a
+        lane disagree that agreed on ``source`` (:meth:`keeps`: counted as discarded)."""
+        if candidate.retarget:
+            seen = self.observed(candidate.program)
+            wrong = [r for r in seen[0] if r["kind"] in RESULT_KINDS] if seen else []
+            if wrong:
+                self.goal = Goal.of(wrong[0])
+            return wrong or None
+        hit = self.rows(candidate.program)
+        if hit and not self.keeps(candidate, source):
+            self.discarded += 1  # the goal, but also a disagreement the program did not have
+            return None
+        return hit
+
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
 
@@ -180,22 +196,10 @@ class Reducer:
                     candidate = made if isinstance(made, Candidate) else Candidate(made)
                     if candidate.program.id == current.id:
                         continue
-                    if candidate.retarget:
-                        seen = self.observed(candidate.program)
-                        wrong = [r for r in seen[0] if r["kind"] in RESULT_KINDS] if seen else []
-                        if not wrong:
-                            continue
-                        self.goal, culprit = Goal.of(wrong[0]), True
-                        current, current_rows = candidate.program, wrong
-                        passes[name] = passes.get(name, 0) + 1
-                        changed = True
-                        break
-                    hit = self.rows(candidate.program)
-                    if hit and not self.keeps(candidate, current):
-                        self.discarded += 1  # the goal, but also a disagreement the program did not have
-                        continue
+                    hit = self.accepted(candidate, current)
                     if hit:
                         current, current_rows = candidate.program, hit
+                        culprit |= candidate.retarget
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program

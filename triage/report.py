@@ -39,13 +39,13 @@ from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, chain_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
-from lang.ir import Program
 from lang.images import ADDRESSING, DIMS, FILTERS
+from lang.ir import Program
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles.expect import as_bits
 from oracles.references import severity_of
-from oracles.rules import RULES, SEVERITIES, rule
+from oracles.rules import SEVERITIES, by_id, rule
 from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64
@@ -213,7 +213,7 @@ def _severity_lines(rule_id: str) -> list[str]:
     """The severity of the broken rule, what it means, and for a recommendation the text that may
     still require it (oracles.rules)."""
     severity = severity_of(rule_id)
-    note = next((r.note for r in RULES if r.id == rule_id and r.note), "")
+    note = getattr(by_id(rule_id), "note", "")
     return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
 
 

@@ -16,16 +16,14 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from campaign.expectations import Expectations
 from campaign.jobs import c_options, job_for
+from corpus.buckets import RESULT_KINDS
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.capabilities import ftz_of
 from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, SPIR_OPTIONS
 from fuzz.emit.opencl_c import emit
-from fuzz.judge import judge
 from lang.ir import Program
-from lang.layout import split_outputs
 from lang.ops import paths_of
+from triage.observe import observe
 
 
 def clang_for(family: str) -> str | None:
@@ -65,18 +63,18 @@ def translated_route_verdict(program: Program, target: Target, row: dict, worker
     try:
         bitcode = clang_bitcode(program, clang, target.fingerprint)
     except subprocess.CalledProcessError as e:
-        return f"not checked: {clang} rejects the kernel ({(e.stderr or '').strip().splitlines()[:1]})"
-    expectations = Expectations(program)
-    job = job_for(program, expectations.inputs, PATH_OPENCL_C, target.family, target.fingerprint)
-    job = replace(job, kind="binary", program=bitcode,
-                  options=" ".join(o for o in (SPIR_OPTIONS, program.options) if o))
-    result = worker.run(job)
-    if result.status != "ok":
-        return f"not checked: clang's bitcode did not run ({result.status}: {result.log.strip()[-200:]})"
-    verdict = judge(program, expectations.get(ftz_of(target)), split_outputs(program, result.outputs["out"]),
-                    expectations.inputs, histories=expectations.histories())
+        first = (e.stderr or "").strip().splitlines()
+        return f"not checked: {clang} rejects the kernel ({first[0] if first else e.returncode})"
+    job = replace(job_for(program, None, PATH_OPENCL_C, target.family, target.fingerprint), kind="binary",
+                  program=bitcode, options=" ".join(o for o in (SPIR_OPTIONS, program.options) if o))
+    rows = observe(program, target, worker, job=job)
+    if rows is None:
+        return f"not checked: {target.name} does not take the whole kernel"
+    failed = [r for r in rows if r["kind"] not in RESULT_KINDS]
+    if failed:
+        return f"not checked: clang's bitcode did not run ({failed[0]['kind']}: {failed[0]['actual_value']})"
     same = any((r["buffer"], r["work_item"], r["lane"]) == (row["buffer"], row["work_item"], row["lane"])
-               for r in verdict.rows)
+               for r in rows)
     if same:
         return (f"the same kernel compiled by {clang} to SPIR bitcode gives the same wrong lane on this device: "
                 "the driver's bug, whatever made its bitcode")
