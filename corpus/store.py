@@ -255,16 +255,16 @@ class Corpus:
     def blame(self, bucket: str, culprit: dict[str, Any]) -> str:
         """Record that the rows of ``bucket`` are the fault of ``culprit`` (a row of the faulty
         sub-expression triage isolated: triage.reduce's ``culprit`` pass) and move them to the
-        bucket keyed on it (corpus.buckets.signature); returns that bucket. The new bucket takes
-        the old one's status when it is new."""
+        bucket keyed on it (corpus.buckets.signature); returns that bucket, which takes the old
+        one's status and note where it is new (:meth:`_inherit`)."""
         keep = json.dumps({k: culprit.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
-        old = self.bucket(bucket)
+        old = self.db["buckets"].get(bucket)
         with self.db.conn:
             self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
             self._rebucket("culprit = ? and bucket = ?", [keep, bucket])
             new = self.db.execute("select bucket from disagreements where culprit = ? limit 1", [keep]).fetchone()[0]
-            if new != bucket and old["status"] != "new" and self.bucket(new)["status"] == "new":
-                self.db["buckets"].update(new, {"status": old["status"], "note": old["note"], "changed": _now()})
+            if new != bucket:
+                self._inherit(new, [old])
             self.db.execute("update reductions set bucket = ? where bucket = ?", [new, bucket])
         return new
 
@@ -287,13 +287,22 @@ class Corpus:
         heirs: dict[str, list[dict]] = {}
         for before, after in moved.items():
             for new in after - {before}:
-                if before in old and old[before]["status"] != "new":
+                if before in old:
                     heirs.setdefault(new, []).append(old[before])
             if len(after) == 1 and before not in after:
                 self.db.execute("update reductions set bucket = ? where bucket = ?", [next(iter(after)), before])
         for new, ancestors in heirs.items():
-            last = max(ancestors, key=lambda b: b["changed"] or 0)
-            self.db["buckets"].update(new, {"status": last["status"], "note": last["note"], "changed": last["changed"]})
+            self._inherit(new, ancestors)
+
+    def _inherit(self, bucket: str, ancestors: list[dict[str, Any]]) -> None:
+        """A bucket that is still ``new`` takes the status and note of the ancestor buckets its
+        rows came from that someone marked (the one changed last)."""
+        marked = [b for b in ancestors if b["status"] != "new"]
+        row = self.db["buckets"].get(bucket)
+        if marked and row["status"] == "new":
+            last = max(marked, key=lambda b: b["changed"] or 0)
+            self.db["buckets"].update(bucket, {"status": last["status"], "note": last["note"],
+                                               "changed": last["changed"]})
 
     def _rebucket(self, where: str, params: list | None = None) -> None:
         """Recompute the bucket of the rows ``where`` selects (schema upgrade, confirmation)."""
