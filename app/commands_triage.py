@@ -14,8 +14,6 @@ from rich.table import Table
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.store import CorpusError
-from triage.baseline import mark_all_new, write_baseline
-from triage.buglist import bug_list
 
 
 @click.command("reduce")
@@ -67,6 +65,8 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
 
     Example: clfuzz buckets --corpus c.db --status new
     """
+    from triage.buglist import bug_list
+
     corpus = open_corpus(corpus_path, create=False)
     found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
     if as_json:
@@ -104,6 +104,8 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> N
     """
     if len(args) != (1 if all_new else 2):
         raise click.UsageError("give STATUS with --all-new, else BUCKET STATUS")
+    from triage.baseline import mark_all_new
+
     status = args[-1]
     if status not in STATUSES:
         raise click.UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
@@ -128,6 +130,8 @@ def baseline(corpus_path: str, out_path: str) -> None:
 
     Example: clfuzz baseline --corpus c.db -o ci/clfuzz-baseline.txt
     """
+    from triage.baseline import write_baseline
+
     corpus = open_corpus(corpus_path, create=False)
     try:
         n = write_baseline(corpus, Path(out_path))
