@@ -85,7 +85,9 @@ RULE_SAT_NAN = register(
 RULE_SAT_NAN_SPIRV = register(
     "convert.sat.nan.spirv",
     "a conversion decorated SaturatedConversion converts a NaN operand to 0",
-    "SPIR-V 1.6 §3.20 Decoration SaturatedConversion (normative); SPIR-V environment §6.3 (003)",
+    "SPIR-V 1.6 §3.20 Decoration SaturatedConversion ('NaN is converted to 0': the decoration's definition, "
+    "stated as fact, neither shall nor should; quoted by DIGEST §3 [X], not in shared/spec); SPIR-V "
+    "environment §6.3 (000/003: out-of-range conversions without the decoration)",
 )
 RULE_F2I_ROUND = register(
     "convert.float_to_int.round",
