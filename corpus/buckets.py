@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 5
+SIGNATURE_VERSION = 6
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -33,7 +33,10 @@ driver version (attributes of the bucket); the input class only for special-valu
 coincidental deviation classes keyed as one (:data:`COINCIDENTAL`); a row triage blamed on a
 sub-expression keys on its culprit (:data:`CULPRIT_FIELDS`). 5: no input class (a special-value
 rule names its case, and the lane's class is not the deciding operand's: one Oclgrind distance bug
-made six buckets by class)."""
+made six buckets by class). 6: element types as their family and the operation's own type name as
+``T`` (:func:`operation_family`, :func:`type_family`: Oclgrind's saturating conversion of NaN made one
+bucket per destination type), and the rule without its front end (:func:`rule_family`: the OpenCL C
+and SPIR-V texts of one rule are one bug seen on both paths)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -110,6 +113,36 @@ def element(type_name: str) -> str:
     return _WIDTHS.sub(r"\1", type_name or "")
 
 
+_SIGNED = frozenset({"char", "short", "int", "long"})
+_UNSIGNED = frozenset({"uchar", "ushort", "uint", "ulong"})
+
+
+def type_family(type_name: str) -> str:
+    """What a signature keeps of a type: its element type's family, ``signed integer`` or
+    ``unsigned integer`` (one library routine per family serves every width and size, as Oclgrind's
+    saturating conversions do), a floating type as it is (half, float and double have their own
+    libraries and rounding)."""
+    e = element(type_name)
+    return "signed integer" if e in _SIGNED else "unsigned integer" if e in _UNSIGNED else e
+
+
+_OWN_TYPE = re.compile(r"^(convert_|as_|\()(?:u?(?:char|short|int|long)|half|float|double)(?![a-z])")
+
+
+def operation_family(operation: str) -> str:
+    """What a signature keeps of an operation: its spelling without widths (:func:`base_operation`)
+    and with the type its name carries as ``T`` (``convert_uchar4_sat_rte`` -> ``convert_T_sat_rte``,
+    ``as_float`` -> ``as_T``, ``(int)(...)`` -> ``(T)(...)``): the type is keyed as its family
+    (:func:`type_family`), saturation and rounding are kept."""
+    return _OWN_TYPE.sub(r"\1T", base_operation(operation))
+
+
+def rule_family(rule: str) -> str:
+    """A rule without its front end: ``convert.sat.nan.spirv`` -> ``convert.sat.nan`` (the SPIR-V
+    text of a rule the OpenCL C text also states: one bug, both paths)."""
+    return rule[: -len(".spirv")] if rule.endswith(".spirv") else rule
+
+
 COINCIDENTAL = frozenset({"operand", "other-lane", "other-item", "type-limit", "off-by-ulps", "other",
                           "unclassified"})
 """Deviation classes a wrong value can fall in by coincidence of the values (one bug gives an
@@ -125,8 +158,8 @@ CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation")
 
 def signature(row: dict[str, Any]) -> dict[str, Any]:
     """The bucket signature of one disagreement row (see the module docstring): the driver family,
-    the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths,
-    its element types, the rule, the deviation class of the wrong value (oracles.deviation;
+    the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths
+    or its own type name, its element types' families, the rule without its front end, the deviation class of the wrong value (oracles.deviation;
     :data:`COINCIDENTAL` classes as one) and the kind. The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": row.get("target", "").split("/")[0]}
@@ -135,8 +168,8 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     if sig["kind"] not in RESULT_KINDS:  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
     else:
-        sig.update(operation=base_operation(row.get("operation", "")), src_type=element(row.get("src_type", "")),
-                   dst_type=element(row.get("dst_type", "")), rule=row.get("rule", ""),
+        sig.update(operation=operation_family(row.get("operation", "")), src_type=type_family(row.get("src_type", "")),
+                   dst_type=type_family(row.get("dst_type", "")), rule=rule_family(row.get("rule", "")),
                    deviation=_deviation_key(row.get("deviation") or "unclassified"))
     if row.get("confirmation") == "flaky":
         sig["flaky"] = True

@@ -30,7 +30,7 @@ def _corpus(path, operations, campaign="c") -> Corpus:
 
 def test_mark_all_new_then_write_and_read_a_baseline(tmp_path):
     db, out = tmp_path / "c.db", tmp_path / "baseline.txt"
-    corpus = _corpus(db, ["convert_int_sat", "convert_int_sat_rtz", "convert_char_sat"])
+    corpus = _corpus(db, ["convert_int_sat", "convert_int_sat_rtz", "add_sat"])
     corpus.mark(corpus.buckets()[0]["id"], "reported", "pocl#1")
     corpus.close()
     runner = CliRunner()
@@ -52,12 +52,12 @@ def test_ci_passes_on_buckets_of_the_baseline_and_fails_on_others(tmp_path):
     team.mark(team.buckets()[0]["id"], "ignored")
     write_baseline(team, tmp_path / "b.txt")
     known = read_baseline(tmp_path / "b.txt")
-    fresh = _corpus(tmp_path / "ci.db", ["convert_int_sat", "convert_short_sat"], campaign="ci-0")  # a fresh corpus
+    fresh = _corpus(tmp_path / "ci.db", ["convert_int_sat", "add_sat"], campaign="ci-0")  # a fresh corpus
     hits = hit_buckets(fresh, "ci-0", 0.0)
     case = smoke_cases(["pocl"], hits, "ci.db", known)[0]
     assert case.outcome == "failed" and "1 new bucket(s) on pocl" in case.message
-    assert "convert_short_sat" in case.details and "in the regression files or the baseline" in case.out
-    case = smoke_cases(["pocl"], hits[:1] if "convert_int_sat" in hits[0][1]["title"] else hits[1:], "ci.db", known)[0]
+    assert "add_sat" in case.details and "in the regression files or the baseline" in case.out
+    case = smoke_cases(["pocl"], hits[:1] if "convert_T_sat" in hits[0][1]["title"] else hits[1:], "ci.db", known)[0]
     assert case.outcome == "passed"
 
 

@@ -36,26 +36,31 @@ ROW = {"program_id": "p", "target": "pocl/spirv", "fingerprint_id": "f", "path":
 
 def test_one_bug_one_signature_whatever_width_path_version_area_or_input():
     """The same wrong value of the same operation (convert_T_sat_rte of NaN gives INT_MIN: a type
-    limit) is one bug on both paths, at every width, in any area and driver version, whatever the
-    input class (the rule, convert.sat.nan, names the case)."""
+    limit) is one bug on both paths (whose texts of the rule differ), at every width and size of a
+    signed destination, in any area and driver version, whatever the input class (the rule,
+    convert.sat.nan, names the case)."""
     sig = signature({**ROW, "deviation": "type-limit"})
-    assert sig == {"kind": "wrong-result", "driver": "pocl", "operation": "convert_int_sat_rte", "src_type": "float",
-                   "dst_type": "int", "rule": "convert.sat.nan", "deviation": "wrong-value"}
+    assert sig == {"kind": "wrong-result", "driver": "pocl", "operation": "convert_T_sat_rte", "src_type": "float",
+                   "dst_type": "signed integer", "rule": "convert.sat.nan", "deviation": "wrong-value"}
     # a value that happens to be an operand's or off by one on another lane: the same bug
     assert bucket_id(signature({**ROW, "deviation": "off-by-ulps"})) == bucket_id(sig)
     for other in ({"path": "opencl-c", "target": "pocl"}, {"operation": "convert_int16_sat_rte", "src_type": "float16",
                                                            "dst_type": "int16"},
-                  {"operation": "convert_int_sat_rte", "src_type": "float", "dst_type": "int"}):
+                  {"operation": "convert_int_sat_rte", "src_type": "float", "dst_type": "int"},
+                  {"operation": "convert_short2_sat_rte", "dst_type": "short2"},
+                  {"rule": "convert.sat.nan.spirv"}):
         assert bucket_id(signature({**ROW, "deviation": "type-limit", **other})) == bucket_id(sig)
     assert bucket_id(signature({**ROW, "deviation": "type-limit", "input_class": "huge"})) == bucket_id(sig)
 
 
 def test_two_bugs_behind_one_operation_stay_two():
     """Different mechanisms of the wrong value (the value before saturation vs the opposite signed
-    zero), rules, element types, saturation or drivers are different bugs."""
+    zero), rules, element types' families (signed, unsigned, each floating type), saturation or
+    drivers are different bugs."""
     sig = bucket_id(signature({**ROW, "deviation": "unsaturated"}))
     for other in ({"deviation": "signed-zero"}, {"deviation": "type-limit"}, {"rule": "convert.sat.clamp"}, {"operation": "convert_int_rte"},
-                  {"dst_type": "uint4", "operation": "convert_uint4_sat_rte"}, {"target": "rusticl/spirv"}):
+                  {"dst_type": "uint4", "operation": "convert_uint4_sat_rte"}, {"src_type": "double4"},
+                  {"target": "rusticl/spirv"}):
         assert bucket_id(signature({**ROW, "deviation": "unsaturated", **other})) != sig, other
 
 
