@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.live import Live
 
-from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, console, fail, local_targets, open_corpus
+from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, console, fail, local_targets, open_corpus, process_started
 from corpus.stats import markdown, summarize
 from oracles.rules import SEVERITIES
 
@@ -36,7 +36,8 @@ def drivers(as_json: bool) -> None:
 
 @click.command()
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Time budget.")
+              help="Time budget of the whole command (start-up, the campaign and the triage beside it); it "
+                   "returns within it plus the wrap-up (writing the summary: seconds; at most 10% or 15 s).")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
@@ -48,20 +49,24 @@ def drivers(as_json: bool) -> None:
 @click.option("--statements", type=click.IntRange(min=1), help="Statements per program (default from the policy).")
 @click.option("--global-size", type=click.IntRange(min=1), help="Work-items per program (default from the policy).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
-              help="Seconds one build+run may take before the worker is killed.")
+              help="Ceiling of one build+run, in seconds; below it each target's limit follows its measured "
+                   "runs of the area (campaign.timeouts), and only a timeout at the ceiling is a hang.")
 @click.option("--max-programs", type=click.IntRange(min=1), help="Stop after this many programs.")
 @click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
-@click.option("--triage-minutes", type=click.FloatRange(min=0),
-              help="After the campaign, confirm and reduce its new buckets for up to this long "
-                   "(default: a quarter of --minutes; 0: no triage).")
+@click.option("--triage-share", type=click.FloatRange(min=0, max=0.9), default=0.25, show_default=True,
+              help="Share of each driver's busy time that confirms and reduces the campaign's new buckets "
+                   "beside it (0: no triage; the buckets stay pending for the next run or `clfuzz reduce`).")
 @click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
               help="Reduce the confirmed new buckets during triage (else only confirm them).")
+@click.option("--area-floor", type=click.FloatRange(min=0, max=1),
+              help="Share of each target's time kept for the areas it takes, evenly (default from the policy: "
+                   "0.4); the rest goes where new bugs turn up.")
 @click.option("--cluster", help="Dask scheduler address (tcp://HOST:8786): every worker fuzzes its own drivers "
                                 "(its CLFUZZ_DRIVERS) into this corpus; no triage (app.distributed).")
 def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None, budget: str | None, seed: int,
         name: str | None, statements: int | None, global_size: int | None, timeout: float,
-        max_programs: int | None, summary_path: str | None, triage_minutes: float | None, do_reduce: bool,
-        cluster: str | None) -> None:
+        max_programs: int | None, summary_path: str | None, triage_share: float, do_reduce: bool,
+        area_floor: float | None, cluster: str | None) -> None:
     """Run (or resume) a differential campaign on the local OpenCL drivers.
 
     A campaign's settings and state live in the corpus: running the same --name (default
@@ -82,7 +87,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     corpus = open_corpus(corpus_path, create=True)
     name = name or f"campaign-{seed}"
     stored = stored_settings(corpus, name)
-    given = {p for p in ("seed", "areas", "statements", "global_size", "budget")
+    given = {p for p in ("seed", "areas", "statements", "global_size", "budget", "area_floor")
              if ctx.get_parameter_source(p) != click.core.ParameterSource.DEFAULT}
     if stored and not given:
         click.echo(f"resuming campaign {name} (seed {stored.seed}, areas {','.join(stored.areas)})")
@@ -94,6 +99,8 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
             policy = replace(policy, statements=statements)
         if global_size:
             policy = replace(policy, global_size=global_size)
+        if area_floor is not None:
+            policy = replace(policy, area_floor=area_floor)
         try:
             budgets = parse_budgets(budget or "", area_names)
         except BudgetError as e:
@@ -121,6 +128,9 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
                    f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
         return
+    from triage.beside import Beside, pending
+
+    started = process_started()
     targets = local_targets(drivers)
     live = Live(console=console, refresh_per_second=2) if console.is_terminal else None
     last_line = [0.0]
@@ -132,45 +142,50 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
             last_line[0] = time.monotonic()
             click.echo(line(p))
 
+    triaged: dict[str, int] = {}
+
+    def event(what, bucket):
+        triaged[what] = triaged.get(what, 0) + 1
+        if not live:
+            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}")
+
+    beside = Beside(corpus, name, reduce=do_reduce, on_event=event) if triage_share > 0 else None
     try:
         if live:
             live.start()
         result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
-                              areas=area_names, budgets=budgets, timeout_s=timeout,
-                              max_programs=max_programs, on_progress=progress)
+                              areas=area_names, budgets=budgets, timeout_s=timeout, max_programs=max_programs,
+                              on_progress=progress, side=beside.task if beside else None, side_share=triage_share,
+                              started=started)
     except CampaignError as e:
         raise fail(e) from None
     finally:
         if live:
             live.stop()
-    from app.display import targets_table
+    from app.display import targets_table, time_table
 
     console.print(targets_table(result.programs, result.targets, result.wall_s, minutes))
-    triage_s = 60 * (minutes / 4 if triage_minutes is None else triage_minutes)
-    if triage_s > 0 and not result.interrupted:
-        from triage.session import triage
-
-        def event(what, bucket):
-            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}")
-
-        try:
-            t = triage(corpus, targets, result.name, triage_s, reduce=do_reduce, on_event=event)
-        except KeyboardInterrupt:
-            click.echo("triage interrupted: the corpus keeps what was confirmed and reduced so far")
-        else:
-            click.echo(f"triage: {len(t.confirmed)} buckets confirmed, {len(t.flaky)} flaky, {len(t.reduced)} reduced, "
-                       f"{len(t.left)} left for later (`clfuzz reduce BUCKET`)")
+    console.print(time_table(result.targets))
+    for notice in result.notices:
+        click.echo(notice)
+    if result.unrun:
+        click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
+    left = pending(corpus, result.name)
+    click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
+               f"{triaged.get('reduced', 0)} reduced; {left} pending (reduced first when the campaign resumes, "
+               f"or `clfuzz reduce BUCKET`)")
     summary = summarize(corpus, result.name)
     out = Path(summary_path or f"{corpus_path}.summary.md")
     out.write_text(markdown(summary))
-    click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s; "
-               f"corpus {corpus_path}, summary {out}")
+    click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
+               f"({result.pending} left pending); corpus {corpus_path}, summary {out}")
 
 
 @click.command("ci")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="JUnit XML report to write.")
 @click.option("--minutes", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              help="Time budget of the smoke campaign (0: regressions only).")
+              help="Time budget of the smoke campaign, which ends within it (plus seconds of wrap-up); the "
+                   "regression replay runs before it, outside the budget (0: regressions only).")
 @click.option("--corpus", "corpus_path", help="Corpus of the smoke campaign; its ignored and reported buckets are "
                                               "known (default: a temporary corpus, kept only when it found new buckets).")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")

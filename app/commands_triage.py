@@ -49,6 +49,8 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
                f"{reduction.seconds:.1f} s ({reduction.candidates} candidates run)")
     for key in before:
         click.echo(f"  {key:13} {before[key]:>8} -> {after[key]}")
+    if reduction.why_not_minimal:
+        click.echo(f"  not one operation on one work-item: {reduction.why_not_minimal}")
     r = reduction.rows[0]
     click.echo(f"  {r['expression']}: expected {r['expected_value']}, actual {r['actual_value']}")
 
@@ -74,13 +76,14 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
         return
     t = Table(title=f"{corpus_path}: {len(found)} buckets")
     for col in ("bucket", "status", "severity", "driver", "paths", "operation", "deviation", "rule", "rows", "reduced",
-                "first seen", "last seen"):
+                "seen again", "first seen", "last seen"):
         t.add_column(col)
     for b in found:
         reduced = f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else ""
+        again = b["confirmation"] + (f" {b['reproduced']}" if b.get("reproduced") else "")
         t.add_row(b["id"], b["status"], b["severity"], b["driver"], ", ".join(b["paths"]), b["operation"],
                   b["deviation"] or b["kind"], b["rule"],
-                  str(b["rows"]), reduced, _when(b["first_seen"]), _when(b["last_seen"]))
+                  str(b["rows"]), reduced, again, _when(b["first_seen"]), _when(b["last_seen"]))
     console.print(t)
 
 

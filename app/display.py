@@ -26,9 +26,22 @@ def targets_table(programs: int, stats: dict, elapsed: float, minutes: float) ->
     return t
 
 
+def time_table(stats: dict) -> Table:
+    """Per target, where its wall time went (campaign.progress.TargetStats): builds and runs of
+    whole programs, the harness around them, timeouts, isolating failures, triage, idle."""
+    t = Table(title="where the time went (s)")
+    columns = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
+    for col in ("target", "wall", *(c[:-2] for c in columns), "busy", "skipped"):
+        t.add_column(col, justify="right" if col != "target" else "left")
+    for name, s in stats.items():
+        t.add_row(name, f"{s.wall_s:.0f}", *(f"{getattr(s, c):.1f}" for c in columns),
+                  f"{s.busy_s / s.wall_s:.0%}" if s.wall_s else "-", str(s.skipped))
+    return t
+
+
 def areas_table(progress: Progress) -> Table:
     """Per area: what the scheduler gave it and what it covered."""
-    t = Table(title="areas (campaign.scheduler: budget goes where new disagreements and cells turn up)")
+    t = Table(title="areas (campaign.scheduler: each area's floor, the rest where new bugs turn up)")
     for col in ("area", "programs", "share", "find rate", "driver s", "budget", "cells covered"):
         t.add_column(col, justify="right" if col != "area" else "left")
     for name, a in progress.areas.items():
@@ -51,7 +64,7 @@ def buckets_table(progress: Progress) -> Table:
 def render(progress: Progress, minutes: float) -> Group:
     """The live display."""
     return Group(targets_table(progress.programs, progress.targets, progress.elapsed, minutes),
-                 areas_table(progress), buckets_table(progress))
+                 areas_table(progress), buckets_table(progress), *progress.notices)
 
 
 def line(progress: Progress) -> str:

@@ -140,7 +140,7 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
                                   policy=spec.policy, budgets=spec.budgets, name=spec.campaign,
                                   timeout_s=spec.timeout_s)
             row = corpus.campaign(spec.campaign)
-            pending = set(row["state"].get("pending", []))  # drawn, not finished: campaign.campaign._Plan
+            pending = set(row["state"].get("pending", []))  # in flight or run nowhere at the stop: campaign.feed
             unrun = [r["json"] for r in corpus.query("select id, json from programs where campaign = ? order by rowid",
                                                      [spec.campaign]) if r["id"] in pending][-CARRY:]
             corpus.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -23,6 +23,23 @@ fail; tolerance and letter deviations are listed): ``--severity``."""
 console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
 
 
+def process_started() -> float:
+    """When this process started, as a ``time.monotonic()`` reading: a time budget counts the
+    process's whole wall time (start-up and driver discovery included). Linux's /proc gives it;
+    elsewhere, now."""
+    import os
+    import time
+
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime, in clock ticks after boot
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return time.monotonic() - max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.monotonic()
+
+
 def fail(e: Exception) -> click.ClickException:
     """``e`` as a one-line command error: its message's first line (its type's name if it has none)."""
     return click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__)

@@ -1,15 +1,20 @@
-"""The campaign loop: generate, store, run on every target at once, judge, record, display.
+"""The campaign loop: every target at its own pace, triage beside it, ended when it is told.
 
-A producer thread draws programs from the Hypothesis strategies of the campaign's areas
-(:mod:`fuzz.strategies.areas`); the scheduler (:mod:`campaign.scheduler`) picks the area of each program
-within its budgets, and program ``i`` of an area is reproducible from the seed, ``i`` and the
-policy (:mod:`fuzz.strategies.draws`). Each program is written to the corpus *before* it runs, with the
-oracle's expectations computed on the producer's thread; the main thread hands each program to
-the lane of every target that supports it (:mod:`campaign.pipeline`: each target's worker is its own
-process, kept busy while the lane judges and records the verdicts), so generation, the oracle,
-judging and every driver run at the same time. A time budget, a program limit, spent area
-budgets or Ctrl-C stop it; every write is a transaction, so the corpus is consistent whenever the
-process stops.
+Each target has a *feeder* thread and a lane (:mod:`campaign.pipeline`: its worker process, kept
+busy while the lane judges and records the verdicts). The feeder asks :mod:`campaign.feed` for the
+target's next program (a program another target found interesting, one of its backlog, or a
+fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for that target), so no
+target waits for another; program ``i`` of an area is reproducible from the seed, ``i`` and the
+policy (:mod:`fuzz.strategies.draws`), and each is written to the corpus *before* anything runs
+it. While a target's triage time is under its share of that target's busy time, its feeder runs
+the work beside the campaign that the caller gives (``side``: triage.beside confirms and reduces
+the buckets of that target's driver) on the same worker, so triage shares the drivers' time.
+
+A campaign ends at its deadline (``minutes`` after ``started``), at ``max_programs`` drawn, when
+every area's budget is spent (the targets then run what is left in their backlogs), or on Ctrl-C.
+At the deadline nothing is waited for: runs in flight are killed with their workers, and their
+programs, like every program still queued, are *pending* in the campaign's state and run first on
+resume. Every write is a transaction, so the corpus is consistent whenever the process stops.
 
 A campaign has a name. Its settings (seed, areas, policy, budgets: :mod:`campaign.settings`) and
 its state (where each area's stream of draws stands, the scheduler's counts) live in the corpus's
@@ -20,12 +25,11 @@ where it stopped.
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from dataclasses import replace
 from functools import partial
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -34,52 +38,22 @@ from campaign.batching import batch_for
 from campaign.caps import capabilities
 from campaign.execute import Outcome
 from campaign.expectations import Expectations
-from campaign.pipeline import Lane
+from campaign.feed import Entry, Feed
+from campaign.pipeline import Lane, LaneClosed
 from campaign.progress import AreaView, CampaignResult, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from campaign.targeted import Search
+from campaign.timeouts import Timeouts
 from corpus.coverage import coverage, program_cells
 from corpus.hypothesis_db import CorpusDatabase
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.capabilities import ftz_of, supports
+from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies.areas import AREAS
 from fuzz.strategies.draws import Draws
 from lang.ir import Program
 from lang.policy import Policy
-
-
-def _produce(draws: dict[str, Draws], searches: dict, plan: "_Plan", corpus: Corpus, name: str,
-             ftz_classes: set, out: queue.Queue, stop: threading.Event) -> None:
-    """Draw programs until ``stop`` or until every area has spent its budget (the plan says which
-    area, and which index of its stream), store each, pair it with its expectations (computed
-    here, off the drivers' critical path, for every flush-to-zero class in use)."""
-    try:
-        for area, program in plan.programs(draws, searches):
-            if stop.is_set():
-                return
-            record.store_program(corpus, program, name)
-            expectations = Expectations(program)
-            for ftz in ftz_classes:
-                expectations.get(ftz)
-            if not _offer(out, (area, program, expectations), stop):
-                return
-    except BaseException as e:  # surface generator bugs in the main thread
-        _offer(out, e, stop)
-    finally:
-        _offer(out, None, stop)
-
-
-def _offer(out: queue.Queue, item, stop: threading.Event) -> bool:
-    """Put ``item`` once there is room; False if the campaign stopped first."""
-    while not stop.is_set():
-        try:
-            out.put(item, timeout=0.2)
-            return True
-        except queue.Full:
-            continue
-    return False
 
 
 def error_score(outcomes) -> float:
@@ -91,110 +65,68 @@ def error_score(outcomes) -> float:
     return max(ratios, default=0.0)
 
 
-class _Plan:
-    """The campaign's order of programs and what it has learnt: stored programs that never ran
-    (an interrupted run) come first, then the scheduler's picks; each finished program tells the
-    scheduler whether it found a new disagreement kind or coverage cell (campaign.scheduler)."""
+SideTask = Callable[[Lane, float], None]
+"""Work beside the campaign on one target (triage: confirm and reduce a bucket): called with the
+target's lane (its ``run``/``restart`` are a Worker's, shared with the campaign) and the seconds
+it may take."""
 
-    def __init__(self, scheduler: Scheduler, unfinished: list[tuple[str, Program]], seen: set,
-                 shares: dict[str, float] | None = None, seed: int = 0) -> None:
-        self.scheduler, self.unfinished, self.seen = scheduler, unfinished, seen
-        self.cells: dict[str, set] = {a: set() for a in scheduler.areas}
-        self.generated = {key[2:] for key in seen if key[0] == "cell"}  # cells the campaign has drawn
-        self.pending: set[str] = set()  # handed out, not yet finished everywhere: run first on resume
-        self.lock = threading.Lock()
-        self.shares = shares or {}  # per area: the share of programs from its targeted search
+
+class _Drawer:
+    """Draws the campaign's programs: each area's stream, or its targeted search (campaign.targeted)
+    for its share of the programs; remembers the coverage cells drawn and run (the searches' score
+    and the display's cells). Called under the feed's lock."""
+
+    def __init__(self, draws: dict[str, Draws], searches: dict[str, Search], scheduler: Scheduler,
+                 shares: dict[str, float], seed: int, seen_cells: set) -> None:
+        self.draws, self.searches, self.scheduler, self.shares = draws, searches, scheduler, shares
+        self.generated = set(seen_cells)  # cells the campaign has drawn
+        self.cells: dict[str, set] = {a: set() for a in scheduler.areas}  # cells run, per area
         self.from_search: dict[str, Search] = {}  # programs a feedback search waits to hear about
-        self._rng = np.random.default_rng([seed, len(seen)])
+        self._rng = np.random.default_rng([seed, sum(s.next for s in scheduler.state.values())])
+        self._lock = threading.Lock()
 
     def novelty(self, program: Program) -> int:
         """Cells ``program`` uses that the campaign has not drawn yet: the coverage gap it would
         close (the targeted searches' score, campaign.targeted)."""
-        with self.lock:
+        with self._lock:
             return len(program_cells(program).keys() - self.generated)
 
-    def programs(self, draws: dict[str, Draws], searches: dict[str, Search]) -> Iterator[tuple[str, Program]]:
-        for area, program in self.unfinished:
-            with self.lock:
-                self.pending.add(program.id)
-            yield area, program
-        while True:
-            with self.lock:
-                area = self.scheduler.pick()
-                if area is None:
-                    return
-                searched = area in searches and self._rng.random() < self.shares.get(area, 0.0)
-            program = searches[area].next() if searched else None
-            with self.lock:
-                if program is not None:
-                    self.scheduler.searched(area)
-                    if searches[area].feedback:
-                        self.from_search[program.id] = searches[area]
-                else:
-                    program = draws[area][self.scheduler.take(area)]
-                self.generated |= program_cells(program).keys()
-                self.pending.add(program.id)
-            yield area, program
+    def draw(self, area: str) -> Program:
+        searched = area in self.searches and self._rng.random() < self.shares.get(area, 0.0)
+        program = self.searches[area].next() if searched else None
+        if program is not None:
+            self.scheduler.searched(area)
+            if self.searches[area].feedback:
+                self.from_search[program.id] = self.searches[area]
+        else:
+            program = self.draws[area][self.scheduler.take(area)]
+        with self._lock:
+            self.generated |= program_cells(program).keys()
+        return program
 
-    def finished(self, area: str, program: Program, results: dict[str, list[Outcome]]) -> None:
-        """``program`` of ``area`` has run everywhere it was sent: ``results`` per target."""
-        cells = program_cells(program)
-        found = False
-        seconds = 0.0
-        with self.lock:
-            self.pending.discard(program.id)
-            for target, outcomes in results.items():
-                seconds += sum(o.driver_s for o in outcomes)
-                keys = {("row", target, r["kind"], r["operation"], r["src_type"], r["dst_type"], r.get("input_class"))
-                        for o in outcomes for r in o.verdict.rows + o.failures}
-                if any(o.status == "ok" for o in outcomes):
-                    keys |= {("cell", target, *c) for c in cells}
-                    self.cells.setdefault(area, set()).update(cells)
-                found |= not keys <= self.seen
-                self.seen |= keys
-            if area in self.scheduler.state:
-                self.scheduler.observe(area, found, seconds / max(len(results), 1))
-            search = self.from_search.pop(program.id, None)
+    def first_run(self, area: str, program: Program, target: str, outcomes: list[Outcome]) -> None:
+        """The first target finished ``program``: its cells count as covered, its search hears
+        its score."""
+        if any(o.status == "ok" for o in outcomes):
+            with self._lock:
+                self.cells.setdefault(area, set()).update(program_cells(program))
+        search = self.from_search.pop(program.id, None)
         if search is not None:
-            search.observed(program.id, error_score(o for outcomes in results.values() for o in outcomes))
-
-    def untaken(self, area: str, program: Program) -> None:
-        """No target took ``program`` of ``area``."""
-        with self.lock:
-            self.pending.discard(program.id)
-            if area in self.scheduler.state:
-                self.scheduler.untaken(area)
-            search = self.from_search.pop(program.id, None)
-        if search is not None:
-            search.observed(program.id, 0.0)
-
-    def state(self) -> dict:
-        """What the corpus keeps to resume: the scheduler's state and the programs in flight."""
-        with self.lock:
-            return {**self.scheduler.to_state(), "pending": sorted(self.pending)}
-
-    def view(self) -> dict[str, AreaView]:
-        with self.lock:
-            share = self.scheduler.share()
-            return {a: AreaView(s.programs, share[a], (1 + s.finds) / (2 + s.finds + s.misses), s.seconds,
-                                len(self.cells.get(a, ())), self.scheduler.budgets.get(a, Budget()))
-                    for a, s in self.scheduler.state.items()}
+            search.observed(program.id, error_score(outcomes))
 
 
-def _history(corpus: Corpus, name: str, state: dict) -> tuple[list[tuple[str, Program]], set]:
-    """A resumed campaign's programs that were handed out but never finished (an interrupted run;
-    ``pending`` in its state), and what it had already found (disagreement kinds and covered cells,
-    per target: _Plan.finished's keys)."""
-    pending = state.get("pending", [])
-    unfinished = [(r["area"], Program.from_json(r["json"])) for r in corpus.query(
-        f"select area, json from programs where id in ({','.join('?' * len(pending))}) order by created",
-        pending)] if pending else []
-    seen = {("row", r["target"], r["kind"], r["operation"], r["src_type"], r["dst_type"], r["input_class"])
-            for r in corpus.query("""select distinct target, kind, operation, src_type, dst_type, input_class
-                                     from disagreements where campaign = ?""", [name])}
-    for target, cov in coverage(corpus, name).items():
-        seen |= {("cell", target, c, ty, w) for c, ty, w, _ in cov["cells"]}
-    return unfinished, seen
+def _history(corpus: Corpus, name: str, state: dict) -> tuple[list[tuple[str, Program, list[str] | None]], set]:
+    """A resumed campaign's programs that an interruption left running or unrun (``pending`` in
+    its state: program id -> the targets still to run it; a list of ids from older corpora: every
+    target), and the coverage cells it had drawn."""
+    pending = state.get("pending") or {}
+    if isinstance(pending, list):
+        pending = dict.fromkeys(pending)
+    unfinished = [(r["area"], Program.from_json(r["json"]), pending[r["id"]]) for r in corpus.query(
+        f"select id, area, json from programs where id in ({','.join('?' * len(pending))}) order by created",
+        list(pending))] if pending else []
+    cells = {(c, ty, w) for cov in coverage(corpus, name).values() for c, ty, w, _ in cov["cells"]}
+    return unfinished, cells
 
 
 def run_campaign(
@@ -210,9 +142,16 @@ def run_campaign(
     timeout_s: float = 60.0,
     max_programs: int | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    side: Callable[[Target], SideTask | None] | None = None,
+    side_share: float = 0.25,
+    started: float | None = None,
 ) -> CampaignResult:
-    """Run the campaign ``name`` for ``minutes`` (or ``max_programs``, or until every area's
-    budget is spent); a campaign the corpus already holds resumes (module docstring)."""
+    """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
+    reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
+    corpus already holds resumes (module docstring). ``side`` gives each target's work beside
+    the campaign (triage), which takes up to ``side_share`` of that target's busy time."""
+    start = time.monotonic() if started is None else started
+    deadline = start + minutes * 60
     check_areas(areas)
     if not targets:
         raise CampaignError("no OpenCL target selected: `clfuzz drivers` lists what was found")
@@ -227,77 +166,137 @@ def run_campaign(
     draws = {a: Draws(AREAS[a](caps, run_policy), seed) for a in areas}
     record.register_targets(corpus, targets)
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
-    unfinished, seen = _history(corpus, name, stored["state"]) if stored else ([], set())
+    unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
     shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
-    plan = _Plan(Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed),
-                 unfinished, seen, shares, seed)
+    scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
+                          targets=tuple(t.name for t in targets), floor=policy.area_floor)
+    drawer = _Drawer(draws, {}, scheduler, shares, seed, cells)
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): campaign.targeted
-    searches = {a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
-                          None if a == "math" else plan.novelty, a) for a in areas if shares[a] > 0}
-    done_before = stored["programs"] if stored else 0
-    record.save_campaign(corpus, name, seed, settings_row, done_before, stored["checks"] if stored else 0,
-                         plan.state())
-
-    stats = {t.name: TargetStats() for t in targets}
-    items: queue.Queue = queue.Queue(maxsize=2)
-    stop = threading.Event()
+    drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
+                                      None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
     ftz_classes = {ftz_of(t) for t in targets}
-    producer = threading.Thread(target=_produce, args=(draws, searches, plan, corpus, name, ftz_classes, items, stop),
-                                daemon=True)
-    deadline = time.monotonic() + minutes * 60
-    start = time.monotonic()
+
+    def expect(program: Program) -> Expectations:
+        expectations = Expectations(program)
+        for ftz in ftz_classes:
+            expectations.get(ftz)
+        return expectations
+
+    def draw(area: str) -> Program:
+        program = drawer.draw(area)
+        record.store_program(corpus, program, name)  # in the corpus before anything runs it
+        return program
+
+    known = {r["id"] for r in corpus.query("select id from buckets")}
+    feed = Feed(targets, scheduler, draw, expect, known, unfinished, max_programs, drawer.first_run)
+    done_before = stored["programs"] if stored else 0
+
+    running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished
+
+    def state() -> dict:
+        return {**scheduler.to_state(), "pending": feed.pending(running)}
+
+    record.save_campaign(corpus, name, seed, settings_row, done_before, stored["checks"] if stored else 0, state())
+    stats = {t.name: TargetStats() for t in targets}
+    stop = threading.Event()
     started_at = time.time()
-    submitted = 0
-    finished = _Counter()
     interrupted = False
-    # each lane opens its device while the first program is generated
-    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name,
-                          _recorder(stats[t.name], start)) for t in targets}
+    notices: list[str] = []
+    errors: list[BaseException] = []
+    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s))
+             for t in targets}  # each lane opens its device while the first program is drawn
+    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, deadline, errors),
+                                name=f"{t.name}-feeder", daemon=True) for t in targets]
     buckets = _BucketWatch(corpus, started_at)
 
     def save() -> None:
         checks = (stored["checks"] if stored else 0) + sum(s.judged for s in stats.values())
-        record.save_campaign(corpus, name, seed, settings_row, done_before + finished.value, checks, plan.state())
+        with feed.lock:
+            programs = feed.programs
+        record.save_campaign(corpus, name, seed, settings_row, done_before + programs, checks, state())
 
     def report() -> None:
+        elapsed = time.monotonic() - start
+        for t, s in stats.items():
+            s.wall_s, s.skipped = elapsed, feed.skipped[t]
+        with feed.lock:
+            for area in areas:
+                line = f"area {area}: no target of this run takes its programs; dropped"
+                if scheduler.dropped(area) and line not in notices:
+                    notices.append(line)
         save()
         if on_progress:
             recent, count = buckets.poll()
-            on_progress(Progress(finished.value, time.monotonic() - start, stats, plan.view(), recent, count))
+            on_progress(Progress(feed.programs, elapsed, stats, _view(scheduler, drawer), recent, count, notices))
 
-    producer.start()
+    for f in feeders:
+        f.start()
     try:
-        while time.monotonic() < deadline and (max_programs is None or submitted < max_programs):
-            item = items.get()
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            area, program, exp = item
-            chosen = [t.name for t in targets if supports(t, program)]
-            if not chosen:
-                plan.untaken(area, program)
-            done = finished.after(chosen, partial(plan.finished, area, program))
-            for t in chosen:
-                lanes[t].submit(program, exp, partial(_finish, stats[t], t, done))
-            submitted += 1
+        while time.monotonic() < deadline:
+            if errors:
+                raise errors[0]
+            if not any(f.is_alive() for f in feeders) and all(lane.idle() for lane in lanes.values()):
+                break  # the draws are over and every target has run its backlog
+            time.sleep(min(0.25, max(0.0, deadline - time.monotonic())))
             report()
-        stop.set()
-        for lane in lanes.values():
-            lane.drain()
-        report()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         stop.set()
-        for lane in lanes.values():
+        for lane in lanes.values():  # what is still running is killed and stays pending
             lane.close()
-        for search in searches.values():
+        running = {t: lane.unfinished() for t, lane in lanes.items()}
+        for f in feeders:
+            f.join(timeout=2)
+        for search in drawer.searches.values():
             search.close()
-        producer.join(timeout=5)
-        save()  # what is still pending after the stop runs first on resume
-    return CampaignResult(name, seed, finished.value, time.monotonic() - start, stats, interrupted)
+        report()  # the stop's state: what is still pending runs first on resume
+    return CampaignResult(name, seed, feed.programs, time.monotonic() - start, stats, interrupted,
+                          unrun=feed.unrun, pending=len(feed.pending(running)), notices=notices)
+
+
+SIDE_CHECK_S = 2.0
+"""How often a target with nothing to do beside the campaign asks again."""
+
+
+def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target], SideTask | None] | None,
+          share: float, deadline: float, errors: list[BaseException]) -> None:
+    """One target's feeder thread: work beside the campaign while it is under its share of the
+    target's busy time, else the target's next program (campaign.feed), until the stop or the end
+    of the draws."""
+    target, stats = lane.target, lane.stats
+    asked = -SIDE_CHECK_S
+    try:
+        while not stop.is_set():
+            if side is not None and stats.triage_s <= share * stats.busy_s and time.monotonic() - asked > SIDE_CHECK_S:
+                task = side(target)
+                if task is None:
+                    asked = time.monotonic()
+                else:
+                    task(lane, deadline - time.monotonic())
+                    continue
+            entry = feed.next_for(target, stop)
+            if entry is None:
+                return
+            lane.submit(entry.program, entry.expectations, partial(_finished, feed, lane, entry))
+    except LaneClosed:
+        return
+    except BaseException as e:  # a bug of ours: surfaced on the campaign's thread
+        if not stop.is_set():
+            errors.append(e)
+
+
+def _finished(feed: Feed, lane: Lane, entry: Entry, outcomes: list[Outcome]) -> None:
+    lane.stats.programs += 1
+    feed.finished(lane.target, entry, outcomes)
+
+
+def _view(scheduler: Scheduler, drawer: _Drawer) -> dict[str, AreaView]:
+    share = scheduler.share()
+    return {a: AreaView(s.programs, share[a], (1 + s.finds) / (2 + s.finds + s.misses), s.seconds,
+                        len(drawer.cells.get(a, ())), scheduler.budgets.get(a, Budget()))
+            for a, s in scheduler.state.items()}
 
 
 class _BucketWatch:
@@ -316,43 +315,3 @@ class _BucketWatch:
         return self._value
 
 
-class _Counter:
-    """Programs that every chosen target has finished (counted from the lanes' threads)."""
-
-    def __init__(self) -> None:
-        self.value = 0
-        self._lock = threading.Lock()
-
-    def after(self, targets: list[str], then: Callable[[dict[str, list[Outcome]]], None]
-              ) -> Callable[[str, list[Outcome]], None]:
-        """A callback for each of ``targets``; once all have called it, the program is counted
-        and ``then`` gets every target's outcomes."""
-        results: dict[str, list[Outcome]] = {}
-
-        def done(target: str, outcomes: list[Outcome]) -> None:
-            with self._lock:
-                results[target] = outcomes
-                complete = len(results) == len(targets)
-                if complete:
-                    self.value += 1
-            if complete:
-                then(results)
-
-        if not targets:  # no target takes it: nothing to wait for
-            with self._lock:
-                self.value += 1
-        return done
-
-
-def _finish(stats: TargetStats, target: str, done: Callable[[str, list[Outcome]], None],
-            outcomes: list[Outcome]) -> None:
-    stats.programs += 1
-    done(target, outcomes)
-
-
-def _recorder(stats: TargetStats, start: float) -> Callable[[Outcome, bool], None]:
-    def record(outcome: Outcome, whole: bool) -> None:
-        stats.add(outcome, whole)
-        stats.wall_s = time.monotonic() - start
-
-    return record

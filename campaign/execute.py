@@ -61,6 +61,7 @@ class Part:
     program: Program
     expectations: Expectations
     depth: int = 0
+    timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)

@@ -10,8 +10,13 @@ hidden behind the driver's instead of added to it. A run that must be isolated q
 behind the parts already prepared.
 
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
-finishes, which keeps memory bounded and the targets of a campaign within a program or two of
-each other.
+finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
+gets the target's measured limit for its area (campaign.timeouts); a single statement that
+exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
+Work beside the campaign (triage) runs on the same worker through :meth:`Lane.call`, between the
+campaign's runs, so a driver's time is shared and never doubly booked. Every worker call's wall
+time is accounted in the lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts,
+isolation, triage).
 """
 
 from __future__ import annotations
@@ -21,15 +26,26 @@ import queue
 import signal
 import threading
 import time
-from typing import Callable
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Callable, TypeVar
 
 from campaign import record
 from campaign.batching import batch_for
 from campaign.execute import Outcome, Part, conclude, first_parts, prepare
 from campaign.expectations import Expectations
+from campaign.progress import TargetStats
+from campaign.record import Run
+from campaign.timeouts import Timeouts
 from corpus.store import Corpus
-from fuzz.drivers import Result, Target, Worker, WorkerStartError
+from fuzz.drivers import Job, Result, Target, Worker, WorkerStartError
 from lang.ir import Program
+
+T = TypeVar("T")
+
+
+class LaneClosed(RuntimeError):
+    """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran."""
 
 
 class _Ticket:
@@ -38,6 +54,7 @@ class _Ticket:
     def __init__(self, parts: int, done: Callable[[list[Outcome]], None]) -> None:
         self.left, self.done = parts, done
         self.outcomes: list[Outcome] = []
+        self.open: dict[int, Part] = {}  # parts dispatched and not yet concluded, by id()
 
     def settle(self, outcome: Outcome, added: int) -> bool:
         """One part concluded with ``outcome``, ``added`` halves queued in its place; True once
@@ -54,13 +71,15 @@ class Lane:
     """A target, its worker, and the threads that keep the worker busy (module docstring)."""
 
     def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str,
-                 record: Callable[[Outcome, bool], None], depth: int = 2) -> None:
+                 stats: TargetStats, timeouts: Timeouts | None = None, depth: int = 2) -> None:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
-        self._record = record  # (outcome of one run, whether the run was of a whole part)
+        self.stats = stats
+        self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.Queue = queue.Queue()  # (part, job, ticket) for the runner; None ends it
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self._closing = threading.Event()
+        self._tickets: set[_Ticket] = set()  # programs in flight
         self.error: BaseException | None = None
         self._runner = threading.Thread(target=self._run_jobs, name=f"{target.name}-runner", daemon=True)
         self._host = threading.Thread(target=self._serve, name=f"{target.name}-host", daemon=True)
@@ -75,8 +94,46 @@ class Lane:
         are in flight."""
         while not self._slots.acquire(timeout=0.2):
             self._check()
+            if self._closing.is_set():
+                raise LaneClosed(self.target.name)
         self._check()
         self._inbox.put((program, expectations, done))
+
+    def call(self, fn: Callable[[Worker], T]) -> T:
+        """Run ``fn`` with the lane's worker on its runner thread, between the campaign's runs, and
+        return what it returns (triage beside the campaign: campaign.campaign's side work); raises
+        LaneClosed if the lane stops first."""
+        done: Future = Future()
+        if self._closing.is_set():
+            raise LaneClosed(self.target.name)
+        self._jobs.put((fn, done))
+        while True:
+            try:
+                return done.result(timeout=0.2)
+            except TimeoutError:
+                self._check()
+
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+        """Run ``job`` on the lane's worker (:meth:`call`) within ``timeout_s`` (default: the
+        ceiling); its wall time counts as triage. A Worker's ``run``, for triage's code."""
+        t0 = time.perf_counter()
+        try:
+            return self.call(lambda w: w.run(job, self.timeouts.ceiling if timeout_s is None else timeout_s))
+        finally:
+            self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+
+    def restart(self) -> None:
+        """A fresh worker process for the lane (empty kernel caches: triage.confirm's re-runs)."""
+        self.call(lambda w: w.restart())
+
+    def unfinished(self) -> list[str]:
+        """The parts (stored programs: whole programs, batches or halves) dispatched and not
+        concluded: after :meth:`close`, what a resumed campaign must still run on this target."""
+        return sorted({p.program.id for t in list(self._tickets) for p in t.open.values()})
+
+    def idle(self) -> bool:
+        """Whether nothing submitted is left to run or judge."""
+        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks)
 
     def drain(self) -> None:
         """Wait until every submitted program is done."""
@@ -91,7 +148,9 @@ class Lane:
         self._closing.set()
         while True:
             try:
-                self._jobs.get_nowait()
+                item = self._jobs.get_nowait()
+                if isinstance(item, tuple) and isinstance(item[-1], Future):
+                    item[-1].set_exception(LaneClosed(self.target.name))
                 self._jobs.task_done()
             except queue.Empty:
                 break
@@ -124,9 +183,22 @@ class Lane:
             item = self._jobs.get()
             if item is None:
                 return
-            part, job, ticket = item
             try:
-                self._inbox.put((part, self.worker.run(job), ticket))
+                if isinstance(item[-1], Future):  # a call beside the campaign
+                    fn, done = item
+                    if self._closing.is_set():
+                        done.set_exception(LaneClosed(self.target.name))
+                        continue
+                    try:
+                        done.set_result(fn(self.worker))
+                    except BaseException as e:  # noqa: BLE001 - the caller's to handle
+                        done.set_exception(e)
+                    continue
+                part, job, ticket = item
+                limit = part.timeout_s or self.timeouts.limit(part.program.area)
+                t0 = time.perf_counter()
+                result = self.worker.run(job, limit)
+                self._inbox.put((part, result, ticket, time.perf_counter() - t0, limit))
             finally:
                 self._jobs.task_done()
 
@@ -148,23 +220,43 @@ class Lane:
         if isinstance(event[0], Program):  # a submitted program
             program, expectations, done = event
             pieces = first_parts(self.target, program, expectations, batch_for(self.target))
+            if self.corpus is not None:  # parts an interrupted run already judged are not run again
+                pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
             record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
 
             def finished(outcomes: list[Outcome]) -> None:
+                self._tickets.discard(ticket)
                 self._slots.release()
                 done(outcomes)
 
             ticket = _Ticket(len(pieces), finished)
+            self._tickets.add(ticket)
             for piece in pieces:
                 self._dispatch(piece, ticket)
+            if not pieces:
+                finished([])
             return
-        part, result, ticket = event
+        part, result, ticket, wall_s, limit = event
         if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
+            return
+        ticket.open.pop(id(part), None)
+        timed_out = result.status == "timeout"
+        self.stats.spent(wall_s, result.build_s, result.run_s,
+                         "timeouts" if timed_out else "isolating" if part.depth else "run")
+        if result.status == "ok" and part.depth == 0:
+            self.timeouts.observe(part.program.area, wall_s)
+        if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
+            # slower than this target's runs of the area, not yet a hang: once more at the ceiling
+            record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
+                                               f"no result after {limit:g} s (measured limit); trying "
+                                               f"{self.timeouts.ceiling:g} s"), self.campaign)
+            self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
+            ticket.settle(Outcome("slow", runs=1), 1)
             return
         outcome, halves, run = conclude(part, self.target, result)
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)
-        self._record(outcome, part.depth == 0)
+        self.stats.add(outcome, part.depth == 0)
         if self._closing.is_set():
             return
         for half in halves:
@@ -172,6 +264,7 @@ class Lane:
         ticket.settle(outcome, len(halves))
 
     def _dispatch(self, part: Part, ticket: _Ticket) -> None:
+        ticket.open[id(part)] = part
         job = prepare(part, self.target)
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((part, job, ticket))

@@ -6,19 +6,22 @@ as wall time on a campaign whose targets run side by side) and a program budget.
 the campaign's whole life, across resumed runs; an area that has spent its budget is not drawn
 from again, and a campaign whose every area is spent ends early.
 
-Policy. Each finished program is a *find* when it taught the campaign something new on some
-target: a disagreement of a kind not seen before in the campaign (target, kind, operation, types
-and input class: what makes a bucket), or a coverage cell (construct x type x width,
-corpus.coverage) that target had not yet run. An area's find rate is unknown and drifts (finds
-get rarer as an area is explored), so the scheduler uses Thompson sampling: for every area with
-budget left it draws a rate from Beta(1 + finds, 1 + misses), divides it by the area's mean cost
-(driver seconds per program, 1 s before any is measured) and takes the area with the largest
-finds-per-second draw (after ``WARMUP`` programs of every area, drawn in turn). Areas where disagreements or uncovered cells keep turning up get most of
-the budget; one that stops yielding still gets a share that shrinks as its evidence grows, so a
-lucky or unlucky start is corrected. Counts decay (``DECAY`` per program of the area) so the
-rates follow the campaign as it saturates.
+Policy. Every target picks its own next area (campaign.feed: targets run at their own pace).
+Each run of a program on a target is a *find* when it opened a bucket the corpus did not have: a
+distinct bug (corpus.buckets), not a new cell or a second bucket of a known bug, which cheap areas
+produce without end. An area's find rate is unknown and drifts (finds get rarer as an area is
+explored), so the scheduler uses Thompson sampling: for every area with budget left it draws a
+rate from Beta(1 + finds, 1 + misses), divides it by that target's mean cost in the area (its
+driver seconds per program, 1 s before any is measured) and takes the area with the largest
+finds-per-second draw. Before that, each target runs ``WARMUP`` programs of every area in turn,
+and every area keeps a *floor*: ``floor`` (Policy.area_floor) of each target's time is shared
+evenly by the areas it takes, and an area below its share of a target's time is that target's
+next pick, so costly areas (math, images) are never starved by cheap ones. Areas where new bugs
+keep turning up get the rest; counts decay (``DECAY`` per run of the area) so the rates follow
+the campaign as it saturates.
 
-The state (draw index, programs, finds, misses, seconds per area) is plain JSON kept in the
+The state (per area: draw index, programs, finds, misses, seconds; per target and area: programs
+and seconds) is plain JSON kept in the
 campaign's row of the corpus: running the campaign again resumes where it stopped.
 """
 
@@ -34,6 +37,9 @@ DECAY = 0.99
 
 WARMUP = 3
 """Programs drawn from every area, in turn, before the sampling starts (each area gets measured)."""
+
+MIN_COST = 1e-3
+"""Seconds per program an area is taken to cost at least (a run the driver did not time)."""
 
 
 class BudgetError(ValueError):
@@ -73,50 +79,85 @@ def parse_budgets(text: str, areas: tuple[str, ...]) -> dict[str, Budget]:
 class AreaState:
     next: int = 0  # the next draw index of the area's stream (fuzz.strategies.draws)
     searched: int = 0  # programs from the area's targeted search (campaign.targeted)
-    programs: int = 0  # programs finished on every target that took them
-    finds: float = 0.0  # decayed count of programs that found something new
+    programs: int = 0  # programs finished on some target
+    finds: float = 0.0  # decayed count of runs that found a new bug
     misses: float = 0.0
     seconds: float = 0.0  # driver seconds per target
 
     @property
     def cost(self) -> float:
-        return self.seconds / self.programs if self.programs else 1.0
+        return max(self.seconds / self.programs, MIN_COST) if self.programs else 1.0
+
+
+@dataclass
+class Pace:
+    """One target's time in one area: what its floor and its cost are measured by."""
+
+    programs: int = 0
+    seconds: float = 0.0
+
+    @property
+    def cost(self) -> float:
+        return max(self.seconds / self.programs, MIN_COST) if self.programs else 1.0
 
 
 class Scheduler:
     """Picks areas (module docstring). Not thread-safe: the campaign calls it under its lock."""
 
     def __init__(self, areas: tuple[str, ...], budgets: dict[str, Budget] | None = None,
-                 state: dict | None = None, seed: int = 0) -> None:
-        self.areas = areas
+                 state: dict | None = None, seed: int = 0, *, targets: tuple[str, ...] = (),
+                 floor: float = 0.0) -> None:
+        self.areas, self.targets, self.floor = areas, targets, floor
         self.budgets = budgets or {}
         stored = (state or {}).get("areas", {})
         self.state = {a: AreaState(**stored.get(a, {})) for a in areas}
+        paces = (state or {}).get("targets", {})
+        self.pace = {t: {a: Pace(**paces.get(t, {}).get(a, {})) for a in areas}
+                     for t in dict.fromkeys((*targets, *paces))}  # a resumed run keeps absent targets' paces
         self._rng = np.random.default_rng([seed, sum(s.next for s in self.state.values())])
-        self._untaken = {a: 0 for a in areas}  # programs in a row that no target of this run took
+        self._untaken: dict[tuple[str | None, str], int] = {}  # programs in a row a target of this run did not take
 
-    def untaken(self, area: str) -> None:
-        """No target of this run took a program of ``area`` (after ``WARMUP`` in a row the area is
-        dropped for this run: e.g. SPIR-V-only programs where no target has a SPIR-V path)."""
-        self._untaken[area] += 1
+    def untaken(self, area: str, target: str | None = None) -> None:
+        """``target`` (or, without one, every target) of this run did not take a program of
+        ``area``: after ``WARMUP`` in a row the area is dropped for it in this run (e.g.
+        SPIR-V-only programs on a target without a SPIR-V path)."""
+        key = (target, area)
+        self._untaken[key] = self._untaken.get(key, 0) + 1
 
-    def open(self, area: str) -> bool:
-        """Whether ``area`` has budget left (and this run's targets take its programs)."""
+    def open(self, area: str, target: str | None = None) -> bool:
+        """Whether ``area`` has budget left and (``target``, or some target of this run) takes its
+        programs."""
         b, s = self.budgets.get(area, Budget()), self.state[area]
-        return (self._untaken[area] < WARMUP
+        return (self._untaken.get((None, area), 0) < WARMUP
+                and (target is None or self._untaken.get((target, area), 0) < WARMUP)
                 and (b.programs is None or s.next + s.searched < b.programs)
                 and (b.seconds is None or s.seconds < b.seconds))
 
-    def pick(self) -> str | None:
-        """The area to draw the next program from, or None when every area has spent its budget."""
-        candidates = [a for a in self.areas if self.open(a)]
+    def dropped(self, area: str) -> bool:
+        """Whether no target of this run takes ``area``'s programs (every one of them has
+        declined ``WARMUP`` in a row)."""
+        return self._untaken.get((None, area), 0) >= WARMUP or bool(self.targets) and all(
+            self._untaken.get((t, area), 0) >= WARMUP for t in self.targets)
+
+    def pick(self, target: str | None = None) -> str | None:
+        """The area to draw ``target``'s next program from (module docstring: warm-up, floors, then
+        finds per second of that target), or None when every area has spent its budget."""
+        candidates = [a for a in self.areas if self.open(a, target)]
         if not candidates:
             return None
-        cold = [a for a in candidates if self.state[a].next < WARMUP]
+        pace = self.pace.get(target) if target is not None else None
+        ran = (lambda a: pace[a].programs) if pace else (lambda a: self.state[a].next)
+        cold = [a for a in candidates if ran(a) < WARMUP]
         if cold:
-            return min(cold, key=lambda a: self.state[a].next)
-        draws = [self._rng.beta(1 + self.state[a].finds, 1 + self.state[a].misses) / self.state[a].cost
-                 for a in candidates]
+            return min(cold, key=ran)
+        if pace and self.floor > 0:
+            total = sum(pace[a].seconds for a in candidates) or 1.0
+            short = {a: self.floor / len(candidates) - pace[a].seconds / total for a in candidates}
+            below = max(candidates, key=short.__getitem__)
+            if short[below] > 0:
+                return below
+        cost = (lambda a: pace[a].cost) if pace else (lambda a: self.state[a].cost)
+        draws = [self._rng.beta(1 + self.state[a].finds, 1 + self.state[a].misses) / cost(a) for a in candidates]
         return candidates[int(np.argmax(draws))]
 
     def take(self, area: str) -> int:
@@ -129,13 +170,21 @@ class Scheduler:
         """A program of ``area`` came from its targeted search instead of its draws."""
         self.state[area].searched += 1
 
-    def observe(self, area: str, found: bool, seconds: float) -> None:
-        """A program of ``area`` finished: whether it found something new, its driver seconds."""
+    def observe(self, area: str, found: bool, seconds: float, target: str | None = None,
+                first: bool = True) -> None:
+        """A program of ``area`` finished on ``target`` (without one: on every target, ``seconds``
+        per target): whether it found a new bug, its driver seconds; ``first``: no other target
+        had finished it."""
         s = self.state[area]
-        self._untaken[area] = 0
+        self._untaken[(target, area)] = 0
+        self._untaken[(None, area)] = 0
         s.finds, s.misses = s.finds * DECAY + found, s.misses * DECAY + (not found)
-        s.programs += 1
-        s.seconds += seconds
+        s.programs += first
+        s.seconds += seconds / max(len(self.targets), 1) if target is not None else seconds
+        if target in self.pace:
+            p = self.pace[target][area]
+            p.programs += 1
+            p.seconds += seconds
 
     def share(self) -> dict[str, float]:
         """Each area's fraction of the programs drawn so far."""
@@ -143,4 +192,5 @@ class Scheduler:
         return {a: (s.next + s.searched) / total for a, s in self.state.items()}
 
     def to_state(self) -> dict:
-        return {"areas": {a: asdict(s) for a, s in self.state.items()}}
+        return {"areas": {a: asdict(s) for a, s in self.state.items()},
+                "targets": {t: {a: asdict(p) for a, p in pace.items()} for t, pace in self.pace.items()}}

@@ -24,7 +24,7 @@ from corpus.buckets import (CULPRIT_FIELDS, RESULT_KINDS, SIGNATURE_VERSION, STA
                             first_error, signature, title)
 from lang.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
@@ -33,7 +33,9 @@ corpus.hypothesis_db). 4: table errors (the largest error in ulps per statement 
 disagreements carry their deviation (oracles.deviation: the class of the wrong value) and its
 detail; rows of older corpora, failures and atomics' history rows have NULL (unclassified). 6:
 disagreements carry their ``culprit``: the faulty sub-expression triage found for them (JSON of its
-operation, types, rule and deviation; NULL: none found, the operation is its own)."""
+operation, types, rule and deviation; NULL: none found, the operation is its own). 7: buckets carry
+their reproduction rate (``reproduced``, "k/n": triage.confirm), reductions say why the reduced
+program is not one statement on one work-item (``why``; "" when it is)."""
 
 DEVIATION_COLUMNS = ("deviation", "deviation_detail")
 """Schema 5: what a wrong value is (a class of oracles.deviation.CLASSES) and a sentence about it."""
@@ -178,6 +180,10 @@ class Corpus:
                     db["disagreements"].add_column(column, str)
             if "state" not in db["campaigns"].columns_dict:
                 db["campaigns"].add_column("state", str)
+            if "reproduced" not in db["buckets"].columns_dict:  # schema 7
+                db["buckets"].add_column("reproduced", str)
+            if "why" not in db["reductions"].columns_dict:
+                db["reductions"].add_column("why", str)
             db["disagreements"].create_index(["bucket"], if_not_exists=True)
             if version < 2:
                 self._rebucket("bucket is null or bucket = ''")
@@ -326,17 +332,17 @@ class Corpus:
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
                        min(d.created) as first_seen, max(d.created) as last_seen,
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
-                       b.title, b.signature, b.target, b.status, b.note,
+                       b.title, b.signature, b.target, b.status, b.note, b.reproduced,
                        group_concat(distinct d.path) as paths, group_concat(distinct d.fingerprint_id) as fps,
-                       (select r.size_after from reductions r where r.bucket = d.bucket
-                        order by r.created desc limit 1) as reduced
+                       (select json_set(r.size_after, '$.why', coalesce(r.why, '')) from reductions r
+                        where r.bucket = d.bucket order by r.created desc limit 1) as reduced
                 from disagreements d join buckets b on b.id = d.bucket {where}
                 group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
             sig = json.loads(r["signature"])
             fps = r.pop("fps").split(",")
             reduced = json.loads(r["reduced"]) if r["reduced"] else None
             out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
-                        "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items")},
+                        "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items", "why")},
                         "versions": sorted({versions.get(f, "") for f in fps} - {""}),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
@@ -376,6 +382,12 @@ class Corpus:
                             ["confirmed" if reproduced else "flaky", *params])
             if not reproduced:
                 self._rebucket(where, params)
+
+    @_locked
+    def reproduced(self, bucket: str, shown: int, runs: int) -> None:
+        """Record that ``bucket``'s disagreement showed again in ``shown`` of ``runs`` re-runs."""
+        with self.db.conn:
+            self.db["buckets"].update(bucket, {"reproduced": f"{shown}/{runs}"})
 
     @_locked
     def add_reduction(self, row: dict[str, Any]) -> None:
@@ -427,6 +439,13 @@ class Corpus:
             self.db.execute("delete from hypothesis where key = ? and value = ?", [key, value])
 
     # ---- reading ---------------------------------------------------------------------------
+
+    @_locked
+    def judged(self, program_id: str, target: str) -> bool:
+        """Whether a run of ``program_id`` on ``target`` was judged (status ok): a resumed
+        campaign does not run such a part again."""
+        return bool(self.db.execute("select 1 from runs where program_id = ? and target = ? and status = 'ok' limit 1",
+                                    [program_id, target]).fetchone())
 
     @_locked
     def program(self, pid: str) -> Program:

@@ -67,7 +67,7 @@ from lang.nodes import (
     memory_of,
     walk,
 )
-from lang.types import Type
+from lang.types import Type, scalar
 
 __all__ = ["Buffer", "Expr", "Fill", "Image", "InvalidProgram", "Literal", "Load", "Op", "Program", "Sampler",
            "Store", "buffers_of", "canonical_json", "from_data", "location_index", "memory_of", "restrict",
@@ -399,6 +399,18 @@ def _validate_location(op: Op, program: Program) -> None:
                              f"inside a shared buffer of {b.count} elements")
     if op.attr("memory") != memory_of(b):
         raise InvalidProgram(f"{op.op}: memory {op.attr('memory')!r} does not match buffer {b.name!r}")
+
+
+TYPE_CAPABILITIES = frozenset({"fp64", "fp16"})
+"""What a program requires because of a type it uses (double: fp64, half: fp16; OpenCL C 3.0
+§6.1.1.1), so a part without such a type no longer requires it."""
+
+
+def type_needs(program: Program) -> frozenset[str]:
+    """The capabilities of :data:`TYPE_CAPABILITIES` that the types of ``program``'s statements and
+    buffers need."""
+    used = {n.type.scalar for s in program.body for n in walk(s.value)} | {b.type.scalar for b in program.buffers}
+    return frozenset(scalar(n).needs for n in used) & TYPE_CAPABILITIES
 
 
 def restrict(program: Program, statements: list[int], global_size: int | None = None) -> Program:

@@ -57,6 +57,8 @@ class Policy:
     expression_weights: dict[str, float] = field(default_factory=lambda: dict(EXPRESSION_WEIGHTS))
     p_targeted: float = 0.0  # a program from the area's targeted Hypothesis search (campaign.targeted; off:
     # bench/targeted.py measured fewer coverage cells with it, README "Campaigns")
+    # scheduling (campaign.scheduler): each target's time reserved for the areas it takes, in even floors
+    area_floor: float = 0.4
     # atomics under contention (area "atomics")
     atomic_statements: int = 12  # atomic operations per work-item
     atomic_global_size: int = 4096  # work-items at most (several work-groups)

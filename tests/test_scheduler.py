@@ -123,22 +123,3 @@ def test_merge_unions_without_duplicates_and_keeps_the_latest_bucket_status(tmp_
     c.mark(bucket, "fixed")  # a later decision here is not undone by merging an older copy
     merge(c, tmp_path / "b.db")
     assert c.bucket(bucket)["status"] == "fixed"
-
-
-def test_programs_in_flight_are_what_a_resumed_campaign_runs_first():
-    """A program is pending from its draw until every target finished it (whole or in parts) or
-    none took it; the campaign's state keeps the pending ones (campaign.campaign._Plan)."""
-    from conftest import SMALL
-
-    from campaign.campaign import _Plan
-    from campaign.execute import Outcome
-    from fuzz.strategies.conversions import Caps, conversion_programs
-    from fuzz.strategies.draws import Draws
-
-    plan = _Plan(Scheduler(("conversions",)), [], set())
-    stream = plan.programs({"conversions": Draws(conversion_programs(Caps(), SMALL), 1)}, {})
-    (_, ran), (_, untaken), (_, left) = next(stream), next(stream), next(stream)
-    plan.finished("conversions", ran, {"rusticl": [Outcome("ok"), Outcome("ok")]})  # run in two parts
-    plan.untaken("conversions", untaken)
-    assert plan.state()["pending"] == [left.id]
-    assert plan.state()["areas"]["conversions"]["next"] == 3

@@ -109,3 +109,19 @@ def test_table_67_follows_the_opencl_c_version_the_program_is_built_as():
     assert e.judged.sum() > 0
     assert {rule(int(r)).id for r in e.rule[e.judged]} == {"math.acos.float.unsafe.ulp"}
     assert set(e.error.limit[e.judged]) == {4096.0}
+
+
+def test_a_device_without_fp64_runs_the_statements_that_use_no_double():
+    """A statement over double needs fp64 (004 §6.1.1.1); the other statements of its program run
+    on a device without it, in a part that no longer requires fp64 (no cl_khr_fp64 pragma)."""
+    d, f = Type("double"), Type("float")
+    bufs = (Buffer("in0", d, "in", Fill("bits", 1)), Buffer("in1", f, "in", Fill("bits", 2)),
+            Buffer("out0", d, "out"), Buffer("out1", f, "out"))
+    body = (Store("out0", Op("fabs", (Load("in0", d),), d)), Store("out1", Op("fabs", (Load("in1", f),), f)))
+    p = Program(bufs, body, 4, requires=frozenset({"fp64"}))
+    part = runnable(_target(), p)
+    assert [s.buffer for s in part.body] == ["out1"] and "fp64" not in part.requires
+    assert "cl_khr_fp64" not in emit(part) and "double" not in emit(part)
+    assert runnable(_target(fp64=True), p) is p
+    only_double = Program(bufs[::2], body[:1], 4, requires=frozenset({"fp64"}))
+    assert runnable(_target(), only_double) is None

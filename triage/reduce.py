@@ -13,8 +13,9 @@ result is deterministic for a given program and driver:
 1. ``statements``: keep the statement the disagreement is in alone, else halve the body
    (delta debugging), then drop the others one at a time.
 2. ``work_items``: keep only the failing work-item, its inputs written as explicit values
-   (:class:`lang.ir.Fill` ``values``); for programs with shared (atomic) locations, halve the
-   NDRange by whole work-groups instead.
+   (:class:`lang.ir.Fill` ``values``); not for programs with shared (atomic) locations, whose
+   histories need their own passes (:mod:`triage.reduce_atomics`: ``atomic_statements``,
+   ``work_groups``, ``locations``, run after this one).
 3. ``subexpressions``: replace an operation below the statement's root by a literal, or else an
    input buffer, holding the value the oracle computes for it (only where that value is certain:
    one allowed bit pattern on every lane), outermost first.
@@ -30,6 +31,10 @@ result is deterministic for a given program and driver:
 6. ``values``: each input or literal lane becomes the simplest value of its input class
    (:mod:`oracles.classes`: 1.0 for an integral float, -1 for a negative integer, ...).
 7. ``requirements``: fp64 or fp16 is no longer required once no type needs it.
+
+Images programs also go through :mod:`triage.reduce_images` (``image_size``, ``sampler``,
+``format``, ``texels``, before ``values``). A reduction that ends above one operation on one
+work-item says why in :attr:`Reduction.why_not_minimal` (:func:`why_not_minimal`).
 
 Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
 :class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
@@ -47,14 +52,17 @@ import numpy as np
 from corpus.buckets import RESULT_KINDS, base_operation, failure_message
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, restrict, walk
+from lang.ir import TYPE_CAPABILITIES, Buffer, Expr, Fill, Literal, Load, Op, Program, Store, restrict, type_needs, walk
 from lang.layout import input_values
 from lang.ops import OPS
-from lang.types import Type, scalar
-from oracles.classes import input_class
+from lang.types import Type
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 from oracles.operands import OPERATORS, operator_type
+from triage import reduce_atomics, reduce_images
 from triage.observe import observe
+from triage.reduce_base import Candidate, Candidates, simplest
+
+__all__ = ["PASSES", "Candidate", "Goal", "Reducer", "Reduction", "reduce_program", "simplest", "why_not_minimal"]
 
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
@@ -79,10 +87,16 @@ class Goal:
                    failure=failure_message(row.get("actual_value", "")))
 
     def matches(self, row: dict[str, Any]) -> bool:
+        """The same disagreement; for a shared location's row (named after every atomic operation on
+        its buffer, fuzz.judge), also one naming fewer of the same operations: the history is the
+        same bug with the operations it does not need gone (triage.reduce_atomics)."""
         if row["kind"] != self.kind:
             return False
         if self.kind in RESULT_KINDS:
-            return base_operation(row["operation"]) == self.operation and _types(row) == self.types
+            op = base_operation(row["operation"])
+            fewer = str(row.get("input_class", "")).startswith("atomics:") and (
+                set(op.split(" + ")) < set(self.operation.split(" + ")))
+            return (op == self.operation or fewer) and _types(row) == self.types
         # a failure: the same message; the operation once the candidate is down to one statement
         return failure_message(row["actual_value"]) == self.failure and row["operation"] in (self.operation, "program")
 
@@ -100,26 +114,9 @@ class Reduction:
     seconds: float = 0.0
     passes: dict[str, int] = field(default_factory=dict)  # candidates kept per pass
     discarded: int = 0  # candidates that showed the goal but made another lane disagree
-    culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A program a pass proposes, with where its output lanes come from in the program it was made
-    from (the source): its work-item 0 is the source's work-item ``item`` (the ``work_items``
-    pass; 0, the same work-items, for the others), and with ``lane`` set its scalar output is that
-    lane of the source's vector output (the ``narrow`` pass)."""
-
-    program: Program
-    item: int = 0
-    lane: int | None = None
-    retarget: bool = False  # the ``culprit`` pass: its root operation, wrong on its own, becomes the goal
-
-    def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
-        """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""
-        if self.lane is not None:
-            return buffer, self.lane
-        return buffer, self.item * source.buffer(buffer).type.mem_lanes + lane
+    culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass), or
+    # to fewer of the atomic operations on its location (Goal.matches): the bug is then keyed on ``rows``
+    why_not_minimal: str = ""  # why the result is not one operation on one work-item ("" when it is)
 
 
 class Reducer:
@@ -130,6 +127,7 @@ class Reducer:
         self.deadline = time.monotonic() + budget_s
         self.candidates = 0
         self.discarded = 0
+        self.narrowed = False  # the goal moved to fewer atomic operations on its location (Goal.matches)
         self.seen: dict[str, tuple[list[dict], set[tuple[str, int]]] | None] = {}  # rows and lanes, by program id
 
     # -- the interestingness test ---------------------------------------------------------------
@@ -174,6 +172,10 @@ class Reducer:
         if hit and not self.keeps(candidate, source):
             self.discarded += 1  # the goal, but also a disagreement the program did not have
             return None
+        if hit and base_operation(hit[0]["operation"]) != self.goal.operation:  # fewer atomic operations
+            self.goal = replace(self.goal, operation=base_operation(hit[0]["operation"]))
+            self.narrowed = True
+            hit = [r for r in hit if self.goal.matches(r)]
         return hit
 
     def out_of_time(self) -> bool:
@@ -185,6 +187,7 @@ class Reducer:
         """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``); the
         caller times the whole reduction."""
         current, current_rows = program, rows
+        visited = {program.id}  # a candidate that undoes an earlier one is not taken again
         passes: dict[str, int] = {}
         changed, culprit = True, False
         while changed and not self.out_of_time():
@@ -194,20 +197,19 @@ class Reducer:
                     if self.out_of_time():
                         break
                     candidate = made if isinstance(made, Candidate) else Candidate(made)
-                    if candidate.program.id == current.id:
+                    if candidate.program.id in visited:
                         continue
                     hit = self.accepted(candidate, current)
                     if hit:
                         current, current_rows = candidate.program, hit
+                        visited.add(current.id)
                         culprit |= candidate.retarget
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
+        why = why_not_minimal(current, current_rows, self.out_of_time())
         return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
-                         culprit=culprit)
-
-
-Candidates = Iterator[Program | Candidate]  # a bare Program: its lanes are the current program's
+                         culprit=culprit or self.narrowed, why_not_minimal=why)
 
 
 def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
@@ -228,11 +230,7 @@ def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
 
 
 def _work_items(program: Program, rows: list[dict], _: Reducer) -> Candidates:
-    if program.global_size == 1:
-        return
-    if program.shared:
-        if program.global_size > program.local_size:
-            yield restrict(program, list(range(len(program.body))), program.global_size // 2)
+    if program.global_size == 1 or program.shared:  # shared locations: reduce_atomics' work_groups
         return
     item = max(0, min(r["work_item"] for r in rows))
     values = input_values(program)
@@ -365,30 +363,6 @@ def _same_meaning(value: Expr) -> bool:
     return all(n.type == operator_type(n) for n in walk(value) if isinstance(n, Op) and n.op in OPERATORS)
 
 
-def simplest(bits: int, scalar_name: str) -> int:
-    """The simplest value of the input class of ``bits`` (oracles.classes), keeping its sign:
-    what the ``values`` pass tries in place of a lane."""
-    s = scalar(scalar_name)
-    value = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
-    label = str(input_class(value, scalar_name)[0])
-    if s.is_float:
-        negative = bool(np.signbit(value[0]))
-        sign = -1.0 if negative else 1.0
-        tiny = np.finfo(s.dtype).smallest_subnormal
-        pick = {"nan": np.nan, "inf": sign * np.inf, "zero": 0.0, "subnormal": sign * tiny, "tie": sign * 0.5,
-                "near-tie": sign * np.nextafter(s.dtype.type(0.5), s.dtype.type(1)), "huge": sign * 2.0**31,
-                "integral": sign * 1.0, "normal": sign * 1.25}[label]
-        out = np.array([pick], dtype=s.dtype)
-    else:
-        v = int(value[0])
-        pick = {"zero": 0, "min": s.min, "max": s.max, "near-min": s.min + 1, "near-max": s.max - 1,
-                "pow2-edge": v, "other": (-1 if v < 0 else 1) if s.signed else 3}[label]
-        out = np.array([pick]).astype(s.dtype)
-    if str(input_class(out, scalar_name)[0]) != label:
-        return bits
-    return int(out.view(s.bits_dtype)[0])
-
-
 def _values(program: Program, rows: list[dict], _: Reducer) -> Candidates:
     if program.global_size != 1 or program.shared:
         return
@@ -440,9 +414,7 @@ def _set_literal(index: int, path: tuple[int, ...], lane: int, value: int) -> Ca
 
 def _requirements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
     """Drop fp64/fp16 once no type of the program needs them (more drivers can then run it)."""
-    used = {n.type.scalar for s in program.body for n in walk(s.value)} | {b.type.scalar for b in program.buffers}
-    needs = {scalar(n).needs for n in used}
-    unused = {r for r in program.requires if r in ("fp64", "fp16") and r not in needs}
+    unused = (program.requires & TYPE_CAPABILITIES) - type_needs(program)
     if unused:
         yield replace(program, requires=program.requires - unused)
 
@@ -450,12 +422,36 @@ def _requirements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
 PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducer], Candidates]], ...] = (
     ("statements", _statements),
     ("work_items", _work_items),
+    *reduce_atomics.PASSES,
     ("subexpressions", _subexpressions),
     ("culprit", _culprit),
     ("narrow", _narrow),
+    *reduce_images.PASSES,
     ("values", _values),
     ("requirements", _requirements),
 )
+
+
+def why_not_minimal(program: Program, rows: list[dict], stopped: bool = False) -> str:
+    """Why a reduced program is not one operation on one work-item ("" when it is): what the
+    disagreement needs (an atomic history's contending work-items, an image read's texels: the pass
+    modules' ``why``), the statements, work-items or operations no smaller candidate showed it
+    without, and whether the time budget ended the reduction."""
+    ops = sum(isinstance(n, Op) for s in program.body for n in walk(s.value))
+    if program.shared:
+        parts = [reduce_atomics.why(program, rows)]
+    else:
+        parts = [reduce_images.why(program, rows) if program.images else ""]
+        if len(program.body) > 1:
+            parts.append(f"{len(program.body)} statements: none shows it alone")
+        if program.global_size > 1:
+            parts.append(f"{program.global_size} work-items: no single one shows it")
+        if len(program.body) == 1 and ops > 1:
+            parts.append(f"{ops} operations together: none shows it alone")
+    parts = [p for p in parts if p]
+    if parts and stopped:
+        parts.append("the time budget ended the reduction")
+    return "; ".join(parts)
 
 
 def reduce_program(program: Program, row: dict[str, Any], target: Target, worker: Worker,

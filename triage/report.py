@@ -71,7 +71,8 @@ def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:
     fp_rows = corpus.query("select fingerprint from targets where fingerprint_id = ?", [rows[0]["fingerprint_id"]])
     fingerprint = json.loads(fp_rows[0]["fingerprint"]) if fp_rows else {}
     return {"bucket": bucket, "program": corpus.program(pid), "rows": rows, "fingerprint": fingerprint,
-            "reduced": bool(reductions), "target": bucket["target"], "path": rows[0]["path"]}
+            "reduced": bool(reductions), "why": (reductions[-1].get("why") or "") if reductions else "",
+            "target": bucket["target"], "path": rows[0]["path"]}
 
 
 def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
@@ -257,12 +258,14 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
     else:
         lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}"]
     seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
-            f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}.")
+            f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}"
+            + (f", shown again in {bucket['reproduced'].replace('/', ' of ')} re-runs." if bucket.get("reproduced") else "."))
     lines += ["", "## How often", "", seen, "",
               "## Reproduce", "",
               f"Files: {', '.join(files)}, `repro.py` and `program.json` (clfuzz's program: `clfuzz replay program.json`).",
               f"The program was {'reduced by clfuzz to' if case['reduced'] else 'found as'} {len(program.body)} "
-              f"statement(s) over {program.global_size} work-item(s).", "",
+              f"statement(s) over {program.global_size} work-item(s)"
+              + (f"; not further: {case['why']}." if case.get("why") else "."), "",
               "```sh", "pip install pyopencl numpy", f"{ENVIRONMENT.get(family, '')}python3 repro.py    "
               "# exit 1: bug present, 0: fixed", "```", "",
               f"`repro.py` picks the device named `{fp.get('device_name', '')}` of platform `{fp.get('platform_name', '')}` "

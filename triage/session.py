@@ -67,7 +67,7 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
         "id": f"{original.id}:{row['bucket']}", "original_id": original.id, "reduced_id": reduced.id,
         "bucket": bucket, "target": target.name, "seconds": round(reduction.seconds, 3),
         "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
-        "size_after": json.dumps(size(reduced)),
+        "size_after": json.dumps(size(reduced)), "why": reduction.why_not_minimal,
     })
     return reduction
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from fuzz.drivers.discovery import Target
 from fuzz.drivers.routes import PATH_SPIRV, ROUTES
 from lang.images import format_key
-from lang.ir import Program, restrict
+from lang.ir import TYPE_CAPABILITIES, Program, restrict, type_needs
 from lang.maths import CR_DIVIDE_SQRT
 from lang.ops import VERSION_KEYS, constructs, paths_of, requirements
 
@@ -53,27 +53,30 @@ def has(fp: dict, capability: str) -> bool:
 def runnable(target: Target, program: Program) -> Program | None:
     """The part of ``program`` the target takes: every statement its path can express (an
     operation only SPIR-V has stays off the OpenCL C path), its device's OpenCL C version has
-    (a built-in of OpenCL C 2.0 needs ``cl2.0``, lang.ops C_VERSIONS) and, on a SPIR-V path, its
-    route can take (routes.Route.unsupported). None when its device lacks a capability the
-    program requires (fp64, fp16, int64), an image format of the program (its fingerprint's
-    ``image_formats``), or no statement is left. A part keeps the version requirements of the
-    statements it kept only."""
+    (a built-in of OpenCL C 2.0 needs ``cl2.0``, lang.ops C_VERSIONS), its device's types have
+    (a statement over double needs fp64, over half fp16) and, on a SPIR-V path, its route can take
+    (routes.Route.unsupported). None when its device lacks a capability the whole program
+    requires (int64, build-option capabilities), an image format of the program (its
+    fingerprint's ``image_formats``), or no statement is left. A part keeps the version and type
+    requirements of the statements it kept only."""
     fp = target.fingerprint
     blocked = ROUTES[target.family].unsupported if target.path == PATH_SPIRV else frozenset()
-    whole = program.requires - VERSION_KEYS  # what every statement needs
+    whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs
     if whole & blocked or not all(has(fp, cap) for cap in whole):
         return None
     if not all(format_key(i.order, i.channel) in fp.get("image_formats", {}).get(i.dim, ()) for i in program.images):
         return None
+    typed = program.requires & TYPE_CAPABILITIES
     keep = [i for i, s in enumerate(program.body)
             if target.path in paths_of(s.value) and not constructs(s.value) & blocked
-            and all(has(fp, cap) for cap in requirements(s.value))]
+            and all(has(fp, cap) for cap in requirements(s.value))
+            and (not typed or all(has(fp, cap) for cap in type_needs(restrict(program, [i])) & typed))]
     if not keep:
         return None
     if len(keep) == len(program.body):
         return program
     part = restrict(program, keep)
-    return replace(part, requires=whole | requirements(part))
+    return replace(part, requires=whole | requirements(part) | (type_needs(part) & typed))
 
 
 def supports(target: Target, program: Program) -> bool:

@@ -383,22 +383,23 @@ class Worker:
         stripped = tuple(replace(a, data=None) if isinstance(a, MEMORY_ARGS) else a for a in job.args)
         return Run(replace(job, args=stripped), shared.size, tuple(places))
 
-    def run(self, job: Job) -> Result:
-        """Run one job; never raises for anything the driver does."""
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+        """Run one job within ``timeout_s`` (default: the worker's ``timeout_s``); never raises
+        for anything the driver does."""
         t0 = time.perf_counter()
         try:
-            return self._run(job)
+            return self._run(job, self.timeout_s if timeout_s is None else timeout_s)
         finally:
             self.last_wall_s = time.perf_counter() - t0
 
-    def _run(self, job: Job) -> Result:
+    def _run(self, job: Job, timeout_s: float) -> Result:
         if self._p is None:
             try:
                 self.start()
             except WorkerStartError as e:
                 return Result("worker_error", log=clip_log(str(e)))
         offset = self._log_size()
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + timeout_s
         run = self._place(job)
         try:
             self._send(run, deadline)
@@ -406,7 +407,7 @@ class Worker:
         except _Timeout:
             self._kill()
             tail = self._log_tail(offset)
-            text = f"no result after {self.timeout_s:g} s; worker killed"
+            text = f"no result after {timeout_s:g} s; worker killed"
             return Result("timeout", log=clip_log(text + (f"\n{tail}" if tail else "")))
         except _Closed:
             p = self._p

@@ -9,6 +9,8 @@ from campaign.campaign import run_campaign
 from campaign.scheduler import Budget
 from campaign.settings import CampaignError, stored_settings
 from corpus.store import Corpus
+from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.draws import Draws
 from lang.policy import Policy
 from tests.drivers.conftest import skip_without_icd, target_named
 
@@ -28,18 +30,21 @@ def test_a_campaign_resumes_where_it_stopped(tmp_path):
     kw = dict(seed=3, areas=("conversions", "expressions"), policy=SMALL, name="nightly",
               budgets={"expressions": Budget(programs=5)})
     first = run_campaign(corpus, [pocl], minutes=5, max_programs=8, **kw)
-    assert first.programs == 8
-    state = corpus.campaign("nightly")["state"]["areas"]
+    assert first.programs == 8 and first.pending == 0
+    row = corpus.campaign("nightly")
+    state = row["state"]["areas"]
     drawn = sum(a["next"] for a in state.values())
-    stored = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")}
-    unrun = {r["id"] for r in corpus.query(
-        "select id from programs p where campaign = 'nightly' and not exists "
-        "(select 1 from runs r where r.program_id = p.id)")}
     assert stored_settings(corpus, "nightly").budgets == {"expressions": Budget(programs=5)}
+    # as if the run had been stopped with a program drawn and stored but not run everywhere
+    left = Draws(conversion_programs(Caps(), SMALL), 99)[0]
+    corpus.add_program(left, "nightly")
+    corpus.update_campaign("nightly", row["seed"], row["settings"], row["programs"], row["checks"],
+                           {**row["state"], "pending": [left.id]})
+    stored = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")}
 
     second = run_campaign(corpus, [pocl], minutes=5, max_programs=6, **kw)
     assert second.programs == 6
-    assert unrun and unrun <= _ran(corpus)  # what the first run drew ahead and never ran, ran first
+    assert left.id in _ran(corpus)  # what the interrupted run left pending ran first
     after = corpus.campaign("nightly")["state"]["areas"]
     assert sum(a["next"] for a in after.values()) > drawn  # the streams continued, not restarted
     assert after["expressions"]["next"] <= 5  # the budget holds across runs

@@ -1,0 +1,62 @@
+"""Every target at its own pace: a joint campaign of two targets against each one's solo campaign.
+
+For each pair of targets and an area (``--pairs pocl,rusticl:math;pocl,oclgrind:expressions``), in
+one run: a solo campaign of ``--minutes`` on each target, then a joint campaign of the same length
+on both (campaign.campaign.run_campaign, the same seed, no triage, fresh corpora). Reported per
+target: programs run and judged lanes, joint against solo (the ratio: 1.0 means the other target
+cost it nothing), and its busy fraction (its builds, runs, harness, timeouts and isolation over the
+wall time: campaign.progress.TargetStats). The fast target's busy fraction in the joint campaign
+is what independent queues are for: in lockstep it waited for the slow one.
+Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import _common  # noqa: F401  (puts the repository on sys.path)
+
+from campaign.campaign import run_campaign
+from campaign.progress import TargetStats
+from corpus.store import Corpus
+from fuzz.drivers import discover, select
+
+
+def campaign(targets, area: str, minutes: float, seed: int, folder: Path) -> dict[str, TargetStats]:
+    corpus = Corpus(folder / f"{'+'.join(t.name.replace('/', '_') for t in targets)}-{area}.db")
+    try:
+        return run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace").targets
+    finally:
+        corpus.close()
+
+
+def busy(s: TargetStats) -> float:
+    return (s.busy_s - s.triage_s) / s.wall_s if s.wall_s else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=1.0)
+    ap.add_argument("--pairs", default="pocl,rusticl:math;pocl,oclgrind:expressions")
+    ap.add_argument("--seed", type=int, default=11)
+    args = ap.parse_args()
+    found = discover()
+    folder = Path(tempfile.mkdtemp(prefix="clfuzz-pace-"))
+    print("| pair, area | target | solo programs | joint programs | joint/solo | solo lanes/s | joint lanes/s "
+          "| solo busy | joint busy |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for spec in filter(None, args.pairs.split(";")):
+        names, area = spec.split(":")
+        pair = select(found, names.split(","))
+        solo = {t.name: campaign([t], area, args.minutes, args.seed, folder)[t.name] for t in pair}
+        joint = campaign(pair, area, args.minutes, args.seed, folder)
+        for t in pair:
+            s, j = solo[t.name], joint[t.name]
+            print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {j.programs / max(s.programs, 1):.2f} "
+                  f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} |")
+
+
+if __name__ == "__main__":
+    main()

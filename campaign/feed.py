@@ -1,0 +1,206 @@
+"""Programs for every target at its own pace: one stream of programs, a backlog per target.
+
+A campaign draws programs one at a time (fuzz.strategies.draws; the area is the scheduler's pick
+for the target that asks, campaign.scheduler), stores each in the corpus before anything runs it
+and computes its expectations for every flush-to-zero class in use. The target that asked runs
+it at once; every other target that takes it (fuzz.drivers.capabilities.supports) finds it in its
+*backlog*. No target waits for another: a target that needs a program takes, in order,
+
+1. a program an interrupted run left unfinished (resume),
+2. a backlog program on which another target opened a new bucket (newest first): a slow target
+   still runs what the others found interesting, so cross-target comparisons are not lost,
+3. a backlog program of the area the scheduler picks for it (oldest first),
+4. a fresh draw of that area.
+
+A backlog holds at most :data:`BACKLOG` programs; beyond that the oldest one nobody found
+interesting is *skipped* on that target (counted per target). Once the draws are over (the
+program limit, every area's budget) the targets drain their backlogs. A program drawn that no
+target takes is counted as *unrun*: the scheduler drops an area a target keeps declining.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from campaign.execute import Outcome
+from campaign.expectations import Expectations
+from campaign.scheduler import Scheduler
+from corpus.buckets import bucket_id, signature
+from fuzz.drivers import Target
+from fuzz.drivers.capabilities import supports
+from lang.ir import Program
+
+BACKLOG = 64
+"""Programs waiting for one target at most (memory stays bounded whatever the pace difference)."""
+
+
+@dataclass(eq=False)
+class Entry:
+    """A program of the campaign and who still has to run it."""
+
+    area: str
+    program: Program
+    expectations: Expectations
+    takers: frozenset[str]  # targets that take it
+    done: set[str] = field(default_factory=set)  # targets that finished it
+    busy: set[str] = field(default_factory=set)  # targets running it now
+    hot: bool = False  # a target opened a new bucket with it, or an interrupted run left it
+
+
+class Feed:
+    """The programs of a running campaign (module docstring). Thread-safe: every target's feeder
+    thread calls :meth:`next_for` and its lane calls :meth:`finished`."""
+
+    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str], Program],
+                 expect: Callable[[Program], Expectations], known: set[str],
+                 unfinished: Iterable[tuple[str, Program, Iterable[str] | None]] = (), max_programs: int | None = None,
+                 on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None) -> None:
+        self.targets, self.scheduler = targets, scheduler
+        self._draw, self._expect, self._on_first = draw, expect, on_first
+        self.known = set(known)  # bucket ids the corpus holds: a run that opens another is a find
+        self.max_programs = max_programs
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # a backlog grew
+        self.backlog: dict[str, list[Entry]] = {t.name: [] for t in targets}
+        self.open: dict[str, Entry] = {}  # by program id: entries some target still has to run
+        self.drawn = 0  # programs drawn by this run (unfinished ones it resumed included)
+        self.programs = 0  # programs finished on some target
+        self.unrun = 0  # programs drawn that no target takes
+        self.skipped = {t.name: 0 for t in targets}  # backlog programs a target dropped (BACKLOG)
+        self.over = False  # no more draws: the program limit or every area's budget is spent
+        self.drawing = 0  # draws whose program is not yet in the backlogs
+        for area, program, only in unfinished:
+            self._add(area, program, self._expect(program), hot=True, only=only)
+            self.drawn += 1
+
+    # -- a target asks -------------------------------------------------------------------------
+
+    def next_for(self, target: Target, stop: threading.Event) -> Entry | None:
+        """The program ``target`` runs next (module docstring); None once ``stop`` is set, or the
+        draws are over and its backlog is empty. Waits while the target can draw nothing (every
+        area closed to it) until another target's program reaches its backlog."""
+        while not stop.is_set():
+            with self.lock:
+                entry = self._from_backlog(target)
+                if entry is not None:
+                    return entry
+                if self.max_programs is not None and self.drawn >= self.max_programs:
+                    self.over = True
+                area = None if self.over else self.scheduler.pick(target.name)
+                if area is None:
+                    if self.over or self.scheduler.pick() is None:  # no target can draw
+                        self.over = True
+                        if not self.drawing:  # (a program still being drawn may be for this target)
+                            return None
+                    self.changed.wait(0.2)
+                    continue
+                program = self._draw(area)
+                self.drawn += 1
+                self.drawing += 1
+            try:
+                entry = self._add(area, program, self._expect(program))
+            finally:
+                with self.lock:
+                    self.drawing -= 1
+                    self.changed.notify_all()
+            with self.lock:
+                if target.name in entry.takers and entry in self.backlog[target.name]:
+                    return self._take(target, entry)
+                self.scheduler.untaken(area, target.name)
+        return None
+
+    def _from_backlog(self, target: Target) -> Entry | None:
+        backlog = self.backlog[target.name]
+        if not backlog:
+            return None
+        hot = [e for e in backlog if e.hot]
+        if hot:
+            return self._take(target, hot[-1])
+        area = None if self.over else self.scheduler.pick(target.name)
+        of_area = [e for e in backlog if e.area == area]
+        if of_area:
+            return self._take(target, of_area[0])
+        if area is None:  # draining, or nothing this target could draw: oldest first
+            return self._take(target, backlog[0])
+        return None
+
+    def _take(self, target: Target, entry: Entry) -> Entry:
+        backlog = self.backlog[target.name]
+        if entry in backlog:
+            backlog.remove(entry)
+        entry.busy.add(target.name)
+        return entry
+
+    def _waiting(self, entry: Entry) -> set[str]:
+        return set(entry.takers) - entry.done - entry.busy
+
+    def _add(self, area: str, program: Program, expectations: Expectations, hot: bool = False,
+             only: Iterable[str] | None = None) -> Entry:
+        """A new program: into the backlog of every target that takes it (of ``only``, if given)."""
+        takers = frozenset(t.name for t in self.targets if (only is None or t.name in only) and supports(t, program))
+        entry = Entry(area, program, expectations, takers, hot=hot)
+        with self.lock:
+            if not takers:
+                self.unrun += 1
+                self.scheduler.untaken(area)
+                return entry
+            self.open[program.id] = entry
+            for t in self.targets:
+                if t.name in takers:
+                    self._queue(t.name, entry)
+        return entry
+
+    def _queue(self, target: str, entry: Entry) -> None:
+        backlog = self.backlog[target]
+        if entry not in backlog:
+            backlog.append(entry)
+            self.changed.notify_all()
+        if len(backlog) > BACKLOG:
+            cold = next((e for e in backlog if not e.hot), backlog[0])
+            backlog.remove(cold)
+            self.skipped[target] += 1
+            self._settle(cold, target)
+
+    # -- a target is done ----------------------------------------------------------------------
+
+    def finished(self, target: Target, entry: Entry, outcomes: list[Outcome]) -> None:
+        """``target`` ran ``entry``'s program: the scheduler learns whether it opened a bucket the
+        corpus did not have, and if it did, every target that has not run it gets it first."""
+        rows = [r for o in outcomes for r in o.verdict.rows + o.failures]
+        new = {bucket_id(signature({**r, "target": target.name})) for r in rows}
+        with self.lock:
+            new -= self.known
+            self.known |= new
+            first = not entry.done
+            entry.busy.discard(target.name)
+            entry.done.add(target.name)
+            self.programs += first
+            self.scheduler.observe(entry.area, bool(new), sum(o.driver_s for o in outcomes), target.name, first)
+            if new and not entry.hot:
+                entry.hot = True
+                for name in self._waiting(entry):
+                    self._queue(name, entry)
+            self._settle(entry, target.name)
+        if first and self._on_first is not None:
+            self._on_first(entry.area, entry.program, target.name, outcomes)
+
+    def _settle(self, entry: Entry, target: str) -> None:
+        """Forget ``entry`` once no target is running it or has it queued."""
+        if not entry.busy and not any(entry in self.backlog[t] for t in entry.takers):
+            self.open.pop(entry.program.id, None)
+
+    def pending(self, running: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
+        """What a resumed run runs first, by program id: the targets still to run it. Programs
+        drawn and run nowhere yet (on every target that takes them), and programs running at the
+        stop on the targets running them, or, given ``running`` (target -> the parts its lane
+        left unfinished, campaign.pipeline.Lane.unfinished), those parts instead. A program that
+        some target ran and a slower one had only queued is not pending: that target skipped it."""
+        with self.lock:
+            out = {pid: sorted((set() if e.done else set(e.takers) - e.busy) | (e.busy if running is None else set()))
+                   for pid, e in self.open.items()}
+        for target, parts in (running or {}).items():
+            for pid in parts:
+                out.setdefault(pid, []).append(target)
+        return {pid: sorted(set(ts)) for pid, ts in sorted(out.items()) if ts}

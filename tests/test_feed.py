@@ -1,0 +1,115 @@
+"""Every target at its own pace (campaign.feed): a program is drawn once, run at once by the
+target that asked and queued for the others; a slow target runs what another found interesting
+first; backlogs are bounded; what no target takes is counted; pending is what a resume runs."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import SMALL
+
+from campaign.execute import Outcome
+from campaign.expectations import Expectations
+from campaign.feed import BACKLOG, Feed
+from campaign.scheduler import WARMUP, Scheduler
+from fuzz.drivers import Target
+from fuzz.judge import Verdict
+from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.draws import Draws
+
+FP = {"fp64": False, "fp16": False, "int64": True, "image_formats": {}}
+
+
+def _target(name: str, **fp) -> Target:
+    return Target(name, {**FP, **fp}, f"fp-{name}", "/nowhere", 0, 0)
+
+
+def _feed(targets, max_programs=None, area="conversions"):
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    scheduler = Scheduler((area,), targets=tuple(t.name for t in targets))
+    return Feed(targets, scheduler, lambda a: draws[scheduler.take(a)], Expectations, set(),
+                max_programs=max_programs)
+
+
+def _bug(target: Target) -> list[Outcome]:
+    row = {"kind": "wrong-result", "operation": "add_sat", "src_type": "int", "dst_type": "int", "rule": "r",
+           "target": target.name, "actual_value": "1"}
+    return [Outcome("ok", Verdict(rows=[row]), driver_s=0.1)]
+
+
+GO = threading.Event()
+
+
+def test_a_fast_target_draws_while_a_slow_one_works_through_its_backlog():
+    fast, slow = _target("fast"), _target("slow")
+    feed = _feed([fast, slow])
+    ran = [feed.next_for(fast, GO) for _ in range(5)]
+    for e in ran:
+        feed.finished(fast, e, [Outcome("ok", driver_s=0.1)])
+    assert len({e.program.id for e in ran}) == 5 and feed.drawn == 5  # the fast one never waited
+    assert [e.program.id for e in feed.backlog["slow"]] == [e.program.id for e in ran]
+    assert feed.pending() == {}  # run by the fast target, only queued on the slow one: not pending
+    running = feed.next_for(fast, GO)
+    assert feed.pending() == {running.program.id: ["fast", "slow"]}  # in flight, finished nowhere: both
+    # after the stop: the parts the lane left unfinished on the fast target instead of the whole program
+    assert feed.pending({"fast": ["part-a"], "slow": []}) == {"part-a": ["fast"], running.program.id: ["slow"]}
+    first = feed.next_for(slow, GO)
+    assert first is ran[0] and feed.drawn == 6  # its backlog first, oldest first, no new draw
+    feed.finished(slow, first, [Outcome("ok")])
+    feed.finished(fast, running, [Outcome("ok")])
+    assert feed.pending() == {} and feed.programs == 6
+
+
+def test_what_another_target_found_interesting_runs_first_on_a_slow_target():
+    fast, slow = _target("fast"), _target("slow")
+    feed = _feed([fast, slow])
+    ran = [feed.next_for(fast, GO) for _ in range(4)]
+    feed.finished(fast, ran[2], _bug(fast))  # a new bucket
+    assert feed.scheduler.state["conversions"].finds > 0
+    assert feed.next_for(slow, GO) is ran[2]
+
+
+def test_a_backlog_is_bounded_and_skips_what_nobody_found_interesting():
+    fast, slow = _target("fast"), _target("slow")
+    feed = _feed([fast, slow])
+    first = feed.next_for(fast, GO)
+    feed.finished(fast, first, _bug(fast))
+    for _ in range(BACKLOG + 5):
+        feed.finished(fast, feed.next_for(fast, GO), [Outcome("ok")])
+    assert len(feed.backlog["slow"]) == BACKLOG and feed.skipped["slow"] == 6
+    assert first in feed.backlog["slow"]  # the interesting one is kept
+
+
+def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
+    """Programs that need a capability no target has: counted as unrun, and after WARMUP of them
+    the area is dropped (nothing left to draw: the target stops asking)."""
+    from dataclasses import replace
+
+    plain = _target("plain")
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    scheduler = Scheduler(("conversions",), targets=("plain",))
+    feed = Feed([plain], scheduler, lambda a: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
+                Expectations, set())
+    assert feed.next_for(plain, GO) is None
+    assert feed.unrun == WARMUP == feed.drawn and scheduler.dropped("conversions")
+
+
+def test_the_draws_end_at_the_program_limit_then_backlogs_drain():
+    fast, slow = _target("fast"), _target("slow")
+    feed = _feed([fast, slow], max_programs=3)
+    for _ in range(3):
+        feed.finished(fast, feed.next_for(fast, GO), [Outcome("ok")])
+    assert feed.next_for(fast, GO) is None and feed.over
+    drained = [feed.next_for(slow, GO) for _ in range(3)]
+    assert all(drained) and feed.next_for(slow, GO) is None
+
+
+def test_warm_up_then_floors_keep_a_costly_area_in_each_targets_time():
+    s = Scheduler(("cheap", "costly"), targets=("t",), floor=0.4, seed=0)
+    for _ in range(200):
+        a = s.pick("t")
+        s.take(a)
+        s.observe(a, a == "cheap", 0.05 if a == "cheap" else 5.0, "t")
+    pace = s.pace["t"]
+    share = pace["costly"].seconds / (pace["cheap"].seconds + pace["costly"].seconds)
+    assert pace["costly"].programs >= WARMUP and share >= 0.2 - 0.05  # its floor: 0.4 / 2 areas

@@ -1,0 +1,96 @@
+"""Timeouts that fit the target (campaign.timeouts, campaign.pipeline): a limit from the area's
+measured runs on that target, within a floor and the ceiling; a statement that exceeds a limit
+below the ceiling is tried once at the ceiling before it is a hang; time is accounted per kind."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import SMALL
+
+from campaign.expectations import Expectations
+from campaign.pipeline import Lane
+from campaign.progress import TargetStats
+from campaign.timeouts import FACTOR, FLOOR, SAMPLES, Timeouts
+from fuzz.drivers import Result, Target
+from fuzz.strategies.conversions import Caps, conversion_programs
+from fuzz.strategies.draws import Draws
+from lang.ir import restrict
+
+
+def test_the_limit_follows_the_measured_median_within_floor_and_ceiling():
+    t = Timeouts(ceiling=60.0)
+    assert t.limit("math") == 60.0  # nothing measured yet
+    for wall in (2.0, 3.0, 2.5)[:SAMPLES]:
+        t.observe("math", wall)
+    assert t.limit("math") == FACTOR * 2.5
+    assert t.limit("images") == 60.0  # per area
+    for _ in range(40):
+        t.observe("conversions", 0.1)
+    assert t.limit("conversions") == FLOOR
+    for _ in range(40):
+        t.observe("math", 30.0)
+    assert t.limit("math") == 60.0
+
+
+class _Worker:
+    """A worker whose every run exceeds ``hangs_below`` seconds of limit: a slow build."""
+
+    timeout_s = 60.0
+    pid = None
+
+    def __init__(self, hangs_below: float) -> None:
+        self.hangs_below, self.limits = hangs_below, []
+
+    def start(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def run(self, job, timeout_s):
+        self.limits.append(timeout_s)
+        if timeout_s < self.hangs_below:
+            return Result("timeout", log=f"no result after {timeout_s:g} s; worker killed")
+        return Result("build_error", log="error: made up", build_s=0.5)
+
+
+TARGET = Target("fake", {}, "fp-fake", "", 0, 0)
+
+
+def _one_statement():
+    return restrict(Draws(conversion_programs(Caps(), SMALL), 2)[0], [0])
+
+
+def _lane(worker, limit: float) -> Lane:
+    timeouts = Timeouts(ceiling=60.0)
+    for _ in range(SAMPLES):
+        timeouts.observe("conversions", limit / FACTOR)
+    return Lane(TARGET, worker, None, "c", TargetStats(), timeouts)
+
+
+def _submit(lane: Lane, program) -> list:
+    done = threading.Event()
+    got = []
+    lane.submit(program, Expectations(program), lambda outcomes: (got.extend(outcomes), done.set()))
+    assert done.wait(10)
+    lane.close()
+    return got
+
+
+def test_a_slow_statement_is_tried_at_the_ceiling_before_it_is_a_hang():
+    worker = _Worker(hangs_below=30.0)  # slower than 8x the median, faster than the ceiling
+    lane = _lane(worker, limit=FLOOR)
+    outcomes = _submit(lane, _one_statement())
+    assert worker.limits == [FLOOR, 60.0]
+    assert [o.status for o in outcomes] == ["slow", "build_error"]  # no timeout recorded: not a hang
+    assert all(f["kind"] == "build_error" for o in outcomes for f in o.failures)
+    assert lane.stats.timeouts_s >= 0 and lane.stats.statuses == {"build_error": 1}
+
+
+def test_a_hang_times_out_at_the_ceiling_too():
+    worker = _Worker(hangs_below=1e9)
+    outcomes = _submit(_lane(worker, limit=FLOOR), _one_statement())
+    assert worker.limits == [FLOOR, 60.0]
+    assert outcomes[-1].failures and outcomes[-1].failures[0]["kind"] == "timeout"
+    assert "60 s" in outcomes[-1].failures[0]["actual_value"]  # recorded with the limit that applied

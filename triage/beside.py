@@ -1,0 +1,94 @@
+"""Triage beside a running campaign: each target's share of its time confirms and reduces the
+buckets its runs opened.
+
+The campaign (campaign.campaign) asks, for a target whose triage time is under its share, for a
+task (:meth:`Beside.task`); the task runs on that target's lane, whose worker the campaign's runs
+share, so triage takes driver time instead of adding a second process per driver. The bucket it
+takes is a ``new`` one (not reported, fixed or ignored), not flaky, not reduced, with rows on that
+target: buckets an earlier run of the campaign left pending first (they waited longest: a resumed
+campaign reduces them first), then the newest. The task
+
+1. confirms the bucket on a fresh worker (the lane's worker restarted: empty kernel caches),
+   with a reproduction rate of k in n re-runs for atomics and timeouts (triage.confirm);
+2. reduces it (triage.session.reduce_stored) with what is left of its time.
+
+A task stopped by the campaign's deadline leaves its bucket as it was: pending, first next time.
+Buckets no target reached are counted by :func:`pending`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from corpus.store import Corpus
+from fuzz.drivers import Target
+from triage.confirm import reproduction, reruns
+from triage.session import reduce_stored
+
+REDUCE_S = 60.0
+"""Seconds one reduction may take at most (a bucket that needs longer is reduced in parts: what a
+reduction keeps is stored)."""
+
+_CANDIDATES = """
+    select b.id, min(d.id) as example, min(d.created) as first_seen, b.reproduced,
+           sum(d.confirmation = 'confirmed') as confirmed
+    from buckets b join disagreements d on d.bucket = b.id
+    where d.campaign = ? and d.target = ? and b.status = 'new' and json_extract(b.signature, '$.flaky') is null
+      and not exists (select 1 from reductions r where r.bucket = b.id)
+    group by b.id
+    order by first_seen < ? desc, case when first_seen < ? then first_seen else -first_seen end"""
+
+
+class Beside:
+    """Hands out the triage of one campaign's buckets, one bucket at a time per target (module
+    docstring). Thread-safe: every target's feeder asks."""
+
+    def __init__(self, corpus: Corpus, campaign: str, reduce: bool = True,
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.corpus, self.campaign, self.reduce, self.on_event = corpus, campaign, reduce, on_event
+        self.since = time.time()  # buckets first seen before this: left pending by an earlier run
+        self.tried: set[str] = set()  # buckets this run took (done, or not reproduced)
+        self._lock = threading.Lock()
+
+    def task(self, target: Target) -> Callable[[Any, float], None] | None:
+        """The triage of ``target``'s next bucket, or None when it has none waiting."""
+        with self._lock:
+            for b in self.corpus.query(_CANDIDATES, [self.campaign, target.name, self.since, self.since]):
+                if b["id"] in self.tried:
+                    continue
+                self.tried.add(b["id"])
+                return lambda lane, seconds: self._triage(b, target, lane, seconds)
+        return None
+
+    def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
+        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``."""
+        start = time.monotonic()
+        row = self.corpus.disagreements("id = ?", [bucket["example"]])[0]
+        if not bucket["confirmed"]:
+            program = self.corpus.program(row["program_id"])
+            runs = reruns(program, row)
+            lane.restart()
+            shown = reproduction(program, row, target, lane, runs)
+            if runs > 1:
+                self.corpus.reproduced(bucket["id"], shown, runs)
+            self.corpus.confirm(row["program_id"], row["target"], row["bucket"], shown > 0)
+            self._tell("confirmed" if shown else "flaky", bucket)
+            if not shown:
+                return
+        if self.reduce:
+            left = seconds - (time.monotonic() - start)
+            if left > 1 and reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) is not None:
+                self._tell("reduced", bucket)
+
+    def _tell(self, what: str, bucket: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(what, self.corpus.bucket(bucket["id"]))
+
+
+def pending(corpus: Corpus, campaign: str) -> int:
+    """Buckets of ``campaign`` still waiting for triage: new, not flaky, not reduced."""
+    return corpus.query("""select count(distinct b.id) as n from buckets b join disagreements d on d.bucket = b.id
+                           where d.campaign = ? and b.status = 'new' and json_extract(b.signature, '$.flaky') is null
+                             and not exists (select 1 from reductions r where r.bucket = b.id)""", [campaign])[0]["n"]

@@ -1,0 +1,78 @@
+"""What the reducer's passes share (triage.reduce and its pass modules triage.reduce_images and
+triage.reduce_atomics, which triage.reduce's PASSES table puts together): the :class:`Candidate` a
+pass proposes, the reducer as a pass sees it (:class:`Reducing`), explicit input values and the
+simplest value of an input class (:func:`simplest`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol
+
+import numpy as np
+
+from fuzz.drivers import Target
+from lang.ir import Fill, Program
+from lang.types import scalar
+from oracles.classes import input_class
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A program a pass proposes, with where its output lanes come from in the program it was made
+    from (the source): its work-item 0 is the source's work-item ``item`` (the ``work_items``
+    pass; 0, the same work-items, for the others), and with ``lane`` set its scalar output is that
+    lane of the source's vector output (the ``narrow`` pass)."""
+
+    program: Program
+    item: int = 0
+    lane: int | None = None
+    retarget: bool = False  # the ``culprit`` pass: its root operation, wrong on its own, becomes the goal
+
+    def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
+        """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""
+        if self.lane is not None:
+            return buffer, self.lane
+        return buffer, self.item * source.buffer(buffer).type.mem_lanes + lane
+
+
+Candidates = Iterator[Program | Candidate]  # a bare Program: its lanes are the current program's
+
+
+class Reducing(Protocol):
+    """The reducer as a pass sees it: the target the candidates run on (its fingerprint names the
+    image formats it supports, its float environment the flushing)."""
+
+    target: Target
+
+
+def explicit(values: np.ndarray) -> Fill:
+    """A fill giving exactly ``values`` (typed lanes, as lang.layout.input_values gives them)."""
+    bits = np.ascontiguousarray(values).view(np.dtype(f"u{values.dtype.itemsize}"))
+    return Fill(0, values=tuple(int(v) for v in bits))
+
+
+def simplest(bits: int, scalar_name: str) -> int:
+    """The simplest value of the input class of ``bits`` (oracles.classes), keeping its sign:
+    what the ``values`` pass tries in place of a lane (and the ``texels`` pass in place of a
+    texel's channel)."""
+    s = scalar(scalar_name)
+    value = np.array([bits], dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
+    label = str(input_class(value, scalar_name)[0])
+    if s.is_float:
+        negative = bool(np.signbit(value[0]))
+        sign = -1.0 if negative else 1.0
+        tiny = np.finfo(s.dtype).smallest_subnormal
+        pick = {"nan": np.nan, "inf": sign * np.inf, "zero": 0.0, "subnormal": sign * tiny, "tie": sign * 0.5,
+                "near-tie": sign * np.nextafter(s.dtype.type(0.5), s.dtype.type(1)), "huge": sign * 2.0**31,
+                "integral": sign * 1.0, "normal": sign * 1.25}[label]
+        with np.errstate(over="ignore"):
+            out = np.array([pick], dtype=s.dtype)
+    else:
+        v = int(value[0])
+        pick = {"zero": 0, "min": s.min, "max": s.max, "near-min": s.min + 1, "near-max": s.max - 1,
+                "pow2-edge": v, "other": (-1 if v < 0 else 1) if s.signed else 3}[label]
+        out = np.array([pick]).astype(s.dtype)
+    if str(input_class(out, scalar_name)[0]) != label:
+        return bits
+    return int(out.view(s.bits_dtype)[0])
