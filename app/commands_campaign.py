@@ -146,8 +146,9 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 
     def event(what, bucket):
         triaged[what] = triaged.get(what, 0) + 1
-        if not live:
-            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}")
+        if not live or what == "failed":
+            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}"
+                       + (f": {bucket['error']} (a clfuzz bug: please report it)" if what == "failed" else ""))
 
     beside = Beside(corpus, name, reduce=do_reduce, on_event=event) if triage_share > 0 else None
     try:
@@ -172,7 +173,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
     left = pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
-               f"{triaged.get('reduced', 0)} reduced; {left} pending (reduced first when the campaign resumes, "
+               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed; {left} pending (reduced first when the campaign resumes, "
                f"or `clfuzz reduce BUCKET`)")
     summary = summarize(corpus, result.name)
     out = Path(summary_path or f"{corpus_path}.summary.md")

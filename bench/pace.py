@@ -49,7 +49,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for spec in filter(None, args.pairs.split(";")):
         names, area = spec.split(":")
-        pair = select(found, names.split(","))
+        pair = [t for t in select(found, names.split(",")) if t.name in names.split(",")]  # the paths named
         solo = {t.name: campaign([t], area, args.minutes, args.seed, folder)[t.name] for t in pair}
         joint = campaign(pair, area, args.minutes, args.seed, folder)
         for t in pair:

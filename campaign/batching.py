@@ -7,7 +7,11 @@ program of ``Policy.statements`` statements over ``Policy.global_size`` work-ite
 driver parts of it of that driver's batch size, so every driver judges the same lanes.
 
 The table holds the batch that gave the most judged lanes per second on each driver, measured
-with ``python3 bench/batch_size.py`` on the 2-core development machine (see README, "Batch size").
+with ``python3 bench/batch_size.py`` on the 2-core development machine (see README, "Batch size"),
+on conversions. Other areas cost a driver differently (rusticl compiles a 16-statement math part
+in 5-14 s), so during a campaign each target's statements per part adapt per area
+(:class:`Batches`): a part slower than :data:`PART_S` is cut in half next time, a quicker one
+doubled, within [:data:`MIN_STATEMENTS`, :data:`MAX_STATEMENTS`].
 """
 
 from __future__ import annotations
@@ -34,6 +38,34 @@ DEFAULT_BATCH = Batch(32, 16384)
 
 def batch_for(target: Target) -> Batch:
     return BATCHES.get(target.family, DEFAULT_BATCH)
+
+
+PART_S = (0.5, 4.0)
+"""The wall time a part should take on its target, in seconds: long enough that a build is worth
+it, short enough that a deadline, a timeout or a failure's isolation costs little."""
+MIN_STATEMENTS, MAX_STATEMENTS = 4, 256
+
+
+class Batches:
+    """One target's batch per area, adapted from its measured parts (module docstring). Used from
+    its lane's host thread only."""
+
+    def __init__(self, target: Target) -> None:
+        self.base = batch_for(target)
+        self._statements: dict[str, int] = {}
+
+    def get(self, area: str) -> Batch:
+        return Batch(self._statements.get(area, self.base.statements), self.base.global_size)
+
+    def observe(self, area: str, statements: int, wall_s: float) -> None:
+        """A whole part of ``statements`` statements of ``area`` ran in ``wall_s`` seconds."""
+        now = self._statements.get(area, self.base.statements)
+        if statements < now:  # a program smaller than the batch says nothing about the batch
+            return
+        if wall_s > PART_S[1]:
+            self._statements[area] = max(MIN_STATEMENTS, now // 2)
+        elif wall_s < PART_S[0]:
+            self._statements[area] = min(MAX_STATEMENTS, now * 2)
 
 
 def parts(program: Program, batch: Batch) -> list[Program]:

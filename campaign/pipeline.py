@@ -31,7 +31,7 @@ from dataclasses import replace
 from typing import Callable, TypeVar
 
 from campaign import record
-from campaign.batching import batch_for
+from campaign.batching import Batches
 from campaign.execute import Outcome, Part, conclude, first_parts, prepare
 from campaign.expectations import Expectations
 from campaign.progress import TargetStats
@@ -75,6 +75,7 @@ class Lane:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.stats = stats
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
+        self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.Queue = queue.Queue()  # (part, job, ticket) for the runner; None ends it
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
@@ -219,7 +220,7 @@ class Lane:
     def _handle(self, event: tuple) -> None:
         if isinstance(event[0], Program):  # a submitted program
             program, expectations, done = event
-            pieces = first_parts(self.target, program, expectations, batch_for(self.target))
+            pieces = first_parts(self.target, program, expectations, self.batches.get(program.area))
             if self.corpus is not None:  # parts an interrupted run already judged are not run again
                 pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
             record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
@@ -245,6 +246,7 @@ class Lane:
                          "timeouts" if timed_out else "isolating" if part.depth else "run")
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
+            self.batches.observe(part.program.area, len(part.program.body), wall_s)
         if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
             # slower than this target's runs of the area, not yet a hang: once more at the ceiling
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",

@@ -1,6 +1,7 @@
-"""Timeouts that fit the target (campaign.timeouts, campaign.pipeline): a limit from the area's
-measured runs on that target, within a floor and the ceiling; a statement that exceeds a limit
-below the ceiling is tried once at the ceiling before it is a hang; time is accounted per kind."""
+"""Work that fits the target (campaign.timeouts, campaign.batching, campaign.pipeline): a limit
+from the area's measured runs on that target, within a floor and the ceiling; a statement that
+exceeds a limit below the ceiling is tried once at the ceiling before it is a hang; statements per
+part follow the measured part times."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 
 from conftest import SMALL
 
+from campaign.batching import MIN_STATEMENTS, PART_S, Batches
 from campaign.expectations import Expectations
 from campaign.pipeline import Lane
 from campaign.progress import TargetStats
@@ -94,3 +96,18 @@ def test_a_hang_times_out_at_the_ceiling_too():
     assert worker.limits == [FLOOR, 60.0]
     assert outcomes[-1].failures and outcomes[-1].failures[0]["kind"] == "timeout"
     assert "60 s" in outcomes[-1].failures[0]["actual_value"]  # recorded with the limit that applied
+
+
+def test_statements_per_part_follow_the_measured_part_times():
+    rusticl = Target("rusticl", {}, "fp", "", 0, 0)
+    b = Batches(rusticl)
+    assert b.get("math").statements == 16  # campaign.batching.BATCHES, measured on conversions
+    b.observe("math", 16, PART_S[1] + 5)  # a slow math build: half next time
+    assert b.get("math").statements == 8 and b.get("conversions").statements == 16
+    for _ in range(5):
+        b.observe("math", b.get("math").statements, 30.0)
+    assert b.get("math").statements == MIN_STATEMENTS
+    b.observe("conversions", 16, PART_S[0] / 2)  # quick: twice as many
+    assert b.get("conversions").statements == 32
+    b.observe("conversions", 5, PART_S[0] / 2)  # a program smaller than the batch: no evidence
+    assert b.get("conversions").statements == 32

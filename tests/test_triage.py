@@ -371,3 +371,19 @@ def test_buckets_of_drivers_that_fail_the_same_way_are_related(memory_corpus):
     bugs = {b["driver"]: b for b in bug_list(memory_corpus.buckets())}
     assert bugs["pocl"]["related"] == [bugs["rusticl"]["id"]] and bugs["rusticl"]["related"] == [bugs["pocl"]["id"]]
     assert bugs["oclgrind"]["related"] == []
+
+
+def test_the_report_says_whether_operands_are_literals_or_loaded():
+    """Literals and buffer inputs take different paths through a compiler (constant folding):
+    the report says which form the failing statement's operands have (triage.report)."""
+    from triage.report import operand_form
+
+    f = Type("float")
+    x = Buffer("in0", f, "in", Fill("bits", 1))
+    lit = Literal(f, (0x3F800000,))
+    program = Program((x, Buffer("out0", f, "out"), Buffer("out1", f, "out"), Buffer("out2", f, "out")),
+                      (Store("out0", Op("fabs", (lit,), f)), Store("out1", Op("fabs", (Load("in0", f),), f)),
+                       Store("out2", Op("fmax", (lit, Load("in0", f)), f))), 4)
+    assert operand_form(program, "out0").startswith("written in the kernel as literals")
+    assert operand_form(program, "out1").startswith("loaded from input buffers")
+    assert operand_form(program, "out2") == "1 written as literals, 1 loaded from input buffers"

@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from campaign.pipeline import LaneClosed
 from corpus.store import Corpus
 from fuzz.drivers import Target
 from triage.confirm import reproduction, reruns
@@ -63,7 +64,17 @@ class Beside:
         return None
 
     def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
-        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``."""
+        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``.
+        A bug of triage's own is reported (event ``failed``, with the error) and leaves the bucket
+        pending: an hours-long campaign does not end over one bucket's reduction."""
+        try:
+            self._confirm_and_reduce(bucket, target, lane, seconds)
+        except LaneClosed:
+            raise
+        except Exception as e:  # noqa: BLE001 - reported with the bucket, the campaign goes on
+            self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}"})
+
+    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
         start = time.monotonic()
         row = self.corpus.disagreements("id = ?", [bucket["example"]])[0]
         if not bucket["confirmed"]:
@@ -84,7 +95,8 @@ class Beside:
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:
         if self.on_event is not None:
-            self.on_event(what, self.corpus.bucket(bucket["id"]))
+            self.on_event(what, {**self.corpus.bucket(bucket["id"]), **({"error": bucket["error"]} if "error" in bucket
+                                                                         else {})})
 
 
 def pending(corpus: Corpus, campaign: str) -> int:

@@ -282,8 +282,9 @@ def _format(program: Program, rows: list[dict], reducer: Reducing) -> Candidates
     reported = reducer.target.fingerprint.get("image_formats", {})
     for image in failing_images(program, rows):
         functions = {read_function(op.type.c_name) for op in _reads(program, image.name)}
-        options = sorted((f.split("/") for f in reported.get(image.dim, ())), key=lambda f: _rank(*f))
-        simpler = [(o, c) for o, c in options if modelled(o, c) and _rank(o, c) < _rank(image.order, image.channel)
+        reported_formats = (f.split("/") for f in reported.get(image.dim, ()))  # NVIDIA's include unnamed orders
+        options = sorted(((o, c) for o, c in reported_formats if modelled(o, c)), key=lambda f: _rank(*f))
+        simpler = [(o, c) for o, c in options if _rank(o, c) < _rank(image.order, image.channel)
                    and functions <= set(CHANNEL_TYPES[c].reads)]
         old = ORDERS[image.order].memory
         texels = _texel_array(image, inputs).reshape(image.texels, image.channels)

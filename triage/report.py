@@ -40,7 +40,7 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
 from lang.images import ADDRESSING, DIMS, FILTERS
-from lang.ir import Program
+from lang.ir import Literal, Load, Program, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles.expect import as_bits
@@ -210,6 +210,22 @@ def _image_lines(program: Program) -> list[str]:
     return out
 
 
+def operand_form(program: Program, buffer: str) -> str:
+    """How the operands of the statement writing ``buffer`` reach the kernel: as literals (the
+    compiler can fold the operation while building it) or loaded from input buffers (computed when
+    the kernel runs); the two take different paths through a compiler, and the reducer keeps the
+    form that shows the bug (triage.reduce, ``subexpressions``)."""
+    leaves = [n for s in program.body if s.buffer == buffer for n in walk(s.value) if isinstance(n, (Literal, Load))]
+    literals = sum(isinstance(n, Literal) for n in leaves)
+    if not leaves:
+        return ""
+    if literals == len(leaves):
+        return "written in the kernel as literals (the compiler may compute the result while building it)"
+    if not literals:
+        return "loaded from input buffers (computed when the kernel runs)"
+    return f"{literals} written as literals, {len(leaves) - literals} loaded from input buffers"
+
+
 def _severity_lines(rule_id: str) -> list[str]:
     """The severity of the broken rule, what it means, and for a recommendation the text that may
     still require it (oracles.rules)."""
@@ -251,6 +267,9 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
             lines.append(f"| {r['buffer']}[{r['work_item']}] | {r['lane']} | {inputs} | `{r['expected']}` "
                          f"| {r['expected_value']} | `{r['actual']}` | {r['actual_value']} |")
         lines += ["", f"All allowed results of the first lane: {', '.join(json.loads(first['allowed']))}."]
+        form = operand_form(program, first["buffer"])
+        if form:
+            lines += ["", f"Operands: {form}."]
         if first.get("deviation"):
             lines += ["", f"What the wrong value is: {first['deviation']}"
                       + (f" ({first['deviation_detail']})." if first.get("deviation_detail") else ".")]

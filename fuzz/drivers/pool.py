@@ -185,10 +185,11 @@ class Worker:
         # The drivers' compiler caches live as long as this process: kernels built more than once
         # within it (rusticl recompiles at each enqueue without one) come from the cache, a new
         # process (restart, replay, the next campaign) compiles afresh, and disk use is bounded.
+        # (NVIDIA's ComputeCache, CUDA_CACHE_PATH, would otherwise persist in ~/.nv across campaigns.)
         _remove(self._res.cache)
         self._res.cache.mkdir(parents=True)
         env = {**self.target.env(), "POCL_CACHE_DIR": str(self._res.cache),
-               "MESA_SHADER_CACHE_DIR": str(self._res.cache)}
+               "MESA_SHADER_CACHE_DIR": str(self._res.cache), "CUDA_CACHE_PATH": str(self._res.cache)}
         if self._res.shared is None:
             self._res.shared = SharedMemory()
         to_child_r, to_child_w = os.pipe()

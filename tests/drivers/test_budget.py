@@ -35,13 +35,11 @@ def hanging(monkeypatch):
     monkeypatch.setattr(Worker, "run", lambda self, job, timeout_s=None: real(self, HANG, timeout_s))
 
 
-@pytest.mark.parametrize("ceiling", [60.0, 3.0])
-def test_a_target_that_hangs_on_every_program_ends_within_budget_and_grace(tmp_path, hanging, ceiling):
-    """At a 60 s ceiling the first run is still in flight at the deadline: it is killed and its
-    program stays pending. At 3 s every run times out, is isolated by halving, and the campaign
-    still ends on time."""
+def test_a_target_that_hangs_on_every_program_ends_within_budget_and_grace(tmp_path, hanging):
+    """Every run times out (a 3 s ceiling), is isolated by halving, and the campaign still ends on
+    time; the run in flight at the deadline is killed and what it left stays pending."""
     corpus = Corpus(tmp_path / "c.db")
-    budget = 12.0
+    budget, ceiling = 10.0, 3.0
     t0 = time.monotonic()
     result = run_campaign(corpus, [target_named("pocl")], minutes=budget / 60, seed=1, areas=("conversions",),
                           policy=Policy(statements=8, global_size=64), timeout_s=ceiling, started=t0)
@@ -51,8 +49,7 @@ def test_a_target_that_hangs_on_every_program_ends_within_budget_and_grace(tmp_p
     state = corpus.campaign(result.name)["state"]
     assert set(state["pending"]) <= {r["id"] for r in corpus.query("select id from programs")}
     statuses = {r["status"] for r in corpus.query("select status from runs")}
-    if ceiling < 60:
-        assert "timeout" in statuses and result.targets["pocl"].timeouts_s > 0
+    assert "timeout" in statuses and result.targets["pocl"].timeouts_s > 0
 
 
 def test_a_one_minute_campaign_on_the_local_drivers_returns_in_a_minute(tmp_path):
