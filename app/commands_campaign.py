@@ -175,9 +175,13 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed; {left} pending (reduced first when the campaign resumes, "
                f"or `clfuzz reduce BUCKET`)")
+    from triage.buglist import bug_list
+    from triage.buglist import markdown as bug_markdown
+
     summary = summarize(corpus, result.name)
     out = Path(summary_path or f"{corpus_path}.summary.md")
-    out.write_text(markdown(summary))
+    head, _, rest = markdown(summary).partition("\n\n")
+    out.write_text(f"{head}\n\n{bug_markdown(bug_list(corpus.buckets(result.name)))}\n{rest}")
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
                f"({result.pending} left pending); corpus {corpus_path}, summary {out}")
 

@@ -137,6 +137,7 @@ def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
                                  "--statements", "8", "--global-size", "32", "--seed", "3",
                                  "--areas", "conversions,expressions"])
     assert result.exit_code == 0, result.output
+    assert "## Bug list" in (tmp_path / "c.db.summary.md").read_text()  # the campaign summary starts with it
     summary = json.loads(runner.invoke(cli, ["stats", "--corpus", str(db), "--json"]).output)
     assert summary["programs"] >= 2
     assert set(summary["targets"]) == {t.name for t in targets}
