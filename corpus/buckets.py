@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 6
+SIGNATURE_VERSION = 7
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -36,7 +36,9 @@ rule names its case, and the lane's class is not the deciding operand's: one Ocl
 made six buckets by class). 6: element types as their family and the operation's own type name as
 ``T`` (:func:`operation_family`, :func:`type_family`: Oclgrind's saturating conversion of NaN made one
 bucket per destination type), and the rule without its front end (:func:`rule_family`: the OpenCL C
-and SPIR-V texts of one rule are one bug seen on both paths)."""
+and SPIR-V texts of one rule are one bug seen on both paths). 7: a math function's rules as one
+(:func:`rule_family`: Oclgrind's double ``sinpi`` was one bug under its special-value rule and its
+ulp bound, whichever the lane's operand chose)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -121,7 +123,9 @@ def type_family(type_name: str) -> str:
     """What a signature keeps of a type: its element type's family, ``signed integer`` or
     ``unsigned integer`` (one library routine per family serves every width and size, as Oclgrind's
     saturating conversions do), a floating type as it is (half, float and double have their own
-    libraries and rounding)."""
+    libraries and rounding). Operand lists (``int+int``) are mapped operand by operand."""
+    if "+" in (type_name or ""):
+        return "+".join(type_family(t) for t in type_name.split("+"))
     e = element(type_name)
     return "signed integer" if e in _SIGNED else "unsigned integer" if e in _UNSIGNED else e
 
@@ -138,9 +142,14 @@ def operation_family(operation: str) -> str:
 
 
 def rule_family(rule: str) -> str:
-    """A rule without its front end: ``convert.sat.nan.spirv`` -> ``convert.sat.nan`` (the SPIR-V
-    text of a rule the OpenCL C text also states: one bug, both paths)."""
-    return rule[: -len(".spirv")] if rule.endswith(".spirv") else rule
+    """What a signature keeps of a rule: without its front end (``convert.sat.nan.spirv`` ->
+    ``convert.sat.nan``: the SPIR-V text of a rule the OpenCL C text also states, one bug on both
+    paths), and for a math function its function alone (``math.sinpi.special`` and
+    ``math.sinpi.double.ulp`` -> ``math.sinpi``: which of a function's rules judges a lane depends on
+    the lane's operand, an input class, not on the bug; the deviation class still tells a wrong
+    signed zero from a wrong value)."""
+    rule = rule[: -len(".spirv")] if rule.endswith(".spirv") else rule
+    return ".".join(rule.split(".")[:2]) if rule.startswith("math.") else rule
 
 
 COINCIDENTAL = frozenset({"operand", "other-lane", "other-item", "type-limit", "off-by-ulps", "other",

@@ -387,3 +387,25 @@ def test_the_report_says_whether_operands_are_literals_or_loaded():
     assert operand_form(program, "out0").startswith("written in the kernel as literals")
     assert operand_form(program, "out1").startswith("loaded from input buffers")
     assert operand_form(program, "out2") == "1 written as literals, 1 loaded from input buffers"
+
+
+def test_a_math_functions_rules_are_one_key_its_deviations_are_not():
+    """Which of sinpi's rules judges a lane (its special value at integers, its ulp bound elsewhere)
+    depends on the operand: one bug; a wrong signed zero is still another bug than a wrong value."""
+    row = {"kind": "wrong-result", "target": "oclgrind", "operation": "sinpi", "src_type": "double",
+           "dst_type": "double", "deviation": "other"}
+    special = bucket_id(signature({**row, "rule": "math.sinpi.special"}))
+    assert special == bucket_id(signature({**row, "rule": "math.sinpi.double.ulp"}))
+    assert special == bucket_id(signature({**row, "rule": "math.sinpi.special.spirv"}))
+    assert special != bucket_id(signature({**row, "rule": "math.sinpi.special", "deviation": "signed-zero"}))
+    assert special != bucket_id(signature({**row, "rule": "math.sinpi.special", "src_type": "float",
+                                           "dst_type": "float"}))
+
+
+def test_operand_lists_key_as_families_too():
+    row = {"kind": "wrong-result", "target": "rusticl/spirv", "operation": "OpSMod", "rule": "spirv.smod",
+           "deviation": "other"}
+    assert bucket_id(signature({**row, "src_type": "int+int", "dst_type": "int"})) == bucket_id(
+        signature({**row, "src_type": "long2+long2", "dst_type": "long2"}))
+    assert bucket_id(signature({**row, "src_type": "int+int", "dst_type": "int"})) != bucket_id(
+        signature({**row, "src_type": "uint+uint", "dst_type": "uint"}))
