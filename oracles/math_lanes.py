@@ -1,5 +1,6 @@
 """One output lane of a math built-in (:class:`Lane`: what the spec allows it to hold, with its
-rule and error scale) and the packing of lanes into an :class:`oracles.expect.Expectation`.
+rule and error scale), the packing of lanes into an :class:`oracles.expect.Expectation`, and the
+operand values a lane-wise function may see (:func:`operand_values`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from mpmath import mpf
 from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation
-from oracles.math_specials import NAN
+from oracles.floats import fmt
+from oracles.math_specials import NAN, signaling
 
 
 @dataclass
@@ -88,3 +90,34 @@ def pack(lanes: list[Lane], tname: str) -> Expectation:
     allowed = values.view(s.bits_dtype) if s.is_float else values.astype(s.bits_dtype)
     return Expectation(tname, list(allowed), judged, nan, rule, ranges, masks=masks,
                        error=ErrorScale(hi, lo, unit, limit) if s.is_float and np.isfinite(unit).any() else None)
+
+
+def operand_values(e: Expectation, tname: str) -> list[list | None]:
+    """Per lane, the operand values a lane-wise function may see: the allowed candidates of a
+    decided lane (a NaN of each sign for an any-NaN lane: its sign is not specified either), or
+    None where the operand is not pinned (not judged, or only bounded)."""
+    s = scalar(tname)
+    n = len(e)
+    decided = e.judged.copy()
+    for lo, hi in e.ranges:
+        decided &= ~(lo <= hi)
+    for mask, _ in e.masks:
+        decided &= mask == 0
+    cands = [a.view(s.dtype) if s.is_float else a.astype(s.bits_dtype).view(s.dtype) for a in e.allowed]
+    quiet = 1 << (fmt(tname).p - 2) if s.is_float else 0  # the quiet bit: the top fraction bit
+    out: list[list | None] = []
+    for i in range(n):
+        if not decided[i]:
+            out.append(None)
+            continue
+        vals = []
+        for a, c in zip(e.allowed, cands):
+            v = float(c[i]) if s.is_float else int(c[i])
+            if s.is_float and math.isnan(v) and not int(a[i]) & quiet:  # widening quiets it: keep it signaling
+                v = signaling(bool(int(a[i]) >> (s.bits - 1)))
+            if not any(same(v, w) for w in vals):
+                vals.append(v)
+        if e.any_nan[i]:  # any NaN, of either sign (copysign and signbit read it)
+            vals = [v for v in vals if not (isinstance(v, float) and math.isnan(v))] + [NAN, -NAN]
+        out.append(vals)
+    return out

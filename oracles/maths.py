@@ -29,7 +29,9 @@ made (``Expectation.error``), passing or not.
 This module is the engine; the tables it reads live apart: the prescribed values
 (:mod:`oracles.math_specials`), the exact functions (:mod:`oracles.math_exact`), the mpmath
 references (:mod:`oracles.math_precise`), the bounds and rules (:mod:`oracles.math_bounds`) and
-the lanes and their packing (:mod:`oracles.math_lanes`).
+the lanes and their packing (:mod:`oracles.math_lanes`). In front of the mpmath path,
+:func:`outputs` lets the filter of :mod:`oracles.math_fast` decide the lanes a vectorized reference
+fixes bit for bit (issue 25); ``fast=False`` computes every lane here.
 """
 
 from __future__ import annotations
@@ -62,9 +64,10 @@ from oracles.math_bounds import (
     unsafe_domain,
 )
 from oracles.math_exact import EXACT, cr
-from oracles.math_lanes import Lane, nan_lane, pack, same, unjudged
+from oracles.math_fast import filtered
+from oracles.math_lanes import Lane, nan_lane, operand_values, pack, same, unjudged
 from oracles.math_precise import PRECISE
-from oracles.math_specials import INF, NAN, is_int, prescribed, signaling
+from oracles.math_specials import INF, NAN, is_int, prescribed
 
 # ---- the environment -------------------------------------------------------------------------------
 
@@ -418,52 +421,22 @@ def _abs_lane(exact: mpf, tol: mpf, fm: Format, rule: str) -> Lane:
 # ---- the references of the IR's operations ------------------------------------------------------------
 
 
-def _operand_values(e: Expectation, tname: str) -> list[list | None]:
-    """Per lane, the operand values a lane-wise function may see: the allowed candidates of a
-    decided lane (a NaN of each sign for an any-NaN lane: its sign is not specified either), or
-    None where the operand is not pinned (not judged, or only bounded)."""
-    s = scalar(tname)
-    n = len(e)
-    decided = e.judged.copy()
-    for lo, hi in e.ranges:
-        decided &= ~(lo <= hi)
-    for mask, _ in e.masks:
-        decided &= mask == 0
-    cands = [a.view(s.dtype) if s.is_float else a.astype(s.bits_dtype).view(s.dtype) for a in e.allowed]
-    quiet = 1 << (fmt(tname).p - 2) if s.is_float else 0  # the quiet bit: the top fraction bit
-    out: list[list | None] = []
-    for i in range(n):
-        if not decided[i]:
-            out.append(None)
-            continue
-        vals = []
-        for a, c in zip(e.allowed, cands):
-            v = float(c[i]) if s.is_float else int(c[i])
-            if s.is_float and math.isnan(v) and not int(a[i]) & quiet:  # widening quiets it: keep it signaling
-                v = signaling(bool(int(a[i]) >> (s.bits - 1)))
-            if not any(same(v, w) for w in vals):
-                vals.append(v)
-        if e.any_nan[i]:  # any NaN, of either sign (copysign and signbit read it)
-            vals = [v for v in vals if not (isinstance(v, float) and math.isnan(v))] + [NAN, -NAN]
-        out.append(vals)
-    return out
-
-
-def outputs(op: Op, args: list[Expectation], n: int, env: frozenset) -> tuple[Expectation, ...]:
-    """The expectations of a math operation: its result, and its out-parameter's where it has one."""
+def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bool = True) -> tuple[Expectation, ...]:
+    """The expectations of a math operation: its result, and its out-parameter's where it has one.
+    With ``fast`` the vectorized filter (:mod:`oracles.math_fast`) decides the lanes it can, bit for
+    bit as mpmath would; mpmath computes the others (``fast=False``: every lane, the reference)."""
     f = FUNCTIONS[op.op]
     t = op.args[0].type if op.args else op.type
     tname = op.type.scalar if f.result != "i" else t.scalar
     if f.group == "geometric":
         return (_geometric_outputs(f, op, args, n, env),)
-    per_arg = []
-    for a, e in zip(op.args, args):
-        vals = _operand_values(e, a.type.scalar)
-        per_arg.append(vals if a.type.width == op.type.width or op.type.width == 1 else
-                       [vals[i // op.type.width] for i in range(len(vals) * op.type.width)])
-    lanes_n = n * op.type.width
+    spread = [None if a.type.width == op.type.width or op.type.width == 1 else op.type.width for a in op.args]
+    decided = filtered(f, tname, env, args, spread) if fast else None
+    slow = np.arange(n * op.type.width) if decided is None else decided.rest
+    per_arg = [operand_values(e.select(slow if k is None else slow // k), a.type.scalar)
+               for a, e, k in zip(op.args, args, spread)]
     results: list[list[Lane]] = [[] for _ in range(2 if f.out else 1)]
-    for i in range(lanes_n):
+    for i in range(len(slow)):
         operand_sets = [p[i] for p in per_arg]
         if any(s is None for s in operand_sets) or math.prod(len(s) for s in operand_sets) > 16:
             got = (unjudged(),) * len(results)
@@ -472,13 +445,15 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset) -> tuple[Ex
         for j, lane in enumerate(got):
             results[j].append(lane)
     types = [op.type.scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
+    if decided is not None:  # a single result (the filter takes no out-parameter)
+        return (decided.merge(pack(results[0], types[0]) if len(slow) else None),)
     return tuple(pack(lanes, ty) for lanes, ty in zip(results, types))
 
 
 def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: frozenset) -> Expectation:
     tname = op.args[0].type.scalar
     width = op.args[0].type.width
-    per_arg = [_operand_values(e, tname) for e in args]
+    per_arg = [operand_values(e, tname) for e in args]
     lanes: list[Lane] = []
     out_width = op.type.width
     for item in range(n):

@@ -1,0 +1,250 @@
+"""The math oracle's filter: lanes whose accepted set a vectorized reference decides (issue 25);
+mpmath (:mod:`oracles.maths`) stays the arbiter of every other lane.
+
+A lane under a ulp bound of OpenCL C 3.0.19 §7.4 (Tables 65, 66, 68, 69) accepts the infinitely
+precise result ``x`` rounded to nearest and every value in ``[lo, hi]``: those within ``k ulp(x)``
+of ``x``, widened by the oracle's slack of 2^-(prec-8)·|x| (``oracles.floats.interval``); a
+correctly rounded lane accepts ``cr(x)`` alone. ``cr(x)``, ``lo(x)`` and ``hi(x)`` are monotone in
+``x`` and ``ulp(x)`` is constant between powers of two. The reference of
+:mod:`oracles.math_references` gives ``r`` with ``|r - x| <= e`` (its stated bound, checked at
+start-up), so where each of them takes one value over ``[r - e, r + e]`` it takes that value at
+``x``: the lane is *decided*, bit for bit the lane the exact path would build (allowed value,
+interval, rule, ulp), before any driver's result is seen. Every comparison is of an exact
+difference against a margin that covers the rest's rounding, so an ambiguity only sends a lane on.
+
+An ambiguous lane gets mpmath's value, computed as the exact path computes it (same reference,
+operands and precision, hence the same number), as a double-word ``hi + lo`` of the working type,
+and is decided again with the slack as the only margin; a value exactly on the type's grid is
+then decided exactly (its ulp at a power of two is the gap below; an interval end on the grid is
+the end). What is still ambiguous goes to the exact path.
+
+Lanes the filter never decides (they keep the exact path unchanged): an operand that is not one
+certain value, is NaN, infinite, zero or subnormal (the flush-to-zero alternatives of §7.5.3, the
+edge cases of §7.5.1 and C99 F.9), an operand outside the function's general rule
+(``Reference.domain``: a prescribed value or a domain error), a result within 2·MIN of zero (a
+result subnormal before rounding may be flushed, §7.5.3) or near the largest value (infinity may
+be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
+-cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), a function with an
+out-parameter, and functions without a reference or whose reference fails its start-up check.
+
+The error scale (``Expectation.error``) of a decided lane holds ``r`` (or mpmath's double-word)
+instead of mpmath's value rounded to a double-double: the error in ulps the judge measures from it
+(``clfuzz stats``, the largest-error search) moves by at most the reference's bound, under 2^-20
+ulp for float and half and under 0.01 ulp for double. It is a search score: no verdict depends on
+it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+from mpmath import mpf
+
+from lang.maths import MathFn
+from lang.types import scalar
+from oracles import rules
+from oracles.expect import ErrorScale, Expectation, concat
+from oracles.floats import fmt
+from oracles.math_bounds import bound_for, profile_of, rule_for
+from oracles.math_precise import PRECISE
+from oracles.math_references import REFERENCES, trusted, working
+
+
+@dataclass
+class Filtered:
+    """The lanes the filter decided (``index``, with their ``expectation``) and the rest."""
+
+    index: np.ndarray
+    expectation: Expectation
+    rest: np.ndarray
+    refined: int  # lanes whose reference was ambiguous, evaluated with mpmath
+
+    def merge(self, slow: Expectation | None) -> Expectation:
+        """The decided lanes and mpmath's lanes of ``rest`` (None when there are none) in lane order."""
+        if not len(self.index):
+            return slow
+        if slow is None and np.all(self.index[1:] > self.index[:-1]):
+            return self.expectation  # every lane, in order
+        order = np.concatenate([self.index, self.rest])
+        inverse = np.empty(len(order), np.intp)
+        inverse[order] = np.arange(len(order))
+        return (self.expectation if slow is None else concat([self.expectation, slow])).select(inverse)
+
+
+def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation],
+             spread: list[int | None]) -> Filtered | None:
+    """The lanes of ``f``'s result that the vectorized reference decides (module docstring), or None
+    where the filter does not apply to the function, type or build. ``args`` are the operands'
+    expectations; ``spread[i]`` is the vector width a scalar operand is widened to (None: lane for
+    lane)."""
+    ref = REFERENCES.get(f.name)
+    if ref is None or f.out or "unsafe" in env:
+        return None
+    bound, kind = bound_for(f, tname, env)
+    if bound.kind not in ("cr", "ulp") or not trusted(f.name, tname):
+        return None
+    values, certain = [], None
+    for e, k in zip(args, spread):
+        v, ok = e.certain()
+        v, ok = (v, ok) if k is None else (np.repeat(v, k), np.repeat(ok, k))
+        values.append(v)
+        certain = ok if certain is None else certain & ok
+    fm = fmt(tname)
+    w = working(tname)
+    k = bound.ulps() if bound.kind == "ulp" else None
+    with np.errstate(all="ignore"):
+        ops = [v.astype(np.float64) if v.dtype.kind == "f" else v.astype(np.int64) for v in values]
+        ok = certain.copy()
+        for o, p in zip(ops, f.inputs):
+            if p in "gs":
+                ok &= np.isfinite(o) & (np.abs(o) >= fm.tiny)
+        if f.name in ("half_sin", "half_cos", "half_tan"):
+            ok &= np.abs(ops[0]) <= 2.0**16
+        ok &= ref.domain(*ops)
+        candidates = np.flatnonzero(ok)
+        r = ref.evaluate(*(np.ascontiguousarray(v[candidates].astype(w) if v.dtype.kind == "f" else
+                                                v[candidates].astype(np.int64)) for v in values)).astype(w)
+        decided, lanes = _decide(r, ref.bound(tname), tname, k)
+        parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
+        # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
+        again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
+        where, hi, lo = _precise(f, tname, [v[again] for v in values], w)
+        if len(where):
+            decided, lanes = _decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
+            parts.append((again[where][decided], hi[decided], lo[decided], [a[decided] for a in lanes]))
+    index = np.concatenate([p[0] for p in parts])
+    top = np.concatenate([p[1] for p in parts])
+    low = np.concatenate([np.zeros(len(p[1]), w) if p[2] is None else p[2] for p in parts])
+    nearest, lo_end, hi_end, unit = (np.concatenate([p[3][i] for p in parts]) for i in range(4))
+    m = len(index)
+    head = top.astype(np.float64)
+    error = ErrorScale(head, ((top - head.astype(w)) + low).astype(np.float64), unit,
+                       np.full(m, 0.5 if bound.kind == "cr" else bound.ulps()))
+    s = scalar(tname)
+    rid = rule_for(f.name, kind, profile_of(tname, env), bound)
+    exp = Expectation(tname, [nearest.view(s.bits_dtype)], np.ones(m, bool), np.zeros(m, bool),
+                      np.full(m, rules.index(rid), np.int16), [] if bound.kind == "cr" else [(lo_end, hi_end)],
+                      error=error)
+    rest = np.ones(len(certain), bool)
+    rest[index] = False
+    return Filtered(index, exp, np.flatnonzero(rest), len(again))
+
+
+def _precise(f: MathFn, tname: str, cols: list[np.ndarray], w: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """mpmath's value at each operand set, computed as the exact path computes it (the same
+    reference, operands and precision, so the same mpf), as ``hi + lo`` in the working type (each
+    the leading bits of what is left, so ``|value - hi - lo| <= 2^-(2m-2)·|value|``): the lanes
+    where there is such a finite nonzero value, and ``hi``, ``lo`` there."""
+    bits = np.finfo(w).nmant + 1
+    where, parts = [], []
+    with mpmath.workprec(fmt(tname).prec):
+        for j in range(len(cols[0]) if cols else 0):
+            mp_args = [mpf(float(c[j])) if c.dtype.kind == "f" else int(c[j]) for c in cols]
+            try:
+                x = PRECISE[f.name](*mp_args)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                continue
+            if isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) or x == 0:
+                continue
+            sign, man, exp, bc = mpf(x)._mpf_
+            cut = max(bc - bits, 0)
+            head = man >> cut
+            rest = man - (head << cut)
+            drop = max(rest.bit_length() - bits, 0)
+            where.append(j)
+            parts.append((-1 if sign else 1, head, exp + cut, rest >> drop, exp + drop))
+    if not parts:
+        return np.zeros(0, np.intp), np.zeros(0, w), np.zeros(0, w)
+    sign, head, e_head, rest, e_rest = (np.array(c, dtype=object) for c in zip(*parts))
+
+    def value(m: np.ndarray, e: np.ndarray) -> np.ndarray:  # m < 2^64: two exact halves
+        halves = np.array([(int(v) >> 32, int(v) & 0xFFFFFFFF) for v in m], np.float64).astype(w)
+        return np.ldexp(halves[:, 0] * w(2.0**32) + halves[:, 1], e.astype(np.int64))
+
+    signs = sign.astype(np.float64).astype(w)
+    return np.array(where, np.intp), signs * value(head, e_head), signs * value(rest, e_rest)
+
+
+def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
+            exact: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """Which references ``r`` (+ ``low``: the working type, or a double-word with ``low`` far below
+    ``r``'s last bit; ``|r + low - x| <= rel·|x|``) decide their lane, and the lane's nearest value,
+    ``lo``, ``hi`` (lanes of ``tname``; for a bound of ``k`` ulp, ``k`` None for correct rounding)
+    and ulp (float64).
+
+    ``e`` bounds ``|r + low - x|`` and the oracle's slack (``oracles.floats.interval`` widens by
+    2^-(prec-8)·|x|); the rounding of ``e`` and of each last addition of ``low`` is covered by the
+    factor 1 + 2^-20. Each decision compares ``e`` with a distance whose leading difference is exact
+    (two values of one sign within a factor 2 of each other, Sterbenz): ``r`` and the powers of two
+    around it (ulp(x) is constant), ``r`` and the midpoints beside its nearest value (cr(x) is),
+    ``r ∓ k·ulp`` and the value of the lane's type nearest it (the ends of the interval are);
+    ``r ∓ k·ulp`` is rounded: its error is kept exactly (TwoSum) beside a double-word, and added to
+    the margin otherwise.
+
+    Where ``exact``, ``r`` is the very value the exact path computes with (``low`` is 0): its
+    nearest value and ulp need no margin (at a power of two 2^e the ulp is the gap below, 2^(e-p),
+    §7.4), and an end ``r ∓ k·ulp`` that is itself a value of the type is the end, the oracle's
+    slack moving it inward by less than a gap; only the slack is a margin."""
+    fm = fmt(tname)
+    dtype = scalar(tname).dtype
+    w = r.dtype.type
+    mag = np.abs(r)
+    margin = w((rel + 2.0 ** -(fm.prec - 9)) * (1 + 2.0**-20))
+    frac, ex = np.frexp(mag)
+    if low is None:
+        e = mag * margin
+        ok = ((mag - np.ldexp(np.full(len(r), 0.5, w), ex)) > e) & ((np.ldexp(np.ones(len(r), w), ex) - mag) > e)
+    else:
+        out = np.where(r < 0, -low, low)  # low's part away from zero
+        e = mag * np.where(exact, w(2.0 ** -(fm.prec - 9) * (1 + 2.0**-20)), margin)
+        ex = np.where((frac == 0.5) & ((out < 0) | exact), ex - 1, ex)  # below (or at) 2^n: the gap below
+        below = np.ldexp(np.full(len(r), 0.5, w), ex)  # 2^floor(log2|x|) <= |x| < 2·below
+        ok = exact | ((mag - below) + out > e) & ((2 * below - mag) - out > e)
+    ok &= np.isfinite(r) & (mag >= 2 * fm.tiny)
+    unit = np.ldexp(np.ones(len(r), w), ex - fm.p)  # ulp(x) = 2^(floor(log2|x|) - (p - 1))
+    width = unit * w(k if k is not None else 0)
+    ok &= mag + width + e < w(fm.max / 2)  # no overflow below, no infinity in the interval
+    nearest = r.astype(dtype)
+    c = nearest.astype(w)
+    up, down = np.nextafter(nearest, dtype.type(np.inf)).astype(w), np.nextafter(nearest, dtype.type(-np.inf)).astype(w)
+    if low is None:
+        ok &= ((c + up) / 2 - r > e) & (r - (c + down) / 2 > e)
+    else:
+        ok &= exact | ((((c + up) / 2 - r) - low > e) & ((r - (c + down) / 2) + low > e))
+    lo = hi = nearest
+    if k is not None:
+        if low is None:
+            e_end = e + (mag + width) * w(np.finfo(w).eps)  # r ∓ width's rounding
+            lo, lo_ok = _beside(r - width, None, e_end, dtype, 1, None)
+            hi, hi_ok = _beside(r + width, None, e_end, dtype, -1, None)
+        else:
+            (t_lo, err_lo), (t_hi, err_hi) = _two_sum(r, -width), _two_sum(r, width)
+            lo, lo_ok = _beside(t_lo, err_lo + low, e, dtype, 1, exact)
+            hi, hi_ok = _beside(t_hi, err_hi + low, e, dtype, -1, exact)
+        ok &= lo_ok & hi_ok
+    return ok, (nearest, lo, hi, unit.astype(np.float64))
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` rounded and its rounding error, exactly (Knuth's TwoSum, round to nearest)."""
+    s = a + b
+    back = s - a
+    return s, (a - (s - back)) + (b - back)
+
+
+def _beside(t: np.ndarray, low: np.ndarray | None, e: np.ndarray, dtype: np.dtype, direction: int,
+            exact: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """The least value of ``dtype`` >= every point of ``[t + low - e, t + low + e]`` (``direction``
+    1) or the greatest <= every point (-1), and where that is one value (no value of ``dtype``
+    within ``e`` of ``t + low``; where ``exact``, ``t + low`` itself may be that value: the end the
+    oracle's slack gives)."""
+    c = t.astype(dtype)
+    gap = c.astype(t.dtype) - t
+    step = np.nextafter(c, dtype.type(direction * np.inf))
+    if low is None:
+        return np.where(gap * direction > 0, c, step), np.abs(gap) > e
+    gap = gap - low
+    on = exact & (gap == 0)
+    return np.where((gap * direction > 0) | on, c, step), (np.abs(gap) > e) | on

@@ -1,0 +1,266 @@
+"""Vectorized references of the math built-ins, each with a stated error bound, and the start-up
+check of those bounds on the installed numpy (the filter of :mod:`oracles.math_fast`).
+
+A :class:`Reference` evaluates a function over numpy arrays of a *working* type wider than the
+lane's: ``numpy.float64`` for half and float operands, the x87 80-bit ``numpy.longdouble`` (64-bit
+significand) for double. Its bound is stated per function in ulps of the working type, taken as a
+relative bound (``ulps * 2^-m`` of the result, ``m`` the working type's stored fraction bits: an ulp
+of the working type is at most ``2^-m`` times the value):
+
+* float64 (numpy's own SIMD loops, SVML on AVX-512 builds, or glibc: each documents at most 4 ulp
+  for these functions): 4 ulp for one rounding or two (``/``, ``sqrt``, ``degrees``), 64 for a
+  primitive, 128 where the reference is a composition (asinpi = asin / π, tanpi = sinpi / cospi),
+  256 for rootn = pow(|x|, 1/n), whose rounded exponent costs |ln x| / n ulp;
+* long double (glibc's ldbl-96 functions, whose largest known errors are a few ulp): 4 ulp for a
+  primitive, 8 for the hyperbolic functions and the compositions, 16 for tanpi; a function
+  without a trustworthy long double reference has none (``wide=None``).
+
+The bounds are claims about code this project does not control (numpy's SIMD paths differ by
+build and CPU), so :func:`trusted` checks each one the first time it is used in a process: on a
+fixed sample of operands of the lane's type (uniform magnitudes and the function's hard cases:
+near the zeros of sin and cos, near 1 for log, near the overflow of exp, next to the integers of
+sinpi) every result must be within half the stated bound of mpmath's value. A function
+that fails is not filtered: all its lanes go to mpmath.
+
+``domain`` gives, per lane of finite nonzero normal operands, whether the function's general
+rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
+§7.5) prescribe a value (log(1) = +0, sinpi(n) = ±0, cospi(n + 0.5) = +0, pow(1, y) = 1, pown(x,
+0) = 1, acos(1) = +0 ...) or a NaN (a domain error) are left to the exact path
+(:mod:`oracles.math_specials`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import mpmath
+import numpy as np
+
+from lang.types import scalar
+from oracles.floats import fmt
+from oracles.math_precise import PRECISE
+
+LONG = np.longdouble
+WIDE_OK = np.finfo(LONG).nmant >= 63
+"""Whether numpy's long double has a 64-bit significand (x87 on x86-64); elsewhere double has no
+fast reference (an IEEE quad long double would be exact enough but is software, no faster)."""
+_PI = {np.dtype(np.float64): np.float64(np.pi), np.dtype(LONG): LONG("3.14159265358979323846264338327950288")}
+
+
+def working(tname: str) -> type:
+    """The working type of the references for lanes of ``tname``."""
+    return LONG if tname == "double" else np.float64
+
+
+def _pi(x: np.ndarray):
+    return _PI[x.dtype]
+
+
+def _over_pi(fn: Callable) -> Callable:
+    return lambda *a: fn(*a) / _pi(a[0])
+
+
+def _sinpi(x):
+    """sin(πx) with exact argument reduction: x = n + r, |r| <= 1/2 (r = x - rint(x) is exact),
+    sin(πx) = (-1)^n sin(πr); πr costs one rounding of the product and one of π."""
+    n = np.rint(x)
+    r = x - n
+    return np.where(np.fmod(n, 2) == 0, 1, -1) * np.sin(_pi(x) * r)
+
+
+def _cospi(x):
+    """cos(πx) = (-1)^n sin(π(1/2 - |r|)) with x = n + r as in :func:`_sinpi`; 1/2 - |r| is exact
+    where |r| >= 1/4 (Sterbenz) and otherwise rounded once, where cos is flat."""
+    n = np.rint(x)
+    r = np.abs(x - n)
+    return np.where(np.fmod(n, 2) == 0, 1, -1) * np.sin(_pi(x) * (0.5 - r))
+
+
+def _tanpi(x):
+    return _sinpi(x) / _cospi(x)
+
+
+def _rootn(x, n):
+    mag = np.power(np.abs(x), 1 / n)
+    return np.where(x < 0, -mag, mag)
+
+
+def _pos(x):
+    return x > 0
+
+
+def _log_domain(x):
+    return (x > 0) & (x != 1)
+
+
+def _true(*a):
+    return np.ones(a[0].shape, bool)
+
+
+def _not_int(x):
+    return x != np.floor(x)
+
+
+def _not_half_int(x):
+    return x - np.floor(x) != 0.5
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A function's vectorized reference and its stated bounds (module docstring)."""
+
+    evaluate: Callable[..., np.ndarray]
+    ulps64: float  # bound in ulps of float64, for half and float lanes
+    wide: float | None  # bound in ulps of the x87 long double, for double lanes; None: no reference
+    domain: Callable[..., np.ndarray] = _true  # operands (float64 view, ints as int64) on the general rule
+    hard: Callable[[np.random.Generator, str], list[tuple]] = lambda rng, t: []  # the check's hard operands
+
+    def bound(self, tname: str) -> float | None:
+        """The stated relative bound for lanes of ``tname`` (None where there is no reference)."""
+        if tname == "double":
+            return None if self.wide is None or not WIDE_OK else self.wide * 2.0 ** -np.finfo(LONG).nmant
+        return self.ulps64 * 2.0**-52
+
+
+def _near_multiples(unit: float, lo: int = 1, hi: int = 60):
+    """Operands next to k·unit for k = 2^j (the zeros and poles of the trig functions)."""
+    def hard(rng, tname):
+        dtype = scalar(tname).dtype
+        out = []
+        for j in range(lo, hi, 3):
+            with mpmath.workprec(300):
+                v = np.array(float(mpmath.mpf(2) ** j * unit), np.float64).astype(dtype)
+            out += [(w,) for w in (v, np.nextafter(v, dtype.type(np.inf)), np.nextafter(v, dtype.type(0)))]
+        return out
+    return hard
+
+
+def _near(*points: float):
+    def hard(rng, tname):
+        dtype = scalar(tname).dtype
+        out = []
+        for p in points:
+            v = dtype.type(p)
+            for _ in range(4):
+                out.append((v,))
+                v = np.nextafter(v, dtype.type(np.inf))
+        return out
+    return hard
+
+
+_TRIG = _near_multiples(float(mpmath.pi) / 2)
+_REFS: dict[str, Reference] = {
+    "fdiv": Reference(lambda x, y: x / y, 4, 4), "sqrt": Reference(np.sqrt, 4, 4, _pos),
+    "rsqrt": Reference(lambda x: 1 / np.sqrt(x), 6, 6, _pos), "cbrt": Reference(np.cbrt, 64, 4),
+    "exp": Reference(np.exp, 64, 4, hard=_near(88.7, -87.3, 709.7, 11.08)),
+    "exp2": Reference(np.exp2, 64, 4, hard=_near(127.9, -125.9, 15.9)),
+    "exp10": Reference(lambda x: np.power(10, x, dtype=x.dtype), 64, 4, hard=_near(38.5, -37.9, 4.8)),
+    "expm1": Reference(np.expm1, 64, 8, hard=_near(1e-5, -1e-5, 88.7)),
+    "log": Reference(np.log, 64, 4, _log_domain, _near(1.0, 0.99999994)),
+    "log2": Reference(np.log2, 64, 4, _log_domain, _near(1.0, 0.99999994)),
+    "log10": Reference(np.log10, 64, 4, _log_domain, _near(1.0, 0.99999994)),
+    "log1p": Reference(np.log1p, 64, 8, lambda x: x > -1, _near(-0.99999994, 1e-6)),
+    "sin": Reference(np.sin, 64, 4, hard=_TRIG), "cos": Reference(np.cos, 64, 4, hard=_TRIG),
+    "tan": Reference(np.tan, 64, 4, hard=_TRIG),
+    "sinpi": Reference(_sinpi, 64, 8, _not_int, _near(0.99999994, 1.5, 2.0**20 + 0.5)),
+    "cospi": Reference(_cospi, 64, 8, _not_half_int, _near(0.49999997, 1.0, 2.0**20 + 1)),
+    "tanpi": Reference(_tanpi, 128, 16, lambda x: _not_int(x) & _not_half_int(x), _near(0.49999997, 0.25)),
+    "sinh": Reference(np.sinh, 64, 8, hard=_near(1e-4, 89.4)), "cosh": Reference(np.cosh, 64, 8),
+    "tanh": Reference(np.tanh, 64, 8, hard=_near(1e-4)),
+    "asin": Reference(np.arcsin, 64, 4, lambda x: np.abs(x) <= 1, _near(0.99999994, -1.0)),
+    "acos": Reference(np.arccos, 64, 4, lambda x: (np.abs(x) <= 1) & (x != 1), _near(0.99999994, -1.0)),
+    "atan": Reference(np.arctan, 64, 4), "asinh": Reference(np.arcsinh, 64, 8),
+    "acosh": Reference(np.arccosh, 64, 4, lambda x: x > 1, _near(1.0)),
+    "atanh": Reference(np.arctanh, 64, 8, lambda x: np.abs(x) < 1, _near(0.99999994, 1e-4)),
+    "asinpi": Reference(_over_pi(np.arcsin), 128, 8, lambda x: np.abs(x) <= 1, _near(0.99999994, -1.0)),
+    "acospi": Reference(_over_pi(np.arccos), 128, 8, lambda x: (np.abs(x) <= 1) & (x != 1), _near(-1.0)),
+    "atanpi": Reference(_over_pi(np.arctan), 128, 8),
+    "atan2": Reference(np.arctan2, 64, 4), "atan2pi": Reference(_over_pi(np.arctan2), 128, 8),
+    "hypot": Reference(np.hypot, 64, 4),
+    "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1)),
+    "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
+    "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0),
+    "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0))),
+    "degrees": Reference(lambda x: x * (180 / _pi(x)), 4, 4),
+    "radians": Reference(lambda x: x * (_pi(x) / 180), 4, 4),
+}
+for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"), ("half_exp10", "exp10"),
+                  ("half_log", "log"), ("half_log2", "log2"), ("half_log10", "log10"), ("half_rsqrt", "rsqrt"),
+                  ("half_sin", "sin"), ("half_sqrt", "sqrt"), ("half_tan", "tan"), ("half_divide", "fdiv"),
+                  ("half_powr", "powr")):
+    _REFS[_n] = _REFS[_base]
+_REFS["half_recip"] = Reference(lambda x: 1 / x, 4, 4)
+
+REFERENCES: dict[str, Reference] = _REFS
+"""Every function with a vectorized reference. Not here (mpmath decides every lane): erf, erfc,
+tgamma, lgamma, lgamma_r (numpy has none), sincos (two results), mix and smoothstep (absolute
+bounds of the undefined edges), the exact and correctly rounded functions of
+:mod:`oracles.math_exact` (fma: a double fma in float64 rounds twice), and rootn on double (the
+rounded 1/n costs |ln x| / n ulp, too much for a double's ulp)."""
+
+
+def sample(fn: str, params: str, tname: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """``n`` operand sets of the lane type: magnitudes uniform in log scale over the normal range,
+    either sign (ints: small and large exponents), for the start-up check and the tests."""
+    s = scalar(tname)
+    out = []
+    for p in params:
+        if p in "gs":
+            e = rng.uniform(s.min_exp + 1, s.max_exp, n)
+            wide = np.where(rng.random(n) < 0.7, rng.uniform(-12, 12, n), e)
+            with np.errstate(over="ignore"):
+                v = (np.exp2(wide) * np.where(rng.random(n) < 0.5, -1, 1)).astype(s.dtype)
+            out.append(v)
+        else:
+            out.append(np.where(rng.random(n) < 0.8, rng.integers(-9, 10, n), rng.integers(-300, 300, n)).astype(np.int32))
+    return out
+
+
+def exact(v) -> mpmath.mpf:
+    """A float64 or long double value as an mpf, exactly (mpmath cannot take a long double)."""
+    m, e = np.frexp(v)
+    return mpmath.ldexp(mpmath.mpf(int(np.ldexp(m, 64))), int(e) - 64)
+
+
+@cache
+def trusted(fn: str, tname: str) -> bool:
+    """Whether ``fn``'s reference meets half its stated bound for lanes of ``tname`` on the
+    installed numpy (module docstring), on a fixed sample evaluated as the filter evaluates it (one
+    contiguous array, long enough for the SIMD loops and their tails)."""
+    from lang.maths import FUNCTIONS  # the parameters' kinds
+
+    ref = REFERENCES.get(fn)
+    rel = ref.bound(tname) if ref is not None else None
+    if rel is None:
+        return False
+    params = FUNCTIONS[fn].inputs
+    rng = np.random.default_rng(20261124)
+    cols = sample(fn, params, tname, rng, 509)
+    with np.errstate(over="ignore"):  # hard cases beyond the type's range: infinite, left out below
+        hard = ref.hard(rng, tname) if len(params) == 1 else []
+    if hard:
+        cols[0] = np.concatenate([cols[0], np.array([h[0] for h in hard], cols[0].dtype)])
+    ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
+    with np.errstate(all="ignore"):
+        ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
+        w = working(tname)
+        args = [np.ascontiguousarray(c[ok].astype(w) if c.dtype.kind == "f" else c[ok].astype(np.int64)) for c in cols]
+        got = ref.evaluate(*args)
+    prec = 2 * np.finfo(w).nmant + 60
+    fm = fmt(tname)
+    worst = 0.0
+    with mpmath.workprec(prec):
+        for i in range(len(got)):
+            if not np.isfinite(got[i]) or got[i] == 0:
+                continue
+            mp_args = [exact(a[i]) if a.dtype.kind == "f" else int(a[i]) for a in args]
+            try:
+                truth = PRECISE[fn](*mp_args)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                continue
+            if isinstance(truth, mpmath.mpc) or not fm.tiny <= abs(truth) <= fm.max:
+                continue  # a result the filter never decides (math_fast: near zero or overflow)
+            worst = max(worst, float(abs((exact(got[i]) - truth) / truth)))
+    return worst <= rel / 2

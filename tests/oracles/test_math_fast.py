@@ -1,0 +1,199 @@
+"""The math oracle's filter (oracles.math_fast, oracles.math_references) against mpmath alone.
+
+Issue 25: the vectorized filter decides a lane only where every value the infinitely precise
+result may take (the reference ± its stated bound) gives the same accepted set (OpenCL C 3.0.19
+§7.4 Tables 65, 66, 68, 69; §7.5.1 and C99 F.9 values and §7.5.3 flushing stay with mpmath); so
+the expectations with the filter must be bit for bit those of mpmath alone (``fast=False``), on
+edge pools and uniform bits. The default run checks a sample per function and type; the soak
+test (``-m soak``) checks 10^6 lanes per function and type (``CLFUZZ_MATH_SOAK_LANES``)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import zlib
+
+import mpmath
+import numpy as np
+import pytest
+
+import oracles.evaluate  # noqa: F401  (registers every reference)
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.draws import sample as draw_programs
+from fuzz.strategies.maths import INTERESTING, math_programs
+from lang.ir import Load, Op
+from lang.maths import FUNCTIONS
+from lang.policy import Policy
+from lang.types import Type, scalar
+from oracles import math_references, maths
+from oracles.evaluate import expected
+from oracles.expect import Expectation
+from oracles.floats import fmt, interval, ulp
+from oracles.math_exact import cr
+from oracles.math_fast import _decide, filtered
+from oracles.math_references import REFERENCES, Reference, sample, trusted
+
+ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), frozenset({"finite"}),
+        frozenset({"cr"}), frozenset({"spirv", "daz"}))
+COMBOS = [(fn, t) for t in ("half", "float", "double") for fn in REFERENCES
+          if (t == "float" or not fn.startswith("half_")) and FUNCTIONS[fn].bound(t).kind != "none"]
+
+
+def assert_same(fast: Expectation, slow: Expectation) -> None:
+    """The same accepted set, rule and reference in every lane (bits compared, never floats)."""
+    assert len(fast.allowed) == len(slow.allowed)
+    for a, b in zip(fast.allowed, slow.allowed):
+        assert np.array_equal(a, b), np.flatnonzero(a != b)[:5]
+    assert np.array_equal(fast.judged, slow.judged) and np.array_equal(fast.any_nan, slow.any_nan)
+    assert np.array_equal(fast.rule, slow.rule)
+    assert len(fast.ranges) == len(slow.ranges) and len(fast.masks) == len(slow.masks)
+    bits = scalar(fast.scalar).bits_dtype if fast.scalar != "int" else np.uint32
+    for (lo1, hi1), (lo2, hi2) in zip(fast.ranges, slow.ranges):
+        live = lo2 <= hi2
+        assert np.array_equal(lo1 <= hi1, live)
+        assert np.array_equal(lo1[live].view(bits), lo2[live].view(bits))
+        assert np.array_equal(hi1[live].view(bits), hi2[live].view(bits))
+    for (m1, v1), (m2, v2) in zip(fast.masks, slow.masks):
+        assert np.array_equal(m1, m2) and np.array_equal(v1, v2)
+    assert (fast.error is None) == (slow.error is None)
+    if fast.error is not None:
+        assert np.array_equal(fast.error.ulp, slow.error.ulp, equal_nan=True)
+        assert np.array_equal(fast.error.limit, slow.error.limit, equal_nan=True)
+        measured = np.isfinite(slow.error.hi)
+        assert np.array_equal(np.isfinite(fast.error.hi), measured)
+        # the search score: the reference moves the error by far less than 0.01 ulp
+        with np.errstate(invalid="ignore"):
+            moved = np.abs(fast.error.hi - slow.error.hi)[measured]
+        assert np.all(moved <= 0.01 * slow.error.ulp[measured])
+
+
+def operands(fn: str, tname: str, n: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """``n`` operand sets: a third ordinary magnitudes, a third uniform bits, a third the edge pool
+    of the math strategy (fuzz.strategies.maths.INTERESTING) and its neighbours within 2 ulp."""
+    s = scalar(tname)
+    cols = sample(fn, FUNCTIONS[fn].inputs, tname, rng, n)
+    third = n // 3
+    with np.errstate(all="ignore"):
+        pool = np.array(INTERESTING, np.float64).astype(s.dtype)
+        pool = np.concatenate([pool] + [np.nextafter(pool, s.dtype.type(d)) for d in (np.inf, -np.inf)])
+        pool = np.concatenate([pool, np.nextafter(pool, s.dtype.type(np.inf)), np.nextafter(pool, s.dtype.type(-np.inf))])
+    for c in cols:
+        if c.dtype.kind != "f":
+            continue
+        c[:third] = rng.integers(0, 2**s.bits, third, dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
+        c[third:2 * third] = rng.choice(pool, third)
+    return cols
+
+
+def _op(fn: str, tname: str, width: int) -> Op:
+    return Op(fn, tuple(Load(f"in{i}", Type(tname if p in "gs" else "int", width))
+                        for i, p in enumerate(FUNCTIONS[fn].inputs)), Type(tname, width))
+
+
+def check(fn: str, tname: str, n: int, seed: int) -> int:
+    """Compare the filter with mpmath alone on ``n`` lanes; the number of lanes the filter decided."""
+    rng = np.random.default_rng(seed)
+    env = ENVS[seed % len(ENVS)]
+    width = (1, 4)[seed % 2]
+    cols = operands(fn, tname, n - n % width, rng)
+    args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
+    op = _op(fn, tname, width)
+    decided = filtered(FUNCTIONS[fn], tname, env, args, [None] * len(args))
+    fast = maths.outputs(op, args, len(cols[0]) // width, env)
+    slow = maths.outputs(op, args, len(cols[0]) // width, env, fast=False)
+    assert_same(fast[0], slow[0])
+    return 0 if decided is None else len(decided.index)
+
+
+@pytest.mark.parametrize(("fn", "tname"), COMBOS)
+def test_filter_decides_as_mpmath(fn, tname):
+    assert check(fn, tname, 48, zlib.crc32(f"{fn}/{tname}".encode()) % 1000) >= 0
+
+
+def test_filter_decides_most_ordinary_lanes():
+    """Not vacuous: on ordinary operands the filter decides nearly every lane."""
+    rng = np.random.default_rng(3)
+    for fn, tname in (("sin", "float"), ("exp", "half"), ("pow", "double"), ("atan2", "float"), ("log", "double")):
+        args = [Expectation.exact(tname, rng.uniform(0.1, 4, 2000).astype(scalar(tname).dtype))
+                for _ in FUNCTIONS[fn].inputs]
+        decided = filtered(FUNCTIONS[fn], tname, frozenset(), args, [None] * len(args))
+        assert len(decided.index) >= 0.95 * 2000, (fn, tname, len(decided.rest))
+
+
+def test_programs_decide_as_mpmath(monkeypatch):
+    """Whole generated math programs (the strategy's edge pools, widths, build options and
+    out-parameters): the same expectations with and without the filter."""
+    programs = draw_programs(math_programs(Caps(fp64=True, cr_divide_sqrt=True), Policy(math_global_size=8)), 12,
+                             seed=25)
+    decided = []
+
+    def counting(*args):
+        out = filtered(*args)
+        decided.append(0 if out is None else len(out.index))
+        return out
+
+    monkeypatch.setattr(maths, "filtered", counting)
+    fast = [expected(p, frozenset({"half"})) for p in programs]
+    assert sum(decided) > 100  # the filter took part
+    monkeypatch.setattr(maths, "outputs", functools.partial(maths.outputs, fast=False))
+    slow = [expected(p, frozenset({"half"})) for p in programs]
+    for f, s in zip(fast, slow):
+        for name in s:
+            assert_same(f[name], s[name])
+
+
+def test_ambiguous_references_are_left_to_mpmath():
+    """A reference within its bound of a midpoint, of a power of two, or of an interval's end
+    decides nothing; one clear of them decides what oracles.floats.interval gives."""
+    f32 = np.float32
+    mid = float(np.float64(f32(1.25)) + 2.0**-24)  # halfway between two floats (ulp 2^-23)
+    on_grid = float(f32(1.3))  # r - 4 ulp is itself a float
+    clear = float(f32(1.3)) + 2.0**-26
+    r = np.array([mid, 2.0, on_grid, clear])
+    ok, (nearest, lo, hi, unit) = _decide(r, 2.0**-46, "float", 4.0)
+    assert ok.tolist() == [False, False, False, True]
+    with mpmath.workprec(fmt("float").prec):
+        x = mpmath.mpf(clear)
+        want_lo, want_hi, _, _ = interval(x, 4 * ulp(x, fmt("float")), fmt("float"))
+        assert nearest[3].view(np.uint32) == f32(cr(x, fmt("float"))).view(np.uint32)
+    assert lo[3].view(np.uint32) == f32(want_lo).view(np.uint32) and hi[3].view(np.uint32) == f32(want_hi).view(np.uint32)
+    assert unit[3] == 2.0**-23
+
+
+def test_exact_values_decide_with_the_oracles_slack_only():
+    """mpmath's value exactly on the type's grid (pown(2, 3), sinpi(0.5)): the nearest value is it,
+    at a power of two the ulp is the gap below (§7.4), and an end k ulp away that is itself a float
+    is the interval's end, as oracles.floats.interval gives it."""
+    r = np.array([1.0, 1.5])
+    ok, (nearest, lo, hi, unit) = _decide(r, 2.0**-100, "float", 4.0, np.zeros(2), np.ones(2, bool))
+    assert ok.all()
+    with mpmath.workprec(fmt("float").prec):
+        for i, v in enumerate(r):
+            x = mpmath.mpf(v)
+            u = ulp(x, fmt("float"))
+            want_lo, want_hi, _, _ = interval(x, 4 * u, fmt("float"))
+            assert unit[i] == float(u) and float(nearest[i]) == v
+            assert float(lo[i]) == want_lo and float(hi[i]) == want_hi
+
+
+def test_untrusted_reference_is_not_used(monkeypatch):
+    """A reference outside its stated bound on the installed numpy fails the start-up check, and
+    every lane of the function goes to mpmath."""
+    wrong = Reference(lambda x: np.sin(x) * (1 + 2.0**-30), 64, 4)
+    monkeypatch.setitem(math_references.REFERENCES, "sin", wrong)
+    trusted.cache_clear()
+    try:
+        assert not trusted("sin", "float")
+        args = [Expectation.exact("float", np.linspace(0.1, 3, 64).astype(np.float32))]
+        assert filtered(FUNCTIONS["sin"], "float", frozenset(), args, [None]) is None
+    finally:
+        trusted.cache_clear()
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize(("fn", "tname"), COMBOS)
+def test_filter_decides_as_mpmath_soak(fn, tname):
+    total = int(os.environ.get("CLFUZZ_MATH_SOAK_LANES", "1000000"))
+    chunk = 20_000
+    for seed in range(0, total, chunk):
+        check(fn, tname, min(chunk, total - seed), zlib.crc32(f"{fn}/{tname}".encode()) + seed // chunk)
