@@ -20,6 +20,7 @@ from app.commands_campaign import ci, drivers, run
 from app.commands_corpus import corpus_group, dashboard, stats
 from app.commands_programs import emit, replay
 from app.commands_triage import baseline, buckets, export_regressions, mark, reduce_command, report
+from app.commands_versions import releases, versions
 
 
 @click.group()
@@ -29,7 +30,7 @@ def cli() -> None:
 
 
 for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, baseline, report, ci,
-                export_regressions, dashboard, emit, audit):
+                export_regressions, dashboard, emit, audit, releases, versions):
     cli.add_command(command)
 
 

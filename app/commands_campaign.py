@@ -18,14 +18,16 @@ from oracles.rules import SEVERITIES
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
-def drivers(as_json: bool) -> None:
+@click.option("--releases", "with_releases", is_flag=True,
+              help="Also the drivers of the installed Debian releases (`clfuzz releases install`).")
+def drivers(as_json: bool, with_releases: bool) -> None:
     """List every OpenCL device found, with its fingerprint.
 
     Example: clfuzz drivers --json
     """
-    from fuzz.drivers import describe, table
+    from fuzz.drivers import describe, discover, table
 
-    targets = local_targets(None)
+    targets = discover(releases=True) if with_releases else local_targets(None)
     if as_json:
         click.echo(json.dumps(describe(targets), indent=2, sort_keys=True))
     else:
@@ -128,6 +130,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
                    f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
         return
+    from fuzz.drivers import discover
     from triage.beside import Beside, pending
 
     started = process_started()
@@ -150,7 +153,10 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
             click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}"
                        + (f": {bucket['error']} (a clfuzz bug: please report it)" if what == "failed" else ""))
 
-    beside = Beside(corpus, name, reduce=do_reduce, on_event=event) if triage_share > 0 else None
+    from fuzz.drivers.releases import installed
+
+    releases = discover(releases=True) if installed() else None  # bucket release ranges after reduction
+    beside = Beside(corpus, name, reduce=do_reduce, on_event=event, releases=releases) if triage_share > 0 else None
     try:
         if live:
             live.start()

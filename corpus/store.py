@@ -24,7 +24,7 @@ from corpus.buckets import (CULPRIT_FIELDS, RESULT_KINDS, SIGNATURE_VERSION, STA
                             first_error, signature, title)
 from lang.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
 confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
 original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
@@ -35,7 +35,8 @@ detail; rows of older corpora, failures and atomics' history rows have NULL (unc
 disagreements carry their ``culprit``: the faulty sub-expression triage found for them (JSON of its
 operation, types, rule and deviation; NULL: none found, the operation is its own). 7: buckets carry
 their reproduction rate (``reproduced``, "k/n": triage.confirm), reductions say why the reduced
-program is not one statement on one work-item (``why``; "" when it is)."""
+program is not one statement on one work-item (``why``; "" when it is). 8: table release_checks (a
+bucket's reproducer judged on each release of its driver: triage.versions)."""
 
 DEVIATION_COLUMNS = ("deviation", "deviation_detail")
 """Schema 5: what a wrong value is (a class of oracles.deviation.CLASSES) and a sentence about it."""
@@ -172,6 +173,14 @@ class Corpus:
                     foreign_keys=[("run_id", "runs", "id")],
                 )
                 db["errors"].create_index(["target", "operation", "type"])
+            if not db["release_checks"].exists():  # schema 8
+                db["release_checks"].create(
+                    {"id": str, "bucket": str, "target": str, "lineage": str, "version": str, "release": str,
+                     "fingerprint_id": str, "program_id": str, "verdict": str, "detail": str, "seconds": float,
+                     "checked": float},
+                    pk="id",
+                )
+                db["release_checks"].create_index(["bucket"])
             if not db["hypothesis"].exists():
                 db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
             columns = db["disagreements"].columns_dict
@@ -321,12 +330,17 @@ class Corpus:
     def buckets(self, campaign: str | None = None, bucket: str | None = None) -> list[dict[str, Any]]:
         """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
         signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends) and
-        driver ``versions`` its rows were seen on, confirmation (confirmed, flaky or unconfirmed)
+        driver versions (``seen_on``) its rows were seen on, its release range (``versions``: the
+        driver and version of each release checked -> present, absent, cannot-build, ...: triage.versions),
+        confirmation (confirmed, flaky or unconfirmed)
         and ``reduced``: None, or the size (statements, work_items) of its latest reduced program;
         most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
         versions = {t["fingerprint_id"]: driver_version(json.loads(t["fingerprint"])) for t in self.db["targets"].rows}
+        ranges: dict[str, dict[str, str]] = {}  # bucket -> "pocl 6.0+debian" -> present, absent, ...
+        for c in self.db["release_checks"].rows_where(order_by="release != 'system', target"):
+            ranges.setdefault(c["bucket"], {})[f"{c['lineage']} {c['version']}".strip()] = c["verdict"]
         out = []
         for r in self.db.query(
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
@@ -343,7 +357,8 @@ class Corpus:
             reduced = json.loads(r["reduced"]) if r["reduced"] else None
             out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
                         "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items", "why")},
-                        "versions": sorted({versions.get(f, "") for f in fps} - {""}),
+                        "seen_on": sorted({versions.get(f, "") for f in fps} - {""}),
+                        "versions": ranges.get(r["id"], {}),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
 
@@ -359,7 +374,7 @@ class Corpus:
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
                     "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": None,
-                    "paths": [], "versions": []}
+                    "paths": [], "seen_on": [], "versions": {}}
         return found[0]
 
     @_locked
@@ -388,6 +403,17 @@ class Corpus:
         """Record that ``bucket``'s disagreement showed again in ``shown`` of ``runs`` re-runs."""
         with self.db.conn:
             self.db["buckets"].update(bucket, {"reproduced": f"{shown}/{runs}"})
+
+    @_locked
+    def add_release_checks(self, rows: list[dict[str, Any]]) -> None:
+        """A bucket's release range (triage.versions): one row per release checked, replacing the last."""
+        with self.db.conn:
+            self.db["release_checks"].upsert_all(rows, pk="id")
+
+    @_locked
+    def release_checks(self, bucket: str) -> list[dict[str, Any]]:
+        """The release range rows of ``bucket``, the system's driver first."""
+        return list(self.db["release_checks"].rows_where("bucket = ?", [bucket], order_by="release != 'system', target"))
 
     @_locked
     def add_reduction(self, row: dict[str, Any]) -> None:

@@ -10,7 +10,9 @@ campaign reduces them first), then the newest. The task
 
 1. confirms the bucket on a fresh worker (the lane's worker restarted: empty kernel caches),
    with a reproduction rate of k in n re-runs for atomics and timeouts (triage.confirm);
-2. reduces it (triage.session.reduce_stored) with what is left of its time.
+2. reduces it (triage.session.reduce_stored) with what is left of its time;
+3. runs the reduced reproducer on every installed release of the bucket's driver
+   (triage.versions: present, absent, cannot-build, ...), when releases are given.
 
 A task stopped by the campaign's deadline leaves its bucket as it was: pending, first next time.
 Buckets no target reached are counted by :func:`pending`.
@@ -27,6 +29,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target
 from triage.confirm import reproduction, reruns
 from triage.session import reduce_stored
+from triage.versions import check_bucket
 
 REDUCE_S = 60.0
 """Seconds one reduction may take at most (a bucket that needs longer is reduced in parts: what a
@@ -47,8 +50,10 @@ class Beside:
     docstring). Thread-safe: every target's feeder asks."""
 
     def __init__(self, corpus: Corpus, campaign: str, reduce: bool = True,
-                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None,
+                 releases: list[Target] | None = None) -> None:
         self.corpus, self.campaign, self.reduce, self.on_event = corpus, campaign, reduce, on_event
+        self.releases = releases or []  # the system's targets and the installed releases' (fuzz.drivers.releases)
         self.since = time.time()  # buckets first seen before this: left pending by an earlier run
         self.tried: set[str] = set()  # buckets this run took (done, or not reproduced)
         self._lock = threading.Lock()
@@ -92,6 +97,9 @@ class Beside:
             left = seconds - (time.monotonic() - start)
             if left > 1 and reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) is not None:
                 self._tell("reduced", bucket)
+                if any(t.release and t.lineage == target.lineage for t in self.releases):
+                    check_bucket(self.corpus, bucket["id"], self.releases)
+                    self._tell("ranged", bucket)
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:
         if self.on_event is not None:

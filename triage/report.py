@@ -279,6 +279,8 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
     seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
             f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}"
             + (f", shown again in {bucket['reproduced'].replace('/', ' of ')} re-runs." if bucket.get("reproduced") else "."))
+    if bucket.get("versions"):
+        seen += " Releases checked (`clfuzz versions`): " + ", ".join(f"{v} {w}" for v, w in bucket["versions"].items()) + "."
     lines += ["", "## How often", "", seen, "",
               "## Reproduce", "",
               f"Files: {', '.join(files)}, `repro.py` and `program.json` (clfuzz's program: `clfuzz replay program.json`).",

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import warnings
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -20,7 +19,9 @@ from typing import Any
 
 from . import _proc
 from .fingerprint import base_name, fingerprint_id
-from .icd import env_for, icd_folders, library_of
+from .icd import icd_folders, library_of
+from .releases import installed, release_name, spirv_routes
+from .rootfs import env_in, python_argv
 from .routes import PATH_OPENCL_C, PATH_SPIRV, route_for, translator_version
 
 
@@ -36,12 +37,12 @@ class ProbeError(RuntimeError):
     """A probe subprocess crashed, timed out or printed no JSON."""
 
 
-def run_probe(folder: str | os.PathLike, timeout_s: float = 30) -> dict[str, Any]:
-    """Probe one vendors folder in a subprocess and return its parsed JSON."""
+def run_probe(folder: str | os.PathLike, timeout_s: float = 30, root: str = "") -> dict[str, Any]:
+    """Probe one vendors folder in a subprocess (inside a release's ``root`` when given) and
+    return its parsed JSON."""
     try:
-        rc, out, err = _proc.run(
-            [sys.executable, "-m", "fuzz.drivers.probe"], env=env_for(folder), timeout_s=timeout_s
-        )
+        rc, out, err = _proc.run(python_argv(root, "fuzz.drivers.probe"), env=env_in(folder, root),
+                                 timeout_s=timeout_s)
     except subprocess.TimeoutExpired as e:
         raise ProbeError(f"probe of {folder} timed out after {timeout_s:g} s") from e
     if rc != 0:
@@ -69,10 +70,22 @@ class Target:
     platform_index: int
     device_index: int
     path: str = PATH_OPENCL_C  # the front end: OpenCL C source, or a SPIR-V module (routes)
+    root: str = ""  # another release's root filesystem (releases), "" for the system's driver
+    release: str = ""  # that release's suite ("testing"), "" for the system's
 
     def env(self) -> dict[str, str]:
         """The environment of a process that sees only this target's driver."""
-        return env_for(self.icd_folder)
+        return env_in(self.icd_folder, self.root)
+
+    def command(self, module: str) -> list[str]:
+        """The command that runs ``python -m module`` beside this target's driver (inside its
+        release's root for a release target)."""
+        return python_argv(self.root, module)
+
+    @property
+    def lineage(self) -> str:
+        """The driver whatever its release: "pocl" for "pocl", "pocl-2" and "pocl-7.1"."""
+        return base_name(self.fingerprint.get("platform_name", "")) if self.fingerprint else self.family
 
     @property
     def family(self) -> str:
@@ -97,39 +110,64 @@ def spirv_target(t: Target) -> Target | None:
                    path=PATH_SPIRV)
 
 
-def _probe_all(timeout_s: float) -> list[tuple[str, int, int, dict[str, Any]]]:
-    folders = [str(f) for f in icd_folders()]
+# Release roots and drivers that cannot run here, with the reason (filled by discovery).
+UNAVAILABLE: dict[str, str] = {}
 
-    def one(folder: str):
+
+def _folders(releases: bool) -> list[tuple[str, str, str]]:
+    """(ICD folder, release root, suite) of the system's drivers, or of every runnable release."""
+    if not releases:
+        return [(str(f), "", "") for f in icd_folders()]
+    UNAVAILABLE.clear()
+    found = []
+    for release in installed():
+        problem = release.problem
+        if problem:
+            UNAVAILABLE[release.suite] = problem
+            continue
+        found += [(folder, str(release.root), release.suite) for folder in release.folders()]
+    return found
+
+
+def _probe_all(timeout_s: float, releases: bool = False) -> list[tuple[str, str, str, int, int, dict[str, Any]]]:
+    folders = _folders(releases)
+
+    def one(entry: tuple[str, str, str]):
         try:
-            return folder, run_probe(folder, timeout_s=timeout_s), None
+            return entry, run_probe(entry[0], timeout_s=timeout_s, root=entry[1]), None
         except ProbeError as e:
-            return folder, None, e
+            return entry, None, e
 
     found = []
     with ThreadPoolExecutor(max_workers=max(1, len(folders))) as pool:
-        for folder, doc, error in pool.map(one, folders):  # map keeps the folder order
+        for (folder, root, suite), doc, error in pool.map(one, folders):  # map keeps the order
+            where = f"{suite}: " if suite else ""
             if error is not None:
-                warnings.warn(str(error), ProbeWarning, stacklevel=4)
+                if suite:
+                    UNAVAILABLE[os.path.basename(folder)] = str(error)[-500:]
+                warnings.warn(where + str(error), ProbeWarning, stacklevel=4)
                 continue
             if not doc["platforms"]:
                 library = library_of(folder)
                 reason = doc.get("error") or "no platform"
-                warnings.warn(f"{library}: {reason}", ProbeWarning, stacklevel=4)
+                if suite:
+                    UNAVAILABLE[os.path.basename(folder)] = f"{library}: {reason}"
+                warnings.warn(f"{where}{library}: {reason}", ProbeWarning, stacklevel=4)
             for platform in doc["platforms"]:
                 for di, fp in enumerate(platform["devices"]):
-                    found.append((folder, platform["index"], di, fp))
+                    found.append((folder, root, suite, platform["index"], di, fp))
     return found
 
 
 @functools.cache
 def _discover(timeout_s: float) -> tuple[Target, ...]:
     found = _probe_all(timeout_s)
-    bases = [base_name(fp["platform_name"]) for _, _, _, fp in found]
+    system = found
+    bases = [base_name(fp["platform_name"]) for *_, fp in system]
     total = Counter(bases)
     seen: Counter[str] = Counter()
     targets = []
-    for base, (folder, pi, di, fp) in zip(bases, found):
+    for base, (folder, _, _, pi, di, fp) in zip(bases, system):
         seen[base] += 1
         name = base if total[base] == 1 else f"{base}-{seen[base]}"
         targets.append(Target(name, fp, fingerprint_id(fp), folder, pi, di))
@@ -137,16 +175,46 @@ def _discover(timeout_s: float) -> tuple[Target, ...]:
     return tuple(targets + spirv)
 
 
-def discover(timeout_s: float = 30) -> list[Target]:
+@functools.cache
+def _discover_releases(timeout_s: float) -> tuple[Target, ...]:
+    """Targets of the installed releases' drivers (releases), named by version
+    (releases.release_name); a device whose fingerprint is already a target's (the same driver in
+    testing and unstable) is left out. Releases or drivers that cannot run: ``UNAVAILABLE``."""
+    found = _probe_all(timeout_s, releases=True)
+    system = _discover(timeout_s)
+    taken = {t.name for t in system}
+    ids = {t.fingerprint_id for t in system}
+    out = []
+    for folder, root, suite, pi, di, fp in found:
+        fp = {**fp, "release": suite, "root": root, "spirv_routes": spirv_routes(fp)}
+        fid = fingerprint_id(fp)
+        if fid in ids:
+            continue
+        ids.add(fid)
+        name = release_name(base_name(fp["platform_name"]), fp, suite, taken)
+        taken.add(name)
+        out.append(Target(name, fp, fid, folder, pi, di, root=root, release=suite))
+    return tuple(out)
+
+
+def discover(timeout_s: float = 30, releases: bool = False) -> list[Target]:
     """Every device of every ICD library found, each probed in a subprocess (in parallel).
 
     Libraries without devices (Clover) give nothing; a probe that crashes or times out is
     reported as a ``ProbeWarning`` and left out. Cached per process: ``discover.cache_clear()``.
+    With ``releases``, the installed releases' drivers follow (``pocl-7.1``; fuzz.drivers.releases):
+    :func:`select` adds them when a name asks for them.
     """
-    return list(_discover(float(timeout_s)))
+    system = list(_discover(float(timeout_s)))
+    return system + list(_discover_releases(float(timeout_s))) if releases else system
 
 
-discover.cache_clear = _discover.cache_clear  # type: ignore[attr-defined]
+def _cache_clear() -> None:
+    _discover.cache_clear()
+    _discover_releases.cache_clear()
+
+
+discover.cache_clear = _cache_clear  # type: ignore[attr-defined]
 
 
 def select(targets: list[Target], names: list[str] | None) -> list[Target]:
@@ -156,20 +224,31 @@ def select(targets: list[Target], names: list[str] | None) -> list[Target]:
     their SPIR-V paths), its path ("spirv", "opencl-c") or its fingerprint id. A name written
     ``-NAME`` excludes what it matches ("pocl,-pocl/spirv"; "-spirv" alone: every OpenCL C
     path). Raises ``UnknownDriver`` when a name matches nothing.
+
+    Other releases' targets (``pocl-7.1``, fuzz.drivers.releases) are taken only when named: by
+    name, driver, fingerprint id or suite (``testing``); "pocl" and the default mean the system's.
     """
+    system = {i for i, t in enumerate(targets) if not t.release}
     if not names:
-        return list(targets)
+        return [t for i, t in enumerate(targets) if i in system]
+    if installed() and any(
+            not any(n.lstrip("-") in (t.name, t.driver, t.family, t.path, t.fingerprint_id, t.release)
+                    for t in targets)
+            for n in names):  # a name no system target answers: the releases' targets may
+        known = {t.name for t in targets}
+        targets = list(targets) + [t for t in _discover_releases(30.0) if t.name not in known]
 
     def hits(name: str) -> set[int]:
         found = {i for i, t in enumerate(targets)
-                 if name in (t.name, t.driver, t.family, t.path, t.fingerprint_id)}
+                 if name in (t.name, t.driver, t.fingerprint_id)
+                 or (name in (t.family, t.path) if not t.release else name == t.release)}
         if not found:
             known = ", ".join(t.name for t in targets) or "none (no OpenCL device found)"
             raise UnknownDriver(f"unknown driver {name!r}; known drivers: {known}")
         return found
 
     include = [n for n in names if not n.startswith("-")]
-    chosen = set().union(*map(hits, include)) if include else set(range(len(targets)))
+    chosen = set().union(*map(hits, include)) if include else set(system)
     for name in names:
         if name.startswith("-"):
             chosen -= hits(name[1:])

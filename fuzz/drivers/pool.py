@@ -16,7 +16,6 @@ import pickle
 import select
 import shutil
 import subprocess
-import sys
 import time
 import weakref
 from dataclasses import replace
@@ -195,7 +194,7 @@ class Worker:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         argv = [
-            sys.executable, "-m", "fuzz.drivers.worker",
+            *self.target.command("fuzz.drivers.worker"),  # inside its release's root for a release target
             "--platform", str(self.target.platform_index),
             "--device", str(self.target.device_index),
             "--fd-in", str(to_child_r),

@@ -1,0 +1,173 @@
+"""Other Debian releases' drivers as targets (fuzz.drivers.releases, rootfs) and the release range
+of a bucket (triage.versions), without any driver: names, selection, the command line that enters
+a release root, the installed-release listing, verdicts and the stored map."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from corpus.store import Corpus
+from fuzz.drivers import Target, select
+from fuzz.drivers import releases as rel
+from fuzz.drivers.icd import _PROJECT_ROOT
+from fuzz.drivers.rootfs import env_in, python_argv, usable
+from triage import versions
+
+POCL_FP = {"platform_name": "Portable Computing Language", "driver_version": "3.1+debian"}
+
+
+def _target(name: str, fp: dict, release: str = "", root: str = "", path: str = "opencl-c") -> Target:
+    name = name if path == "opencl-c" else f"{name}/{path}"
+    return Target(name, fp, name.replace("/", "_"), "/icd", 0, 0, path, root=root, release=release)
+
+
+@pytest.mark.parametrize("fp, expected", [
+    ({"driver_version": "6.0+debian"}, "6.0"),
+    ({"driver_version": "25.0.7"}, "25.0"),
+    ({"driver_version": "", "platform_version": "OpenCL 3.0 PoCL 7.1+debian Linux"}, "3.0"),
+    ({}, "unknown"),
+])
+def test_version_of(fp, expected):
+    assert rel.version_of(fp) == expected
+
+
+def test_release_names_by_version_and_suite_on_a_clash():
+    taken = {"pocl", "rusticl"}
+    first = rel.release_name("pocl", {"driver_version": "6.0+debian"}, "trixie", taken)
+    assert first == "pocl-6.0"
+    taken.add(first)
+    assert rel.release_name("pocl", {"driver_version": "6.0+debian"}, "testing", taken) == "pocl-6.0-testing"
+    assert rel.release_name("rusticl", {"driver_version": "25.0.7"}, "trixie", taken) == "rusticl-25.0"
+
+
+def test_spirv_routes_come_from_what_the_release_reports():
+    assert rel.spirv_routes({"il_version": "SPIR-V_1.0 SPIR-V_1.2"}) == ["direct SPIR-V (SPIR-V_1.0, SPIR-V_1.2)"]
+    assert rel.spirv_routes({"il_version": ""}) == ["none"]
+
+
+def test_select_keeps_the_system_names_and_takes_releases_only_when_named():
+    targets = [_target("pocl", POCL_FP), _target("pocl", POCL_FP, path="spirv"),
+               _target("pocl-6.0", {**POCL_FP, "driver_version": "6.0"}, "trixie", "/r/trixie"),
+               _target("rusticl-25.0", {"platform_name": "rusticl"}, "trixie", "/r/trixie")]
+    names = lambda chosen: [t.name for t in chosen]
+    assert names(select(targets, None)) == ["pocl", "pocl/spirv"]
+    assert names(select(targets, ["pocl"])) == ["pocl", "pocl/spirv"]
+    assert names(select(targets, ["opencl-c"])) == ["pocl"]
+    assert names(select(targets, ["pocl-6.0"])) == ["pocl-6.0"]
+    assert names(select(targets, ["trixie", "-rusticl-25.0"])) == ["pocl-6.0"]
+    assert names(select(targets, ["-spirv"])) == ["pocl"]
+    assert {t.lineage for t in targets} == {"pocl", "rusticl"}
+    assert targets[2].family == "pocl-6.0"  # not "pocl": the system's family stays its own
+
+
+def test_command_line_here_and_inside_a_release_root():
+    assert python_argv("", "fuzz.drivers.worker") == [sys.executable, "-m", "fuzz.drivers.worker"]
+    argv = python_argv("/r/testing", "fuzz.drivers.worker")
+    assert argv[:2] == ["unshare", "--mount"] and "/r/testing" in argv
+    after = argv[argv.index("--", argv.index("/r/testing")) + 1:]
+    assert after == ["env", "-C", _PROJECT_ROOT, "python3", "-m", "fuzz.drivers.worker"]
+    assert _PROJECT_ROOT in argv[argv.index("/r/testing"):argv.index("--", argv.index("/r/testing"))]
+
+
+def test_environment_inside_a_root_has_the_project_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLFUZZ_STATE", str(tmp_path))
+    monkeypatch.setenv("VIRTUAL_ENV", "/work/main/.venv")
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    env = env_in(tmp_path / "icd" / "testing-pocl", "/r/testing")
+    assert env["PYTHONPATH"] == _PROJECT_ROOT and "VIRTUAL_ENV" not in env
+    assert env["OCL_ICD_VENDORS"] == str(tmp_path / "icd" / "testing-pocl")
+    assert env_in(tmp_path / "icd" / "pocl", "")["PYTHONPATH"].endswith("/elsewhere")
+
+
+def _fake_root(base, suite: str, icds: dict[str, str]):
+    root = base / suite
+    (root / "usr/bin").mkdir(parents=True)
+    (root / "usr/bin/python3").write_text("")
+    (root / "usr/lib/python3/dist-packages/pyopencl").mkdir(parents=True)
+    (root / "etc/OpenCL/vendors").mkdir(parents=True)
+    for name, library in icds.items():
+        (root / f"etc/OpenCL/vendors/{name}.icd").write_text(library + "\n")
+    (base / f"{suite}.json").write_text(json.dumps({"suite": suite, "seconds": 30, "bytes": 10**9}))
+    return root
+
+
+def test_installed_releases_and_their_icd_folders(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLFUZZ_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("CLFUZZ_RELEASES", str(tmp_path / "rel"))
+    root = _fake_root(tmp_path / "rel", "testing", {"pocl": "libpocl.so.2", "rusticl": "libRusticlOpenCL.so.1"})
+    (tmp_path / "rel" / "unstable").mkdir()  # no manifest: an unfinished build, not listed
+    [release] = rel.installed()
+    assert release.suite == "testing" and release.root == root and release.manifest["seconds"] == 30
+    assert release.problem is None
+    assert [lib.short for lib in release.libraries()] == ["testing-pocl", "testing-rusticl"]
+    folders = release.folders()
+    assert (tmp_path / "state/icd/testing-pocl/testing-pocl.icd").read_text() == "libpocl.so.2\n"
+    assert folders[0].endswith("testing-pocl")
+
+
+def test_a_root_without_pyopencl_or_drivers_is_unavailable_with_its_reason(tmp_path):
+    assert "python3" in usable(tmp_path)
+    root = _fake_root(tmp_path, "sid", {})
+    assert "OpenCL driver" in usable(root)
+
+
+def test_the_install_command_line():
+    argv = rel.mmdebstrap_argv("testing", rel.releases_dir() / "testing.tmp")
+    assert argv[0] == "mmdebstrap" and "testing" in argv and argv[-1] == rel.MIRROR
+    assert any("Check-Valid-Until" in a for a in argv)
+    assert any(a.startswith("--include=") and "python3-pyopencl" in a and "pocl-opencl-icd" in a for a in argv)
+
+
+ROW = {"buffer": "out0", "lane": 3, "kind": "wrong-result", "actual_value": "1.0"}
+
+
+@pytest.mark.parametrize("rows, expected", [
+    (None, "not-run"),
+    ([], "absent"),
+    ([dict(ROW)], "present"),
+    ([{**ROW, "lane": 4}], "different"),
+    ([{"kind": "build_error", "actual_value": "error: no such built-in", "buffer": "", "lane": 0}], "cannot-build"),
+    ([{"kind": "crash", "actual_value": "killed by SIGSEGV", "buffer": "", "lane": 0}], "failed"),
+])
+def test_verdicts(rows, expected):
+    assert versions.verdict(ROW, rows)[0] == expected
+
+
+def test_family_targets_take_every_release_of_the_bucket_driver():
+    pocl, pocl_spirv = _target("pocl", POCL_FP), _target("pocl", POCL_FP, path="spirv")
+    new = _target("pocl-7.1", {**POCL_FP, "driver_version": "7.1"}, "testing", "/r")
+    other = _target("rusticl", {"platform_name": "rusticl"})
+    targets = [pocl, pocl_spirv, other, new]
+    assert versions.family_targets(pocl, targets) == [pocl, new]
+    assert versions.family_targets(pocl_spirv, targets) == [pocl_spirv, new]  # new: recorded not-run
+
+
+def test_the_stored_map():
+    corpus = Corpus(":memory:")
+    assert versions.release_range(corpus, "b1") == {}
+    corpus.add_release_checks([
+        {"id": "b1:pocl-7.1", "bucket": "b1", "target": "pocl-7.1", "lineage": "pocl", "version": "7.1+debian",
+         "release": "testing", "verdict": "absent", "detail": "", "checked": 1.0},
+        {"id": "b1:pocl", "bucket": "b1", "target": "pocl", "lineage": "pocl", "version": "3.1+debian",
+         "release": "system", "verdict": "present", "detail": "", "checked": 1.0}])
+    checks = versions.release_range(corpus, "b1")
+    assert list(checks) == ["pocl", "pocl-7.1"]
+    assert versions.summary(checks) == "pocl 3.1+debian present, pocl-7.1 7.1+debian absent"
+
+
+def test_the_bug_list_has_the_release_range_as_versions(memory_corpus):
+    """`clfuzz buckets --json`'s ``versions``: driver and version of each release checked -> verdict."""
+    row = {"program_id": "p", "target": "pocl", "fingerprint_id": "fp", "path": "opencl-c", "buffer": "out0", "lane": 0,
+           "work_item": 0, "kind": "wrong-result", "operation": "sinpi", "src_type": "float", "dst_type": "float",
+           "rule": "math.sinpi.special", "actual_value": "1"}
+    memory_corpus.add_run({"program_id": "p", "target": "pocl", "fingerprint_id": "fp", "path": "opencl-c",
+                           "status": "ok", "checks": 1, "judged": 1, "mismatches": 1}, [row])
+    bucket = memory_corpus.buckets()[0]
+    assert bucket["versions"] == {}  # never checked
+    memory_corpus.add_release_checks([
+        {"id": f"{bucket['id']}:pocl-7.1", "bucket": bucket["id"], "target": "pocl-7.1", "lineage": "pocl",
+         "version": "7.1+debian", "release": "testing", "verdict": "absent", "detail": "", "checked": 1.0}])
+    assert memory_corpus.buckets()[0]["versions"] == {"pocl 7.1+debian": "absent"}
