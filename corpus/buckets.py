@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 7
+SIGNATURE_VERSION = 8
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -38,7 +38,9 @@ made six buckets by class). 6: element types as their family and the operation's
 bucket per destination type), and the rule without its front end (:func:`rule_family`: the OpenCL C
 and SPIR-V texts of one rule are one bug seen on both paths). 7: a math function's rules as one
 (:func:`rule_family`: Oclgrind's double ``sinpi`` was one bug under its special-value rule and its
-ulp bound, whichever the lane's operand chose)."""
+ulp bound, whichever the lane's operand chose). 8: the driver without release or device number
+(:func:`driver_family`: ``pocl-6.0`` and ``pocl-2`` are ``pocl``), so a bug that several releases
+of one driver share is one bucket seen on several versions."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -102,6 +104,15 @@ def driver_version(fingerprint: dict[str, Any]) -> str:
 
 
 _WIDTHS = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(?:2|3|4|8|16)(?![0-9])")
+
+
+_RELEASE = re.compile(r"-\d[\d.]*$")
+
+
+def driver_family(target: str) -> str:
+    """The driver a bucket belongs to, whatever its path, device number or release: ``pocl/spirv``,
+    ``pocl-2`` and ``pocl-6.0`` are ``pocl`` (fuzz.drivers.discovery names them so)."""
+    return _RELEASE.sub("", (target or "").split("/")[0])
 
 
 def base_operation(operation: str) -> str:
@@ -171,7 +182,7 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     or its own type name, its element types' families, the rule without its front end, the deviation class of the wrong value (oracles.deviation;
     :data:`COINCIDENTAL` classes as one) and the kind. The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
-    sig = {"kind": row.get("kind", ""), "driver": row.get("target", "").split("/")[0]}
+    sig = {"kind": row.get("kind", ""), "driver": driver_family(row.get("target", ""))}
     if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression
         row = {**row, **json.loads(row["culprit"])}
     if sig["kind"] not in RESULT_KINDS:  # a failure is its message, whatever statement showed it

@@ -409,3 +409,12 @@ def test_operand_lists_key_as_families_too():
         signature({**row, "src_type": "long2+long2", "dst_type": "long2"}))
     assert bucket_id(signature({**row, "src_type": "int+int", "dst_type": "int"})) != bucket_id(
         signature({**row, "src_type": "uint+uint", "dst_type": "uint"}))
+
+
+def test_releases_and_devices_of_one_driver_share_its_buckets():
+    """A bug that PoCL 3.1 (``pocl``) and PoCL 6.0 (``pocl-6.0``) share is one bucket seen on two
+    versions; rusticl's is another."""
+    row = {**ROW, "deviation": "type-limit"}
+    sig = bucket_id(signature(row))
+    assert sig == bucket_id(signature({**row, "target": "pocl-6.0"})) == bucket_id(signature({**row, "target": "pocl-2/spirv"}))
+    assert sig != bucket_id(signature({**row, "target": "rusticl-25.0"}))
