@@ -21,6 +21,7 @@ from app.commands_corpus import corpus_group, dashboard, stats
 from app.commands_programs import emit, replay
 from app.commands_triage import baseline, buckets, export_regressions, mark, reduce_command, report
 from app.commands_versions import releases, versions
+from app.options import STARTED, process_started
 
 
 @click.group()
@@ -35,6 +36,7 @@ for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_gro
 
 
 def main() -> None:  # pragma: no cover - console entry
+    STARTED.append(process_started())  # budgets count this process's whole wall time
     cli(prog_name="clfuzz")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.live import Live
 
-from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, console, fail, local_targets, open_corpus, process_started
+from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, budget_start, console, fail, local_targets, open_corpus
 from corpus.stats import markdown, summarize
 from oracles.rules import SEVERITIES
 
@@ -133,7 +133,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from fuzz.drivers import discover
     from triage.beside import Beside, pending
 
-    started = process_started()
+    started = budget_start()
     targets = local_targets(drivers)
     live = Live(console=console, refresh_per_second=2) if console.is_terminal else None
     last_line = [0.0]

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from app.options import DEFAULT_CORPUS, console, fail, open_corpus
+from corpus.corners import corners
 from corpus.stats import LARGEST_TITLE, summarize
 from corpus.store import CorpusError
 from lang.types import SCALARS
@@ -21,7 +22,7 @@ from lang.types import SCALARS
 @click.option("--campaign", help="Only this campaign.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @click.option("--coverage", "show_coverage", is_flag=True,
-              help="Print the construct x type x width matrix each target covered.")
+              help="Print the construct x type x width matrix each target covered, and the corners it missed.")
 def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: bool) -> None:
     """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found,
     and (math area) the largest error in ulps per function, type and driver, with its input.
@@ -30,11 +31,13 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
     """
     corpus = open_corpus(corpus_path, create=False)
     summary = summarize(corpus, campaign)
+    summary["corners"] = corners(corpus, campaign, missing=show_coverage)
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
     if show_coverage:
         _print_coverage(summary["coverage"])
+        _print_corners(summary["corners"])
         return
     t = Table(title=f"{corpus_path}: {summary['programs']} programs")
     for col in ("target", "runs", "judged lanes", "mismatching lanes", "kinds", "constructs / cells covered",
@@ -92,6 +95,24 @@ def _print_coverage(coverage: dict) -> None:
         for construct in sorted(widths):
             table.add_row(construct, *(",".join(map(str, sorted(widths[construct].get(t, ())))) or "·"
                                        for t in types))
+        console.print(table)
+
+
+def _print_corners(data: dict, shown: int = 8) -> None:
+    """Per target, the corners of the corner table (lang.corners) it reached, and per operation
+    with missing corners, a few of them (``sinpi:double:x=-odd``)."""
+    for name, c in data.items():
+        table = Table(title=f"{name}: {c['reached']} / {c['total']} corners reached (lang.corners)")
+        for col in ("operation", "reached", "missing (first)"):
+            table.add_column(col, overflow="fold")
+        missing: dict[str, list[str]] = {}
+        for corner in c.get("missing", []):
+            missing.setdefault(corner.split(":", 1)[0], []).append(corner.split(":", 1)[1])
+        for op, (got, total) in sorted(c["operations"].items()):
+            if got < total:
+                gone = missing.get(op, [])
+                more = f" (+{len(gone) - shown} more)" if len(gone) > shown else ""
+                table.add_row(op, f"{got} / {total}", ", ".join(gone[:shown]) + more)
         console.print(table)
 
 

@@ -23,6 +23,18 @@ fail; tolerance and letter deviations are listed): ``--severity``."""
 console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
 
 
+STARTED: list[float] = []
+"""When the ``clfuzz`` process started (a ``time.monotonic()`` reading), set by :func:`app.cli.main`;
+empty when the commands run inside another program (tests' CliRunner): their budgets start then."""
+
+
+def budget_start() -> float:
+    """Where a command's time budget starts: the clfuzz process's start, or now."""
+    import time
+
+    return STARTED[0] if STARTED else time.monotonic()
+
+
 def process_started() -> float:
     """When this process started, as a ``time.monotonic()`` reading: a time budget counts the
     process's whole wall time (start-up and driver discovery included). Linux's /proc gives it;

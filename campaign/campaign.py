@@ -4,9 +4,11 @@ Each target has a *feeder* thread and a lane (:mod:`campaign.pipeline`: its work
 busy while the lane judges and records the verdicts). The feeder asks :mod:`campaign.feed` for the
 target's next program (a program another target found interesting, one of its backlog, or a
 fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for that target), so no
-target waits for another; program ``i`` of an area is reproducible from the seed, ``i`` and the
-policy (:mod:`fuzz.strategies.draws`), and each is written to the corpus *before* anything runs
-it. While a target's triage time is under its share of that target's busy time, its feeder runs
+target waits for another. Each area's first programs sweep its corner table
+(:mod:`fuzz.strategies.corners`, every target runs them; the state keeps how far the sweep went, so
+a resumed campaign does not repeat it), then program ``i`` of an area is reproducible from the
+seed, ``i`` and the policy (:mod:`fuzz.strategies.draws`); each is written to the corpus *before*
+anything runs it. While a target's triage time is under its share of that target's busy time, its feeder runs
 the work beside the campaign that the caller gives (``side``: triage.beside confirms and reduces
 the buckets of that target's driver) on the same worker, so triage shares the drivers' time.
 
@@ -51,6 +53,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies.areas import AREAS
+from fuzz.strategies.corners import sweep_key, sweep_programs
 from fuzz.strategies.draws import Draws
 from lang.ir import Program
 from lang.policy import Policy
@@ -77,8 +80,11 @@ class _Drawer:
     and the display's cells). Called under the feed's lock."""
 
     def __init__(self, draws: dict[str, Draws], searches: dict[str, Search], scheduler: Scheduler,
-                 shares: dict[str, float], seed: int, seen_cells: set) -> None:
+                 shares: dict[str, float], seed: int, seen_cells: set,
+                 sweeps: dict[str, tuple[str, list[Program]]] | None = None) -> None:
         self.draws, self.searches, self.scheduler, self.shares = draws, searches, scheduler, shares
+        self.sweeps = sweeps or {}  # per area: its corner sweep's key and programs, handed out first
+        self.everywhere: set[str] = set()  # sweep programs: every target runs them first
         self.generated = set(seen_cells)  # cells the campaign has drawn
         self.cells: dict[str, set] = {a: set() for a in scheduler.areas}  # cells run, per area
         self.from_search: dict[str, Search] = {}  # programs a feedback search waits to hear about
@@ -92,6 +98,13 @@ class _Drawer:
             return len(program_cells(program).keys() - self.generated)
 
     def draw(self, area: str) -> Program:
+        key, sweep = self.sweeps.get(area, ("", []))
+        index = self.scheduler.sweeping(area, key, len(sweep)) if sweep else None
+        if index is not None:  # corners first (fuzz.strategies.corners)
+            self.everywhere.add(sweep[index].id)
+            with self._lock:
+                self.generated |= program_cells(sweep[index]).keys()
+            return sweep[index]
         searched = area in self.searches and self._rng.random() < self.shares.get(area, 0.0)
         program = self.searches[area].next() if searched else None
         if program is not None:
@@ -170,7 +183,9 @@ def run_campaign(
     shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
     scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
                           targets=tuple(t.name for t in targets), floor=policy.area_floor)
-    drawer = _Drawer(draws, {}, scheduler, shares, seed, cells)
+    sweeps = {a: (sweep_key(a, caps, run_policy), sweep_programs(a, caps, run_policy))
+              for a in areas} if policy.corner_sweep else {}
+    drawer = _Drawer(draws, {}, scheduler, shares, seed, cells, sweeps)
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): campaign.targeted
     drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
@@ -189,7 +204,8 @@ def run_campaign(
         return program
 
     known = {r["id"] for r in corpus.query("select id from buckets")}
-    feed = Feed(targets, scheduler, draw, expect, known, unfinished, max_programs, drawer.first_run)
+    feed = Feed(targets, scheduler, draw, expect, known, unfinished, max_programs, drawer.first_run,
+                everywhere=drawer.everywhere.__contains__)
     done_before = stored["programs"] if stored else 0
 
     running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished

@@ -6,7 +6,8 @@ and computes its expectations for every flush-to-zero class in use. The target t
 it at once; every other target that takes it (fuzz.drivers.capabilities.supports) finds it in its
 *backlog*. No target waits for another: a target that needs a program takes, in order,
 
-1. a program an interrupted run left unfinished (resume),
+1. a program an interrupted run left unfinished (resume), or a program of an area's corner sweep
+   (fuzz.strategies.corners: each area's first programs, which every target runs),
 2. a backlog program on which another target opened a new bucket (newest first): a slow target
    still runs what the others found interesting, so cross-target comparisons are not lost,
 3. a backlog program of the area the scheduler picks for it (oldest first),
@@ -56,9 +57,10 @@ class Feed:
     def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str], Program],
                  expect: Callable[[Program], Expectations], known: set[str],
                  unfinished: Iterable[tuple[str, Program, Iterable[str] | None]] = (), max_programs: int | None = None,
-                 on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None) -> None:
+                 on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None,
+                 everywhere: Callable[[Program], bool] = lambda program: False) -> None:
         self.targets, self.scheduler = targets, scheduler
-        self._draw, self._expect, self._on_first = draw, expect, on_first
+        self._draw, self._expect, self._on_first, self._everywhere = draw, expect, on_first, everywhere
         self.known = set(known)  # bucket ids the corpus holds: a run that opens another is a find
         self.max_programs = max_programs
         self.lock = threading.Lock()
@@ -100,7 +102,7 @@ class Feed:
                 self.drawn += 1
                 self.drawing += 1
             try:
-                entry = self._add(area, program, self._expect(program))
+                entry = self._add(area, program, self._expect(program), hot=self._everywhere(program))
             finally:
                 with self.lock:
                     self.drawing -= 1

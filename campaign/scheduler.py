@@ -79,6 +79,8 @@ def parse_budgets(text: str, areas: tuple[str, ...]) -> dict[str, Budget]:
 class AreaState:
     next: int = 0  # the next draw index of the area's stream (fuzz.strategies.draws)
     searched: int = 0  # programs from the area's targeted search (campaign.targeted)
+    swept: int = 0  # programs of the area's corner sweep handed out (fuzz.strategies.corners)
+    sweep: str = ""  # which sweep (its key: another set of capabilities is another sweep)
     programs: int = 0  # programs finished on some target
     finds: float = 0.0  # decayed count of runs that found a new bug
     misses: float = 0.0
@@ -130,7 +132,7 @@ class Scheduler:
         b, s = self.budgets.get(area, Budget()), self.state[area]
         return (self._untaken.get((None, area), 0) < WARMUP
                 and (target is None or self._untaken.get((target, area), 0) < WARMUP)
-                and (b.programs is None or s.next + s.searched < b.programs)
+                and (b.programs is None or s.next + s.searched + s.swept < b.programs)
                 and (b.seconds is None or s.seconds < b.seconds))
 
     def dropped(self, area: str) -> bool:
@@ -165,6 +167,17 @@ class Scheduler:
         s = self.state[area]
         s.next += 1
         return s.next - 1
+
+    def sweeping(self, area: str, key: str, size: int) -> int | None:
+        """The index of ``area``'s next corner-sweep program (advanced), or None once its sweep
+        ``key`` of ``size`` programs is handed out (a resumed campaign does not repeat it)."""
+        s = self.state[area]
+        if s.sweep != key:
+            s.sweep, s.swept = key, 0
+        if s.swept >= size:
+            return None
+        s.swept += 1
+        return s.swept - 1
 
     def searched(self, area: str) -> None:
         """A program of ``area`` came from its targeted search instead of its draws."""

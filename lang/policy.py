@@ -59,6 +59,7 @@ class Policy:
     # bench/targeted.py measured fewer coverage cells with it, README "Campaigns")
     # scheduling (campaign.scheduler): each target's time reserved for the areas it takes, in even floors
     area_floor: float = 0.4
+    corner_sweep: bool = True  # each area's first programs sweep its corner table (fuzz.strategies.corners)
     # atomics under contention (area "atomics")
     atomic_statements: int = 12  # atomic operations per work-item
     atomic_global_size: int = 4096  # work-items at most (several work-groups)
@@ -87,6 +88,9 @@ class Policy:
     p_vector: float = 0.5
     p_fp64: float = 0.3  # a program that uses double (run only where fp64 is supported)
     p_fp16: float = 0.3  # a program that uses half (only where cl_khr_fp16 is supported)
+    # rare shapes (issue 26; fuzz.strategies.swizzles): a swizzle node that is a half or selection of a
+    # swizzle rvalue (3-component ones included) or a read of a 3-vector's undefined lane alone
+    p_swizzle_shapes: float = 0.01
 
     def __post_init__(self) -> None:
         unknown = set(self.expression_weights) - set(OPS)

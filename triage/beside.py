@@ -31,6 +31,10 @@ from triage.confirm import reproduction, reruns
 from triage.session import reduce_stored
 from triage.versions import check_bucket
 
+RANGE_S = 30.0
+"""Seconds a bucket's release-range check needs at least (one run per release, each in a worker of
+its own: 3-16 s measured here); with less left before the deadline it waits for `clfuzz versions`."""
+
 REDUCE_S = 60.0
 """Seconds one reduction may take at most (a bucket that needs longer is reduced in parts: what a
 reduction keeps is stored)."""
@@ -97,8 +101,9 @@ class Beside:
             left = seconds - (time.monotonic() - start)
             if left > 1 and reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) is not None:
                 self._tell("reduced", bucket)
-                if any(t.release and t.lineage == target.lineage for t in self.releases):
-                    check_bucket(self.corpus, bucket["id"], self.releases)
+                left = seconds - (time.monotonic() - start)
+                if left > RANGE_S and any(t.release and t.lineage == target.lineage for t in self.releases):
+                    check_bucket(self.corpus, bucket["id"], self.releases, timeout_s=min(60.0, left / 2))
                     self._tell("ranged", bucket)
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from fuzz.strategies.conversions import Builder, Caps, program_of
 from fuzz.strategies.ranges import may_overflow, narrow
+from fuzz.strategies.swizzles import fires, swizzle_shape
 from lang.ir import Expr, Literal, Op, Program, Store
 from lang.ops import INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS, ROUNDINGS, Handlers, half_components
 from lang.policy import Policy
@@ -78,6 +79,10 @@ expression = EXPRESSIONS.register
 
 @expression("swizzle")
 def _swizzle(g: Gen, t: Type, depth: int) -> Expr | None:
+    if fires(g.rnd, g.b.policy.p_swizzle_shapes):  # issue 26: halves of swizzle rvalues, undefined lanes
+        node = swizzle_shape(g, t, depth)
+        if node is not None:
+            return node
     forms = []
     if t.width <= 4:
         forms.append("xyzw")

@@ -125,3 +125,50 @@ def values(name: str) -> st.SearchStrategy[int]:
 def pools(name: str, max_size: int) -> st.SearchStrategy[tuple[int, ...]]:
     """A pool of edge values for one input buffer; shrinks toward a single simple value."""
     return st.lists(values(name), min_size=1, max_size=max_size).map(tuple)
+
+
+# ---- pools the corner sweeps need (lang.corners; fuzz.strategies.corners) --------------------------
+
+
+def _float_midpoints(k: int, mant: int) -> list[int]:
+    """Integers in [2^k, 2^(k+1)) at the rounding midpoints of a float format with ``mant``
+    significand bits (24: float, 53: double): m * 2^(k+1-mant) + 2^(k-mant) for an even and an
+    odd m (ties-to-even goes down from one, up from the other)."""
+    step = 1 << (k + 1 - mant)
+    return [(1 << k) + m * step + step // 2 for m in (0, 1, (1 << (mant - 2)) + 5, (1 << (mant - 1)) - 2)]
+
+
+@lru_cache(maxsize=None)
+def midpoint_integers(name: str) -> tuple[int, ...]:
+    """64-bit integers above 2^53 at and one next to the rounding midpoints of float and double
+    (OpenCL C 3.0 §6.4.3: a long or ulong converted to float or double rounds; one converted to
+    float through double rounds twice, which only shows where the value sits next to a float
+    midpoint and the double rounding lands on it), as bit patterns of ``name`` (long, ulong),
+    negatives included for long."""
+    s = scalar(name)
+    assert s.is_int and s.bits == 64
+    out = []
+    for k in range(53, 64 if not s.signed else 63):
+        for mant in (24, 53):
+            for mid in _float_midpoints(k, mant):
+                out.extend((mid - 1, mid, mid + 1))
+    if s.signed:
+        out += [-v for v in out]
+    mask = (1 << 64) - 1
+    return tuple(dict.fromkeys(v & mask for v in out if s.min <= v <= s.max and abs(v) > 2**53))
+
+
+@lru_cache(maxsize=None)
+def mixed_magnitudes(name: str) -> tuple[int, ...]:
+    """Integers of every magnitude 2^k (k from 0 to N-2) with low bits set, both signs for a signed
+    type, as bit patterns: paired with each other their products fall on both sides of the type's
+    range, negative ones in range included (mad_sat, mul_hi, mad_hi; Table 13)."""
+    s = scalar(name)
+    out = []
+    for k in range(0, s.bits - 1):
+        v = (1 << k) | ((1 << k) - 1) // 3  # 2^k with a pattern of lower bits
+        out.append(v)
+        if s.signed:
+            out.append(-v)
+    mask = (1 << s.bits) - 1
+    return tuple(dict.fromkeys(v & mask for v in out))

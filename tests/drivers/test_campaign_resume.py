@@ -33,7 +33,7 @@ def test_a_campaign_resumes_where_it_stopped(tmp_path):
     assert first.programs == 8 and first.pending == 0
     row = corpus.campaign("nightly")
     state = row["state"]["areas"]
-    drawn = sum(a["next"] for a in state.values())
+    drawn = sum(a["next"] + a["swept"] for a in state.values())  # corner sweeps first, then the streams
     assert stored_settings(corpus, "nightly").budgets == {"expressions": Budget(programs=5)}
     # as if the run had been stopped with a program drawn and stored but not run everywhere
     left = Draws(conversion_programs(Caps(), SMALL), 99)[0]
@@ -46,7 +46,8 @@ def test_a_campaign_resumes_where_it_stopped(tmp_path):
     assert second.programs == 6
     assert left.id in _ran(corpus)  # what the interrupted run left pending ran first
     after = corpus.campaign("nightly")["state"]["areas"]
-    assert sum(a["next"] for a in after.values()) > drawn  # the streams continued, not restarted
+    assert sum(a["next"] + a["swept"] for a in after.values()) > drawn  # continued, not restarted
+    assert not corpus.query("select program_id from runs group by program_id, target having count(*) > 1")  # no sweep twice
     assert after["expressions"]["next"] <= 5  # the budget holds across runs
     new = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")} - stored
     assert new and not new & stored
@@ -62,7 +63,7 @@ def test_a_targeted_share_comes_from_hypothesis_search_whose_state_is_in_the_cor
     pocl = target_named("pocl")
     corpus = Corpus(tmp_path / "c.db")
     result = run_campaign(corpus, [pocl], minutes=5, max_programs=8, seed=1, areas=("conversions",),
-                          policy=replace(SMALL, p_targeted=1.0), name="aimed")
+                          policy=replace(SMALL, p_targeted=1.0, corner_sweep=False), name="aimed")
     assert result.programs == 8
     state = corpus.campaign("aimed")["state"]["areas"]["conversions"]
     assert state["searched"] >= 6 and state["next"] <= 2  # (a draw only when the search is not ready)

@@ -1,0 +1,328 @@
+"""The corner sweeps: each area's first programs in a campaign, covering its rows of the corner
+table (:mod:`lang.corners`) systematically before and beside the random draws.
+
+``sweep_programs(area, caps, policy)`` is a deterministic list (no Hypothesis, no seed): the same
+capabilities and policy give the same programs, byte for byte, so a campaign that stores them
+and is resumed finds them already run (:func:`sweep_key` names a finished sweep). Every operand
+is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` takes value
+``i % n``), so one statement tests many corners on many work-items:
+
+* ``math``: for every function of :data:`lang.maths.FUNCTIONS`, every type the capabilities
+  allow (float; double with fp64; half with fp16; half_/fast_ float only) and every width it
+  takes, one statement whose lanes run through every operand class (unary), every pair of
+  classes (binary: 19 x 19 lanes, or 19 x the exponents), or every class of each operand
+  (ternary), several representatives of each class (least and largest subnormal, 0.5 and 2.5,
+  3 and a large odd integer, 2 and the type's MAX ...);
+* ``expressions``: for every integer built-in of Table 13 with every operand type and width
+  (and the scalar-bound forms of min/max/clamp), one statement whose lanes run through the
+  product of the operand classes (0, 1, -1, MAX, MIN, small and large of each sign), beside
+  operands of every magnitude for the products (:func:`fuzz.strategies.values.mixed_magnitudes`)
+  so that in-range negative products and overflowing ones both occur; mul24/mad24 operands stay
+  within 24 bits and clamp's bounds are ordered lane by lane (defined by construction);
+* ``conversions``: every explicit conversion with corners (:mod:`lang.conversion_corners`: float
+  to integer, integer to a narrower significand, integer to a narrower integer), with and without
+  _sat and with each rounding mode, of operands in every class (:func:`conversion_sources`;
+  long and ulong at and next to the float and double rounding midpoints above 2^53,
+  :func:`fuzz.strategies.values.midpoint_integers`), and long/ulong to float through double.
+
+Programs hold ``policy.statements`` statements each; a statement over double requires fp64
+(``requires``), one using ``ctz`` OpenCL C 2.0, as the random programs do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
+from lang import conversion_corners
+from lang.corners import (
+    EXP_CLASSES,
+    FLOAT_CLASSES,
+    INTS,
+    RESULTS,
+    float_classes,
+    int_classes,
+    integer_param_types,
+    integer_types,
+    math_types,
+    math_widths,
+    result_type,
+)
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.maths import FUNCTIONS
+from lang.ops import INTEGER_BUILTINS, ROUNDINGS, requirements
+from lang.policy import Policy
+from lang.types import VECTOR_WIDTHS, Type, scalar
+
+INTEGER_GLOBAL_SIZE = 1024  # work-items of an integer sweep program: 9^3 operand triples fit one lane each
+
+_FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
+    "0": (0.0,), "inf": (math.inf,), "1": (1.0,), "frac": (0.3, 0.75, 1e-3, 0.9999),
+    "half": (0.5, 2.5, 1.5, 1000.5), "odd": (3.0, 2047.0, 2.0**24 - 1, 2.0**53 - 1),
+    "even": (2.0, 4.0, 2.0**24, 1e30, 1e300), "real": (2.7, 1.0001, 1e4 + 0.3, 100.25),
+}
+
+
+@lru_cache(maxsize=None)
+def float_representatives(tname: str) -> dict[str, tuple[int, ...]]:
+    """Bit patterns of ``tname`` in each class of :data:`lang.corners.FLOAT_CLASSES`, the
+    simplest first; every candidate is checked to lie in its class once converted."""
+    s = scalar(tname)
+    info = np.finfo(s.dtype)
+    tiny, least = float(info.tiny), float(info.smallest_subnormal)
+    candidates = dict(_FLOAT_CANDIDATES, sub=(least, tiny - least, tiny / 2),
+                      even=_FLOAT_CANDIDATES["even"] + (float(info.max),))
+    out: dict[str, tuple[int, ...]] = {}
+    with np.errstate(all="ignore"):
+        for kind, values in candidates.items():
+            for sign in (1.0, -1.0):
+                arr = np.array([sign * v for v in values], np.float64).astype(s.dtype)
+                name = f"{'+' if sign > 0 else '-'}{kind}"
+                keep = [int(b) for b, c in zip(arr.view(s.bits_dtype), float_classes(arr))
+                        if FLOAT_CLASSES[c] == name]
+                out[name] = tuple(dict.fromkeys(keep))
+        nans = np.array([math.nan, -math.nan], np.float64).astype(s.dtype).view(s.bits_dtype)
+    out["nan"] = tuple(int(b) for b in nans) + (int(nans[0]) ^ (1 << (info.nmant - 1)) | 1,)  # quiet, -quiet, signaling
+    return {c: out[c] for c in FLOAT_CLASSES}
+
+
+EXP_REPRESENTATIVES: dict[str, tuple[int, ...]] = {
+    "0": (0,), "+1": (1,), "-1": (-1,), "+odd": (3, 127, 149, 1075), "-odd": (-3, -127, -149, -1075),
+    "+even": (2, 128, 300, 1024), "-even": (-2, -126, -300, -1076), "max": (2**31 - 1,), "min": (-(2**31),),
+}
+"""Exponents of pown, rootn and ldexp in each class of :data:`lang.corners.EXP_CLASSES`."""
+
+
+def int_representatives(tname: str, limited: bool = False) -> dict[str, tuple[int, ...]]:
+    """Values of an integer type in each class it can take (:func:`lang.corners.int_classes`):
+    ``small`` below 2^(N/2), ``large`` a third of MAX, so that two large ones overflow a product
+    and a small and a large one do not; ``limited``: within mul24's 24 bits."""
+    s = scalar(tname)
+    small = 1 << (s.bits // 2)
+    top = (1 << 23) - 5 if limited and s.signed else (1 << 24) - 5 if limited else s.max // 3
+    reps = {"0": (0,), "1": (1,), "-1": (-1,), "max": (s.max,), "min": (s.min,),
+            "+small": (5, small - 3), "-small": (-5, -(small - 3)), "+large": (top, small + 3),
+            "-large": (-top, -(small + 3))}
+    return {c: reps[c] for c in int_classes(tname, limited)}
+
+
+def _bits(value: int, tname: str) -> int:
+    return value & ((1 << scalar(tname).bits) - 1)
+
+
+class _Sweep:
+    """The statements and buffers of one sweep program being built."""
+
+    def __init__(self) -> None:
+        self.buffers: list[Buffer] = []
+        self.body: list[Store] = []
+        self._inputs: dict[tuple[Type, tuple[int, ...]], str] = {}
+
+    def load(self, t: Type, values: tuple[int, ...]) -> Load:
+        key = (t, values)
+        if key not in self._inputs:
+            self._inputs[key] = f"in{len(self._inputs)}"
+            self.buffers.append(Buffer(self._inputs[key], t, "in", Fill(0, (), values=values)))
+        return Load(self._inputs[key], t)
+
+    def output(self, t: Type) -> str:
+        name = f"out{sum(b.role == 'out' for b in self.buffers)}"
+        self.buffers.append(Buffer(name, t, "out"))
+        return name
+
+
+def _chunks(statements: list, size: int) -> list[list]:
+    return [statements[i:i + size] for i in range(0, len(statements), size)]
+
+
+def _program(statements: list, global_size: int, area: str) -> Program:
+    """One program of ``statements`` (each a function of a :class:`_Sweep` returning its Store)."""
+    s = _Sweep()
+    for build in statements:
+        s.body.append(build(s))
+    used = {b.type.scalar for b in s.buffers}
+    needs = {scalar(n).needs for n in used} - {None, "int64"}
+    needs |= set().union(*(requirements(st.value) for st in s.body))
+    return Program(tuple(s.buffers), tuple(s.body), global_size, requires=frozenset(needs), area=area)
+
+
+# ---- math --------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def math_operands(name: str, tname: str) -> list[tuple[int, ...]]:
+    """One value list per input of a math function (equal lengths, lane ``i`` takes entry
+    ``i % n`` of each): every class of each operand, every pair of classes of two."""
+    f = FUNCTIONS[name]
+    floats = float_representatives(tname)
+    every = tuple(v for c in FLOAT_CLASSES for v in floats[c])
+    first = tuple(floats[c][0] for c in FLOAT_CLASSES)
+    exps = tuple(_bits(v, "int") for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c])
+    codes = tuple(_bits(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))
+    if f.inputs == "g":
+        return [every]
+    if f.inputs == "u":
+        return [codes]
+    if len(f.inputs) == 2:
+        ys = exps if f.inputs[1] == "i" else first
+        pairs = list(itertools.product(first, ys))
+        return [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
+    n = len(every)
+    return [tuple(every[(i + 7 * k) % n] for i in range(n)) for k in range(len(f.inputs))]
+
+
+def _math_statement(name: str, tname: str, width: int):
+    def build(s: _Sweep) -> Store:
+        f = FUNCTIONS[name]
+        t = Type(tname, width)
+        args = tuple(s.load(f.operand_type(p, t), values) for p, values in zip(f.inputs, math_operands(name, tname)))
+        attrs = (("out", s.output(f.operand_type(f.out, t))),) if f.out else ()
+        op = Op(name, args, f.result_type(t), attrs)
+        return Store(s.output(op.type), op)
+    return build
+
+
+def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
+    types = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
+    out = []
+    for tname in types:
+        statements = [_math_statement(name, tname, w) for name in FUNCTIONS if tname in math_types(name)
+                      for w in math_widths(name)]
+        out += [_program(c, policy.math_global_size, "math") for c in _chunks(statements, policy.statements)]
+    return out
+
+
+# ---- integer built-ins (area expressions) ---------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def integer_operands(name: str, tname: str) -> list[tuple[int, ...]]:
+    """One value list (numbers) per operand of an integer built-in: the product of the operand
+    classes (first representatives), every representative of each class, and for the products
+    operands of mixed magnitudes; clamp's bounds ordered in every lane."""
+    ptypes = integer_param_types(name, tname)
+    limited = name in ("mul24", "mad24")
+    reps = [int_representatives(pt, limited and k < 2) for k, pt in enumerate(ptypes)]
+    combos = list(itertools.product(*[[r[0] for r in rep.values()] for rep in reps]))
+    longest = max(len([v for r in rep.values() for v in r]) for rep in reps)
+    for i in range(longest):  # every representative of every class in each position
+        combos.append(tuple((vals := [v for r in rep.values() for v in r])[i % len(vals)] for rep in reps))
+    if name in ("mad_sat", "mul_hi", "mad_hi"):
+        s = scalar(tname)
+        mixed = [v - (1 << s.bits) if s.signed and v >> (s.bits - 1) else v for v in mixed_magnitudes(tname)]
+        for i, a in enumerate(mixed):
+            for b in (mixed[-1 - i], mixed[(i + 3) % len(mixed)], mixed[(i * 7 + 1) % len(mixed)]):
+                combos.append((a, b, mixed[i // 2]) if len(ptypes) == 3 else (a, b))
+    if name in RESULTS:  # a sum one below a limit (rhadd's x + y + 1 reaching MAX)
+        s = scalar(tname)
+        combos += [(s.max - 1, 0, 0)[:len(ptypes)], (s.min + 1, -1 if s.signed else 0, 0)[:len(ptypes)]]
+    if name == "clamp":
+        combos = [(x, min(lo, hi), max(lo, hi)) for x, lo, hi in combos]
+    return [tuple(c[k] for c in combos) for k in range(len(ptypes))]
+
+
+def _integer_statement(name: str, tname: str, width: int, scalar_form: bool):
+    def build(s: _Sweep) -> Store:
+        values = integer_operands(name, tname)
+        args = []
+        for k, (pt, vals) in enumerate(zip(integer_param_types(name, tname), values)):
+            t = Type(pt, 1 if scalar_form and k > 0 else width)
+            args.append(s.load(t, tuple(_bits(v, pt) for v in vals)))
+        op = Op(name, tuple(args), Type(result_type(name, tname), width))
+        return Store(s.output(op.type), op)
+    return build
+
+
+def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
+    statements = []
+    for b in INTEGER_BUILTINS:
+        if b.since != "1.0" and "cl2.0" not in caps.versions:
+            continue
+        for tname in integer_types(b.name):
+            if not caps.int64 and "int64" in {scalar(tname).needs, scalar(result_type(b.name, tname)).needs}:
+                continue
+            for w in VECTOR_WIDTHS:
+                statements.append(_integer_statement(b.name, tname, w, False))
+                if b.name in ("min", "max", "clamp") and w > 1:
+                    statements.append(_integer_statement(b.name, tname, w, True))
+    return [_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in _chunks(statements, policy.statements)]
+
+
+# ---- conversions: 64-bit integers at float and double rounding midpoints -------------------------------
+
+
+@lru_cache(maxsize=None)
+def conversion_sources(src: str) -> tuple[int, ...]:
+    """Bit patterns of ``src`` in every class of :mod:`lang.conversion_corners` against every
+    destination: for a float, NaN, the infinities, ties and values beyond each integer range;
+    for an integer, its limits and the values at, one next to and two past the rounding
+    midpoints of half, float and double (64-bit ones: :func:`midpoint_integers`)."""
+    s = scalar(src)
+    if s.is_float:
+        values = [math.nan, math.inf, -math.inf, 0.5, -2.5, 3.0, 100.5, -0.0, -1.0]
+        for bits in (8, 16, 32, 64):
+            values += [1.5 * 2.0 ** (bits - 1), -1.5 * 2.0 ** (bits - 1), 1.5 * 2.0**bits]
+        with np.errstate(all="ignore"):
+            return tuple(dict.fromkeys(int(b) for b in np.array(values).astype(s.dtype).view(s.bits_dtype)))
+    values = [0, 1, s.max, s.min] + [s.max >> 1, s.min >> 1]
+    for mant in (11, 24, 53):
+        top = s.bits - 1 if s.signed else s.bits
+        for k in sorted({*range(mant, min(top, mant + 3)), top - 1} - {mant - 1}):
+            if k < mant or k >= top:
+                continue
+            step = 1 << (k + 1 - mant)
+            for mid in ((1 << k) + step // 2, (1 << k) + step + step // 2):
+                values += [mid - 1, mid, mid + 1, mid + 2]
+    if s.bits == 64:
+        values += [v - (1 << 64) if s.signed and v >> 63 else v for v in midpoint_integers(src)]
+    values += [-v for v in values if s.signed and -v >= s.min]
+    return tuple(dict.fromkeys(_bits(v, src) for v in values if s.min <= v <= s.max))
+
+
+def _convert_statement(src: str, dst: str, form: str, through_double: bool = False, width: int = 4):
+    def build(s: _Sweep) -> Store:
+        parts = form.split(":")[1:]
+        attrs = tuple(sorted((("sat", True),) * ("sat" in parts) + tuple(("rounding", p) for p in parts
+                                                                         if p in ROUNDINGS)))
+        x: Load | Op = s.load(Type(src, width), conversion_sources(src))
+        if through_double:
+            x = Op("convert", (x,), Type("double", width), attrs)
+        op = Op("convert", (x,), Type(dst, width), attrs)
+        return Store(s.output(op.type), op)
+    return build
+
+
+def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
+    types = [t for t in ("half", "float", "double", *INTS) if (t != "double" or caps.fp64)
+             and (t != "half" or caps.fp16) and (t not in ("long", "ulong") or caps.int64)]
+    statements = [_convert_statement(src, dst, form) for src in types for dst in types
+                  if conversion_corners.classes(src, dst) for form in conversion_corners.forms(src, dst)]
+    if caps.fp64 and caps.int64:  # long -> double -> float rounds twice (a value next to a float midpoint)
+        statements += [_convert_statement(src, "float", f"to=float{r}", True, 1)
+                       for src in ("long", "ulong") for r in ("", *(f":{x}" for x in ROUNDINGS))]
+    return [_program(c, policy.math_global_size, "conversions") for c in _chunks(statements, policy.statements)]
+
+
+SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep}
+"""The areas with a corner sweep; the others (atomics, images, spirv) have none yet."""
+
+
+def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:
+    """The corner sweep of one area: the programs a campaign runs first in that area, on every
+    target, before its random draws (see the module docstring); [] for an area without one."""
+    sweep = SWEEPS.get(area)
+    return sweep(caps, policy) if sweep else []
+
+
+def sweep_key(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> str:
+    """A name for one area's sweep under these capabilities and policy (its programs' ids
+    hashed): the marker a campaign stores once the sweep has run, so that a resumed campaign does
+    not repeat it (and runs a new sweep when the table or the capabilities changed)."""
+    ids = ",".join(p.id for p in sweep_programs(area, caps, policy))
+    return f"{area}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"

@@ -1,0 +1,415 @@
+"""The corner table: for every operation, the corners the specification names or implies, derived
+from the declarations (:data:`lang.maths.FUNCTIONS`, :data:`lang.ops.INTEGER_BUILTINS`).
+
+A corner is ``(operation, type, key)`` (:class:`Corner`, written ``sinpi:float:x=-odd``):
+
+* **shapes** (key ``w4``, ``w4:scalar``): every width the operation takes for every type
+  (OpenCL C 3.0 §6.3.2 widths 1, 2, 3, 4, 8, 16; the geometric functions 1 to 4, ``cross`` 3 and
+  4), and the scalar-argument overloads the declarations generate (``min``/``max``/``clamp`` with
+  scalar bounds, §6.15.3 Table 13 "sgentype");
+* **operand classes** of the math functions (§7.5.1 and C99 F.9 prescribe results by these
+  classes: ±0, ±inf, NaN, ±1, subnormals, odd and even integers (the poles of tgamma/lgamma,
+  the sign rules of pow/pown/sinpi), half-integers (cospi, round, tanpi), other values below and
+  above 1 in magnitude (pow's |x| < 1 vs > 1 rows)): one class per operand for unary and ternary
+  functions (``x=-odd``, ``z=nan``), every *pair* of classes for the binary ones (``x=-0,y=-inf``:
+  F.9's atan2, pow, fmod, copysign cases are pairs); exponents (pown, rootn, ldexp) by 0, ±1,
+  parity and INT_MAX/INT_MIN;
+* **operand classes** of the integer built-ins (0, 1, -1, MAX, MIN, small and large of each
+  sign, "small" below 2^(N/2)) and **result halves** (Table 13's saturation edges and the
+  in-range / overflowing halves of the products and sums: ``product=in-`` is a negative product
+  that fits the type, ``sum=>max`` one that saturates): ``mad_sat:long:product=in-``.
+
+A program reaches a corner on a run when one of its operations has that shape, or has operands
+of those classes on some lane (:func:`reached`). Operand classes are read from the program alone:
+an operand that is a load or a literal (its lanes as :func:`lang.layout.input_values` gives them); an
+operation whose operand is itself an operation reaches its shape corner only (what that operand
+computes is the oracle's business, not the table's). The math and integer strategies' sweeps
+(:mod:`fuzz.strategies.corners`) write every operand as a load.
+
+Each corner names the capabilities a target needs to run it (``needs``: ``fp64``, ``fp16``,
+``int64``, ``cl2.0``), so a target's total is the corners it can run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from lang import conversion_corners
+from lang.ir import Literal, Load, Op, Program, walk
+from lang.maths import FLOAT_ONLY, FUNCTIONS
+from lang.ops import INTEGER, INTEGER_BUILTINS, OPS
+from lang.types import VECTOR_WIDTHS, scalar
+
+FLOATS = ("float", "double", "half")
+INTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+NEEDS = {"double": "fp64", "half": "fp16", "long": "int64", "ulong": "int64"}
+
+FLOAT_KINDS = ("0", "inf", "1", "sub", "frac", "half", "odd", "even", "real")
+FLOAT_CLASSES: tuple[str, ...] = ("nan",) + tuple(f"{s}{k}" for k in FLOAT_KINDS for s in "+-")
+"""Operand classes of a floating-point operand: NaN (any sign, any payload), and for each sign
+zero, infinity, 1, subnormal, a normal non-integer below 1 in magnitude (not 0.5), an odd
+integer other than 1, an even integer, a half-integer n + 0.5, and any other value (above 1)."""
+
+EXP_CLASSES: tuple[str, ...] = ("0", "+1", "-1", "+odd", "-odd", "+even", "-even", "max", "min")
+"""Classes of an int exponent (pown, rootn, ldexp): the parity rules of §7.5.1 and the limits."""
+
+CODE_CLASSES: tuple[str, ...] = ("0", "other")
+"""Classes of nan()'s code: 0 and the rest."""
+
+INT_CLASSES: tuple[str, ...] = ("0", "1", "-1", "max", "min", "+small", "-small", "+large", "-large")
+"""Classes of an integer built-in's operand: the named points and magnitudes below or above 2^(N/2)."""
+
+RESULT_CLASSES: tuple[str, ...] = ("in-", "in+", "=max", "=min", ">max", "<min")
+"""Where an exact sum or product lies against the type's range: inside (negative, or zero and
+positive), exactly at a limit, or beyond it (saturated by the _sat forms, cut by mul_hi)."""
+
+RESULTS: dict[str, tuple[tuple[str, str], ...]] = {
+    # built-in -> (what, exact expression over the operands a, b, c) whose class is a corner
+    "add_sat": (("sum", "a + b"),), "sub_sat": (("sum", "a - b"),),
+    "mad_sat": (("product", "a * b"), ("sum", "a * b + c")),
+    "mul_hi": (("product", "a * b"),), "mad_hi": (("product", "a * b"),),
+    "hadd": (("sum", "a + b"),), "rhadd": (("sum", "a + b + 1"),),
+}
+"""The result halves of Table 13's built-ins whose results change where the exact value leaves
+the type (saturation for add_sat/sub_sat/mad_sat, the carry of hadd/rhadd, the high half of
+mul_hi/mad_hi)."""
+
+PARAM_NAMES = "xyz"
+
+WORK_ITEMS = 2048
+"""Operand classes are read from a program's first work-items only (the sweeps use at most 1024;
+a random program's later work-items draw from the same pools), which keeps reading a corpus cheap."""
+
+
+@dataclass(frozen=True)
+class Corner:
+    op: str
+    type: str  # the scalar type of the operation's first operand (nan: of its result)
+    key: str  # w4, w4:scalar, x=-odd, x=+0,y=-inf, product=in-
+    needs: frozenset[str] = frozenset()
+
+    @property
+    def name(self) -> str:
+        return f"{self.op}:{self.type}:{self.key}"
+
+    @property
+    def area(self) -> str:
+        return OPS[self.op].area
+
+
+def _needs(op: str, *types: str) -> frozenset[str]:
+    return frozenset(NEEDS[t] for t in types if t in NEEDS) | OPS[op].requires
+
+
+# ---- the math functions (lang.maths) ------------------------------------------------------------
+
+
+def math_types(name: str) -> tuple[str, ...]:
+    return ("float",) if name in FLOAT_ONLY else FLOATS
+
+
+def math_widths(name: str) -> tuple[int, ...]:
+    f = FUNCTIONS[name]
+    return f.geometric_widths if f.group == "geometric" else VECTOR_WIDTHS
+
+
+def param_classes(letter: str, tname: str = "float") -> tuple[str, ...]:
+    """The classes of one parameter letter of lang.maths (``g``, ``i``, ``u``)."""
+    return {"g": FLOAT_CLASSES, "i": EXP_CLASSES, "u": CODE_CLASSES}[letter]
+
+
+def value_keys(name: str) -> list[str]:
+    """The operand-class keys of one math function: each class of a unary or ternary function's
+    operands, every pair of classes of a binary one."""
+    inputs = FUNCTIONS[name].inputs
+    if len(inputs) == 2:
+        return [f"x={a},y={b}" for a in param_classes(inputs[0]) for b in param_classes(inputs[1])]
+    return [f"{PARAM_NAMES[k]}={c}" for k, letter in enumerate(inputs) for c in param_classes(letter)]
+
+
+def _math_corners() -> list[Corner]:
+    out = []
+    for name in FUNCTIONS:
+        for t in math_types(name):
+            needs = _needs(name, t)
+            out += [Corner(name, t, f"w{w}", needs) for w in math_widths(name)]
+            out += [Corner(name, t, k, needs) for k in value_keys(name)]
+    return out
+
+
+# ---- the integer built-ins (lang.ops.INTEGER_BUILTINS) ------------------------------------------
+
+SIGNED_OF = {8: "char", 16: "short", 32: "int", 64: "long"}
+UNSIGNED_OF = {8: "uchar", 16: "ushort", 32: "uint", 64: "ulong"}
+
+
+def integer_types(name: str) -> tuple[str, ...]:
+    """The operand types (first operand) an integer built-in takes as the strategies build it."""
+    if name in ("mul24", "mad24"):
+        return ("int", "uint")
+    if name == "upsample":
+        return ("char", "uchar", "short", "ushort", "int", "uint")
+    return INTS
+
+
+def integer_param_types(name: str, tname: str) -> tuple[str, ...]:
+    """Each operand's scalar type for an operand type ``tname``."""
+    b = INTEGER[name]
+    if name == "upsample":
+        return tname, UNSIGNED_OF[scalar(tname).bits]
+    return (tname,) * b.arity
+
+
+def result_type(name: str, tname: str) -> str:
+    s = scalar(tname)
+    if name in ("abs", "abs_diff"):
+        return UNSIGNED_OF[s.bits]
+    if name == "upsample":
+        return (SIGNED_OF if s.signed else UNSIGNED_OF)[2 * s.bits]
+    return tname
+
+
+def int_classes(tname: str, limited: bool = False) -> tuple[str, ...]:
+    """The operand classes a value of ``tname`` can be in (``limited``: mul24's 24-bit operands,
+    which are never the type's limits)."""
+    s = scalar(tname)
+    out = INT_CLASSES if s.signed else ("0", "1", "max", "+small", "+large")
+    return tuple(c for c in out if not (limited and c in ("max", "min")))
+
+
+def result_classes(name: str, what: str, tname: str) -> tuple[str, ...]:
+    if scalar(tname).signed:
+        return RESULT_CLASSES
+    if name == "sub_sat":
+        return "in+", "=max", "=min", "<min"
+    return tuple(c for c in ("in+", "=max", "=min", ">max") if not (name == "rhadd" and c == "=min"))
+
+
+def integer_keys(name: str, tname: str) -> list[str]:
+    keys = [f"w{w}" for w in VECTOR_WIDTHS]
+    if name in ("min", "max", "clamp"):
+        keys += [f"w{w}:scalar" for w in VECTOR_WIDTHS[1:]]
+    limited = name in ("mul24", "mad24")
+    for k, pt in enumerate(integer_param_types(name, tname)):
+        keys += [f"{PARAM_NAMES[k]}={c}" for c in int_classes(pt, limited and k < 2)]
+    for what, _ in RESULTS.get(name, ()):
+        keys += [f"{what}={c}" for c in result_classes(name, what, tname)]
+    return keys
+
+
+def _integer_corners() -> list[Corner]:
+    out = []
+    for b in INTEGER_BUILTINS:
+        for t in integer_types(b.name):
+            needs = _needs(b.name, t, result_type(b.name, t))
+            out += [Corner(b.name, t, k, needs) for k in integer_keys(b.name, t)]
+    return out
+
+
+def _conversion_corners() -> list[Corner]:
+    return [Corner("convert", src, k, _needs("convert", src, conversion_corners.dst_of(k)))
+            for src in FLOATS + INTS for k in conversion_corners.keys(src)]
+
+
+@lru_cache(maxsize=None)
+def table() -> tuple[Corner, ...]:
+    """Every corner of every operation the table covers (math functions, integer built-ins,
+    explicit conversions: :mod:`lang.conversion_corners`)."""
+    return tuple(_math_corners() + _integer_corners() + _conversion_corners())
+
+
+def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
+    """The corners a target with these capabilities (fingerprint keys ``fp64``, ``fp16``,
+    ``int64``, ``cl2.0``) can run."""
+    return tuple(c for c in table() if c.needs <= set(capabilities))
+
+
+# ---- classifying operand values ----------------------------------------------------------------
+
+
+def float_classes(values: np.ndarray) -> np.ndarray:
+    """Index into :data:`FLOAT_CLASSES` of each value of a half, float or double array."""
+    tiny = float(np.finfo(values.dtype).tiny)
+    with np.errstate(all="ignore"):
+        v = values.astype(np.float64)
+        a = np.abs(v)
+        finite = np.isfinite(v)
+        integral = finite & (a == np.floor(a))
+        half = finite & ~integral & (2 * a == np.floor(2 * a))
+        odd = integral & (np.fmod(a, 2.0) == 1.0)
+        kind = np.select([np.isinf(v), a == 0, a == 1, a < tiny, half, odd, integral, a < 1],
+                         [1, 0, 2, 3, 5, 6, 7, 4], default=8)
+    index = 1 + 2 * kind + np.signbit(v)
+    return np.where(np.isnan(v), 0, index)
+
+
+def exp_classes(values: np.ndarray) -> np.ndarray:
+    """Index into :data:`EXP_CLASSES` of each int exponent."""
+    v = values.astype(np.int64)
+    odd = (v % 2) != 0
+    return np.select([v == 0, v == 1, v == -1, v == 2**31 - 1, v == -(2**31), odd & (v > 0), odd, v > 0],
+                     [0, 1, 2, 7, 8, 3, 4, 5], default=6)
+
+
+def _limits(tname: str) -> tuple[int, int]:
+    s = scalar(tname)
+    return ((1 << (s.bits - 1)) - 1, -(1 << (s.bits - 1))) if s.signed else ((1 << s.bits) - 1, 0)
+
+
+def int_class_names(values: np.ndarray, tname: str) -> set[str]:
+    """The :data:`INT_CLASSES` names the values of an integer type fall in."""
+    maxv, minv = _limits(tname)
+    small = 1 << (scalar(tname).bits // 2)
+    signed = scalar(tname).signed
+    v = values.astype(np.int64 if signed else np.uint64)
+    never = np.zeros(v.shape, bool)
+    if signed:
+        neg, mag = v < 0, np.where(v < 0, -(v + 1), v)  # |v| - 1 for negatives: no overflow at MIN
+        big = np.where(neg, mag >= small - 1, mag >= small)
+    else:
+        neg, big = never, v >= np.uint64(small)
+    index = np.select([v == 0, v == 1, (v == -1) if signed else never, v == maxv,
+                       (v == minv) if signed else never, neg], [0, 1, 2, 3, 4, 6], default=5)
+    index = np.where(index >= 5, index + 2 * big, index)
+    return {INT_CLASSES[i] for i in np.flatnonzero(np.bincount(index.ravel(), minlength=len(INT_CLASSES)))}
+
+
+def exact_results(expression: str, args: list[np.ndarray], tname: str) -> set[str]:
+    """The :data:`RESULT_CLASSES` the exact value of one :data:`RESULTS` expression takes over the
+    lanes ``args`` (numbers of ``tname``). Below 64 bits it is computed exactly in 64-bit lanes;
+    for 64-bit types in double precision, and exactly (Python integers) on the lanes whose double
+    value lies within 2^-40 of a limit, the only ones a double can misplace."""
+    maxv, minv = _limits(tname)
+    signed = scalar(tname).signed
+    exact = scalar(tname).bits < 64
+    if exact:
+        cols = [a.astype(np.int64 if signed else np.uint64) for a in args]
+        if not signed and expression == "a - b":
+            cols = [a.astype(np.int64) for a in args]
+    else:
+        cols = [a.astype(np.float64) for a in args]
+    with np.errstate(all="ignore"):
+        v = _expression(expression, cols)
+    index = np.select([v > maxv, v < minv, v == maxv, v == minv, v < 0], [4, 5, 2, 3, 0], default=1)
+    if not exact:
+        near = (np.abs(v - float(maxv)) <= 2.0**24) | (np.abs(v - float(minv)) <= 2.0**24)
+        rows = np.flatnonzero(near)
+        if len(rows):
+            values = _expression(expression, [a[rows].astype(object) for a in args])
+            index[rows] = [4 if x > maxv else 5 if x < minv else 2 if x == maxv else 3 if x == minv else 0 if x < 0
+                           else 1 for x in values]
+    return {RESULT_CLASSES[i] for i in np.flatnonzero(np.bincount(index.ravel(), minlength=len(RESULT_CLASSES)))}
+
+
+def _expression(expression: str, cols: list) -> np.ndarray:
+    a, b = cols[0], cols[1]
+    c = cols[2] if len(cols) > 2 else 0
+    return {"a + b": lambda: a + b, "a - b": lambda: a - b, "a * b": lambda: a * b, "a * b + c": lambda: a * b + c,
+            "a + b + 1": lambda: a + b + 1}[expression]()
+
+
+# ---- what a program reaches ---------------------------------------------------------------------
+
+
+def _lanes(arg, program: Program, inputs: dict[str, np.ndarray], width: int) -> np.ndarray | None:
+    """The values of a leaf operand as (work-items, width), a scalar widened; None for an operation."""
+    t = arg.type
+    if isinstance(arg, Load):
+        values = inputs[arg.buffer].reshape(-1, t.mem_lanes)[:, :t.width]
+    elif isinstance(arg, Literal):
+        bits = np.array(arg.bits, dtype=np.uint64).astype(t.elem.bits_dtype)
+        values = np.broadcast_to(bits.view(t.elem.dtype), (inputs.work_items, t.width))
+    else:
+        return None
+    return np.broadcast_to(values, (inputs.work_items, width)).reshape(-1)
+
+
+def _math_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[str]:
+    f = FUNCTIONS[op.op]
+    first = op.args[0].type if f.inputs[0] != "u" else op.type
+    out = {f"w{first.width}"}
+    lanes = [_lanes(a, program, inputs, first.width) for a in op.args]
+    if any(v is None for v in lanes):
+        return out
+    classify = {"g": float_classes, "i": exp_classes, "u": lambda v: (v != 0).astype(np.int64)}
+    idx = [classify[letter](v) for letter, v in zip(f.inputs, lanes)]
+    names = [param_classes(letter) for letter in f.inputs]
+    if len(idx) == 2:
+        n = len(names[1])
+        for pair in np.unique(idx[0] * n + idx[1]):
+            out.add(f"x={names[0][pair // n]},y={names[1][pair % n]}")
+    else:
+        for k, ix in enumerate(idx):
+            out |= {f"{PARAM_NAMES[k]}={names[k][i]}" for i in np.unique(ix)}
+    return out
+
+
+def _integer_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[str]:
+    tname = op.args[0].type.scalar
+    scalar_form = op.op in ("min", "max", "clamp") and op.type.is_vector and op.args[-1].type.width == 1
+    out = {f"w{op.type.width}{':scalar' if scalar_form else ''}"}
+    lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args]
+    if any(v is None for v in lanes):
+        return out
+    for k, (a, v) in enumerate(zip(op.args, lanes)):
+        out |= {f"{PARAM_NAMES[k]}={c}" for c in int_class_names(v, a.type.scalar)}
+    for what, expression in RESULTS.get(op.op, ()):
+        out |= {f"{what}={c}" for c in exact_results(expression, lanes, tname)}
+    return out
+
+
+def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[Corner]:
+    """The corners one operation of ``program`` reaches (see the module docstring)."""
+    if op.op in FUNCTIONS:
+        f = FUNCTIONS[op.op]
+        tname = (op.args[0].type if f.inputs[0] != "u" else op.type).scalar
+        keys = _math_reached(op, program, inputs)
+    elif op.op in INTEGER:
+        tname = op.args[0].type.scalar
+        keys = _integer_reached(op, program, inputs)
+    elif op.op == "convert":
+        tname, dst = op.args[0].type.scalar, op.type.scalar
+        lanes = _lanes(op.args[0], program, inputs, op.args[0].type.width)
+        form = conversion_corners.form_of(dict(op.attrs), tname, dst)
+        keys = set() if lanes is None else {
+            f"{form}:x={c}" for c in conversion_corners.value_classes(lanes, tname, dst)}
+    else:
+        return set()
+    known = _known()
+    return {known[(op.op, tname, k)] for k in keys if (op.op, tname, k) in known}
+
+
+@lru_cache(maxsize=None)
+def _known() -> dict[tuple[str, str, str], Corner]:
+    return {(c.op, c.type, c.key): c for c in table()}
+
+
+class _Inputs(dict):
+    """An input buffer's lanes (lang.layout.input_values), computed when first read."""
+
+    def __init__(self, program: Program) -> None:
+        super().__init__()
+        self.program = program
+        self.work_items = min(program.global_size, WORK_ITEMS)
+
+    def __missing__(self, name: str) -> np.ndarray:
+        b = self.program.buffer(name)
+        lanes = self.work_items * b.type.mem_lanes  # a Fill's first lanes do not depend on its length
+        self[name] = b.fill.bits(lanes, b.type.elem.bits).view(b.type.elem.dtype)
+        return self[name]
+
+
+def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[Corner]:
+    """Every corner some statement of ``program`` (or of the ``statements`` chosen) reaches."""
+    inputs = _Inputs(program)
+    out: set[Corner] = set()
+    for i, s in enumerate(program.body):
+        if statements is not None and i not in statements:
+            continue
+        for node in walk(s.value):
+            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op == "convert"):
+                out |= op_reached(node, program, inputs)
+    return out

@@ -1,0 +1,395 @@
+"""The corner table (lang.corners), the sweeps (fuzz.strategies.corners), the pools they need
+(fuzz.strategies.values) and corner coverage from a corpus (corpus.corners, clfuzz stats).
+
+Classes are checked against an independent classifier written with ``math`` and ``fractions``,
+midpoints with exact rational arithmetic, and the sweeps against the oracle (no undefined
+behaviour) and lang.ir.validate."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.corners import float_representatives, sweep_key, sweep_programs
+from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
+from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
+from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, restrict, validate, walk
+from lang.maths import FLOAT_ONLY, FUNCTIONS
+from lang.ops import INTEGER_BUILTINS
+from lang.policy import Policy
+from lang.types import VECTOR_WIDTHS, Type, scalar
+
+ALL_CAPS = Caps(fp64=True, fp16=True, versions=frozenset({"cl2.0"}))
+EVERYTHING = frozenset({"fp64", "fp16", "int64", "cl2.0"})
+
+
+def independent_class(x: float, tname: str) -> str:
+    """The operand class of ``x`` (a value of ``tname``) by its definition in lang.corners."""
+    if math.isnan(x):
+        return "nan"
+    sign = "-" if math.copysign(1.0, x) < 0 else "+"
+    a = abs(x)
+    least_normal = 2.0 ** {"half": -14, "float": -126, "double": -1022}[tname]
+    if math.isinf(a):
+        kind = "inf"
+    elif a == 0:
+        kind = "0"
+    elif a == 1:
+        kind = "1"
+    elif a < least_normal:
+        kind = "sub"
+    elif a == int(a):
+        kind = "odd" if int(a) % 2 else "even"
+    elif (2 * Fraction(a)).denominator == 1:
+        kind = "half"
+    else:
+        kind = "frac" if a < 1 else "real"
+    return sign + kind
+
+
+def _value(bits: int, tname: str) -> float:
+    s = scalar(tname)
+    return float(np.array(bits, dtype=s.bits_dtype).view(s.dtype))
+
+
+def _lane_values(program: Program, arg) -> list[float | int]:
+    """An operand buffer's logical lanes over the first WORK_ITEMS work-items (Fill.values cycle)."""
+    b = program.buffer(arg.buffer)
+    t = b.type
+    lanes = [i for i in range(min(program.global_size, WORK_ITEMS) * t.mem_lanes) if i % t.mem_lanes < t.width]
+    return [b.fill.values[i % len(b.fill.values)] for i in lanes]
+
+
+# ---- the table ---------------------------------------------------------------------------------
+
+
+def test_table_is_derived_from_every_declaration():
+    corners = table()
+    names = {(c.op, c.type) for c in corners}
+    for f in FUNCTIONS.values():
+        types = ("float",) if f.name in FLOAT_ONLY else ("float", "double", "half")
+        for t in types:
+            assert (f.name, t) in names
+            widths = {c.key for c in corners if c.op == f.name and c.type == t and c.key.startswith("w")}
+            assert widths == {f"w{w}" for w in (f.geometric_widths if f.group == "geometric" else VECTOR_WIDTHS)}
+    for b in INTEGER_BUILTINS:
+        assert any(c.op == b.name for c in corners)
+    # every pair of classes for a binary function, every class for a unary one
+    assert sum(c.op == "atan2" and c.type == "float" and "," in c.key for c in corners) == len(FLOAT_CLASSES) ** 2
+    assert {c.key for c in corners if c.op == "sinpi" and c.type == "half" and "=" in c.key} == {
+        f"x={k}" for k in FLOAT_CLASSES}
+    # scalar-bound overloads, saturation edges and product halves
+    keys = {c.key for c in corners if c.op == "clamp" and c.type == "long"}
+    assert "w3:scalar" in keys and "w1:scalar" not in keys
+    assert {"product=in-", "product=>max", "product=<min", "sum==max", "sum=>max"} <= {
+        c.key for c in corners if c.op == "mad_sat" and c.type == "int"}
+    assert {c.key for c in corners if c.op == "mul_hi" and c.type == "ulong" and c.key.startswith("product")} == {
+        "product=in+", "product==max", "product==min", "product=>max"}
+
+
+def test_runnable_follows_capabilities():
+    plain = runnable(frozenset())
+    assert not any(c.type in ("double", "half", "long", "ulong") or c.op == "ctz" for c in plain)
+    assert len(runnable(EVERYTHING)) == len(table())
+    assert any(c.op == "ctz" for c in runnable({"cl2.0"}))
+
+
+def test_float_classes_agree_with_the_definition():
+    for tname in ("half", "float", "double"):
+        s = scalar(tname)
+        rng = np.random.default_rng(1)
+        bits = rng.integers(0, 1 << s.bits, 2000, dtype=np.uint64).astype(s.bits_dtype)
+        special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, -4.0, 0.3, 2.7, np.inf, -np.inf, np.nan,
+                            6e-8, 1e-40, 1e-310, 65504.0, 2.0**60 + 2.0**40], np.float64)
+        with np.errstate(all="ignore"):
+            values = np.concatenate([bits.view(s.dtype), special.astype(s.dtype)])
+        got = [FLOAT_CLASSES[i] for i in float_classes(values)]
+        assert got == [independent_class(float(v), tname) for v in values]
+
+
+# ---- the sweeps ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def math_sweep():
+    return sweep_programs("math", ALL_CAPS, Policy())
+
+
+def test_math_sweep_has_every_prescribed_operand_class_of_every_function(math_sweep):
+    seen: dict[tuple[str, str], set] = {}
+    for p in math_sweep:
+        for s in p.body:
+            op = s.value
+            f = FUNCTIONS[op.op]
+            t = (op.args[0].type if f.inputs != "u" else op.type)
+            if t.width != 4:
+                continue
+            lanes = [_lane_values(p, a) for a in op.args]
+            classes = []
+            for letter, a, vals in zip(f.inputs, op.args, lanes):
+                if letter == "g":
+                    classes.append([independent_class(_value(v, t.scalar), t.scalar) for v in vals])
+                else:
+                    classes.append([None] * len(vals))
+            got = seen.setdefault((op.op, t.scalar), set())
+            if f.inputs == "gg":
+                got |= set(zip(*classes))
+            elif f.inputs in ("g", "ggg"):
+                for k, c in enumerate(classes):
+                    got |= {(k, x) for x in c}
+    for name, f in FUNCTIONS.items():
+        for t in ("float",) if name in FLOAT_ONLY else ("float", "double", "half"):
+            got = seen[(name, t)]
+            if f.inputs == "gg":
+                assert got == set(itertools.product(FLOAT_CLASSES, FLOAT_CLASSES)), (name, t)
+            elif f.inputs in ("g", "ggg"):
+                assert got == {(k, c) for k in range(len(f.inputs)) for c in FLOAT_CLASSES}, (name, t)
+    # the named prescribed points themselves (§7.5.1: sinpi(-n), cospi(n + 0.5), pown(x, 0), lgamma poles)
+    reps = {tname: {_value(b, tname) for bs in float_representatives(tname).values() for b in bs}
+            for tname in ("half", "float", "double")}
+    for values in reps.values():
+        assert {0.0, math.inf, -math.inf, -3.0, -2.0, 0.5, -0.5, 2.5, 1.0, -1.0} <= values
+        assert any(math.isnan(v) for v in values) and any(v != 0 and abs(v) < 2.0**-14 for v in values)
+
+
+def test_math_sweep_reaches_its_whole_table(math_sweep):
+    got = set().union(*(reached(p) for p in math_sweep))
+    assert {c for c in table() if c.area == "math"} <= got
+    assert all(p.area == "math" and len(p.body) <= Policy().statements for p in math_sweep)
+    assert not any("double" in p.to_json() for p in sweep_programs("math", Caps(), Policy()))
+
+
+def test_integer_sweep_reaches_every_corner_and_products_of_both_halves():
+    programs = sweep_programs("expressions", ALL_CAPS, Policy())
+    got = set().union(*(reached(p) for p in programs))
+    assert {c for c in table() if c.area == "expressions"} <= got
+    # independently: some mad_sat lane on long has a negative product that fits and is beyond 2^32
+    found = False
+    for p in programs:
+        for s in p.body:
+            if s.value.op == "mad_sat" and s.value.type == Type("long"):
+                a, b = ([int(np.array(v, np.uint64).view(np.int64)) for v in _lane_values(p, x)]
+                        for x in s.value.args[:2])
+                found |= any(-(2**63) <= x * y < -(2**32) for x, y in zip(a, b))
+    assert found
+
+
+def test_sweeps_are_valid_and_free_of_undefined_behaviour(math_sweep):
+    from oracles.evaluate import expected
+
+    for area in ("expressions", "conversions"):
+        for p in sweep_programs(area, ALL_CAPS, Policy()):
+            validate(p)
+            expected(p)  # raises UndefinedBehaviour on signed overflow, mul24 beyond 24 bits, clamp lo > hi
+    for p in math_sweep:
+        validate(p)
+        keep = [i for i, s in enumerate(p.body) if s.value.type.width in (3, 4) and s.value.type.scalar == "float"]
+        if keep:
+            expected(restrict(p, keep))
+
+
+def test_sweeps_are_deterministic_and_keyed_by_capabilities():
+    a = [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
+    assert a == [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
+    assert sweep_key("math", ALL_CAPS) == sweep_key("math", ALL_CAPS) != sweep_key("math", Caps())
+    assert sweep_programs("atomics", ALL_CAPS, Policy()) == []
+    without = sweep_programs("expressions", Caps(int64=False), Policy())
+    assert not any(t in p.to_json() for p in without for t in ('"long', '"ulong', "ctz"))
+
+
+# ---- pools ---------------------------------------------------------------------------------------
+
+
+def _is_midpoint(v: int, mant: int) -> bool:
+    """``v`` lies exactly halfway between two consecutive numbers of a ``mant``-bit significand."""
+    e = abs(v).bit_length() - mant  # the spacing is 2^e at |v|'s magnitude
+    return e > 0 and Fraction(abs(v) % 2**e, 2**e) == Fraction(1, 2)
+
+
+def test_64_bit_pool_sits_at_and_next_to_float_and_double_midpoints():
+    for name in ("long", "ulong"):
+        s = scalar(name)
+        values = [v - (1 << 64) if s.signed and v >> 63 else v for v in midpoint_integers(name)]
+        assert all(abs(v) > 2**53 for v in values)
+        for mant in (24, 53):
+            mids = [v for v in values if _is_midpoint(v, mant)]
+            assert sum(m - 1 in values and m + 1 in values for m in mids) >= 10
+        if s.signed:
+            assert any(v < 0 and _is_midpoint(v, 53) for v in values)
+        # double rounding shows: through double, then to float, differs from one rounding to float
+        twice = 0
+        for v in values:  # float(v) rounds to double correctly, np.float32 that double to float
+            twice += float(np.float32(float(v))) != _nearest_float(v)
+        assert twice > 0
+
+
+def _nearest_float(v: int) -> float:
+    """v rounded to float (24-bit significand), ties to even, exactly."""
+    e = max(abs(v).bit_length() - 24, 0)
+    q, r = divmod(abs(v), 2**e)
+    if 2 * r > 2**e or (2 * r == 2**e and q % 2):
+        q += 1
+    return math.copysign(float(q * 2**e), v)
+
+
+def test_mixed_magnitudes_give_in_range_negative_products():
+    for name in ("char", "int", "long"):
+        s = scalar(name)
+        vals = [v - (1 << s.bits) if v >> (s.bits - 1) else v for v in mixed_magnitudes(name)]
+        products = [a * b for a in vals for b in vals]
+        assert any(s.min <= p < -(1 << (s.bits // 2)) for p in products)
+        assert any(p > s.max for p in products) and any(p < s.min for p in products)
+
+
+# ---- coverage from a corpus ------------------------------------------------------------------------
+
+
+def _sinpi_program() -> Program:
+    f4 = Type("float", 4)
+    bits = [int(np.array(v, np.float32).view(np.uint32)) for v in (-3.0, 0.5, -0.0, 2.0)]
+    return Program((Buffer("x", f4, "in", Fill(0, (), values=tuple(bits))), Buffer("o", f4, "out"),
+                    Buffer("m", Type("int", 2), "out")),
+                   (Store("o", Op("sinpi", (Load("x", f4),), f4)),
+                    Store("m", Op("min", (Literal(Type("int", 2), (5, 0xFFFFFFFF)), Literal(Type("int"), (7,))),
+                                  Type("int", 2)))),
+                   8, area="math")
+
+
+def test_reached_reads_loads_and_literals():
+    got = {c.name for c in reached(_sinpi_program())}
+    assert {"sinpi:float:w4", "sinpi:float:x=-odd", "sinpi:float:x=+half", "sinpi:float:x=-0",
+            "sinpi:float:x=+even", "min:int:w2:scalar", "min:int:x=+small", "min:int:x=-1",
+            "min:int:y=+small"} <= got
+    assert "sinpi:float:x=nan" not in got
+
+
+def test_corpus_reports_reached_and_missing_per_target(memory_corpus, tmp_path):
+    from app.cli import cli
+    from corpus.corners import corners
+    from corpus.store import Corpus
+
+    def fill(corpus):
+        pid = corpus.add_program(_sinpi_program())
+        corpus.add_target("pocl", "opencl-c", "f1", {"fp64": True, "int64": True})
+        corpus.add_target("rusticl", "opencl-c", "f2", {"int64": True})
+        run = {"program_id": pid, "checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.0, "run_s": 0.0,
+               "log": "", "campaign": "c", "path": "opencl-c"}
+        corpus.add_run({**run, "target": "pocl", "fingerprint_id": "f1", "status": "ok"}, [])
+        corpus.add_run({**run, "target": "rusticl", "fingerprint_id": "f2", "status": "crash"}, [])
+
+    fill(memory_corpus)
+    out = corners(memory_corpus, missing=True)
+    assert out["pocl"]["total"] == len(runnable({"fp64", "int64"})) > out["rusticl"]["total"]
+    assert out["rusticl"]["reached"] == 0  # a crashed run reaches nothing
+    assert out["pocl"]["reached"] == len(reached(_sinpi_program()))
+    assert "sinpi:float:x=-odd" not in out["pocl"]["missing"] and "sinpi:float:x=nan" in out["pocl"]["missing"]
+    assert out["pocl"]["operations"]["sinpi"][0] == 5  # w4 and four classes: -odd, +half, -0, +even
+    db = tmp_path / "c.db"
+    c = Corpus(db)
+    fill(c)
+    c.close()
+    result = CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output)
+    assert summary["corners"]["pocl"]["reached"] == out["pocl"]["reached"]
+    text = CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--coverage"]).output
+    assert "corners reached" in text and "sinpi" in text
+
+
+def test_corner_names():
+    c = Corner("sinpi", "float", "x=-odd")
+    assert c.name == "sinpi:float:x=-odd" and c.area == "math"
+
+
+def test_conversion_sweep_reaches_every_conversion_corner_without_undefined_behaviour():
+    from oracles.evaluate import expected
+
+    programs = sweep_programs("conversions", ALL_CAPS, Policy())
+    got = set()
+    for p in programs:
+        validate(p)
+        expected(p)
+        got |= reached(p)
+    assert {c for c in table() if c.area == "conversions"} <= got
+    assert "convert:long:to=float:rte:x=mid" in {c.name for c in got}
+    assert not any("double" in p.to_json() for p in sweep_programs("conversions", Caps(), Policy()))
+
+
+def test_conversion_classes_of_integers_against_exact_rounding():
+    from lang.conversion_corners import TO_FLOAT, value_classes
+
+    for v in [2**60 + 2**36, 2**60 + 2**36 + 1, 2**60 + 2**36 - 1, 2**60 + 2**37, 2**60 + 3 * 2**35, -(2**60 + 2**36)]:
+        e = abs(v).bit_length() - 24
+        r = abs(v) % 2**e
+        expect = ("exact" if r == 0 else "mid" if Fraction(r, 2**e) == Fraction(1, 2)
+                  else "near-mid" if abs(r - 2 ** (e - 1)) == 1 else "other")
+        assert value_classes(np.array([v], np.int64), "long", "float") == {expect}, v
+    assert set(TO_FLOAT) == value_classes(np.array([3, 2**60 + 2**36, 2**60 + 2**36 + 1, 2**60 + 5 * 2**34]),
+                                          "long", "float")
+
+
+# ---- rare swizzle shapes (fuzz.strategies.swizzles) ----------------------------------------------------
+
+
+def _shape_counts(program: Program) -> tuple[bool, bool]:
+    """(a half of a 3-component swizzle rvalue, a read of a 3-vector's undefined lane alone)."""
+    half3 = undefined = False
+    for s in program.body:
+        for n in walk(s.value):
+            if isinstance(n, Op) and n.op == "swizzle" and isinstance(n.args[0], Op) and n.args[0].op == "swizzle":
+                inner = n.args[0]
+                half3 |= n.attr("form") in ("lo", "hi", "even", "odd") and inner.type.width == 3
+                undefined |= (inner.attr("form") in ("hi", "odd") and inner.args[0].type.width == 3
+                              and n.attr("components") == (1,) and n.type.width == 1)
+    return half3, undefined
+
+
+def test_swizzle_shapes_are_drawn_valid_and_leave_undefined_lanes_unjudged():
+    from fuzz.emit import spirv
+    from fuzz.emit.opencl_c import emit
+    from fuzz.emit.validate import ValidatorMissing, target_env
+    from fuzz.emit.validate import validate as spirv_val
+    from fuzz.strategies.draws import sample
+    from fuzz.strategies.expressions import expression_programs
+    from oracles.evaluate import expected
+
+    policy = Policy(statements=6, global_size=32, p_swizzle_shapes=1.0)
+    programs = sample(expression_programs(Caps(), policy), 40, seed=5)
+    counts = [_shape_counts(p) for p in programs]
+    assert sum(c[0] for c in counts) >= 5 and sum(c[1] for c in counts) >= 5
+    for p in programs:
+        validate(p)
+        expected(p)
+        assert "kernel" in emit(p)
+        try:
+            assert spirv_val(spirv.emit(p), target_env(p)) is None
+        except ValidatorMissing:
+            pass
+    # a statement that reads only the undefined w lane: never judged
+    i4, i1 = Type("int", 4), Type("int")
+    three = Op("swizzle", (Load("x", i4),), Type("int", 3), (("components", (2, 0, 1)), ("form", "s")))
+    odd = Op("swizzle", (three,), Type("int", 2), (("components", (1, 3)), ("form", "odd")))
+    lane = Op("swizzle", (odd,), i1, (("components", (1,)), ("form", "xyzw")))
+    p = Program((Buffer("x", i4, "in", Fill(1)), Buffer("o", i1, "out")), (Store("o", lane),), 8, area="expressions")
+    assert ".s201).odd).y" in emit(p)
+    assert not expected(p)["o"].judged.any()
+
+
+def test_swizzle_shapes_change_only_the_programs_that_take_one():
+    from fuzz.strategies.draws import sample
+    from fuzz.strategies.expressions import expression_programs
+
+    small = Policy(statements=6, global_size=32)
+    before = sample(expression_programs(Caps(), replace(small, p_swizzle_shapes=0.0)), 60, seed=2)
+    after = sample(expression_programs(Caps(), replace(small, p_swizzle_shapes=0.05)), 60, seed=2)
+    same = [a.id == b.id for a, b in zip(before, after)]
+    assert 0 < sum(same) < len(same)
+    assert Policy().p_swizzle_shapes == 0.01
