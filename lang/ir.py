@@ -279,6 +279,9 @@ def validate(program: Program) -> None:
         _validate_sampler(sampler)
     if program.global_size < 1:
         raise InvalidProgram("global_size must be at least 1")
+    if type_needs(program) - program.requires:
+        raise InvalidProgram(f"the program's types need {', '.join(sorted(type_needs(program) - program.requires))} "
+                             "but it does not require it (a device without it could not build it)")
     if program.local_size and (program.local_size < 1 or program.global_size % program.local_size):
         raise InvalidProgram(f"local_size {program.local_size} does not divide global_size {program.global_size}")
     for b in program.buffers:

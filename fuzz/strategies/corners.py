@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -54,7 +55,7 @@ from lang.corners import (
     math_widths,
     result_type,
 )
-from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER_BUILTINS, ROUNDINGS, requirements
 from lang.policy import Policy
@@ -146,10 +147,9 @@ def _program(statements: list, global_size: int, area: str) -> Program:
     s = _Sweep()
     for build in statements:
         s.body.append(build(s))
-    used = {b.type.scalar for b in s.buffers}
-    needs = {scalar(n).needs for n in used} - {None, "int64"}
-    needs |= set().union(*(requirements(st.value) for st in s.body))
-    return Program(tuple(s.buffers), tuple(s.body), global_size, requires=frozenset(needs), area=area)
+    program = Program(tuple(s.buffers), tuple(s.body), global_size, area=area)
+    # the types of every node, intermediate ones included (long -> double -> float needs fp64)
+    return replace(program, requires=type_needs(program) | requirements(program))
 
 
 # ---- math --------------------------------------------------------------------------------------
