@@ -279,8 +279,9 @@ def validate(program: Program) -> None:
         _validate_sampler(sampler)
     if program.global_size < 1:
         raise InvalidProgram("global_size must be at least 1")
-    if type_needs(program) - program.requires:
-        raise InvalidProgram(f"the program's types need {', '.join(sorted(type_needs(program) - program.requires))} "
+    missing = type_needs(program) - program.requires
+    if missing:
+        raise InvalidProgram(f"the program's types need {', '.join(sorted(missing))} "
                              "but it does not require it (a device without it could not build it)")
     if program.local_size and (program.local_size < 1 or program.global_size % program.local_size):
         raise InvalidProgram(f"local_size {program.local_size} does not divide global_size {program.global_size}")
@@ -409,10 +410,13 @@ TYPE_CAPABILITIES = frozenset({"fp64", "fp16"})
 §6.1.1.1), so a part without such a type no longer requires it."""
 
 
-def type_needs(program: Program) -> frozenset[str]:
+def type_needs(program: Program, statement: Store | None = None) -> frozenset[str]:
     """The capabilities of :data:`TYPE_CAPABILITIES` that the types of ``program``'s statements and
-    buffers need."""
-    used = {n.type.scalar for s in program.body for n in walk(s.value)} | {b.type.scalar for b in program.buffers}
+    buffers need (of ``statement`` alone and the buffers it uses, if given)."""
+    body = program.body if statement is None else (statement,)
+    used = {n.type.scalar for s in body for n in walk(s.value)}
+    names = None if statement is None else buffers_of(statement)
+    used |= {b.type.scalar for b in program.buffers if names is None or b.name in names}
     return frozenset(scalar(n).needs for n in used) & TYPE_CAPABILITIES
 
 

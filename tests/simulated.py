@@ -9,18 +9,27 @@ from lang.ir import Program, validate
 from triage import observe as triage_observe
 
 
+def expected_by_oracle(program: Program):
+    """The program's Expectations and its expectations on a device that flushes nothing, or None
+    for an invalid or undefined program (it never reaches the "driver")."""
+    try:
+        validate(program)
+        exp = Expectations(program)
+        return exp, exp.get(frozenset())
+    except Exception:  # noqa: BLE001 - invalid or undefined
+        return None
+
+
 def simulated(driver):
     """A stand-in for running on a driver (:func:`triage.observe.observe`): the program is judged
     from its own expectations against the output bits ``driver(program, statement, expectation,
     inputs)`` gives for each statement."""
 
     def observe(program: Program, target, worker, lanes: set | None = None) -> list[dict] | None:
-        try:
-            validate(program)
-            exp = Expectations(program)
-            expectations = exp.get(frozenset())
-        except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
+        judged = expected_by_oracle(program)
+        if judged is None:
             return None
+        exp, expectations = judged
         actual = {s.buffer: driver(program, s, expectations[s.buffer], exp.inputs) for s in program.body}
         rows = judge(program, expectations, actual, exp.inputs).rows
         if lanes is not None:

@@ -16,7 +16,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, validate
 from lang.policy import Policy
 from lang.types import Type
 from oracles.atomic_ops import KINDS, apply
-from simulated import SimTarget
+from simulated import SimTarget, expected_by_oracle
 from triage import observe as triage_observe
 from triage import reduce as reducer
 from triage import reduce_atomics
@@ -55,12 +55,10 @@ def _lossy(program: Program, target=None, worker=None, lanes: set | None = None)
     """Run ``program`` as a driver that applies each location's operations one after another (work-
     item by work-item), except that the last add on a location that several work-items update is
     lost: it returns the old value but its sum never reaches memory. None for an invalid program."""
-    try:
-        validate(program)
-        exp = Expectations(program)
-        expectations = exp.get(frozenset())
-    except Exception:  # noqa: BLE001 - invalid or undefined: never reaches the "driver"
+    judged = expected_by_oracle(program)
+    if judged is None:
         return None
+    exp, expectations = judged
     h = exp.histories()
     actual = {b.name: np.zeros(program.lanes(b.name), np.int32) for b in program.buffers if b.role != "in"}
     for loc in h.locations:

@@ -70,7 +70,7 @@ def runnable(target: Target, program: Program) -> Program | None:
     keep = [i for i, s in enumerate(program.body)
             if target.path in paths_of(s.value) and not constructs(s.value) & blocked
             and all(has(fp, cap) for cap in requirements(s.value))
-            and (not typed or all(has(fp, cap) for cap in type_needs(restrict(program, [i])) & typed))]
+            and (not typed or all(has(fp, cap) for cap in type_needs(program, s) & typed))]
     if not keep:
         return None
     if len(keep) == len(program.body):
