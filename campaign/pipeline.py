@@ -136,13 +136,6 @@ class Lane:
         """Whether nothing submitted is left to run or judge."""
         return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks)
 
-    def drain(self) -> None:
-        """Wait until every submitted program is done."""
-        while self._inbox.unfinished_tasks or self._jobs.unfinished_tasks:
-            self._check()
-            time.sleep(0.01)
-        self._check()
-
     def close(self) -> None:
         """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
         recorded: its program stays in the corpus without a run), the worker is closed."""
