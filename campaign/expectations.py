@@ -37,11 +37,12 @@ class Expectations:
 
     def view(self, part: Program) -> "Expectations":
         if part.shared:  # histories change with the operations kept: computed anew for the part
-            return Expectations(part, _inputs={b.name: self.inputs[b.name][: part.lanes(b.name)]
-                                               for b in part.buffers if b.fill is not None})
+            return Expectations(part)
         n = part.global_size
         inputs = {b.name: self.inputs[b.name][: n * b.type.mem_lanes] for b in part.inputs}
         inputs.update({i.name: self.inputs[i.name] for i in part.images})  # texels are not per work-item
+        if part.shape is not None:  # control words are not per work-item either (lang.shapes)
+            inputs["ctl"] = self.inputs["ctl"]
         outputs = part.outputs
         by_ftz = {
             ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}

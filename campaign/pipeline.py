@@ -262,6 +262,6 @@ class Lane:
         ticket.open[id(part)] = part
         job = prepare(part, self.target)
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
-            self._inbox.put((part, job, ticket))
+            self._inbox.put((part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
             self._jobs.put((part, job, ticket))

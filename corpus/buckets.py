@@ -40,7 +40,10 @@ and SPIR-V texts of one rule are one bug seen on both paths). 7: a math function
 (:func:`rule_family`: Oclgrind's double ``sinpi`` was one bug under its special-value rule and its
 ulp bound, whichever the lane's operand chose). 8: the driver without release or device number
 (:func:`driver_family`: ``pocl-6.0`` and ``pocl-2`` are ``pocl``), so a bug that several releases
-of one driver share is one bucket seen on several versions."""
+of one driver share is one bucket seen on several versions. A row of a shaped program (area
+``shapes``) keys on its ``shape`` (its culprit's: ``unreduced`` until triage, then the bucket of the
+built-in when the straight-line twin shows it, or of the smallest shape that still differs, kind
+``wrong-code``); no row had one before, so the version stays."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -48,6 +51,9 @@ STATUSES = ("new", "reported", "fixed", "ignored")
 ``new`` again), ``ignored`` (known and not worth reporting: campaigns do not confirm or reduce it)."""
 
 RESULT_KINDS = ("wrong-result", "imprecise-result")
+WRONG_CODE = "wrong-code"
+"""The kind of a bucket of a shaped program whose straight-line twin computes the lanes right: the
+compiler mis-handles the structure, not the built-in (a culprit's ``kind``; its rows keep theirs)."""
 """Kinds of a lane judged wrong; every other kind is a failure of the run (build error, crash, ...)."""
 
 _NOISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -171,7 +177,7 @@ operand's value on one lane and is off by one on the next): a signature keys the
 missing channel, the value before saturation, another rounding, NaN, a signed zero, a flushed
 value) are keyed as they are. Each row keeps its own class for the report."""
 
-CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation")
+CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation", "shape", "kind")
 """What a disagreement keeps of its culprit, the faulty sub-expression triage found
 (corpus.store.Corpus.blame): the fields its signature then keys on instead of its own."""
 
@@ -183,9 +189,12 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     :data:`COINCIDENTAL` classes as one) and the kind. The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": driver_family(row.get("target", ""))}
-    if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression
-        row = {**row, **json.loads(row["culprit"])}
-    if sig["kind"] not in RESULT_KINDS:  # a failure is its message, whatever statement showed it
+    if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression or shape
+        row = {**row, **{k: v for k, v in json.loads(row["culprit"]).items() if k != "kind" or v}}
+        sig["kind"] = row["kind"]
+        if row.get("shape"):
+            sig["shape"] = row["shape"]
+    if sig["kind"] not in RESULT_KINDS + (WRONG_CODE,):  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
     else:
         sig.update(operation=operation_family(row.get("operation", "")), src_type=type_family(row.get("src_type", "")),

@@ -183,7 +183,15 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
             "input_class": _class_of(stmt, inputs, item, lane),
             "deviation": None if deviation is UNEXPLAINED else deviation.cls,
             "deviation_detail": None if deviation is UNEXPLAINED else deviation.detail,
+            **shaped(program),
         })
+
+
+def shaped(program: Program) -> dict[str, str]:
+    """A wrong lane of a shaped program (lang.shapes) keys apart from the same operation's in
+    straight-line programs until triage knows whether its twin shows it too (corpus.buckets:
+    the ``shape`` of its ``culprit``): then it moves to the built-in's bucket or to the shape's."""
+    return {"culprit": json.dumps({"shape": "unreduced"})} if program.shape is not None else {}
 
 
 def _largest_error(stmt: Store, buffer: str, program: Program, exp: Expectation, bits: np.ndarray, ok: np.ndarray,

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lang.images import (
@@ -67,11 +67,15 @@ from lang.nodes import (
     memory_of,
     walk,
 )
+from lang.shapes import Shape, ShapeError
+from lang.shapes import check as check_shape
+from lang.shapes import from_data as shape_from_data
+from lang.shapes import to_data as shape_to_data
 from lang.types import Type, scalar
 
 __all__ = ["Buffer", "Expr", "Fill", "Image", "InvalidProgram", "Literal", "Load", "Op", "Program", "Sampler",
            "Store", "buffers_of", "canonical_json", "from_data", "location_index", "memory_of", "restrict",
-           "to_data", "validate", "walk"]
+           "to_data", "twin", "validate", "walk"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,12 @@ class Program:
     local_size: int = 0  # work-items per work-group; 0: the driver chooses (no shared buffers)
     images: tuple[Image, ...] = ()
     samplers: tuple[Sampler, ...] = ()
+    shape: Shape | None = None  # area "shapes": structure around the statements (lang.shapes)
+
+    @property
+    def base_area(self) -> str:
+        """The area of the statements: the program's own, or, for a shaped program, its base's."""
+        return self.shape.base if self.shape else self.area
 
     def image(self, name: str) -> Image:
         for i in self.images:
@@ -180,6 +190,7 @@ def to_data(node: Any) -> Any:
             **({"local_size": node.local_size} if node.local_size else {}),
             **({"images": [to_data(i) for i in node.images]} if node.images else {}),
             **({"samplers": [to_data(s) for s in node.samplers]} if node.samplers else {}),
+            **({"shape": shape_to_data(node.shape)} if node.shape else {}),
         }
     if isinstance(node, Image):
         return {"name": node.name, "dim": node.dim, "order": node.order, "channel": node.channel,
@@ -259,6 +270,7 @@ def from_data(data: Any) -> Program:
                   for i in data.get("images", ())),
             tuple(Sampler(s["name"], bool(s["normalized"]), s["addressing"], s["filter"], s.get("scope", "argument"))
                   for s in data.get("samplers", ())),
+            shape_from_data(data["shape"]) if "shape" in data else None,
         )
     except InvalidProgram:
         raise
@@ -285,6 +297,7 @@ def validate(program: Program) -> None:
                              "but it does not require it (a device without it could not build it)")
     if program.local_size and (program.local_size < 1 or program.global_size % program.local_size):
         raise InvalidProgram(f"local_size {program.local_size} does not divide global_size {program.global_size}")
+    _validate_shape(program, names)
     for b in program.buffers:
         if b.role not in ROLES:
             raise InvalidProgram(f"buffer {b.name!r} has role {b.role!r}, expected one of {', '.join(ROLES)}")
@@ -306,6 +319,8 @@ def validate(program: Program) -> None:
                 _validate_location(node, program)
             if isinstance(node, Op) and node.op == "read_image":
                 _validate_read(node, program)
+            if isinstance(node, Op) and node.op in FUNCTIONS:
+                _validate_math(node)
             if isinstance(node, Op) and node.attr("out") is not None:
                 _validate_out(node, s, program)
     normalized: dict[str, bool] = {}
@@ -316,6 +331,30 @@ def validate(program: Program) -> None:
                 if normalized.setdefault(node.attr("image"), flag) != flag:
                     raise InvalidProgram(f"image {node.attr('image')!r} is read with normalized and unnormalized "
                                          "coordinates (§6.15.15.1: every read of an image uses the same)")
+
+
+def _validate_shape(program: Program, names: list[str]) -> None:
+    """Area ``shapes`` exactly when a shape is attached, which is valid for the program's sizes
+    (lang.shapes.check); ``ctl``, the control words' region, is no argument's name."""
+    if (program.area == "shapes") != (program.shape is not None):
+        raise InvalidProgram("a program of area 'shapes' has a shape, and only such a program")
+    if program.shape is None:
+        return
+    if "ctl" in names:
+        raise InvalidProgram("'ctl' names the control words of a shaped program, not an argument")
+    try:
+        check_shape(program.shape, program.local_size, program.global_size, bool(program.shared))
+    except ShapeError as e:
+        raise InvalidProgram(f"shape: {e}") from None
+
+
+def twin(program: Program) -> Program:
+    """The straight-line twin of a shaped program: the same statements without the shape, which
+    computes the same outputs (lang.shapes); a local size only atomics still need."""
+    if program.shape is None:
+        return program
+    local = program.local_size if program.shared else 0
+    return replace(program, shape=None, area=program.shape.base, local_size=local)
 
 
 def _validate_image(image: Image) -> None:
@@ -364,6 +403,15 @@ def _validate_read(op: Op, program: Program) -> None:
                              "CLAMP_TO_EDGE, CLAMP or NONE (§6.15.15.2)")
     if s.filter == "linear" and read_function(op.type.c_name) not in ("f", "h"):
         raise InvalidProgram(f"{what}: LINEAR filtering is undefined for read_imagei/ui")
+
+
+def _validate_math(op: Op) -> None:
+    """A math built-in's operand and result types are those of one of its overloads
+    (lang.maths.MathFn.forms: the declared parameters, or beside a vector the scalar-argument form)."""
+    f = FUNCTIONS[op.op]
+    if f.form(op.type, tuple(a.type for a in op.args)) is None:
+        raise InvalidProgram(f"{op.op}({', '.join(a.type.c_name for a in op.args)}) -> {op.type.c_name} "
+                             "is no overload of OpenCL C 3.0 §6.15.2, §6.15.4 or §6.15.5")
 
 
 def _validate_out(op: Op, stmt: Store, program: Program) -> None:
@@ -439,4 +487,5 @@ def restrict(program: Program, statements: list[int], global_size: int | None = 
         program.local_size,
         tuple(i for i in program.images if i.name in used),
         tuple(s for s in program.samplers if s.name in used),
+        program.shape,
     )

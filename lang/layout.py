@@ -5,7 +5,8 @@ so that a program can hold hundreds of statements (the number of kernel paramete
 CL_DEVICE_MAX_PARAMETER_SIZE may be as small as 1024 bytes). Shared buffers of atomics programs
 (:mod:`lang.ir`) live in the same two: a global one is a region of ``out`` that starts with its
 initial values and ends with the final ones; a local one has its initial values in ``in`` and
-a region of ``out`` its work-groups copy their final values to (a flag has neither). Each buffer starts at a multiple of
+a region of ``out`` its work-groups copy their final values to (a flag has neither); a shaped
+program's control words (lang.shapes) are the region ``ctl`` of ``in``, after the buffers. Each buffer starts at a multiple of
 128 bytes, the alignment of the largest built-in type (double16, §6.3.5), so that typed pointers
 into the packed bytes are correctly aligned. The emitter and the host side both read this.
 """
@@ -48,6 +49,10 @@ def _pack(program: Program, role: str) -> tuple[dict[str, Region], int]:
         nbytes = program.lanes(b.name) * b.type.elem.size if b.shared else program.global_size * b.type.size
         regions[b.name] = Region(b.name, offset, nbytes)
         offset += -(-nbytes // ALIGN) * ALIGN
+    if role == "in" and program.shape is not None:  # a shape's control words (lang.shapes)
+        nbytes = 4 * len(program.shape.controls)
+        regions["ctl"] = Region("ctl", offset, nbytes)
+        offset += -(-nbytes // ALIGN) * ALIGN
     return regions, max(offset, ALIGN)
 
 
@@ -77,6 +82,8 @@ def input_values(program: Program) -> dict[str, np.ndarray]:
         elem = b.type.elem
         bits = b.fill.bits(program.lanes(b.name), elem.bits)
         out[b.name] = bits.view(elem.dtype)
+    if program.shape is not None:
+        out["ctl"] = np.array(program.shape.controls, dtype=np.uint32)
     return out
 
 

@@ -72,11 +72,18 @@ class Policy:
     image_samplers: int = 6  # samplers per program at most (CL_DEVICE_MAX_SAMPLERS >= 16)
     # floating-point arithmetic and math built-ins (area "math")
     math_statements: int = 16  # operations per work-item
-    math_global_size: int = 256  # work-items (each reads its own operands)
+    math_global_size: int = 1024  # work-items (each reads its own operands); the oracle keeps its lanes per second
+    # from 256 to 1,024 (bench/oracle_maths.py --programs: about 105k/s at 16x256 and 16x1024, 83k/s at 64x1024)
     p_build_options: float = 0.3  # a program built with some of lang.maths.OPTIONS
     p_each_option: float = 0.35  # each option, in such a program
     p_opencl_c_2: float = 0.5  # a math program built as OpenCL C 2.0+ (-cl-std), where a target builds it
     p_targeted_error: float = 0.25  # a math program from the search steered toward larger observed error
+    # kernel shapes (area "shapes"; lang.shapes, fuzz.strategies.shapes): structure around another area's statements
+    shape_statements: int = 16  # statements of the base program (conversions, expressions)
+    shape_global_size: int = 4096  # work-items of the base program at most (conversions, expressions)
+    shape_steps: int = 3  # index steps at most (loops with carried values, local memory, calls, arrays)
+    shape_wraps: int = 2  # wraps of control flow at most (if/else, loops, switch, dead blocks)
+    shape_local_sizes: tuple[int, ...] = (16, 32, 64, 128, 256)  # work-group sizes of local-memory steps
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has
@@ -93,6 +100,7 @@ class Policy:
     p_swizzle_shapes: float = 0.01
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "shape_local_sizes", tuple(self.shape_local_sizes))  # a list from JSON
         unknown = set(self.expression_weights) - set(OPS)
         if unknown:
             raise ValueError(f"expression_weights name unknown operations {sorted(unknown)}; known: {sorted(OPS)}")

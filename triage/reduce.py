@@ -10,6 +10,9 @@ from agreed (:meth:`Reducer.keeps`: each pass says where its candidate's lanes c
 means, not found the bug. The passes run in a fixed order until none changes the program, so the
 result is deterministic for a given program and driver:
 
+0. shaped programs (area ``shapes``) first: :mod:`triage.reduce_shapes` (``twin``: the straight-line
+   twin, kept when it shows the disagreement; ``shape_parts``; ``work_group``). A reduction that
+   ends on a shaped program is *wrong code* (:attr:`Reduction.blame`): its twin does not show it.
 1. ``statements``: keep the statement the disagreement is in alone, else halve the body
    (delta debugging), then drop the others one at a time.
 2. ``work_items``: keep only the failing work-item, its inputs written as explicit values
@@ -52,13 +55,27 @@ import numpy as np
 from corpus.buckets import RESULT_KINDS, base_operation, failure_message
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from lang.ir import TYPE_CAPABILITIES, Buffer, Expr, Fill, Literal, Load, Op, Program, Store, restrict, type_needs, walk
+from lang.ir import (
+    TYPE_CAPABILITIES,
+    Buffer,
+    Expr,
+    Fill,
+    Literal,
+    Load,
+    Op,
+    Program,
+    Store,
+    restrict,
+    twin,
+    type_needs,
+    walk,
+)
 from lang.layout import input_values
 from lang.ops import OPS
 from lang.types import Type
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 from oracles.operands import OPERATORS, operator_type
-from triage import reduce_atomics, reduce_images
+from triage import reduce_atomics, reduce_images, reduce_shapes
 from triage.observe import observe
 from triage.reduce_base import Candidate, Candidates, simplest
 
@@ -117,6 +134,7 @@ class Reduction:
     culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass), or
     # to fewer of the atomic operations on its location (Goal.matches): the bug is then keyed on ``rows``
     why_not_minimal: str = ""  # why the result is not one operation on one work-item ("" when it is)
+    blame: dict | None = None  # wrong code: the culprit fields of the reduced shape (triage.reduce_shapes.blame)
 
 
 class Reducer:
@@ -208,8 +226,12 @@ class Reducer:
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
         why = why_not_minimal(current, current_rows, self.out_of_time())
+        blame = None
+        if current.shape is not None and not self.rows(twin(current)):  # wrong code (triage.reduce_shapes)
+            blame = reduce_shapes.blame(current)
+            current_rows = [{**r, "culprit": reduce_shapes.culprit_json(current)} for r in current_rows]
         return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
-                         culprit=culprit or self.narrowed, why_not_minimal=why)
+                         culprit=culprit or self.narrowed or blame is not None, why_not_minimal=why, blame=blame)
 
 
 def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
@@ -420,6 +442,7 @@ def _requirements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
 
 
 PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducer], Candidates]], ...] = (
+    *reduce_shapes.PASSES,
     ("statements", _statements),
     ("work_items", _work_items),
     *reduce_atomics.PASSES,

@@ -62,7 +62,7 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
         r.update(program_id=reduced.id, fingerprint_id=target.fingerprint_id, path=target.path,
                  confirmation="confirmed")
     corpus.add_run(run, reduction.rows)
-    bucket = corpus.blame(row["bucket"], reduction.rows[0]) if reduction.culprit else row["bucket"]
+    bucket = corpus.blame(row["bucket"], reduction.blame or reduction.rows[0]) if reduction.culprit else row["bucket"]
     corpus.add_reduction({
         "id": f"{original.id}:{row['bucket']}", "original_id": original.id, "reduced_id": reduced.id,
         "bucket": bucket, "target": target.name, "seconds": round(reduction.seconds, 3),

@@ -13,6 +13,7 @@ from typing import Callable
 
 import numpy as np
 
+from fuzz.emit.opencl_shapes import helpers, index_lines, wrap_lines
 from lang.images import ADDRESSING, DIMS, FILTERS
 from lang.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
 from lang.layout import layout, sampler_arguments
@@ -186,9 +187,10 @@ def emit(program: Program) -> str:
     params += [f"read_only {DIMS[i.dim].c_type} {i.name}" for i in program.images]
     params += [f"sampler_t {s.name}" for s in sampler_arguments(program)]
     lines += [f"constant sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "program"]
+    lines += helpers(program)
     lines.append(f"__kernel void {KERNEL_NAME}({', '.join(params)})")
     lines.append("{")
-    lines.append("    const size_t gid = get_global_id(0);")
+    lines += [f"    {line}" for line in index_lines(program, lay)]
     lines += [f"    const sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "kernel"]
     if program.local_size:
         lines.append("    const size_t lid = get_local_id(0), grp = get_group_id(0);")
@@ -210,7 +212,7 @@ def emit(program: Program) -> str:
         if value is not None:
             body.lines.append(f"{s.buffer}[gid] = {value};")
     barrier = ["barrier(CLK_LOCAL_MEM_FENCE);"]
-    lines.extend(f"    {line}" for line in decls + (prologue and prologue + barrier) + body.lines
+    lines.extend(f"    {line}" for line in decls + (prologue and prologue + barrier) + wrap_lines(program, body.lines)
                  + (epilogue and barrier + epilogue))
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fuzz.strategies import atomics, conversions, expressions, images, maths, spirv_only
+from fuzz.strategies import atomics, conversions, expressions, images, maths, shapes, spirv_only
 from fuzz.strategies.conversions import Caps
 from lang.ir import Program
 from lang.ops import OPS, check_reader
@@ -17,7 +17,7 @@ from lang.policy import Policy
 
 AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spirv_programs,
          "expressions": expressions.expression_programs, "atomics": atomics.atomic_programs,
-         "images": images.image_programs, "math": maths.math_programs}
+         "images": images.image_programs, "math": maths.math_programs, "shapes": shapes.shape_programs}
 """What a campaign can generate: each program is drawn from one of the chosen areas."""
 
 STATEMENT_KINDS = frozenset({"assign", "expression"})  # statement forms that are not operations

@@ -1,0 +1,171 @@
+"""Kernel shapes (lang.shapes, area ``shapes``): the values steps compute against an independent
+simulation of the emitted C, validity by construction, the strategy's shares, and triage's
+verdict (the twin shows a built-in bug; a lane only the shape breaks is wrong code, one bucket per
+smallest shape)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from simulated import SimTarget, simulated
+
+from corpus.buckets import WRONG_CODE, signature
+from fuzz.emit.opencl_c import emit
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.shapes import shape_programs, words
+from lang.ir import Buffer, Fill, InvalidProgram, Load, Op, Program, Store, from_data, twin, validate
+from lang.layout import input_bytes, layout
+from lang.policy import Policy
+from lang.shapes import KINDS, MASK, Part, Shape, ShapeError, carried_sum, check, permutation, tree_sum
+from lang.types import Type
+from oracles.evaluate import evaluate
+from triage import reduce as reducer
+
+T = Type("int", 4)
+
+
+def _c_loop(form: str, n: int, a: int, b: int, c: int) -> int:
+    """The emitted loops, written the C way (j++ in the for header, k = j++ at the top otherwise)."""
+    s = 0
+    if form == "for":
+        j = 0
+        while j < n:
+            if j == b:
+                break
+            if (j & 3) != c:
+                s += a ^ j
+            j += 1
+        return s & MASK
+    j = 0
+    first = True
+    while (first and form == "do") or j < n:
+        first = False
+        k = j
+        j += 1
+        if k == b:
+            break
+        if (k & 3) == c:
+            continue
+        s += a ^ k
+    return s & MASK
+
+
+@pytest.mark.parametrize("form", ["for", "while", "do"])
+def test_carried_sum_is_the_emitted_loop(form):
+    rnd = random.Random(form)
+    for _ in range(300):
+        n, a, b, c = rnd.choice((0, 1, 2, 5, 40)), rnd.getrandbits(32), rnd.randrange(50), rnd.randrange(4)
+        assert carried_sum(form, (n, a, b, c)) == _c_loop(form, n, a, b, c)
+    assert carried_sum("do", (0, 7, 99, 3)) == 7  # a do loop runs its body once even for n = 0
+
+
+def test_tree_sum_and_permutations():
+    for ls in (1, 2, 16, 256):
+        a, b = 0x9E3779B9, 12345
+        assert tree_sum((a, b), ls) == sum(lid * a + b for lid in range(ls)) % 2**32
+        assert sorted(permutation(Part("exchange", "local", (0x1235, 77)), ls)) == list(range(ls))
+        assert sorted(permutation(Part("rounds", "local", (5, 3, 9)), ls)) == list(range(ls))
+
+
+def _base(n: int = 64) -> Program:
+    a = Buffer("in0", T, "in", Fill(3, (1, -1 & MASK, 7), 3))
+    return Program((a, Buffer("out0", T, "out")), (Store("out0", Op("add_sat", (Load("in0", T), Load("in0", T)), T)),), n,
+                   area="expressions")
+
+
+def _shaped(steps=(), wraps=(), local=0, n=64) -> Program:
+    return replace(_base(n), area="shapes", local_size=local, shape=Shape("expressions", steps, wraps))
+
+
+def test_check_refuses_what_is_not_defined():
+    with pytest.raises(InvalidProgram, match="power-of-two"):
+        validate(_shaped(steps=(Part("exchange", "local", (3, 1)),), local=0))
+    with pytest.raises(InvalidProgram, match="intended path"):
+        validate(_shaped(wraps=(Part("if-uniform", "then", (1, 2)),)))  # the statements would never run
+    with pytest.raises(InvalidProgram, match="intended path"):
+        validate(_shaped(wraps=(Part("loop", "for-once", (3, 3)),)))  # iteration 3 of 3 never comes
+    with pytest.raises(ShapeError, match="atomic"):
+        check(Shape("atomics", (), (Part("loop", "for-every", (2, 0)),)), 64, 64, shared=True)
+    with pytest.raises(InvalidProgram, match="area 'shapes'"):
+        validate(replace(_base(), shape=Shape("expressions", (), (Part("switch", "case", (1,)),))))
+
+
+def test_json_round_trip_keeps_the_shape_and_the_twin_is_the_base():
+    p = _shaped(steps=(Part("tree", "local", (5, 6)), Part("call", "swap", (1, 9))),
+                wraps=(Part("loop", "while-break", (9, 4)),), local=16)
+    assert from_data(json.loads(p.to_json())) == p
+    assert twin(p) == _base()
+    region = layout(p).inputs["ctl"]
+    raw = np.frombuffer(input_bytes(p), dtype=np.uint32, count=len(p.shape.controls), offset=region.offset)
+    assert tuple(int(w) for w in raw) == p.shape.controls == (5, 6, 1, 9, 9, 4)
+
+
+def test_drawn_programs_are_valid_and_every_kind_has_a_fair_share():
+    programs: list[Program] = []
+
+    @settings(max_examples=150, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(shape_programs(Caps(fp64=True), Policy(math_statements=2, image_statements=2, shape_statements=2)))
+    def draw(p):
+        programs.append(p)
+
+    draw()
+    kinds = collections.Counter()
+    for p in programs:
+        validate(p)
+        assert emit(p)  # OpenCL C for every shape
+        kinds.update({k.kind for k in p.shape.parts})
+    loops = sum(any(k.kind in ("carried", "rounds", "tree", "array", "loop") for k in p.shape.parts) for p in programs)
+    barriers = sum(p.shape.local for p in programs)
+    branches = sum(any(k.kind in ("if-uniform", "if-divergent", "switch", "dead", "select") for k in p.shape.parts)
+                   for p in programs)
+    assert min(loops, barriers, branches) >= len(programs) // 5, (loops, barriers, branches)
+    assert set(kinds) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_drawn_words_take_the_intended_path(kind):
+    rnd = random.Random(kind)
+    for form in KINDS[kind].forms:
+        for _ in range(50):
+            assert KINDS[kind].valid(form, words(kind, form, rnd, 64))
+
+
+def _driver(broken):
+    """The oracle's results, except lanes 0..3 of the statements of programs ``broken`` picks."""
+    def driver(program, s, expected, inputs):
+        bits = evaluate(s.value, program, inputs, frozenset()).allowed[0].copy()
+        if broken(program):
+            bits[:4] ^= 1
+        return bits
+    return simulated(driver)
+
+
+def _reduce(monkeypatch, program: Program, broken):
+    monkeypatch.setattr(reducer, "observe", _driver(broken))
+    row = reducer.observe(program, SimTarget(), None)[0]
+    return reducer.reduce_program(program, row, SimTarget(), None, 30.0), row
+
+
+def test_a_built_in_bug_in_a_shaped_program_is_the_built_in_s(monkeypatch):
+    p = _shaped(steps=(Part("carried", "for", (3, 1, 99, 0)),), wraps=(Part("switch", "case", (5,)),))
+    reduction, row = _reduce(monkeypatch, p, lambda q: True)
+    assert json.loads(row["culprit"]) == {"shape": "unreduced"}  # keyed apart until triage knows
+    assert reduction.reduced.shape is None and reduction.blame is None
+    assert "shape" not in signature(reduction.rows[0])
+
+
+def test_a_lane_only_a_loop_breaks_is_wrong_code_keyed_on_the_smallest_shape(monkeypatch):
+    loop = Part("loop", "do-every", (2, 0))
+    p = _shaped(steps=(Part("select", "ternary", (1, 2)),), wraps=(Part("if-uniform", "else", (4, 4)), loop))
+    has_loop = lambda q: q.shape is not None and any(w.kind == "loop" for w in q.shape.wraps)  # noqa: E731
+    reduction, _ = _reduce(monkeypatch, p, has_loop)
+    assert reduction.reduced.shape.parts == (loop,)
+    assert reduction.blame["kind"] == WRONG_CODE and reduction.blame["shape"] == "loop:do-every"
+    sig = signature({**reduction.rows[0], "target": "sim"})
+    assert sig["kind"] == WRONG_CODE and sig["shape"] == "loop:do-every" and sig["rule"] == "shape.twin"
