@@ -5,8 +5,10 @@ A corner is ``(operation, type, key)`` (:class:`Corner`, written ``sinpi:float:x
 
 * **shapes** (key ``w4``, ``w4:scalar``): every width the operation takes for every type
   (OpenCL C 3.0 §6.3.2 widths 1, 2, 3, 4, 8, 16; the geometric functions 1 to 4, ``cross`` 3 and
-  4), and the scalar-argument overloads the declarations generate (``min``/``max``/``clamp`` with
-  scalar bounds, §6.15.3 Table 13 "sgentype");
+  4), and the scalar-argument overloads the declarations generate at every vector width
+  (``min``/``max``/``clamp`` with scalar bounds, §6.15.3 Table 13 "sgentype"; the math built-ins'
+  :attr:`lang.maths.MathFn.scalar_form`, ``ldexp(float4, int)``, ``step(float, float4)`` ...,
+  §6.15.2 Table 11 and §6.15.4 Table 16);
 * **operand classes** of the math functions (§7.5.1 and C99 F.9 prescribe results by these
   classes: ±0, ±inf, NaN, ±1, subnormals, odd and even integers (the poles of tgamma/lgamma,
   the sign rules of pow/pown/sinpi), half-integers (cospi, round, tanpi), other values below and
@@ -136,6 +138,8 @@ def _math_corners() -> list[Corner]:
         for t in math_types(name):
             needs = _needs(name, t)
             out += [Corner(name, t, f"w{w}", needs) for w in math_widths(name)]
+            if FUNCTIONS[name].scalar_form:
+                out += [Corner(name, t, f"w{w}:scalar", needs) for w in math_widths(name) if w > 1]
             out += [Corner(name, t, k, needs) for k in value_keys(name)]
     return out
 
@@ -329,8 +333,9 @@ def _lanes(arg, program: Program, inputs: dict[str, np.ndarray], width: int) -> 
 
 def _math_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[str]:
     f = FUNCTIONS[op.op]
-    first = op.args[0].type if f.inputs[0] != "u" else op.type
-    out = {f"w{first.width}"}
+    types = tuple(a.type for a in op.args)
+    first = f.statement_type(op.type, types)
+    out = {f"w{first.width}{':scalar' if f.form(op.type, types) == f.scalar_form else ''}"}
     lanes = [_lanes(a, program, inputs, first.width) for a in op.args]
     if any(v is None for v in lanes):
         return out
@@ -364,8 +369,7 @@ def _integer_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) ->
 def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[Corner]:
     """The corners one operation of ``program`` reaches (see the module docstring)."""
     if op.op in FUNCTIONS:
-        f = FUNCTIONS[op.op]
-        tname = (op.args[0].type if f.inputs[0] != "u" else op.type).scalar
+        tname = FUNCTIONS[op.op].statement_type(op.type, tuple(a.type for a in op.args)).scalar
         keys = _math_reached(op, program, inputs)
     elif op.op in INTEGER:
         tname = op.args[0].type.scalar

@@ -9,10 +9,18 @@ reference, the special values of §7.5 and C99 Annex F, the bound) and the strat
 (:mod:`fuzz.strategies.maths`), which draws operands of the parameters' kinds.
 
 Parameter letters: ``g`` the statement's floating type (scalar or vector), ``s`` its scalar
-element type, ``i`` int lanes of the same count (``intn``), ``u`` unsigned lanes of the element's
-width (``nan``'s code). An out-parameter (``G`` a pointer to the floating type, ``I`` to ``intn``)
-is written through a private variable and stored into its own output buffer (op attribute
-``out``), so one call is judged on both results. Results: ``g``, ``i`` (ilogb), ``s`` (a scalar:
+element type, ``i`` int lanes of the same count (``intn``), ``k`` a scalar ``int``, ``u`` unsigned
+lanes of the element's width (``nan``'s code). ``s`` and ``k`` are the scalar arguments of the
+overloads that combine a vector gentype with a scalar (``MathFn.scalar_form``: ``floatn ldexp(floatn
+x, int k)``, ``fmin(gentypef x, float y)``, ``mix(gentypef x, gentypef y, float a)``, ``step(float
+edge, gentypef x)``, ``smoothstep(float edge0, float edge1, gentypef x)``, OpenCL C 3.0.19 §6.15.2
+Table 11 and §6.15.4 Table 16): the scalar is the same value in every lane, and the vector versions
+"operate component-wise" (§6.15.2, §6.15.4), so each lane is the scalar function of its lane's
+operands with the bound and the rules of the all-vector form. A vector statement may call either
+overload (:meth:`MathFn.forms`); for a scalar statement they are one and the same. An
+out-parameter (``G`` a pointer to the floating type, ``I`` to ``intn``) is written through a
+private variable and stored into its own output buffer (op attribute ``out``), so one call is
+judged on both results. Results: ``g``, ``i`` (ilogb), ``s`` (a scalar:
 dot, length, distance).
 
 A bound (:class:`Bound`) is ``cr`` (correctly rounded), ``exact`` (0 ulp: the result needs no
@@ -72,6 +80,7 @@ class MathFn:
     group: str  # math (§6.15.2), common (§6.15.4), geometric (§6.15.5), arith (§6.5.1)
     bounds: tuple[Bound, ...]  # one per PROFILES column
     geometric_widths: tuple[int, ...] = (1, 2, 3, 4)  # vector widths a geometric function takes
+    scalar_form: str = ""  # the letters of the overload with scalar arguments (s, k) beside a vector, or ''
 
     @property
     def arity(self) -> int:
@@ -95,6 +104,26 @@ class MathFn:
     def bound(self, profile: str) -> Bound:
         return self.bounds[PROFILES.index(profile)]
 
+    def forms(self, t: Type) -> tuple[str, ...]:
+        """The parameter letters of every overload a statement of type ``t`` may call: the declared
+        one and, for a vector statement, the scalar-argument one."""
+        return (self.params,) + ((self.scalar_form,) if self.scalar_form and t.is_vector else ())
+
+    def form(self, result: Type, args: tuple[Type, ...]) -> str | None:
+        """The overload (its parameter letters) a call with this result and these operand types
+        is, or None where no declared overload has them."""
+        t = self.statement_type(result, args)
+        return next((p for p in self.forms(t)
+                     if tuple(self.operand_type(x, t) for x in p if x not in "GI") == tuple(args)), None)
+
+    def statement_type(self, result: Type, args: tuple[Type, ...]) -> Type:
+        """The statement type ``t`` of a call (the inverse of :meth:`result_type`)."""
+        if self.result == "g":
+            return result
+        if self.result == "i":
+            return Type(args[0].scalar, result.width)
+        return args[0]
+
     def operand_type(self, letter: str, t: Type) -> Type:
         """The type of a parameter (pointee for out-parameters) for a statement of type ``t``."""
         if letter in "gG":
@@ -103,6 +132,8 @@ class MathFn:
             return Type(t.scalar)
         if letter in "iI":
             return Type("int", t.width)
+        if letter == "k":
+            return Type("int")
         if letter == "u":
             return Type({16: "ushort", 32: "uint", 64: "ulong"}[_bits(t)], t.width)
         raise ValueError(letter)
@@ -175,8 +206,17 @@ _TABLE: list[tuple[str, str, str, str, tuple[Bound, ...]]] = [
     ("fast_normalize", "g", "g", "geometric", (Bound("ulp", 8192, 1), NONE, NONE, NONE, NONE)),
 ]
 
+SCALAR_FORMS: dict[str, str] = {"ldexp": "gk", "fmin": "gs", "fmax": "gs", "mix": "ggs", "step": "sg",
+                                 "smoothstep": "ssg"}
+"""The scalar-argument overloads (OpenCL C 3.0.19 §6.15.2 Table 11: ``ldexp(floatn x, int k)``,
+``fmin``/``fmax(gentypef x, float y)``; §6.15.4 Table 16: ``mix(gentypef x, gentypef y, float a)``,
+``step(float edge, gentypef x)``, ``smoothstep(float edge0, float edge1, gentypef x)``; each for
+double and half alike). pown and rootn take ``intn`` only, and no other function of Table 11 has
+such an overload."""
+
 FUNCTIONS: dict[str, MathFn] = {
-    name: MathFn(name, params, result, group, bounds, geometric_widths=(3, 4) if name == "cross" else (1, 2, 3, 4))
+    name: MathFn(name, params, result, group, bounds, geometric_widths=(3, 4) if name == "cross" else (1, 2, 3, 4),
+                 scalar_form=SCALAR_FORMS.get(name, ""))
     for name, params, result, group, bounds in _TABLE
 }
 """Every floating-point operation of the area, by its IR operation name."""

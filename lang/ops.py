@@ -240,6 +240,13 @@ def _read_variant(op: Op) -> str:
     return f"{op.attr('dim')}:{op.args[0].type.scalar}:{op.attr('form')}"
 
 
+def _math_variant(op: Op) -> str:
+    """A math built-in with a scalar-argument overload: ``scalar`` for a call of that overload
+    (``ldexp(float4, int)``, lang.maths.MathFn.scalar_form), ``vector`` otherwise."""
+    f = FUNCTIONS[op.op]
+    return "scalar" if f.form(op.type, tuple(a.type for a in op.args)) == f.scalar_form else "vector"
+
+
 OPS: dict[str, OpSpec] = {
     o.name: o
     for o in (
@@ -337,7 +344,8 @@ OPS: dict[str, OpSpec] = {
         # DIGEST §5): declared with their bounds in lang.maths; an out-parameter's result goes to
         # the output buffer the attribute ``out`` names (statement roots only)
         *(OpSpec(f.name, "math", len(f.inputs), f.section,
-                 f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float")
+                 f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float",
+                 variant=_math_variant if f.scalar_form else None)
           for f in FUNCTIONS.values()),
     )
 }

@@ -27,6 +27,9 @@ from lang.ops import INTEGER_BUILTINS
 from lang.policy import Policy
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
+SCALAR_OVERLOADS = frozenset({"ldexp", "fmin", "fmax", "mix", "step", "smoothstep"})
+"""The math built-ins with a scalar-argument overload, read off OpenCL C 3.0.19 Tables 11 and 16."""
+
 ALL_CAPS = Caps(fp64=True, fp16=True, versions=frozenset({"cl2.0"}))
 EVERYTHING = frozenset({"fp64", "fp16", "int64", "cl2.0"})
 
@@ -79,7 +82,10 @@ def test_table_is_derived_from_every_declaration():
         for t in types:
             assert (f.name, t) in names
             widths = {c.key for c in corners if c.op == f.name and c.type == t and c.key.startswith("w")}
-            assert widths == {f"w{w}" for w in (f.geometric_widths if f.group == "geometric" else VECTOR_WIDTHS)}
+            every = f.geometric_widths if f.group == "geometric" else VECTOR_WIDTHS
+            # the scalar-argument overloads of §6.15.2 Table 11 and §6.15.4 Table 16, at every vector width
+            scalar = [f"w{w}:scalar" for w in every[1:]] if f.name in SCALAR_OVERLOADS else []
+            assert widths == {f"w{w}" for w in every} | set(scalar)
     for b in INTEGER_BUILTINS:
         assert any(c.op == b.name for c in corners)
     # every pair of classes for a binary function, every class for a unary one
@@ -130,7 +136,7 @@ def test_math_sweep_has_every_prescribed_operand_class_of_every_function(math_sw
             op = s.value
             f = FUNCTIONS[op.op]
             t = (op.args[0].type if f.inputs != "u" else op.type)
-            if t.width != 4:
+            if t.width != 4 or min(a.type.width for a in op.args) == 1:  # the scalar-argument forms: below
                 continue
             lanes = [_lane_values(p, a) for a in op.args]
             classes = []
@@ -163,6 +169,9 @@ def test_math_sweep_has_every_prescribed_operand_class_of_every_function(math_sw
 def test_math_sweep_reaches_its_whole_table(math_sweep):
     got = set().union(*(reached(p) for p in math_sweep))
     assert {c for c in table() if c.area == "math"} <= got
+    assert {c.name for c in got if c.key.endswith(":scalar")} == {
+        f"{name}:{t}:w{w}:scalar" for name in SCALAR_OVERLOADS for t in ("float", "double", "half")
+        for w in VECTOR_WIDTHS[1:]}
     assert all(p.area == "math" and len(p.body) <= Policy().statements for p in math_sweep)
     assert not any("double" in p.to_json() for p in sweep_programs("math", Caps(), Policy()))
 
@@ -269,6 +278,21 @@ def test_reached_reads_loads_and_literals():
             "sinpi:float:x=+even", "min:int:w2:scalar", "min:int:x=+small", "min:int:x=-1",
             "min:int:y=+small"} <= got
     assert "sinpi:float:x=nan" not in got
+
+
+def test_reached_names_the_scalar_argument_overloads_by_their_statement_width():
+    f3, f = Type("float", 3), Type("float")
+    bits = [int(np.array(v, np.float32).view(np.uint32)) for v in (-3.0, 0.5, -0.0, 2.0)]
+    program = Program((Buffer("e", f, "in", Fill(0, (), values=(bits[0],))),
+                       Buffer("x", f3, "in", Fill(0, (), values=tuple(bits))), Buffer("o", f3, "out"),
+                       Buffer("p", f3, "out")),
+                      (Store("o", Op("step", (Load("e", f), Load("x", f3)), f3)),
+                       Store("p", Op("step", (Load("x", f3), Load("x", f3)), f3))), 8, area="math")
+    validate(program)
+    got = {c.name for c in reached(program)}
+    # the edge is -3 in every lane: the pair classes are read with the scalar widened
+    assert {"step:float:w3:scalar", "step:float:w3", "step:float:x=-odd,y=+half", "step:float:x=-odd,y=-0"} <= got
+    assert "step:float:w1" not in got and "step:float:x=+half,y=-odd" not in got
 
 
 def test_corpus_reports_reached_and_missing_per_target(memory_corpus, tmp_path):

@@ -297,7 +297,7 @@ class _Undefined(Exception):
 
 def _lanes(ev, op: Op, args: list[Lanes], second: bool) -> Lanes:
     st = Setting(ev, op)
-    width = op.args[0].type.width
+    width = op.type.width  # a scalar operand (ldexp(float4, int), step(float, float4)) serves every lane
     result = (("int" if op.op in ("frexp", "remquo") else st.s) if second else
               ("int" if op.op == "ilogb" else st.s))
     out = []

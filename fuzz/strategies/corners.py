@@ -12,7 +12,9 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   takes, one statement whose lanes run through every operand class (unary), every pair of
   classes (binary: 19 x 19 lanes, or 19 x the exponents), or every class of each operand
   (ternary), several representatives of each class (least and largest subnormal, 0.5 and 2.5,
-  3 and a large odd integer, 2 and the type's MAX ...);
+  3 and a large odd integer, 2 and the type's MAX ...); at every vector width a second statement
+  calls the scalar-argument overload where there is one (:attr:`lang.maths.MathFn.scalar_form`),
+  its scalar operand taking the same list of values work-item by work-item;
 * ``expressions``: for every integer built-in of Table 13 with every operand type and width
   (and the scalar-bound forms of min/max/clamp), one statement whose lanes run through the
   product of the operand classes (0, 1, -1, MAX, MIN, small and large of each sign), beside
@@ -177,11 +179,14 @@ def math_operands(name: str, tname: str) -> list[tuple[int, ...]]:
     return [tuple(every[(i + 7 * k) % n] for i in range(n)) for k in range(len(f.inputs))]
 
 
-def _math_statement(name: str, tname: str, width: int):
+def _math_statement(name: str, tname: str, width: int, params: str):
+    """One statement of ``name`` at ``tname``/``width`` calling the overload ``params`` (the
+    declared letters or :attr:`lang.maths.MathFn.scalar_form`)."""
     def build(s: _Sweep) -> Store:
         f = FUNCTIONS[name]
         t = Type(tname, width)
-        args = tuple(s.load(f.operand_type(p, t), values) for p, values in zip(f.inputs, math_operands(name, tname)))
+        inputs = [p for p in params if p not in "GI"]
+        args = tuple(s.load(f.operand_type(p, t), values) for p, values in zip(inputs, math_operands(name, tname)))
         attrs = (("out", s.output(f.operand_type(f.out, t))),) if f.out else ()
         op = Op(name, args, f.result_type(t), attrs)
         return Store(s.output(op.type), op)
@@ -192,8 +197,8 @@ def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
     types = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
     out = []
     for tname in types:
-        statements = [_math_statement(name, tname, w) for name in FUNCTIONS if tname in math_types(name)
-                      for w in math_widths(name)]
+        statements = [_math_statement(name, tname, w, params) for name in FUNCTIONS if tname in math_types(name)
+                      for w in math_widths(name) for params in FUNCTIONS[name].forms(Type(tname, w))]
         out += [_program(c, policy.math_global_size, "math") for c in _chunks(statements, policy.statements)]
     return out
 

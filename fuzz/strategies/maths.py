@@ -9,7 +9,10 @@ Float operands come from input buffers filled from pools of each function's inte
 behaviour, multiples of π/2, the overflow and underflow thresholds of exp, values near 1 for
 log and pow) mixed with the generic edge values and uniform bits; int operands (pown, rootn,
 ldexp exponents) from small and extreme integers. A built-in with an out-parameter writes it
-into an output buffer of its own (op attribute ``out``).
+into an output buffer of its own (op attribute ``out``). A vector statement of a function with a
+scalar-argument overload (:attr:`lang.maths.MathFn.scalar_form`: ``ldexp(float4, int)``,
+``step(float, float4)`` ...) calls it in half of the draws; a program without such a vector
+statement is the one the same seed gave before the overloads were drawn.
 
 Build options (:data:`lang.maths.OPTIONS`) are program attributes: a share of the programs is
 built with a random subset; -cl-fp32-correctly-rounded-divide-sqrt only where some device
@@ -109,7 +112,9 @@ class _Math:
         f = FUNCTIONS[name]
         width = b.rnd.choice(f.geometric_widths) if f.group == "geometric" else b.width()
         t = Type(tname, width)
-        args = tuple(self.operand(f.operand_type(p, t)) for p in f.inputs)
+        forms = f.forms(t)  # a vector statement: the all-vector and the scalar-argument overload, half each
+        params = b.rnd.choice(forms) if len(forms) > 1 else forms[0]
+        args = tuple(self.operand(f.operand_type(p, t)) for p in params if p not in "GI")
         attrs = ()
         if f.out:
             attrs = (("out", b.output(f.operand_type(f.out, t))),)
