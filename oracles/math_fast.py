@@ -24,8 +24,16 @@ edge cases of §7.5.1 and C99 F.9), an operand outside the function's general ru
 (``Reference.domain``: a prescribed value or a domain error), a result within 2·MIN of zero (a
 result subnormal before rounding may be flushed, §7.5.3) or near the largest value (infinity may
 be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
--cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), a function with an
-out-parameter, and functions without a reference or whose reference fails its start-up check.
+-cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
+reference or whose reference fails its start-up check. fract, modf, frexp, lgamma and lgamma_r
+need no reference: :mod:`oracles.math_fast_exact` gives their lanes (both results) where numpy
+computes them exactly.
+
+The lanes left to the exact path are computed once per distinct operand set: lanes whose
+operands are the same certain values (the same bits: a NaN's payload, a zero's sign) get the same
+lanes there (``oracles.maths._lanewise_at`` is a function of those bits), so one lane of each set
+is evaluated and copied to the others (a program's operands come from small edge pools, most of
+them values no reference decides).
 
 The error scale (``Expectation.error``) of a decided lane holds ``r`` (or mpmath's double-word)
 instead of mpmath's value rounded to a double-double: the error in ulps the judge measures from it
@@ -48,72 +56,123 @@ from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math_bounds import bound_for, profile_of, rule_for
+from oracles.math_fast_exact import DECIDED, exact_lanes
 from oracles.math_precise import PRECISE
 from oracles.math_references import REFERENCES, trusted, working
 
 
 @dataclass
 class Filtered:
-    """The lanes the filter decided (``index``, with their ``expectation``) and the rest."""
+    """The lanes the filter decided (``index``, with their ``expectations``, one per output), the
+    others (``undecided``, in lane order) and, of those, one lane per distinct operand set
+    (``rest``: what the exact path computes; ``copies[i]`` the position in ``rest`` of the lane
+    that stands for ``undecided[i]``)."""
 
     index: np.ndarray
-    expectation: Expectation
+    expectations: list[Expectation] | None
+    undecided: np.ndarray
     rest: np.ndarray
+    copies: np.ndarray
     refined: int  # lanes whose reference was ambiguous, evaluated with mpmath
 
-    def merge(self, slow: Expectation | None) -> Expectation:
-        """The decided lanes and mpmath's lanes of ``rest`` (None when there are none) in lane order."""
-        if not len(self.index):
-            return slow
+    def merge(self, slow: list[Expectation] | None) -> tuple[Expectation, ...]:
+        """Every output in lane order, from the decided lanes and the exact path's lanes of ``rest``
+        (one expectation per output; None when ``rest`` is empty)."""
+        if slow is not None:
+            slow = [s.select(self.copies) for s in slow]
+            if not len(self.index):
+                return tuple(slow)
         if slow is None and np.all(self.index[1:] > self.index[:-1]):
-            return self.expectation  # every lane, in order
-        order = np.concatenate([self.index, self.rest])
+            return tuple(self.expectations)  # every lane, in order
+        order = np.concatenate([self.index, self.undecided])
         inverse = np.empty(len(order), np.intp)
         inverse[order] = np.arange(len(order))
-        return (self.expectation if slow is None else concat([self.expectation, slow])).select(inverse)
+        return tuple((e if s is None else concat([e, s])).select(inverse)
+                     for e, s in zip(self.expectations, slow or [None] * len(self.expectations)))
 
 
-def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation],
-             spread: list[int | None]) -> Filtered | None:
-    """The lanes of ``f``'s result that the vectorized reference decides (module docstring), or None
-    where the filter does not apply to the function, type or build. ``args`` are the operands'
-    expectations; ``spread[i]`` is the vector width a scalar operand is widened to (None: lane for
-    lane)."""
+def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spread: list[int | None]) -> Filtered:
+    """The lanes of ``f``'s results that a vectorized reference (:mod:`oracles.math_references`) or
+    an exact vectorized evaluation (:mod:`oracles.math_fast_exact`) decides (module docstring),
+    and one representative of each distinct operand set among the others: lanes whose operands
+    are the same certain values (the same bits) get the same lanes from the exact path. ``args``
+    are the operands' expectations; ``spread[i]`` is the vector width a scalar operand is widened
+    to (None: lane for lane)."""
+    values, bits, certain = [], [], None
+    for e, k in zip(args, spread):
+        v, ok = e.certain()
+        b = e.allowed[0]
+        v, b, ok = (v, b, ok) if k is None else (np.repeat(v, k), np.repeat(b, k), np.repeat(ok, k))
+        values.append(v)
+        bits.append(b)
+        certain = ok if certain is None else certain & ok
+    fm = fmt(tname)
+    with np.errstate(all="ignore"):
+        candidate = certain.copy()
+        for v, p in zip(values, f.inputs):
+            if p in "gs":
+                candidate &= np.isfinite(v) & (np.abs(v.astype(np.float64)) >= fm.tiny)
+        index, expectations, refined = np.zeros(0, np.intp), None, 0
+        if f.name in DECIDED:
+            cand = np.flatnonzero(candidate)
+            got = exact_lanes(f, tname, env, values[0][cand])
+            if got is not None:
+                index, expectations = cand[got[0]], got[1]
+        else:
+            got = _by_reference(f, tname, env, values, candidate)
+            if got is not None:
+                index, expectation, refined = got
+                expectations = [expectation]
+    undecided = np.ones(len(certain), bool)
+    undecided[index] = False
+    undecided = np.flatnonzero(undecided)
+    rest, copies = _representatives(undecided, bits, certain)
+    return Filtered(index, expectations, undecided, rest, copies, refined)
+
+
+def _representatives(lanes: np.ndarray, bits: list[np.ndarray], certain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One of ``lanes`` per distinct operand set (the operands' bits, where every operand is
+    certain; every other lane stands for itself), and for each lane the position of its
+    representative among them."""
+    if not len(lanes):
+        return lanes, lanes
+    keys = np.stack([b[lanes].astype(np.uint64) for b in bits]
+                    + [np.where(certain[lanes], 0, np.arange(1, len(lanes) + 1)).astype(np.uint64)], axis=1)
+    rows = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.itemsize * keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    return lanes[first], inverse.ravel()
+
+
+def _by_reference(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray],
+                  candidate: np.ndarray) -> tuple[np.ndarray, Expectation, int] | None:
+    """The lanes among ``candidate`` (certain, finite, normal, nonzero operands) that ``f``'s
+    reference decides, their expectation and how many needed mpmath's value; None where the
+    filter does not apply to the function, type or build."""
     ref = REFERENCES.get(f.name)
     if ref is None or f.out or "unsafe" in env:
         return None
     bound, kind = bound_for(f, tname, env)
     if bound.kind not in ("cr", "ulp") or not trusted(f.name, tname):
         return None
-    values, certain = [], None
-    for e, k in zip(args, spread):
-        v, ok = e.certain()
-        v, ok = (v, ok) if k is None else (np.repeat(v, k), np.repeat(ok, k))
-        values.append(v)
-        certain = ok if certain is None else certain & ok
     fm = fmt(tname)
     w = working(tname)
     k = bound.ulps() if bound.kind == "ulp" else None
-    with np.errstate(all="ignore"):
-        ops = [v.astype(np.float64) if v.dtype.kind == "f" else v.astype(np.int64) for v in values]
-        ok = certain.copy()
-        for o, p in zip(ops, f.inputs):
-            if p in "gs":
-                ok &= np.isfinite(o) & (np.abs(o) >= fm.tiny)
-        if f.name in ("half_sin", "half_cos", "half_tan"):
-            ok &= np.abs(ops[0]) <= 2.0**16
-        ok &= ref.domain(*ops)
-        candidates = np.flatnonzero(ok)
-        r = ref.evaluate(*(np.ascontiguousarray(v[candidates].astype(w) if v.dtype.kind == "f" else
-                                                v[candidates].astype(np.int64)) for v in values)).astype(w)
-        decided, lanes = _decide(r, ref.bound(tname), tname, k)
-        parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
-        # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
-        again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
-        where, hi, lo = _precise(f, tname, [v[again] for v in values], w)
-        if len(where):
-            decided, lanes = _decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
-            parts.append((again[where][decided], hi[decided], lo[decided], [a[decided] for a in lanes]))
+    ops = [v.astype(np.float64) if v.dtype.kind == "f" else v.astype(np.int64) for v in values]
+    ok = candidate.copy()
+    if f.name in ("half_sin", "half_cos", "half_tan"):
+        ok &= np.abs(ops[0]) <= 2.0**16
+    ok &= ref.domain(*ops)
+    candidates = np.flatnonzero(ok)
+    r = ref.evaluate(*(np.ascontiguousarray(v[candidates].astype(w) if v.dtype.kind == "f" else
+                                            v[candidates].astype(np.int64)) for v in values)).astype(w)
+    decided, lanes = _decide(r, ref.bound(tname), tname, k)
+    parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
+    # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
+    again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
+    where, hi, lo = _precise(f, tname, [v[again] for v in values], w)
+    if len(where):
+        decided, lanes = _decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
+        parts.append((again[where][decided], hi[decided], lo[decided], [a[decided] for a in lanes]))
     index = np.concatenate([p[0] for p in parts])
     top = np.concatenate([p[1] for p in parts])
     low = np.concatenate([np.zeros(len(p[1]), w) if p[2] is None else p[2] for p in parts])
@@ -127,9 +186,7 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation],
     exp = Expectation(tname, [nearest.view(s.bits_dtype)], np.ones(m, bool), np.zeros(m, bool),
                       np.full(m, rules.index(rid), np.int16), [] if bound.kind == "cr" else [(lo_end, hi_end)],
                       error=error)
-    rest = np.ones(len(certain), bool)
-    rest[index] = False
-    return Filtered(index, exp, np.flatnonzero(rest), len(again))
+    return index, exp, len(again)
 
 
 def _precise(f: MathFn, tname: str, cols: list[np.ndarray], w: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

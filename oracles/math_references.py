@@ -10,7 +10,10 @@ of the working type is at most ``2^-m`` times the value):
 * float64 (numpy's own SIMD loops, SVML on AVX-512 builds, or glibc: each documents at most 4 ulp
   for these functions): 4 ulp for one rounding or two (``/``, ``sqrt``, ``degrees``), 64 for a
   primitive, 128 where the reference is a composition (asinpi = asin / π, tanpi = sinpi / cospi),
-  256 for rootn = pow(|x|, 1/n), whose rounded exponent costs |ln x| / n ulp;
+  256 for rootn = pow(|x|, 1/n), whose rounded exponent costs |ln x| / n ulp; erf, erfc and tgamma
+  come from Python's :mod:`math` (the C library's erf and erfc, CPython's own Lanczos gamma with
+  an exact sinpi reflection), which documents no bound: 64 ulp, and the check below is the only
+  evidence;
 * long double (glibc's ldbl-96 functions, whose largest known errors are a few ulp): 4 ulp for a
   primitive, 8 for the hyperbolic functions and the compositions, 16 for tanpi; a function
   without a trustworthy long double reference has none (``wide=None``).
@@ -34,6 +37,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+
+import math
 
 import mpmath
 import numpy as np
@@ -80,6 +85,16 @@ def _cospi(x):
 
 def _tanpi(x):
     return _sinpi(x) / _cospi(x)
+
+
+def _python(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
+    """A double function of Python's :mod:`math` over a float64 array, called once per distinct
+    value (math.erf and math.erfc are the C library's, math.gamma CPython's own Lanczos sum with an
+    exact sinpi reflection; none has a numpy loop). Its error is the start-up check's to bound."""
+    def evaluate(x: np.ndarray) -> np.ndarray:
+        u, inverse = np.unique(x, return_inverse=True)
+        return np.fromiter(map(fn, u.tolist()), np.float64, len(u))[inverse.ravel()]
+    return evaluate
 
 
 def _rootn(x, n):
@@ -183,6 +198,10 @@ _REFS: dict[str, Reference] = {
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
     "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0),
     "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0))),
+    "erf": Reference(_python(math.erf), 64, None, hard=_near(1e-8, 0.47, 3.9, -2.5)),
+    "erfc": Reference(_python(math.erfc), 64, None, hard=_near(0.47, 3.9, 9.1, 26.5, -0.3)),
+    "tgamma": Reference(_python(math.gamma), 64, None, lambda x: (x < 171) & ((x > 0) | _not_int(x)),
+                        _near(1.0, 2.0, 1.4616321, 35.0, -0.5, -1.0, -2.0, -33.99)),
     "degrees": Reference(lambda x: x * (180 / _pi(x)), 4, 4),
     "radians": Reference(lambda x: x * (_pi(x) / 180), 4, 4),
 }
@@ -194,8 +213,9 @@ for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"
 _REFS["half_recip"] = Reference(lambda x: 1 / x, 4, 4)
 
 REFERENCES: dict[str, Reference] = _REFS
-"""Every function with a vectorized reference. Not here (mpmath decides every lane): erf, erfc,
-tgamma, lgamma, lgamma_r (numpy has none), sincos (two results), mix and smoothstep (absolute
+"""Every function with a vectorized reference. Not here (mpmath decides every lane): erf, erfc and
+tgamma on double (no long double reference), lgamma and lgamma_r (no bound: their lanes are
+:mod:`oracles.math_fast_exact`'s), sincos (two results), mix and smoothstep (absolute
 bounds of the undefined edges), the exact and correctly rounded functions of
 :mod:`oracles.math_exact` (fma: a double fma in float64 rounds twice), and rootn on double (the
 rounded 1/n costs |ln x| / n ulp, too much for a double's ulp)."""

@@ -424,7 +424,11 @@ def _abs_lane(exact: mpf, tol: mpf, fm: Format, rule: str) -> Lane:
 def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bool = True) -> tuple[Expectation, ...]:
     """The expectations of a math operation: its result, and its out-parameter's where it has one.
     With ``fast`` the vectorized filter (:mod:`oracles.math_fast`) decides the lanes it can, bit for
-    bit as mpmath would; mpmath computes the others (``fast=False``: every lane, the reference)."""
+    bit as mpmath would; mpmath computes the others (``fast=False``: every lane, the reference).
+    The scalar operand of a scalar-argument overload (lang.maths.MathFn.scalar_form: ``ldexp(float4,
+    int)``, ``step(float, float4)``) is the same value in every lane of its work-item (``spread``);
+    each lane then follows the rules and bound of the all-vector form, whose lanes are the scalar
+    function's (§6.15.2, §6.15.4: "operate component-wise")."""
     f = FUNCTIONS[op.op]
     t = op.args[0].type if op.args else op.type
     tname = op.type.scalar if f.result != "i" else t.scalar
@@ -445,8 +449,8 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bo
         for j, lane in enumerate(got):
             results[j].append(lane)
     types = [op.type.scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
-    if decided is not None:  # a single result (the filter takes no out-parameter)
-        return (decided.merge(pack(results[0], types[0]) if len(slow) else None),)
+    if decided is not None:  # the representatives' lanes copied to every lane they stand for
+        return decided.merge([pack(lanes, ty) for lanes, ty in zip(results, types)] if len(slow) else None)
     return tuple(pack(lanes, ty) for lanes, ty in zip(results, types))
 
 
