@@ -16,6 +16,16 @@ changed and the file must be reviewed) and one case per target:
 - ``error``: the case could not be judged (the worker could not start, the program no longer
   validates, an exception in clfuzz).
 
+**Driver releases** (``--drivers pocl-6.0``, fuzz.drivers.releases). The files know the bugs of
+the system's targets (``known_wrong`` keyed by ``pocl``, ``pocl/spirv``); a release target is
+judged against its system counterpart's entry (:func:`counterpart`: the same lineage on the same
+front end). A known bug it still shows passes as above; one it no longer shows is ``gone``:
+reported as FIXED with the release where it went away ("FIXED in pocl 6.0 (present in pocl
+3.1)"), neither a failure nor a regression. The known buckets of the corpus given with
+``--corpus`` (``reported``, ``ignored`` or in the baseline file) are checked on each release of
+their driver the same way, with their reproducer (triage.versions.run_check; one case each,
+named ``bucket ID``).
+
 **Smoke campaign.** ``campaign.campaign.run_campaign`` for ``minutes`` (name ``ci-SEED``), without
 triage. Every disagreement (a crash, timeout or build error included: they are buckets of their
 own kinds) falls in a bucket; one case per target fails when a bucket it hit in *this* run is not
@@ -36,16 +46,14 @@ name): the command prints its one line and exits 2 before running anything.
 from __future__ import annotations
 
 import json
-import platform
-import re
 import shutil
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Any, Callable
 
+from app.ci_releases import Counterpart, counterpart
 from app.options import DEFAULT_SEVERITY
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
@@ -58,9 +66,10 @@ REGRESSIONS = "regressions"
 SMOKE = "smoke-campaign"
 SUITES = (REGRESSIONS, SMOKE)
 
-PASSED, FAILED, FIXED, SKIPPED, ERROR = "passed", "failed", "fixed", "skipped", "error"
-OUTCOMES = (PASSED, FAILED, FIXED, SKIPPED, ERROR)
-"""A case's outcome; ``failed`` and ``fixed`` are JUnit failures, ``error`` a JUnit error."""
+PASSED, FAILED, FIXED, SKIPPED, ERROR, GONE = "passed", "failed", "fixed", "skipped", "error", "gone"
+OUTCOMES = (PASSED, FAILED, FIXED, SKIPPED, ERROR, GONE)
+"""A case's outcome; ``failed`` and ``fixed`` are JUnit failures, ``error`` a JUnit error; ``gone``
+(a known bug a driver release no longer shows) passes."""
 
 KNOWN_STATUSES = ("ignored", "reported")
 """Bucket statuses a smoke campaign accepts (see the module docstring)."""
@@ -186,12 +195,14 @@ def _brief(v: dict) -> str:
     return json.dumps({k: v.get(k) for k in ("allowed", "any_nan", "ranges")}, sort_keys=True)
 
 
-def classify(path: Path, case: dict[str, Any], target: str, rows: list[dict] | None, supported: bool = True) -> Case:
+def classify(path: Path, case: dict[str, Any], target: str, rows: list[dict] | None, supported: bool = True,
+             beside: Counterpart | None = None) -> Case:
     """The outcome of one file on one target, from what the run gave: ``rows`` the disagreement
     rows ([] when it agrees; None when the program could not be run as a whole), ``supported``
-    whether the target takes the program at all (see the module docstring)."""
+    whether the target takes the program at all, ``beside`` the system driver of a release target
+    (see the module docstring)."""
     c = Case(REGRESSIONS, target, f"{path.stem} {case['title']}")
-    known = case["known_wrong"].get(target)
+    known = case["known_wrong"].get(beside.key if beside else target)
     if not supported:
         c.outcome, c.message = SKIPPED, f"{target} does not take this program (capabilities or route)"
     elif rows is None:
@@ -210,6 +221,9 @@ def classify(path: Path, case: dict[str, Any], target: str, rows: list[dict] | N
                      f"on {len(rows)} lane(s): {_row(rows[0])}")
         c.details = "\n".join(f"{_row(r)}\n  rule: {r.get('rule_text', '')} ({r.get('section', '')})"
                               for r in rows[:10])
+    elif known and beside:
+        c.outcome, c.message = GONE, beside.gone
+        c.out = f"{beside.gone}: known bug bucket {known['bucket']} ({known['what']}) no longer shows, not a failure"
     elif known:
         c.outcome = FIXED
         c.message = (f"fixed: {target} now gives the allowed results, but {path.name} lists it as known wrong "
@@ -225,8 +239,10 @@ def _row(r: dict) -> str:
 
 
 def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target],
-           on_case: Callable[[Case], None] | None = None, timeout_s: float = 60) -> list[Case]:
-    """The oracle cases, then every file on every target (one worker per target at a time)."""
+           on_case: Callable[[Case], None] | None = None, timeout_s: float = 60,
+           system: list[Target] | None = None) -> list[Case]:
+    """The oracle cases, then every file on every target (one worker per target at a time); a
+    release target is judged beside its counterpart among the ``system`` targets."""
     from fuzz.drivers.capabilities import supports
     from triage.regressions import run_on
 
@@ -242,7 +258,7 @@ def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target]
                 try:
                     ok = supports(target, case["program"])
                     c = classify(path, case, target.name, run_on(case["program"], target, workers, timeout_s)
-                                 if ok else [], ok)
+                                 if ok else [], ok, counterpart(target, system or []))
                 except Exception as e:  # noqa: BLE001 - one broken case must not hide the others
                     c = Case(REGRESSIONS, target.name, f"{path.stem} {case['title']}", ERROR,
                              f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
@@ -253,6 +269,42 @@ def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target]
         finally:
             for w in workers.values():
                 w.close()
+    return cases
+
+
+def bucket_cases(corpus: Corpus, targets: list[Target], system: list[Target], known: AbstractSet[str],
+                 tracked: AbstractSet[str], on_case: Callable[[Case], None] | None = None,
+                 timeout_s: float = 60) -> list[Case]:
+    """One case per known bucket of ``corpus`` (:func:`is_known` with ``known``, not one of the
+    ``tracked`` buckets a regression file replays) on each release target of its driver and front
+    end, from its reproducer (triage.versions): passed while the release shows it, ``gone`` when
+    the oracle accepts every lane, skipped when the release does not take the program."""
+    from triage.versions import reproducer, run_check
+
+    buckets = [b for b in corpus.buckets() if is_known(b, known) and b["id"] not in tracked]
+    cases = []
+    for target in targets:
+        beside = counterpart(target, system)
+        for b in buckets if beside else ():
+            if b["signature"].get("driver") != target.lineage or target.path not in b["paths"]:
+                continue
+            c, t0 = Case(REGRESSIONS, target.name, f"bucket {b['id']} {b['title']}"), time.perf_counter()
+            try:
+                program_id, row = reproducer(corpus, b["id"])
+                verdict, detail = run_check(corpus.program(program_id), row, target, timeout_s)
+            except Exception as e:  # noqa: BLE001 - one broken case must not hide the others
+                verdict, detail = ERROR, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            what = f"known bug bucket {b['id']} ({b['status']}): {b['title']}"
+            if verdict in ("absent", ERROR, "not-run"):
+                c.outcome = {"absent": GONE, ERROR: ERROR, "not-run": SKIPPED}[verdict]
+                c.message, c.out = (beside.gone, f"{beside.gone}: {what}: no longer shows, not a failure") if c.outcome == GONE \
+                    else (detail, "")
+            else:
+                c.known, c.out = b["id"], f"{what}: {'still wrong, as expected' if verdict == 'present' else verdict}; {detail}"
+            c.time_s = time.perf_counter() - t0
+            cases.append(c)
+            if on_case:
+                on_case(c)
     return cases
 
 
@@ -357,13 +409,16 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
     serious that neither the corpus, the regression files nor ``baseline`` (bucket ids of a
     baseline file, triage.baseline) know. Raises :class:`CiError` before running anything when the folder,
     the targets or the corpus cannot be used (the folder is checked first: it needs no driver)."""
+    from fuzz.drivers import discover
+
     files = load_regressions(regressions)
     targets = local_targets(drivers)
+    system = discover()  # the counterparts of release targets
     result = CiResult(targets=[t.name for t in targets])
     temp = Path(tempfile.mkdtemp(prefix="clfuzz-ci-")) if minutes > 0 and corpus_path is None else None
     corpus = None
     try:
-        if minutes > 0:
+        if minutes > 0 or corpus_path is not None:
             corpus_path = str(corpus_path or temp / "ci.db")
             try:
                 corpus = Corpus(corpus_path, create=True)
@@ -372,9 +427,11 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
         t0 = time.perf_counter()
         if on_phase:
             on_phase(f"regressions: {len(files)} files on {len(targets)} targets ({regressions})")
-        result.cases += replay(files, targets, on_case, timeout_s)
-        result.suite_s[REGRESSIONS] = time.perf_counter() - t0
+        result.cases += replay(files, targets, on_case, timeout_s, system)
         if corpus is not None:
+            result.cases += bucket_cases(corpus, targets, system, baseline, known_buckets(files), on_case, timeout_s)
+        result.suite_s[REGRESSIONS] = time.perf_counter() - t0
+        if corpus is not None and minutes > 0:
             t0 = time.perf_counter()
             result.campaign, result.corpus = f"ci-{seed}", corpus_path
             if on_phase:
@@ -414,84 +471,3 @@ def _smoke(result: CiResult, corpus: Corpus, targets: list[Target], minutes: flo
     new = {b["id"]: b for _, b in hits if not is_known(b, known) and at_least(bucket_severity(b), floor)}
     result.new_buckets = list(new.values())
     return smoke_cases(result.targets, hits, str(corpus.path), known, campaign.targets, campaign.wall_s, floor)
-
-
-# ---- reporting ---------------------------------------------------------------------------------
-
-_INVALID_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _text(s: str) -> str:
-    """``s`` without the characters XML 1.0 cannot hold (a driver's log may have them)."""
-    return _INVALID_XML.sub("?", s)
-
-
-def junit(result: CiResult) -> ET.Element:
-    """The JUnit XML tree (the ``testsuites`` root) of ``result``: suites ``regressions`` and
-    ``smoke-campaign``, counts and times as Jenkins and GitLab read them."""
-    total = result.counts()
-    root = ET.Element("testsuites", name="clfuzz ci", tests=str(total["tests"]), failures=str(total["failures"]),
-                      errors=str(total["errors"]), skipped=str(total["skipped"]),
-                      time=f"{sum(result.suite_s.values()):.3f}")
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(result.started))
-    for name in SUITES:
-        n = result.counts(name)
-        suite = ET.SubElement(root, "testsuite", name=name, tests=str(n["tests"]), failures=str(n["failures"]),
-                              errors=str(n["errors"]), skipped=str(n["skipped"]),
-                              time=f"{result.suite_s.get(name, 0.0):.3f}", timestamp=stamp,
-                              hostname=platform.node() or "localhost")
-        for c in result.suite(name):
-            case = ET.SubElement(suite, "testcase", classname=_text(c.classname), name=_text(c.name),
-                                 time=f"{c.time_s:.3f}")
-            if c.outcome in (FAILED, FIXED):
-                el = ET.SubElement(case, "failure", message=_text(c.message), type=_failure_type(c))
-                el.text = _text(c.details or c.message)
-            elif c.outcome == ERROR:
-                el = ET.SubElement(case, "error", message=_text(c.message), type="error")
-                el.text = _text(c.details or c.message)
-            elif c.outcome == SKIPPED:
-                ET.SubElement(case, "skipped", message=_text(c.message))
-            if c.out:
-                ET.SubElement(case, "system-out").text = _text(c.out)
-    return root
-
-
-def _failure_type(c: Case) -> str:
-    if c.outcome == FIXED:
-        return "fixed"
-    if c.suite == SMOKE:
-        return "new-bucket"
-    return "oracle-changed" if c.classname == "oracle" else "regression"
-
-
-def write_junit(result: CiResult, path: str | Path) -> Path:
-    """Write ``result`` as JUnit XML at ``path`` (folders created); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tree = ET.ElementTree(junit(result))
-    ET.indent(tree)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
-    return path
-
-
-def summary(result: CiResult) -> list[str]:
-    """A short human summary: counts per suite, one line per case that did not pass, the verdict."""
-    lines = []
-    for name in SUITES:
-        n = result.counts(name)
-        if name == SMOKE and not n["tests"]:
-            lines.append(f"{name}: not run (--minutes 0)")
-            continue
-        known = sum(1 for c in result.suite(name) if c.known)
-        extra = (f", {known} of them known bugs still present" if known else "")
-        if name == SMOKE:
-            extra = f", {result.programs} programs, {len(result.new_buckets)} new buckets"
-        lines.append(f"{name}: {n['tests']} cases: {n[PASSED]} passed{extra}, {n[FAILED]} failed, {n[FIXED]} fixed, "
-                     f"{n[ERROR]} errors, {n[SKIPPED]} skipped ({result.suite_s.get(name, 0.0):.0f} s)")
-        for c in result.suite(name):
-            if c.failing:
-                lines.append(f"  {c.outcome.upper():6} {c.classname}  {c.name}: {c.message}")
-    if result.corpus and result.new_buckets:
-        lines.append(f"smoke campaign corpus: {result.corpus}")
-    lines.append("FAILED" if result.exit_code else "OK")
-    return lines

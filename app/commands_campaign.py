@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 from rich.live import Live
 
+from app.commands_versions import install_releases
 from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, budget_start, console, fail, local_targets, open_corpus
 from corpus.stats import markdown, summarize
 from oracles.rules import SEVERITIES
@@ -20,20 +21,32 @@ from oracles.rules import SEVERITIES
 @click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
 @click.option("--releases", "with_releases", is_flag=True,
               help="Also the drivers of the installed Debian releases (`clfuzz releases install`).")
-def drivers(as_json: bool, with_releases: bool) -> None:
-    """List every OpenCL device found, with its fingerprint.
+@click.option("--install-versions", is_flag=True,
+              help="As root: first build the Debian trixie, testing and unstable roots with their drivers under "
+                   "the state folder (once; existing roots are reused), then list them beside the system's.")
+def drivers(as_json: bool, with_releases: bool, install_versions: bool) -> None:
+    """List every OpenCL device found, with its fingerprint; with --releases or --install-versions
+    also every driver release, and the releases that cannot run here with the reason.
 
-    Example: clfuzz drivers --json
+    Example: clfuzz drivers --json; sudo clfuzz drivers --install-versions
     """
     from fuzz.drivers import describe, discover, table
+    from fuzz.drivers.discovery import UNAVAILABLE
 
-    targets = discover(releases=True) if with_releases else local_targets(None)
+    if install_versions:
+        install_releases()
+    releases = with_releases or install_versions
+    targets = discover(releases=True) if releases else local_targets(None)
+    unavailable = dict(UNAVAILABLE) if releases else {}
     if as_json:
-        click.echo(json.dumps(describe(targets), indent=2, sort_keys=True))
-    else:
-        console.print(table(targets))
-        if not targets:
-            click.echo("no OpenCL device found: run `bash setup.sh campaign` to install the local drivers", err=True)
+        records = describe(targets) + [{"name": name, "unavailable": why} for name, why in unavailable.items()]
+        click.echo(json.dumps(records, indent=2, sort_keys=True))
+        return
+    console.print(table(targets))
+    for name, why in unavailable.items():
+        click.echo(f"unavailable: {name}: {why}")
+    if not targets:
+        click.echo("no OpenCL device found: run `bash setup.sh campaign` to install the local drivers", err=True)
 
 
 @click.command()
@@ -212,11 +225,15 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
        seed: int, severity: str, baseline_path: str | None) -> None:
     """Replay the regression files on every local driver, run a short smoke campaign and write a
     JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
-    verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder).
+    verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder). On a
+    driver release (--drivers pocl-6.0) a known bug of the system's driver that the release no longer
+    shows is reported as "FIXED in pocl 6.0 (present in pocl 3.1)", not as a failure; with --corpus,
+    the corpus's known buckets are checked on the release too.
 
-    Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db
+    Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db; clfuzz ci --drivers pocl-6.0 --minutes 0
     """
-    from app.ci import CiError, run_ci, summary, write_junit
+    from app.ci import CiError, run_ci
+    from app.ci_report import summary, write_junit
     from triage.baseline import BaselineError, read_baseline
 
     def case(c):

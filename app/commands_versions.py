@@ -80,6 +80,14 @@ def install_command(suites: tuple[str, ...], refresh: bool, mirror: str | None) 
 
     Example: sudo clfuzz releases install testing
     """
+    install_releases(suites, mirror, refresh)
+
+
+def install_releases(suites: tuple[str, ...] = (), mirror: str | None = None, refresh: bool = False) -> None:
+    """Build the root of each Debian suite (default: fuzz.drivers.releases.SUITES) once, reusing
+    the roots that exist unless ``refresh``, printing what it does; what ``clfuzz releases install``
+    and ``clfuzz drivers --install-versions`` run. A missing mmdebstrap or a user who is not root
+    is a one-line error."""
     from fuzz.drivers.releases import MIRROR, SUITES, install
 
     try:

@@ -37,7 +37,8 @@ DEFAULT_BATCH = Batch(32, 16384)
 
 
 def batch_for(target: Target) -> Batch:
-    return BATCHES.get(target.family, DEFAULT_BATCH)
+    """The batch of the target's driver (its lineage: ``pocl-6.0`` batches as ``pocl``)."""
+    return BATCHES.get(target.lineage, DEFAULT_BATCH)  # a release batches as its driver does
 
 
 PART_S = (0.5, 4.0)

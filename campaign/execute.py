@@ -72,7 +72,7 @@ def prepare(part: Part, target: Target) -> Job | Result:
     """The job that runs ``part`` on ``target``, or the Result of a module that never reaches the
     driver (invalid, or the route failed on it)."""
     try:
-        return job_for(part.program, part.expectations.inputs, target.path, target.family, target.fingerprint)
+        return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint)
     except RouteFailure as e:
         return Result(e.status, log=e.log)
 
@@ -146,7 +146,7 @@ def kernel_wide(verdict: Verdict, program: Program) -> bool:
     """Whether a run looks like code was dropped rather than computed wrongly: most statements
     disagree at once, or several are wrong on every lane (PoCL 3.1 drops the code after a
     statement it miscompiles)."""
-    if program.area == "math":  # edge-case disagreements in most statements are the norm there:
+    if program.base_area == "math":  # edge-case disagreements in most statements are the norm there:
         return verdict.wholly_wrong >= 2  # only statements wrong on every lane suggest dropped code
     return verdict.failing_statements >= 2 and (
         2 * verdict.failing_statements >= len(program.body) or verdict.wholly_wrong >= 2

@@ -10,7 +10,7 @@ import numpy as np
 
 from fuzz.drivers import BufferArg, Job
 from fuzz.drivers.protocol import ImageArg, SamplerArg
-from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, RouteFailure, binary
+from fuzz.drivers.routes import PATH_OPENCL_C, RouteFailure, binary, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.emit.validate import target_env, validate
@@ -20,10 +20,11 @@ from lang.layout import input_bytes, input_values, layout, output_bytes, sampler
 
 
 def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path: str = PATH_OPENCL_C,
-            family: str = "", fingerprint: dict | None = None) -> Job:
+            lineage: str = "", fingerprint: dict | None = None) -> Job:
     """The worker job of a program over the packed ``in``/``out`` buffers: its OpenCL C source,
-    or (``path="spirv"``) its SPIR-V module, validated, in the binary the ``family``'s route
-    loads. Raises RouteFailure when the module is invalid or the route fails on it."""
+    or (``path="spirv"``) its SPIR-V module, validated, as the route of the ``lineage``'s device
+    (routes.route_of its ``fingerprint``) takes it: the module itself (job kind ``il``), or a
+    binary. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
     inputs = input_values(program) if inputs is None else inputs
     if path == PATH_OPENCL_C:
@@ -33,8 +34,10 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         problem = validate(module, target_env(program))
         if problem is not None:
             raise RouteFailure("invalid_module", f"spirv-val --target-env {target_env(program)}: {problem}")
-        route = ROUTES[family]
-        kind, code = "binary", binary(route, module)
+        route = route_of(lineage, fingerprint or {})
+        if route is None:
+            raise RouteFailure("invalid_module", f"{lineage or 'this driver'} has no SPIR-V route")
+        kind, code = ("il" if route.kind == "il" else "binary"), binary(route, module)
         options = " ".join(o for o in (route.options, program.options) if o)
     return Job(
         kind=kind,

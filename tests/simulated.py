@@ -46,6 +46,6 @@ class SimTarget:
 
     name = "sim"
     path = "opencl-c"
-    family = "sim"
+    family = lineage = "sim"
     fingerprint: dict = {}
     fingerprint_id = "fp-sim"

@@ -29,9 +29,8 @@ from app.ci import (
     load_regressions,
     oracle_case,
     smoke_cases,
-    summary,
-    write_junit,
 )
+from app.ci_report import summary, write_junit
 from app.cli import cli
 from corpus.store import Corpus
 from triage.buglist import bucket_severity

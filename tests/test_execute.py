@@ -13,7 +13,7 @@ from lang.layout import layout
 
 class FakeTarget:
     name = "fake"
-    family = "fake"
+    family = lineage = "fake"
     path = "opencl-c"
     fingerprint_id = "f00"
     fingerprint = {"fp64": True, "single_fp_config": {"denorm": True}, "double_fp_config": {"denorm": True}}

@@ -171,3 +171,61 @@ def test_the_bug_list_has_the_release_range_as_versions(memory_corpus):
         {"id": f"{bucket['id']}:pocl-7.1", "bucket": bucket["id"], "target": "pocl-7.1", "lineage": "pocl",
          "version": "7.1+debian", "release": "testing", "verdict": "absent", "detail": "", "checked": 1.0}])
     assert memory_corpus.buckets()[0]["versions"] == {"pocl 7.1+debian": "absent"}
+
+
+def test_both_install_entry_points_build_once_and_drivers_lists_what_cannot_run(tmp_path, monkeypatch):
+    """``clfuzz drivers --install-versions`` and ``clfuzz releases install`` run the one install
+    (fuzz.drivers.releases.install, which reuses built roots); ``clfuzz drivers`` then lists a
+    release that cannot run here as unavailable with its reason."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    from fuzz.drivers import discovery
+
+    monkeypatch.setenv("CLFUZZ_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("CLFUZZ_RELEASES", str(tmp_path / "rel"))
+    _fake_root(tmp_path / "rel", "trixie", {})  # built, but without an OpenCL driver
+    calls = []
+    monkeypatch.setattr(rel, "install", lambda suites, mirror, refresh, log: calls.append((tuple(suites), refresh)))
+    monkeypatch.setattr(discovery, "icd_folders", lambda: [])  # no system driver either
+    discovery.discover.cache_clear()
+    try:
+        listed = CliRunner().invoke(cli, ["drivers", "--install-versions", "--json"])
+        table = CliRunner().invoke(cli, ["drivers", "--releases"])
+        again = CliRunner().invoke(cli, ["releases", "install", "testing", "--refresh"])
+    finally:
+        discovery.discover.cache_clear()
+    assert listed.exit_code == 0 and table.exit_code == 0 and again.exit_code == 0, listed.output + again.output
+    assert calls == [(rel.SUITES, False), (("testing",), True)]
+    [record] = json.loads(listed.stdout)
+    assert record["name"] == "trixie" and "no OpenCL driver in the root" in record["unavailable"]
+    assert "unavailable: trixie: " in table.stdout and "no OpenCL driver in the root" in table.stdout
+
+
+def test_the_spirv_route_comes_from_what_the_device_reports():
+    """A device whose IL version names SPIR-V takes the module as it is (``il``: job kind ``il``,
+    the module's own bytes); one that reports none keeps its lineage's translated or container
+    route; a release target's SPIR-V path uses its own route."""
+    from campaign.jobs import job_for
+    from fuzz.drivers import routes
+    from fuzz.drivers.capabilities import runnable
+    from fuzz.drivers.discovery import spirv_target
+    from fuzz.emit import spirv
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store
+    from lang.types import Type
+
+    il = {**POCL_FP, "il_version": "SPIR-V_1.0 SPIR-V_1.2"}
+    assert routes.route_of("pocl", il).kind == "il" and routes.route_of("pocl", POCL_FP) is routes.ROUTES["pocl"]
+    assert routes.route_of("rusticl", {}).kind == "container" and routes.route_of("nvidia", {}) is None
+    assert "extended" in routes.route_of("pocl", il).unsupported  # route data: PoCL's kernel library
+    assert routes.route_of("rusticl", il).unsupported == routes.NO_FP16
+    release = spirv_target(_target("pocl-6.0", il, "trixie", "/r/trixie"))
+    assert release.name == "pocl-6.0/spirv" and release.route.kind == "il"
+    assert release.fingerprint["route_kind"] == "il" and "straight to the driver" in release.fingerprint["route_chain"]
+    t = Type("int")
+    program = Program((Buffer("x", t, "in", Fill(1, (0, 1, 2**31 - 1), 2)), Buffer("y", t, "out")),
+                      (Store("y", Op("add_sat", (Load("x", t), Load("x", t)), t)),), 64)
+    job = job_for(program, None, "spirv", release.lineage, release.fingerprint)
+    assert job.kind == "il" and job.program == spirv.emit(program) and job.options == ""
+    assert runnable(release, program) is program
+    assert job_for(program, None, "spirv", "rusticl", {}).kind == "binary"

@@ -33,9 +33,9 @@ from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Job, Target, Worker, image_setup
 from fuzz.drivers.capabilities import ftz_for
-from fuzz.drivers.discovery import family_of
+from fuzz.drivers.discovery import lineage_of
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
-from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, chain_of
+from fuzz.drivers.routes import PATH_OPENCL_C, chain_of, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
@@ -125,7 +125,7 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
     bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    family, path = family_of(case["target"]), case["path"]
+    family, path = lineage_of(case["target"], fp), case["path"]
     files = []
     if path == PATH_OPENCL_C:
         (folder / "kernel.cl").write_text(emit(program))
@@ -135,8 +135,11 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
         module = spirv.emit(program)
         (folder / "kernel.spv").write_bytes(module)
         (folder / "kernel.spvasm").write_bytes(_disassemble(module))
-        (folder / ROUTES[family].received).write_bytes(job.program)  # what the driver really received
-        files += ["kernel.spv", "kernel.spvasm", ROUTES[family].received]
+        route = route_of(family, fp)
+        files += ["kernel.spv", "kernel.spvasm"]
+        if route.kind != "il":  # the il route's driver reads kernel.spv itself
+            (folder / route.received).write_bytes(job.program)  # what the driver really received
+            files.append(route.received)
     lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
@@ -161,7 +164,7 @@ def readme(case: dict[str, Any], lanes: list[dict] | None = None) -> str:
     """The ``README.md`` text that :func:`write_report` writes for a case (:func:`case_of`),
     without writing anything; ``lanes``, the lanes its ``repro.py`` checks (:func:`checks`, a
     run of the oracle), are left out of the text when not given."""
-    family, path = family_of(case["target"]), case["path"]
+    family, path = lineage_of(case["target"], case["fingerprint"]), case["path"]
     files = ["kernel.cl"] if path == PATH_OPENCL_C else ["kernel.spv", "kernel.spvasm"]
     return _readme(case, files, lanes or [], family, path, "")
 
@@ -243,9 +246,11 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                    f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
     else:
         summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
-    route = (f"- route: {chain_of(family, path, fp.get('translator', ''))}",)
+    route = (f"- route: {chain_of(family, path, fp.get('translator', ''), fp)}",)
     if path != PATH_OPENCL_C:
-        route += (f"- what the driver received: `{ROUTES[family].received}`, made by `{ROUTES[family].command()}`",)
+        made = route_of(family, fp).command()
+        route += (f"- what the driver received: `{route_of(family, fp).received}`"
+                  + (f", made by `{made}`" if made else " as it is (clCreateProgramWithIL)"),)
         if whose:
             route += (f"- whose bug: {whose}",)
     lines = [

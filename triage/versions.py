@@ -28,6 +28,7 @@ from typing import Any
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
+from lang.ir import Program
 from triage.confirm import shows_again
 from triage.observe import observe
 
@@ -74,6 +75,16 @@ def verdict(row: dict[str, Any], rows: list[dict[str, Any]] | None) -> tuple[str
     return "different", f"{len(rows)} other disagreeing rows ({rows[0]['kind']})"
 
 
+def run_check(program: Program, row: dict[str, Any], target: Target, timeout_s: float = 120.0) -> tuple[str, str]:
+    """Run a bucket's reproducer ``program`` on one release ``target`` (a fresh worker) and judge
+    it: the :func:`verdict` for the bucket's ``row`` and its line of detail (``not-run`` when the
+    target is not on the row's front end)."""
+    if target.path != row["path"]:
+        return "not-run", f"no {row['path']} path on this release"
+    with Worker(target, timeout_s=timeout_s) as worker:
+        return verdict(row, observe(program, target, worker))
+
+
 def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: float = 120.0,
                  on_result: Callable[[dict], None] | None = None) -> list[dict[str, Any]]:
     """Run ``ref``'s reproducer on every release of its driver, judge each run, store and return
@@ -88,16 +99,11 @@ def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: flo
     out = []
     for t in family_targets(own, targets):
         t0 = time.monotonic()
-        if t.path != row["path"]:
-            rows, note = None, f"no {row['path']} path on this release"
-        else:
-            with Worker(t, timeout_s=timeout_s) as worker:
-                rows, note = observe(program, t, worker), ""
-        v, detail = verdict(row, rows)
+        v, detail = run_check(program, row, t, timeout_s)
         record = {"id": f"{bucket['id']}:{t.driver}", "bucket": bucket["id"], "target": t.name,
                   "lineage": t.lineage, "version": t.fingerprint.get("driver_version", ""),
                   "release": t.release or "system", "fingerprint_id": t.fingerprint_id,
-                  "program_id": program_id, "verdict": v, "detail": note or detail,
+                  "program_id": program_id, "verdict": v, "detail": detail,
                   "seconds": round(time.monotonic() - t0, 3), "checked": time.time()}
         out.append(record)
         if on_result is not None:

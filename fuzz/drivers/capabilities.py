@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fuzz.drivers.discovery import Target
-from fuzz.drivers.routes import PATH_SPIRV, ROUTES
+from fuzz.drivers.routes import PATH_SPIRV
 from lang.images import format_key
 from lang.ir import TYPE_CAPABILITIES, Program, restrict, type_needs
 from lang.maths import CR_DIVIDE_SQRT
@@ -60,7 +60,7 @@ def runnable(target: Target, program: Program) -> Program | None:
     fingerprint's ``image_formats``), or no statement is left. A part keeps the version and type
     requirements of the statements it kept only."""
     fp = target.fingerprint
-    blocked = ROUTES[target.family].unsupported if target.path == PATH_SPIRV else frozenset()
+    blocked = target.route.unsupported if target.path == PATH_SPIRV else frozenset()
     whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs
     if whole & blocked or not all(has(fp, cap) for cap in whole):
         return None
@@ -70,7 +70,7 @@ def runnable(target: Target, program: Program) -> Program | None:
     keep = [i for i, s in enumerate(program.body)
             if target.path in paths_of(s.value) and not constructs(s.value) & blocked
             and all(has(fp, cap) for cap in requirements(s.value))
-            and (not typed or all(has(fp, cap) for cap in type_needs(program, s) & typed))]
+            and (not typed or all(has(fp, cap) and cap not in blocked for cap in type_needs(program, s) & typed))]
     if not keep:
         return None
     if len(keep) == len(program.body):

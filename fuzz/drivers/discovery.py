@@ -22,7 +22,7 @@ from .fingerprint import base_name, fingerprint_id
 from .icd import icd_folders, library_of
 from .releases import installed, release_name, spirv_routes
 from .rootfs import env_in, python_argv
-from .routes import PATH_OPENCL_C, PATH_SPIRV, route_for, translator_version
+from .routes import PATH_OPENCL_C, PATH_SPIRV, Route, route_for, route_of, translator_version
 
 
 class UnknownDriver(ValueError):
@@ -59,6 +59,12 @@ def family_of(name: str) -> str:
     return re.sub(r"-\d+$", "", name.split("/")[0])
 
 
+def lineage_of(name: str, fingerprint: dict[str, Any]) -> str:
+    """The driver whatever its release, from the platform name a target reports ("pocl" for
+    "pocl-7.1/spirv"); the name's family where there is no fingerprint."""
+    return base_name(fingerprint.get("platform_name", "")) if fingerprint else family_of(name)
+
+
 @dataclass(frozen=True)
 class Target:
     """One device of one driver, and how to reach it from a worker process."""
@@ -85,7 +91,13 @@ class Target:
     @property
     def lineage(self) -> str:
         """The driver whatever its release: "pocl" for "pocl", "pocl-2" and "pocl-7.1"."""
-        return base_name(self.fingerprint.get("platform_name", "")) if self.fingerprint else self.family
+        return lineage_of(self.name, self.fingerprint)
+
+    @property
+    def route(self) -> Route | None:
+        """How a module reaches the driver on the SPIR-V path (routes.route_of: what the device
+        reports), None on the OpenCL C path."""
+        return route_of(self.lineage, self.fingerprint) if self.path == PATH_SPIRV else None
 
     @property
     def family(self) -> str:
@@ -99,11 +111,12 @@ class Target:
 
 
 def spirv_target(t: Target) -> Target | None:
-    """The SPIR-V path of an OpenCL C target, where its driver has a route (routes.ROUTES)."""
-    route = route_for(t.family)
+    """The SPIR-V path of an OpenCL C target, where its driver has a route (routes.route_for:
+    direct where the device reports SPIR-V IL, else its lineage's translated or container route)."""
+    route = route_for(t.lineage, t.fingerprint)
     if route is None:
         return None
-    fp = {**t.fingerprint, "path": PATH_SPIRV, "route": route.description,
+    fp = {**t.fingerprint, "path": PATH_SPIRV, "route": route.description, "route_kind": route.kind,
           "translator": translator_version(route), "route_chain": route.chain(translator_version(route)),
           "route_unsupported": sorted(route.unsupported)}
     return replace(t, name=f"{t.name}/{PATH_SPIRV}", fingerprint=fp, fingerprint_id=fingerprint_id(fp),
@@ -194,7 +207,7 @@ def _discover_releases(timeout_s: float) -> tuple[Target, ...]:
         name = release_name(base_name(fp["platform_name"]), fp, suite, taken)
         taken.add(name)
         out.append(Target(name, fp, fid, folder, pi, di, root=root, release=suite))
-    return tuple(out)
+    return tuple(out + [s for s in map(spirv_target, out) if s is not None])
 
 
 def discover(timeout_s: float = 30, releases: bool = False) -> list[Target]:

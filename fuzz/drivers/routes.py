@@ -1,9 +1,16 @@
-"""How a SPIR-V module reaches each driver: its route (``../shared/notes/drivers.md``).
+"""How a SPIR-V module reaches each driver: its route (``../shared/notes/drivers.md``), chosen
+from what the device reports (:func:`route_of`).
 
-No local driver accepts ``clCreateProgramWithIL``. PoCL and Oclgrind take the LLVM translator's
-output (``llvm-spirv -r``: SPIR-V -> LLVM bitcode) as a SPIR binary; rusticl takes the module in
-its own binary container (a 12-byte header ``(1, byte length, 4)``, then the words), read by
-Mesa's own SPIR-V front end. A route's ``unsupported`` names the constructs it cannot take (program
+- ``il``: a device whose ``CL_DEVICE_IL_VERSION`` names SPIR-V takes the module as it is
+  (``clCreateProgramWithIL``) into its own SPIR-V front end: the newer releases' PoCL (6.0+) and
+  Mesa rusticl (25+) (fuzz.drivers.releases).
+- ``translated``: the system's PoCL and Oclgrind report no IL and take the LLVM translator's
+  output (``llvm-spirv -r``: SPIR-V -> LLVM bitcode) as a SPIR binary;
+- ``container``: the system's rusticl (Mesa 22.3) reports no IL either and takes the module in its
+  own binary container (a 12-byte header ``(1, byte length, 4)``, then the words), read by Mesa's
+  own SPIR-V front end.
+
+A route's ``unsupported`` names the constructs it cannot take (program
 requirements, operations, ``op:variant``: ``lang.ops.constructs``): such programs are skipped
 for that route only (``supports``), and ``clfuzz drivers`` shows the set.
 
@@ -38,19 +45,23 @@ NO_FP16 = frozenset({"fp16"})
 TRANSLATOR = NO_FP16 | {"extended", "vector_shuffle:mixed"}
 
 
+ROUTE_KINDS = ("translated", "container", "il")
+
+
 @dataclass(frozen=True)
 class Route:
-    family: str
+    family: str  # the driver's lineage ("pocl", fuzz.drivers.discovery.Target.lineage)
     description: str
-    translator: str | None  # the llvm-spirv executable, or None for a container route
+    translator: str | None  # the llvm-spirv executable of a translated route, else None
     options: str  # build options of the binary
     unsupported: frozenset[str]  # constructs this route cannot take (lang.ops.constructs)
     driver: str  # how the driver reads the binary
+    kind: str = "translated"  # ROUTE_KINDS
 
     @property
     def received(self) -> str:
         """The file name a report gives what the driver received."""
-        return "kernel.bc" if self.translator else "kernel.rusticl-container"
+        return {"translated": "kernel.bc", "container": "kernel.rusticl-container", "il": "kernel.spv"}[self.kind]
 
     def chain(self, version: str = "") -> str:
         """The route as it is: module -> translator (version) -> what the driver reads, or the
@@ -61,9 +72,12 @@ class Route:
         return f"SPIR-V module -> {self.driver} (SPIR-V straight to the driver)"
 
     def command(self, module: str = "kernel.spv") -> str:
-        """The command that makes :attr:`received` from ``module``."""
+        """The command that makes :attr:`received` from ``module`` ("" for the ``il`` route: the
+        driver reads the module as it is)."""
         if self.translator:
             return f"{self.translator} -r {module} -o {self.received}"
+        if self.kind == "il":
+            return ""
         return (f"python3 -c \"import struct,sys; m=open('{module}','rb').read(); "
                 f"open('{self.received}','wb').write(struct.pack('<III',1,len(m),4)+m)\"")
 
@@ -81,17 +95,44 @@ ROUTES: dict[str, Route] = {
               TRANSLATOR | {"rem:OpFMod", "read_imageui"}, f"Oclgrind clCreateProgramWithBinary ({SPIR_OPTIONS})"),
         Route("rusticl", "rusticl binary container (spirv_to_nir)", None, "", NO_FP16,
               "rusticl clCreateProgramWithBinary of its container (12-byte header (1, length, 4)), read by "
-              "Mesa's spirv_to_nir"),
+              "Mesa's spirv_to_nir", "container"),
     )
 }
+"""The routes of drivers that report no SPIR-V IL, by lineage."""
+
+IL_UNSUPPORTED: dict[str, frozenset[str]] = {"pocl": frozenset({"extended"})}
+"""What the ``il`` route of a lineage cannot take beyond :data:`NO_FP16` (route data, measured on
+the releases): PoCL 6.0 and 7.1 read SPIR-V through the LLVM translator and their kernel library
+has no ``__spirv_IAddCarry``/``ISubBorrow``/``UMulExtended``/``SMulExtended`` ("Cannot find symbol
+... in kernel library" at link time); Mesa 25-26 take every construct clfuzz writes."""
 
 
-def chain_of(family: str, path: str, version: str = "") -> str:
-    """How a program reaches ``family``'s driver on ``path``: its OpenCL C compiler, or the SPIR-V
-    route (:meth:`Route.chain`)."""
-    if path == PATH_OPENCL_C or family not in ROUTES:
+def il_route(lineage: str) -> Route:
+    """The direct route of a device that reports a SPIR-V IL version: ``clCreateProgramWithIL``."""
+    return Route(lineage, "clCreateProgramWithIL (the driver's SPIR-V front end)", None, "",
+                 NO_FP16 | IL_UNSUPPORTED.get(lineage, frozenset()),
+                 f"{lineage} clCreateProgramWithIL, read by its own SPIR-V front end", "il")
+
+
+def reports_il(fingerprint: dict) -> bool:
+    """Whether the device's CL_DEVICE_IL_VERSION (the probe's ``il_version``) names SPIR-V."""
+    return "SPIR-V" in (fingerprint.get("il_version") or "")
+
+
+def route_of(lineage: str, fingerprint: dict) -> Route | None:
+    """The SPIR-V route of a device of ``lineage``, from what it reports: ``il`` where it takes
+    SPIR-V (:func:`reports_il`), else its lineage's translated or container route (:data:`ROUTES`),
+    else None."""
+    return il_route(lineage) if reports_il(fingerprint) else ROUTES.get(lineage)
+
+
+def chain_of(lineage: str, path: str, version: str = "", fingerprint: dict | None = None) -> str:
+    """How a program reaches the driver on ``path``: its OpenCL C compiler, or the SPIR-V route
+    (:meth:`Route.chain`) of ``lineage`` and the device's ``fingerprint``."""
+    route = route_of(lineage, fingerprint or {}) if path != PATH_OPENCL_C else None
+    if route is None:
         return "OpenCL C source -> the driver's compiler (clCreateProgramWithSource)"
-    return ROUTES[family].chain(version)
+    return route.chain(version)
 
 
 class RouteFailure(Exception):
@@ -102,9 +143,10 @@ class RouteFailure(Exception):
         self.status, self.log = status, log
 
 
-def route_for(family: str) -> Route | None:
-    """The family's route when this machine has what it needs (its translator), else None."""
-    route = ROUTES.get(family)
+def route_for(lineage: str, fingerprint: dict) -> Route | None:
+    """The device's route (:func:`route_of`) when this machine has what it needs (its
+    translator), else None."""
+    route = route_of(lineage, fingerprint)
     if route is None or (route.translator and shutil.which(route.translator) is None):
         return None
     return route
@@ -127,8 +169,11 @@ def translator_version(route: Route) -> str:
 
 
 def binary(route: Route, module: bytes, timeout_s: float = 60) -> bytes:
-    """The program binary the route's driver loads with clCreateProgramWithBinary."""
-    if route.translator is None:
+    """What the route's driver loads: the module itself (``il``, clCreateProgramWithIL), or the
+    binary of clCreateProgramWithBinary."""
+    if route.kind == "il":
+        return module
+    if route.kind == "container":
         return struct.pack("<III", 1, len(module), 4) + module
     with tempfile.TemporaryDirectory(prefix="clfuzz-spirv-") as tmp:
         spv, bc = Path(tmp) / "m.spv", Path(tmp) / "m.bc"
