@@ -67,9 +67,10 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random programs.")
 @click.option("--statements", type=click.IntRange(min=1), default=16, show_default=True,
               help="Statements per random program.")
+@click.option("--areas", help="Comma-separated areas of the random programs (default: all; e.g. shapes).")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), help="Folder to write into.")
 def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | None, seed: int, statements: int,
-         out_dir: str | None) -> None:
+         areas: str | None, out_dir: str | None) -> None:
     """Write a stored program (id, prefix or .json file) as OpenCL C or SPIR-V, or random ones.
 
     \b
@@ -77,6 +78,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
       clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
       clfuzz emit 3fa2c1 --corpus c.db --spirv -o out/     (out/ID.spv, out/ID.spvasm)
       clfuzz emit --random 100 --seed 7 -o progs/          (ID.cl, ID.spv, ID.json each)
+      clfuzz emit --random 20 --areas shapes -o shapes/    (loops, barriers, branches, calls)
     """
     from fuzz.drivers.routes import PATH_OPENCL_C
     from fuzz.emit import spirv as spirv_emit
@@ -104,8 +106,12 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
         from fuzz.strategies.draws import sample
         from lang.policy import Policy
 
-        policy = Policy(statements=statements, global_size=1024)
-        programs = sample(area_strategy(tuple(AREAS), Caps(fp64=True), policy), random_n, seed)
+        chosen = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)
+        unknown = [a for a in chosen if a not in AREAS]
+        if unknown:
+            raise click.BadParameter(f"unknown area {unknown[0]!r}; one of {', '.join(AREAS)}", param_hint="--areas")
+        policy = Policy(statements=statements, global_size=1024, shape_statements=statements)
+        programs = sample(area_strategy(chosen, Caps(fp64=True), policy), random_n, seed)
     for program in programs:
         written = []
         if (random_n is not None or not spirv) and PATH_OPENCL_C in paths_of(program):

@@ -7,7 +7,8 @@ around atomics, whose operations use their own ids) and up to ``policy.shape_wra
 least one part in all), kinds and forms uniform. Control words are drawn so that the data takes
 the intended path (:attr:`lang.shapes.Kind.valid`): trip counts include 0 and 1 and reach
 :data:`lang.shapes.TRIP_CAP`; a loop that runs the statements on every iteration runs at most 4
-times. Local-memory steps get a power-of-two local size from ``policy.shape_local_sizes``.
+times. Local-memory steps get a power-of-two local size from ``policy.shape_local_sizes``; a
+share ``policy.p_opt_disable`` of the programs is built with ``-cl-opt-disable``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ from lang.shapes import KINDS, MASK, ROUNDS_CAP, STEPS, TRIP_CAP, WRAPS, Part, S
 BASES = {"conversions": conversions.conversion_programs, "expressions": expressions.expression_programs,
          "math": maths.math_programs, "images": images.image_programs, "atomics": atomics.atomic_programs}
 """The areas whose statements a shape wraps (``spirv``'s forms have no OpenCL C kernel to compare)."""
+
+OPT_DISABLE = "-cl-opt-disable"
+"""A second axis on one driver: the same kind of program with the optimiser off (``p_opt_disable``);
+the oracle judges both builds, so a lane the spec fixes that changes with the optimiser is caught."""
 
 TRIPS = (0, 1, 2, 3, 4, 7, 16, 31, 64, 255, TRIP_CAP)
 """Trip counts drawn for loops (0 and 1 first among the corners, the cap last)."""
@@ -88,7 +93,8 @@ def shape_of(base: Program, rnd: random.Random, policy: Policy) -> Program:
     every = [i for i, w in enumerate(wraps) if w.form.endswith("every")]
     for i in every[1:]:  # one loop that repeats the statements at most: nested, they multiply
         wraps = wraps[:i] + (replace(wraps[i], form=wraps[i].form.replace("every", "once")),) + wraps[i + 1:]
-    return replace(base, area="shapes", local_size=local, shape=Shape(base.area, steps, wraps))
+    options = " ".join(o for o in (base.options, OPT_DISABLE if rnd.random() < policy.p_opt_disable else "") if o)
+    return replace(base, area="shapes", local_size=local, options=options, shape=Shape(base.area, steps, wraps))
 
 
 @st.composite
