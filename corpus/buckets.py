@@ -54,6 +54,8 @@ RESULT_KINDS = ("wrong-result", "imprecise-result")
 WRONG_CODE = "wrong-code"
 """The kind of a bucket of a shaped program whose straight-line twin computes the lanes right: the
 compiler mis-handles the structure, not the built-in (a culprit's ``kind``; its rows keep theirs)."""
+LANE_KINDS = RESULT_KINDS + (WRONG_CODE,)
+"""Bucket kinds of wrong lanes (every other bucket kind is a failure of the run)."""
 """Kinds of a lane judged wrong; every other kind is a failure of the run (build error, crash, ...)."""
 
 _NOISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
@@ -194,7 +196,7 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
         sig["kind"] = row["kind"]
         if row.get("shape"):
             sig["shape"] = row["shape"]
-    if sig["kind"] not in RESULT_KINDS + (WRONG_CODE,):  # a failure is its message, whatever statement showed it
+    if sig["kind"] not in LANE_KINDS:  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
     else:
         sig.update(operation=operation_family(row.get("operation", "")), src_type=type_family(row.get("src_type", "")),

@@ -169,3 +169,43 @@ def test_a_lane_only_a_loop_breaks_is_wrong_code_keyed_on_the_smallest_shape(mon
     assert reduction.blame["kind"] == WRONG_CODE and reduction.blame["shape"] == "loop:do-every"
     sig = signature({**reduction.rows[0], "target": "sim"})
     assert sig["kind"] == WRONG_CODE and sig["shape"] == "loop:do-every" and sig["rule"] == "shape.twin"
+
+
+def _stored(corpus, program: Program) -> None:
+    corpus.add_program(program, "c")
+    rows = reducer.observe(program, SimTarget(), None)
+    for r in rows:
+        r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
+    corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
+                    "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": len(rows),
+                    "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+
+
+def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monkeypatch, tmp_path):
+    """Two programs whose loop the driver mis-compiles, around different statements and beside
+    different other parts, are one wrong-code bucket; a built-in bug under a shape joins the
+    built-in's bucket of a straight-line program."""
+    from corpus.store import Corpus
+    from triage import session
+    from triage.report import case_of, readme, write_report
+
+    has_loop = lambda q: q.shape is not None and any(w.kind == "loop" for w in q.shape.wraps)  # noqa: E731
+    monkeypatch.setattr(reducer, "observe", _driver(has_loop))
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    loop = Part("loop", "for-every", (3, 0))
+    first = _shaped(steps=(Part("array", "private", (4, 9)),), wraps=(loop,))
+    second = replace(_shaped(wraps=(Part("switch", "case", (7,)), loop)),
+                     body=(Store("out0", Op("hadd", (Load("in0", T), Load("in0", T)), T)),))
+    for p in (first, second):
+        _stored(corpus, p)
+    assert {b["signature"].get("shape") for b in corpus.buckets()} == {"unreduced"}
+    for b in corpus.buckets():
+        row = corpus.disagreements("bucket = ?", [b["id"]])[0]
+        assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
+    (bucket,) = corpus.buckets()
+    assert bucket["signature"]["kind"] == WRONG_CODE and bucket["signature"]["shape"] == "loop:for-every"
+    text = readme(case_of(corpus, bucket["id"]))
+    assert "Wrong code" in text and "twin.cl" in text and "shape.twin" in text
+    folder = write_report(corpus, bucket["id"], tmp_path / "report")
+    assert "for (uint w0" in (folder / "kernel.cl").read_text() and "for (" not in (folder / "twin.cl").read_text()

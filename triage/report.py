@@ -29,7 +29,7 @@ import numpy as np
 
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
-from corpus.buckets import RESULT_KINDS
+from corpus.buckets import LANE_KINDS, RESULT_KINDS, WRONG_CODE
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Job, Target, Worker, image_setup
 from fuzz.drivers.capabilities import ftz_for
@@ -40,7 +40,7 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
 from lang.images import ADDRESSING, DIMS, FILTERS
-from lang.ir import Literal, Load, Program, walk
+from lang.ir import Literal, Load, Program, twin, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles.expect import as_bits
@@ -140,15 +140,40 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
         if route.kind != "il":  # the il route's driver reads kernel.spv itself
             (folder / route.received).write_bytes(job.program)  # what the driver really received
             files.append(route.received)
-    lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in RESULT_KINDS else []
+    if bucket["signature"]["kind"] == WRONG_CODE:  # the straight-line twin the driver gets right
+        files += _write_twin(folder, program, path)
+    lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in LANE_KINDS else []
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
             "job": _job_data(job), "checks": lanes}
     (folder / "repro.py").write_text(_repro_source(data))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
-    whose = _whose_bug(case, targets) if path != PATH_OPENCL_C and bucket["signature"]["kind"] in RESULT_KINDS else ""
+    whose = _whose_bug(case, targets) if path != PATH_OPENCL_C and bucket["signature"]["kind"] in LANE_KINDS else ""
     (folder / "README.md").write_text(_readme(case, files, lanes, family, path, whose))
     return folder
+
+
+def _rule_lines(sig: dict, first: dict) -> list[str]:
+    """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
+    ``shape.twin``, followed by the rule the lane's value breaks."""
+    lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
+    if sig["kind"] != WRONG_CODE:
+        return [*lane, *_severity_lines(first["rule"])]
+    twin_rule = by_id(sig["rule"])
+    return [f"> {twin_rule.text}", ">", f"> — {twin_rule.section} (rule `{twin_rule.id}`)", "",
+            *_severity_lines(twin_rule.id), "The lane's value breaks:", "", *lane]
+
+
+def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
+    """The wrong-code bucket's second program: the same statements without the shape (lang.ir.twin),
+    which the driver computes right (triage.reduce_shapes), as the kernel of the report's path."""
+    other = twin(program)
+    (folder / "twin.json").write_text(json.dumps(json.loads(other.to_json()), indent=1, sort_keys=True))
+    if path == PATH_OPENCL_C:
+        (folder / "twin.cl").write_text(emit(other))
+        return ["twin.cl", "twin.json"]
+    (folder / "twin.spvasm").write_bytes(_disassemble(spirv.emit(other)))
+    return ["twin.spvasm", "twin.json"]
 
 
 def _whose_bug(case: dict, targets: list[Target] | None) -> str:
@@ -241,7 +266,13 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
     bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
     sig, first = bucket["signature"], rows[0]
     spelled = f"`{first['expression']}`" if first["expression"] else "the kernel"
-    if sig["kind"] in RESULT_KINDS:
+    if sig["kind"] == WRONG_CODE:
+        summary = (f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path) computes {spelled} "
+                   f"as {first['actual_value']} where OpenCL requires {first['expected_value']}, but only inside "
+                   f"this kernel's structure ({sig['shape']}): the same statements without it "
+                   f"({'twin.cl' if path == PATH_OPENCL_C else 'twin.spvasm'}) compute every lane right on this "
+                   "driver. Wrong code: the compiler mis-handles the structure, not the built-in.")
+    elif sig["kind"] in RESULT_KINDS:
         summary = (f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path) computes {spelled} "
                    f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
     else:
@@ -260,11 +291,10 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                                                          "driver_version", "opencl_c_version") if fp.get(k)),
         f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route, "",
         "## The rule", "",
-        f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", "",
-        *_severity_lines(first["rule"]),
+        *_rule_lines(sig, first),
         "## Expected vs actual", "",
     ]
-    if sig["kind"] in RESULT_KINDS:
+    if sig["kind"] in LANE_KINDS:
         lines += ["| output | lane | inputs | expected (bits) | expected (value) | actual (bits) | actual (value) |",
                   "|---|---|---|---|---|---|---|"]
         for r in rows[:8]:
