@@ -165,7 +165,7 @@ def test_a_lane_only_a_loop_breaks_is_wrong_code_keyed_on_the_smallest_shape(mon
     p = _shaped(steps=(Part("select", "ternary", (1, 2)),), wraps=(Part("if-uniform", "else", (4, 4)), loop))
     has_loop = lambda q: q.shape is not None and any(w.kind == "loop" for w in q.shape.wraps)  # noqa: E731
     reduction, _ = _reduce(monkeypatch, p, has_loop)
-    assert reduction.reduced.shape.parts == (loop,)
+    assert reduction.reduced.shape.parts == (replace(loop, words=(1, 0)),)  # the loop alone, one iteration
     assert reduction.blame["kind"] == WRONG_CODE and reduction.blame["shape"] == "loop:do-every"
     sig = signature({**reduction.rows[0], "target": "sim"})
     assert sig["kind"] == WRONG_CODE and sig["shape"] == "loop:do-every" and sig["rule"] == "shape.twin"
@@ -209,3 +209,12 @@ def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monke
     assert "Wrong code" in text and "twin.cl" in text and "shape.twin" in text
     folder = write_report(corpus, bucket["id"], tmp_path / "report")
     assert "for (uint w0" in (folder / "kernel.cl").read_text() and "for (" not in (folder / "twin.cl").read_text()
+
+
+def test_the_reducer_shortens_loops_to_one_iteration(monkeypatch):
+    """A driver wrong whenever a carried loop runs: the reduced shape keeps that loop, shortened."""
+    runs = lambda q: q.shape is not None and any(s.kind == "carried" and s.words[0] for s in q.shape.steps)  # noqa: E731
+    p = _shaped(steps=(Part("carried", "while", (64, 5, 99, 1)), Part("select", "ternary", (0, 1))),
+                wraps=(Part("loop", "for-break", (16, 9)),))
+    reduction, _ = _reduce(monkeypatch, p, runs)
+    assert reduction.reduced.shape.parts == (Part("carried", "while", (1, 5, 99, 1)),)

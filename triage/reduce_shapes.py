@@ -3,7 +3,9 @@
 * ``twin``: the straight-line twin (lang.ir.twin) in place of the shaped program. Kept when it
   shows the disagreement: the built-in is wrong whatever the structure, and the bug is keyed on it.
 * ``shape_parts``: one step or wrap fewer; a loop that runs the statements on every iteration
-  runs them once; the smallest shape that still differs is what a wrong-code bucket keys on.
+  runs them once; a loop's trip count shortened to one iteration (the wrap's, ``carried``'s and
+  ``rounds``'s: the constants the program checks follow from the words, lang.shapes.expected); the
+  smallest shape that still differs is what a wrong-code bucket keys on.
 * ``work_group``: a shape with local memory keeps the failing work-item's work-group only (its
   inputs as explicit values), where the ``work_items`` pass cannot go below a work-group.
 
@@ -36,7 +38,10 @@ def _without(shape: Shape, steps: tuple, wraps: tuple) -> Shape:
 
 def _parts(program: Program, rows: list[dict], _) -> Candidates:
     shape = program.shape
-    if shape is None or len(shape.parts) < 2:  # one part fewer than one is the twin
+    if shape is None:
+        return
+    yield from _shorter(program)
+    if len(shape.parts) < 2:  # one part fewer than one is the twin
         return
     for i in range(len(shape.steps)):
         smaller = _without(shape, shape.steps[:i] + shape.steps[i + 1:], shape.wraps)
@@ -47,6 +52,24 @@ def _parts(program: Program, rows: list[dict], _) -> Candidates:
         if repeats(w):
             once = replace(w, form=w.form.replace("every", "once"))
             yield replace(program, shape=_without(shape, shape.steps, shape.wraps[:i] + (once,) + shape.wraps[i + 1:]))
+
+
+SHORT = {"loop": (1, 0), "carried": (1,), "rounds": (1,)}
+"""The words of a loop shortened to one iteration (a prefix of the part's words)."""
+
+
+def _shorter(program: Program) -> Candidates:
+    """Each loop of the shape with one iteration (its other words kept)."""
+    shape = program.shape
+    steps, wraps = list(shape.steps), list(shape.wraps)
+    for parts in (steps, wraps):
+        for i, p in enumerate(parts):
+            short = SHORT.get(p.kind)
+            if short is None or p.words[:len(short)] == short:
+                continue
+            old, parts[i] = p, replace(p, words=short + p.words[len(short):])
+            yield replace(program, shape=_without(shape, tuple(steps), tuple(wraps)))
+            parts[i] = old
 
 
 def _work_group(program: Program, rows: list[dict], _) -> Candidates:
