@@ -13,6 +13,9 @@ This module writes the kernel function. The module under construction is
 share are in :mod:`fuzz.emit.spirv_values`, their tables in :mod:`fuzz.emit.spirv_opcodes`; each
 operation's handler is in the module of its area (spirv_conversions, spirv_only,
 spirv_expressions, spirv_atomics, spirv_images, spirv_maths), and :data:`EMITTERS` gathers them.
+A shaped program's structure (lang.shapes) is :class:`fuzz.emit.spirv_shapes.Shapes`: its helper
+functions before the kernel, the steps that compute the element index (instead of ``gid``) and
+the wraps around the statements.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import numpy as np
 from fuzz.emit import spirv_atomics, spirv_conversions, spirv_expressions, spirv_images, spirv_maths, spirv_only
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.spirv_images import constant_sampler, image_type
-from fuzz.emit.spirv_module import Emitter, Module
+from fuzz.emit.spirv_module import Emitter, Module, barrier
 from fuzz.emit.spirv_opcodes import SCOPES
+from fuzz.emit.spirv_shapes import Shapes
 from fuzz.emit.spirv_values import operand
 from lang.ir import Expr, Literal, Load, Program
 from lang.layout import layout, sampler_arguments
@@ -82,13 +86,6 @@ def _if(m: Module, cond: int, then) -> None:
     m.inst("function", "OpLabel", merge)
 
 
-def barrier(m: Module) -> None:
-    """barrier(CLK_LOCAL_MEM_FENCE): Workgroup execution and memory scope, SequentiallyConsistent
-    | WorkgroupMemory (SPIR-V env 000 §5.2.8, 001 "OpenCL 1.2 environment")."""
-    workgroup = m.constant("uint", SCOPES["work_group"])
-    m.inst("function", "OpControlBarrier", workgroup, workgroup, m.constant("uint", 0x10 | 0x100))
-
-
 def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, epilogue: list) -> None:
     """A shared buffer's first element (see opencl_c._shared for the program it means): a pointer
     into ``out`` (moved to the work-group's partition when per_group), or a Workgroup array
@@ -137,6 +134,20 @@ def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, e
         epilogue.append(lambda: _if(m, inside(), copy_out))
 
 
+def _statements(m: Module, k: _Kernel, program: Program) -> None:
+    """The statements: each one's value stored at its output's element pointer."""
+    for s in program.body:
+        dst = program.buffer(s.buffer).type
+        m.target = s.buffer
+        value = k.expression(s.value, m.pointers)
+        if value is None:  # a statement form that wrote its own store (vstoren, void atomics)
+            continue
+        src = s.value.type
+        if src != dst:  # assignment: converted as by a cast (§6.4.1)
+            value = operand(m, value, src, dst)
+        m.inst("function", "OpStore", m.pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
+
+
 def words(program: Program) -> list[int]:
     """The module of ``program`` as 32-bit words (see the module docstring)."""
     m = Module()
@@ -154,8 +165,9 @@ def words(program: Program) -> list[int]:
     k = _Kernel(m, program)
     v3ulong = m.type(Type("ulong", 3))
     builtins = {"gid": _builtin(m, "GlobalInvocationId")}
-    if program.local_size:
+    if program.local_size or program.shape:
         builtins.update(lid=_builtin(m, "LocalInvocationId"), grp=_builtin(m, "WorkgroupId"))
+    shapes = Shapes(m, program) if program.shape else None  # its helper functions first, as in OpenCL C
     void = m.void()
     fn = m.id()
     m.inst("entry_point", "OpEntryPoint", m.g.enum("ExecutionModel", "Kernel"), fn, KERNEL_NAME, *builtins.values())
@@ -173,11 +185,11 @@ def words(program: Program) -> list[int]:
         m.inst("debug", "OpName", bases[name], name)
     m.images = {i.name: (bases[i.name], image_type(m, i)) for i in program.images}
     m.samplers = {s.name: bases[s.name] if s.scope == "argument" else constant_sampler(m, s) for s in program.samplers}
-    m.inst("function", "OpLabel", m.id())
+    m.entry_label()
     for name, var in builtins.items():
         ids = m.op("OpLoad", v3ulong, var, m.g.enum("MemoryAccess", "Aligned"), 32)
         m.ids[name] = m.op("OpCompositeExtract", k.ulong, ids, 0)
-    gid = m.ids["gid"]
+    gid = shapes.index(bases["in"]) if shapes else m.ids["gid"]  # the element index: x of the steps
     prologue: list = []
     epilogue: list = []
     for b in program.buffers:
@@ -190,22 +202,16 @@ def words(program: Program) -> list[int]:
         step()
     if prologue:
         barrier(m)
-    for s in program.body:
-        dst = program.buffer(s.buffer).type
-        m.target = s.buffer
-        value = k.expression(s.value, m.pointers)
-        if value is None:  # a statement form that wrote its own store (vstoren, void atomics)
-            continue
-        src = s.value.type
-        if src != dst:  # assignment: converted as by a cast (§6.4.1)
-            value = operand(m, value, src, dst)
-        m.inst("function", "OpStore", m.pointers[s.buffer], value, m.g.enum("MemoryAccess", "Aligned"), dst.size)
+    if shapes:
+        shapes.wrap(lambda: _statements(m, k, program))  # as many times as the wraps write them
+    else:
+        _statements(m, k, program)
     if epilogue:
         barrier(m)
     for step in epilogue:
         step()
     m.inst("function", "OpReturn")
-    m.inst("function", "OpFunctionEnd")
+    m.end_function()
     return m.words()
 
 

@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from fuzz.emit.grammar import grammar
+from fuzz.emit.spirv_opcodes import SCOPES
 from lang.ir import Literal, Op
 from lang.types import Type, scalar
 
@@ -49,16 +50,23 @@ class Module:
         # images: each image parameter and its type; each sampler (a parameter or a constant)
         self.images: dict[str, tuple[int, int]] = {}
         self.samplers: dict[str, int] = {}
+        # the function being written: its Function-storage variables (:meth:`variable`), spliced in
+        # after its first block's OpLabel by :meth:`end_function`, and where that label ends
+        self._variables: list[int] = []
+        self._entry = 0
 
     def id(self) -> int:
         self.bound += 1
         return self.bound - 1
 
-    def inst(self, section: str, opname: str, *operands: int | str) -> None:
+    def _encode(self, opname: str, operands: tuple[int | str, ...]) -> list[int]:
         words: list[int] = []
         for o in operands:
             words.extend(_string_words(o) if isinstance(o, str) else [o])
-        self.sections[section].extend([(len(words) + 1) << 16 | self.g.opcode(opname), *words])
+        return [(len(words) + 1) << 16 | self.g.opcode(opname), *words]
+
+    def inst(self, section: str, opname: str, *operands: int | str) -> None:
+        self.sections[section].extend(self._encode(opname, operands))
 
     def op(self, opname: str, result_type: int, *operands: int) -> int:
         """A function-body instruction with a result; returns the result id."""
@@ -69,6 +77,31 @@ class Module:
     def ext(self, name: str, result_type: int, *operands: int) -> int:
         """An OpenCL.std extended instruction (OpExtInst)."""
         return self.op("OpExtInst", result_type, self.std, self.g.opencl_std[name], *operands)
+
+    # -- functions -----------------------------------------------------------------------------
+
+    def entry_label(self) -> int:
+        """The OpLabel of the first block of the function being written (its id): the function's
+        variables (:meth:`variable`) will stand right after it."""
+        label = self.id()
+        self.inst("function", "OpLabel", label)
+        self._entry = len(self.sections["function"])
+        return label
+
+    def variable(self, pointee: int) -> int:
+        """A Function-storage OpVariable of the function being written (its id), placed at the
+        start of the function's first block, where SPIR-V 1.0 §2.4 requires every one to be."""
+        var = self.id()
+        self._variables += self._encode("OpVariable", (self.pointer("Function", pointee), var,
+                                                       self.g.enum("StorageClass", "Function")))
+        return var
+
+    def end_function(self) -> None:
+        """OpFunctionEnd, once the function's variables are spliced in after its first OpLabel."""
+        body = self.sections["function"]
+        body[self._entry:self._entry] = self._variables
+        self._variables = []
+        self.inst("function", "OpFunctionEnd")
 
     def capability(self, name: str) -> None:
         if name not in self._capabilities:
@@ -121,6 +154,10 @@ class Module:
     def struct(self, *members: int) -> int:
         return self._type(("struct", members), "OpTypeStruct", *members)
 
+    def array(self, elem: int, count: int) -> int:
+        """OpTypeArray of ``count`` elements (the length a uint constant)."""
+        return self._type(("array", elem, count), "OpTypeArray", elem, self.constant("uint", count))
+
     def pointer(self, storage: str, pointee: int) -> int:
         sc = self.g.enum("StorageClass", storage)
         return self._type(("pointer", sc, pointee), "OpTypePointer", sc, pointee)
@@ -168,9 +205,25 @@ class Module:
             self._constants[key] = cid
         return self._constants[key]
 
+    def null(self, tid: int) -> int:
+        """OpConstantNull of type ``tid``: zero in every lane."""
+        key = ("null", tid)
+        if key not in self._constants:
+            cid = self.id()
+            self.inst("global", "OpConstantNull", tid, cid)
+            self._constants[key] = cid
+        return self._constants[key]
+
     def words(self) -> list[int]:
         header = [self.g.magic, VERSION[0] << 16 | VERSION[1] << 8, GENERATOR, self.bound, 0]
         return header + [w for s in self.SECTIONS for w in self.sections[s]]
+
+
+def barrier(m: Module) -> None:
+    """barrier(CLK_LOCAL_MEM_FENCE): Workgroup execution and memory scope, SequentiallyConsistent
+    | WorkgroupMemory (SPIR-V env 000 §5.2.8, 001 "OpenCL 1.2 environment")."""
+    workgroup = m.constant("uint", SCOPES["work_group"])
+    m.inst("function", "OpControlBarrier", workgroup, workgroup, m.constant("uint", 0x10 | 0x100))
 
 
 Emitter = Callable[[Module, Op, list[int]], int]  # an operation's handler: its result's id
