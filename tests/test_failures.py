@@ -39,3 +39,18 @@ def test_one_missing_family_one_message_whatever_the_overload_and_the_remark_noi
 
 def test_the_same_panic_at_another_line_reads_the_same():
     assert failure_message(RUSTICL_PANIC) == failure_message(RUSTICL_PANIC.replace("588:14", "601:9"))
+
+
+def test_a_clipped_log_keeps_an_error_that_comes_before_pages_of_remarks():
+    """PoCL prints a missing kernel-library symbol, then its LLVM remarks for every kernel: clipping
+    to the end alone made each such run a bucket of its own ("[...]"), not the half_* bucket."""
+    from corpus.buckets import failure_message, first_error
+    from fuzz.drivers.protocol import LOG_LIMIT, clip_log
+
+    log = ("Cannot find symbol _Z8half_tanDv16_f in kernel library\n"
+           + "<unknown>:0:0: Stores SLP vectorized with cost -7 and with tree size 2" * 400)
+    clipped = clip_log(log)
+    assert len(clipped.encode()) <= LOG_LIMIT
+    assert failure_message(first_error(clipped)) == failure_message("Cannot find symbol _Z9half_sqrtf in kernel library")
+    crash = "x" * 3 * LOG_LIMIT + "\nAssertion `ok' failed."
+    assert first_error(clip_log(crash)) == "Assertion `ok' failed."

@@ -126,11 +126,16 @@ class Result:
 
 
 def clip_log(text: str, limit: int = LOG_LIMIT) -> str:
-    """The last ``limit`` bytes of a log (the end of a log is where the error is)."""
+    """A log of at most about ``limit`` bytes: its first quarter and its end, ``[...]`` between.
+    A crash's error is at the end; a build error can be at the start, followed by pages of
+    optimisation remarks (PoCL's missing kernel-library symbols): corpus.buckets.first_error finds
+    it in either part."""
     raw = text.encode("utf-8", errors="replace")
     if len(raw) <= limit:
         return text
-    return "[...]\n" + raw[-(limit - 6) :].decode("utf-8", errors="replace")
+    head = limit // 4
+    return (raw[:head].decode("utf-8", errors="replace") + "\n[...]\n"
+            + raw[-(limit - head - 7):].decode("utf-8", errors="replace"))
 
 
 # ---- the wire ------------------------------------------------------------------------------------

@@ -72,12 +72,12 @@ def _tree(i: int, o: int, part: Part, program: Program) -> list[str]:
 def _call(i: int, o: int, part: Part, program: Program) -> list[str]:
     pair = [f"clfuzz_pair q{i};", f"q{i}.a = ctl[{o}];", f"q{i}.b = ctl[{o + 1}];"]
     call = {
-        "add": [f"uint t{i} = ctl[{o}];", f"clfuzz_call{i}(&t{i}, ctl[{o + 1}]);"],
-        "global": [f"const uint t{i} = clfuzz_call{i}(ctl, {o}u);"],
-        "struct": [*pair, f"const uint t{i} = clfuzz_call{i}(q{i});"],
-        "swap": [*pair, f"clfuzz_call{i}(&q{i});", f"const uint t{i} = q{i}.a - q{i}.b;"],
+        "add": [f"uint ct{i} = ctl[{o}];", f"clfuzz_call{i}(&ct{i}, ctl[{o + 1}]);"],
+        "global": [f"const uint ct{i} = clfuzz_call{i}(ctl, {o}u);"],
+        "struct": [*pair, f"const uint ct{i} = clfuzz_call{i}(q{i});"],
+        "swap": [*pair, f"clfuzz_call{i}(&q{i});", f"const uint ct{i} = q{i}.a - q{i}.b;"],
     }
-    return [*call["add" if part.form == "noinline" else part.form], *_moved(i, f"t{i}", part, program)]
+    return [*call["add" if part.form == "noinline" else part.form], *_moved(i, f"ct{i}", part, program)]
 
 
 def _helper(i: int, part: Part) -> list[str]:

@@ -1,0 +1,58 @@
+"""Shaped programs (area ``shapes``) on the real drivers, OpenCL C and SPIR-V paths: every part
+of lang.shapes builds and runs, and no lane differs from the straight-line twin's on the same
+driver (a shape never changes what a correct driver computes: no false wrong-code)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from corpus.buckets import RESULT_KINDS
+from fuzz.drivers import Worker
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, twin
+from lang.shapes import Part, Shape
+from lang.types import Type
+from triage.observe import observe
+
+from .conftest import skip_without_icd, target_named
+
+skip_without_icd()
+NAMES = ["pocl", "pocl/spirv", "rusticl", "rusticl/spirv", "oclgrind", "oclgrind/spirv"]
+T = Type("int", 4)
+
+
+def _base() -> Program:
+    """An expressions program whose statement needs a temporary (``t0``: the insert), beside which
+    every step's own variables must not clash."""
+    a = Buffer("in0", T, "in", Fill(3, (1, 0xFFFFFFFF, 7), 3))
+    b = Buffer("in1", Type("int", 2), "in", Fill(4, (5, 9), 3))
+    insert = Op("insert", (Load("in0", T), Load("in1", Type("int", 2))), T, (("components", (1, 3)), ("form", "xyzw")))
+    return Program((a, b, Buffer("out0", T, "out")), (Store("out0", Op("add_sat", (insert, Load("in0", T)), T)),),
+                   256, area="expressions")
+
+
+STEPS = (Part("carried", "do", (7, 3, 5, 2)), Part("exchange", "local", (5, 3)), Part("rounds", "local", (3, 7, 1)),
+         Part("tree", "local", (9, 2)), Part("call", "add", (4, 5)), Part("call", "noinline", (4, 5)),
+         Part("call", "global", (4, 5)), Part("call", "struct", (9, 4)), Part("call", "swap", (9, 4)),
+         Part("array", "private", (6, 13)), Part("select", "ternary", (1, 2)))
+WRAPS = (Part("loop", "while-break", (9, 4)), Part("if-divergent", "lid", (5,)), Part("switch", "case", (8,)),
+         Part("dead", "return", (1, 2)), Part("if-uniform", "else", (3, 3)), Part("loop", "do-every", (2, 0)))
+
+
+def _shaped(steps, wraps) -> Program:
+    return replace(_base(), area="shapes", local_size=32, shape=Shape("expressions", tuple(steps), tuple(wraps)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_part_agrees_with_its_twin(name):
+    target = target_named(name)
+    programs = [_shaped(STEPS, WRAPS[:2]), _shaped(STEPS[::-1], WRAPS[2:4]), _shaped((), WRAPS[4:]),
+                _shaped(STEPS[4:9], ())]
+    with Worker(target) as worker:
+        for p in programs:
+            shaped, alone = set(), set()
+            for q, lanes in ((p, shaped), (twin(p), alone)):
+                rows = observe(q, target, worker, lanes)
+                assert rows is not None and all(r["kind"] in RESULT_KINDS for r in rows), (q.shape, rows[:1])
+            assert shaped == alone, (p.shape.signature, sorted(shaped - alone)[:4], sorted(alone - shaped)[:4])
