@@ -10,6 +10,10 @@ data embedded beside it. It shows
 - the coverage matrix (corpus.coverage) as a heat map per target, a dropdown picking the target:
   a row per operation, a column per OpenCL type (``int4``), colour the uses (log scale); the
   hover lists the operation's variants (``swizzle:hi``) in the cell;
+- corner coverage (lang.corners, corpus.corners): per target the share of the corner table it
+  can run that its completed runs reached, the operations with most corners missed, and a heat
+  map per target (operation × type, colour the share reached; the hover counts them by kind and
+  names the first missing);
 - the largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per function, type and driver
   (corpus.stats.largest_errors, math area): a heat map function × driver (the largest over the
   types, a ✗ where it was beyond the bound) and a table with the input that produced each;
@@ -32,8 +36,23 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from app.dashboard_data import coverage_matrix, error_matrix, overview, throughput, timeline
-from app.dashboard_figures import coverage_figure, errors_figure, target_styles, throughput_figure, timeline_figure
+from app.dashboard_data import (
+    corner_matrix,
+    coverage_matrix,
+    error_matrix,
+    overview,
+    throughput,
+    timeline,
+)
+from app.dashboard_figures import (
+    corners_figure,
+    coverage_figure,
+    errors_figure,
+    target_styles,
+    throughput_figure,
+    timeline_figure,
+)
+from corpus.corners import reached_by_target
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
@@ -44,6 +63,8 @@ MAX_REPORTS = 200
 MAX_TABLE = 2000
 """Rows of the bucket table."""
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
+MISSING_ROWS = 6
+"""Operations listed per target in the corner table, most corners missed first."""
 
 
 def _utc(stamp: float | None) -> str:
@@ -191,6 +212,24 @@ def _errors_html(rows: list[dict[str, Any]]) -> str:
             f"{cells}</table>")
 
 
+def _corners_html(summary: list[dict[str, Any]]) -> str:
+    """Per target the corners reached of those it can run and the operations with most missed."""
+    if not summary:
+        return "<p class=muted>No run, no corner reached.</p>"
+    rows = []
+    for t in summary:
+        missed = ", ".join(f"{op} {n:,}" for op, n in t["missing"][:MISSING_ROWS])
+        if len(t["missing"]) > MISSING_ROWS:
+            missed += f" and {len(t['missing']) - MISSING_ROWS:,} more operations"
+        share = t["reached"] / t["total"] if t["total"] else 0.0
+        rows.append(f"<tr><td><b>{_e(t['target'])}</b></td><td class=n>{t['reached']:,}</td>"
+                    f"<td class=n>{t['total']:,}</td><td class=n>{share:.1%}</td><td>{_e(missed)}</td></tr>")
+    return ("<p>The corners of the corner table (README, \"Corners first\") each target can run, and those its "
+            "completed runs reached; <code>clfuzz stats --coverage</code> lists every corner missed.</p>\n"
+            "<table class=corners><tr><th>target</th><th>reached</th><th>corners</th><th>share</th>"
+            "<th>most missed (operation, corners)</th></tr>\n" + "\n".join(rows) + "</table>")
+
+
 def _reports_html(buckets: list[dict[str, Any]], reports: dict[str, str]) -> str:
     sections = []
     for b in buckets:
@@ -213,15 +252,17 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
     buckets = bug_list(corpus.buckets(campaign))
     reports = bucket_reports(corpus, buckets, max_reports)
     errors = largest_errors(corpus, campaign)
+    corners = corner_matrix(reached_by_target(corpus, campaign))
     figures = [
         ("timeline", timeline_figure(timeline(corpus, campaign), styles)),
         ("throughput", throughput_figure(throughput(corpus, campaign), ov["targets"], styles)),
         ("coverage", coverage_figure(coverage_matrix(cov))),
+        ("corners", corners_figure(corners)),
         ("errors", errors_figure(error_matrix(errors))),
     ]
     plots = "\n".join(
         f'<h2 id="{name}">{heading}</h2>\n{_figure_html(fig, f"plot-{name}")}'
-        for (name, fig), heading in zip(figures, ("Over time", "Throughput", "Coverage", "Largest errors")))
+        for (name, fig), heading in zip(figures, ("Over time", "Throughput", "Coverage", "Corners", "Largest errors")))
     title = f"clfuzz dashboard: {Path(corpus.path).name}" + (f" ({campaign})" if campaign else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
@@ -229,10 +270,12 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
 <script type="text/javascript">{get_plotlyjs()}</script>
 </head><body>
 <nav><a href="#top">overview</a><a href="#timeline">over time</a><a href="#throughput">throughput</a>\
-<a href="#coverage">coverage</a><a href="#errors">largest errors</a><a href="#buckets">buckets</a><a href="#reports">reports</a></nav>
+<a href="#coverage">coverage</a><a href="#corners">corners</a><a href="#errors">largest errors</a><a href="#buckets">buckets</a><a href="#reports">reports</a></nav>
 <main id="top">
 {_header_html(ov)}
 {plots}
+<h3 id="corner-table">Corners reached</h3>
+{_corners_html(corners["summary"])}
 <h3 id="largest-errors">{_e(LARGEST_TITLE)}</h3>
 {_errors_html(errors)}
 <h2 id="buckets">Buckets</h2>

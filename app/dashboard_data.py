@@ -1,6 +1,6 @@
 """The data of the dashboard (app.dashboard), from a corpus: :func:`overview`, :func:`timeline`,
-:func:`throughput`, :func:`coverage_matrix`, :func:`error_matrix` aggregate in SQL and numpy;
-they return plain dicts and arrays."""
+:func:`throughput`, :func:`coverage_matrix`, :func:`corner_matrix`, :func:`error_matrix`
+aggregate in SQL and numpy; they return plain dicts and arrays."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import numpy as np
 
 from corpus.coverage import coverage
 from corpus.store import Corpus
+from lang.conversion_corners import dst_of
+from lang.corners import Corner, table
 from lang.types import SCALARS
 
 MAX_POINTS = 400
@@ -214,3 +216,68 @@ def error_matrix(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if not r["ulps"] <= ulps[i, j]:  # NaN compares false: the first fills
             ulps[i, j], types[i][j], accepted[i, j] = r["ulps"], r["type"], r["accepted"]
     return {"rows": functions, "columns": targets, "ulps": ulps, "type": types, "accepted": accepted}
+
+
+MISSING_SHOWN = 8
+"""Missing corners named per cell of the corner matrix (the others counted)."""
+
+
+def corner_kind(c: Corner) -> str:
+    """What a corner's key is about (lang.corners): ``shapes`` (widths, scalar-argument
+    overloads), ``result halves`` (Table 13's sums and products), a conversion's suffixes
+    (``sat:rte``, ``rtz``, ``no suffix``: §6.4.3), else ``operand classes``."""
+    if c.op == "convert":
+        return c.key.split(":x=")[0].partition(":")[2] or "no suffix"
+    if c.key.startswith("w"):
+        return "shapes"
+    return "result halves" if c.key.startswith(("sum=", "product=")) else "operand classes"
+
+
+def corner_matrix(per_target: dict[str, tuple[tuple[Corner, ...], set[Corner]]]) -> dict[str, Any]:
+    """Corner coverage (corpus.corners.reached_by_target: per target the corners it can run and
+    those it reached) as matrices over the same axes for every target: a row per operation (a
+    conversion per destination, ``convert_float``; in the table's order), a column per type (the
+    first operand's, lang.types order), ``share[target]`` the share of a cell's corners reached
+    (NaN: no corner there), ``counts[target]`` per cell ``"reached of total"``, ``text[target]``
+    per cell reached/total by :func:`corner_kind` and the first missing keys, and ``summary``: per
+    target ``total``, ``reached`` and ``missing`` (rows by corners missed, most first)."""
+    def row_of(c: Corner) -> str:
+        return f"convert_{dst_of(c.key)}" if c.op == "convert" else c.op
+
+    order = {r: i for i, r in enumerate(dict.fromkeys(row_of(c) for c in table()))}
+    per: dict[str, dict[tuple[str, str], dict[str, list]]] = {}
+    for target, (can, have) in per_target.items():
+        cells = per.setdefault(target, {})
+        for c in can:
+            kinds = cells.setdefault((row_of(c), c.type), {})
+            counts = kinds.setdefault(corner_kind(c), [0, 0, []])
+            counts[1] += 1
+            if c in have:
+                counts[0] += 1
+            else:
+                counts[2].append(c.key)
+    rows = sorted({r for cells in per.values() for r, _ in cells}, key=order.__getitem__)
+    columns = sorted({t for cells in per.values() for _, t in cells}, key=lambda t: _type_order((t, 1)))
+    out: dict[str, Any] = {"rows": rows, "columns": columns, "share": {}, "counts": {}, "text": {}, "summary": []}
+    for target, cells in per.items():
+        share = np.full((len(rows), len(columns)), np.nan)
+        counts = [[""] * len(columns) for _ in rows]
+        text = [[""] * len(columns) for _ in rows]
+        missed: dict[str, int] = {}
+        for (row, tname), kinds in cells.items():
+            i, j = rows.index(row), columns.index(tname)
+            got, total = sum(k[0] for k in kinds.values()), sum(k[1] for k in kinds.values())
+            missing = [key for k in kinds.values() for key in k[2]]
+            share[i, j] = got / total
+            counts[i][j] = f"{got:,} of {total:,}"
+            by_kind = " · ".join(f"{html.escape(kind)} {k[0]}/{k[1]}" for kind, k in kinds.items())
+            named = ", ".join(html.escape(k) for k in missing[:MISSING_SHOWN])
+            more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
+            text[i][j] = f"<br>{by_kind}" + (f"<br>missing: {named}{more}" if missing else "")
+            if missing:
+                missed[row] = missed.get(row, 0) + len(missing)
+        out["share"][target], out["counts"][target], out["text"][target] = share, counts, text
+        can, have = per_target[target]
+        out["summary"].append({"target": target, "total": len(can), "reached": len(have),
+                               "missing": sorted(missed.items(), key=lambda rn: (-rn[1], order[rn[0]]))})
+    return out

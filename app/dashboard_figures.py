@@ -1,6 +1,6 @@
 """The plotly figures of the dashboard (app.dashboard), each drawn from the data of
-app.dashboard_data: disagreements over time, throughput per driver, the coverage heat map and
-the largest errors in ulps."""
+app.dashboard_data: disagreements over time, throughput per driver, the coverage and corner
+heat maps and the largest errors in ulps."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ TITLES = {
     "timeline": "Disagreements and buckets over time",
     "throughput": "Throughput per driver",
     "coverage": "Construct coverage",
+    "corners": "Corner coverage",
     "errors": "Largest error in ulps per function and driver",
 }
-"""The titles of the four figures (tests look for them in the rendered page)."""
+"""The titles of the five figures (tests look for them in the rendered page)."""
 
 
 def target_styles(targets: list[str]) -> dict[str, dict[str, Any]]:
@@ -155,10 +156,16 @@ def coverage_figure(matrix: dict[str, Any]) -> go.Figure:
             colorbar={"title": {"text": "uses"}, "tickvals": ticks,
                       "ticktext": [_si(round(10 ** t)) for t in ticks]}))
     title = f"{TITLES['coverage']}: operation × type on %s ({len(matrix['rows'])} operations, blank: never used)"
+    return _per_target(fig, targets, title, len(matrix["rows"]))
+
+
+def _per_target(fig: go.Figure, targets: list[str], title: str, rows: int) -> go.Figure:
+    """Lay out a figure of one heat map per target (in ``targets`` order, the first shown) with a
+    dropdown that picks the target; ``title`` has a ``%s`` for the target's name."""
     buttons = [{"label": target, "method": "update",
                 "args": [{"visible": [j == k for j in range(len(targets))]}, {"title.text": title % target}]}
                for k, target in enumerate(targets)]
-    height = max(420, 230 + 15 * len(matrix["rows"]))
+    height = max(420, 230 + 15 * rows)
     top, bottom = 170, 20  # room for the title, the dropdown and the type labels above the map
     fig.update_layout(
         title={"text": title % targets[0], "x": 0.2, "xanchor": "left", "yref": "container", "y": 1 - 14 / height,
@@ -170,6 +177,26 @@ def coverage_figure(matrix: dict[str, Any]) -> go.Figure:
         yaxis={"autorange": "reversed", "tickfont": {"size": 11}, "showgrid": False, "automargin": True,
                "dtick": 1})
     return fig
+
+
+def corners_figure(matrix: dict[str, Any]) -> go.Figure:
+    """A heat map per target (a dropdown picks it): operation × type, the colour the share of
+    that cell's corners (lang.corners) reached, blank where the table has none; the hover gives
+    the counts by kind and the first corners missing."""
+    if not matrix["share"]:
+        return _empty(TITLES["corners"], "no program ran to completion")
+    targets = list(matrix["share"])
+    fig = go.Figure()
+    for k, target in enumerate(targets):
+        fig.add_trace(go.Heatmap(
+            z=matrix["share"][target].astype(np.float32), x=matrix["columns"], y=matrix["rows"],
+            text=matrix["text"][target], customdata=matrix["counts"][target], visible=k == 0, colorscale="RdYlGn",
+            zmin=0, zmax=1, xgap=1, ygap=1, hoverongaps=False, name=target,
+            hovertemplate=f"<b>%{{y}}</b> on %{{x}}: %{{customdata}} corners reached%{{text}}"
+                          f"<extra>{html.escape(target)}</extra>",
+            colorbar={"title": {"text": "reached"}, "tickformat": ".0%"}))
+    title = f"{TITLES['corners']}: share reached per operation × type on %s (blank: no corner)"
+    return _per_target(fig, targets, title, len(matrix["rows"]))
 
 
 def errors_figure(matrix: dict[str, Any]) -> go.Figure:

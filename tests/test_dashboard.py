@@ -19,9 +19,10 @@ from test_triage import BUG_OP, _program_with_bug, _simulator
 from app import dashboard
 from app.cli import cli
 from app.dashboard import write_dashboard
-from app.dashboard_data import coverage_matrix, throughput, timeline
+from app.dashboard_data import corner_matrix, coverage_matrix, throughput, timeline
 from app.dashboard_figures import TITLES
 from corpus import store
+from corpus.corners import corners, reached_by_target
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE
 from corpus.store import Corpus
@@ -110,6 +111,36 @@ def test_the_coverage_matrix_merges_variants_and_orders_types():
     assert m["rows"] == ["abs", "swizzle"] and m["columns"] == ["char", "int4", "float2"]  # lang.types order
     assert m["uses"]["pocl"].tolist() == [[1, 5, 0], [0, 0, 4]]
     assert "variants: hi 3, lo 1" in m["text"]["pocl"][1][2] and m["text"]["pocl"][0][2] == ""
+
+
+def test_the_corner_view_shows_the_share_reached_and_what_is_missing(built, tmp_path):
+    _, corpus = built
+    per = reached_by_target(corpus)
+    m = corner_matrix(per)
+    summary = corners(corpus)
+    assert [t["target"] for t in m["summary"]] == sorted(TARGETS)
+    for t in m["summary"]:
+        assert (t["reached"], t["total"]) == (summary[t["target"]]["reached"], summary[t["target"]]["total"])
+        assert sum(n for _, n in t["missing"]) == t["total"] - t["reached"]
+    assert summary["pocl"]["reached"] > 0
+    # a row per operation (conversions per destination), a column per type; not one per corner
+    assert {"max", "min", "add_sat", "sinpi", "convert_float", "convert_int"} <= set(m["rows"])
+    assert "convert" not in m["rows"] and len(m["rows"]) < 200 and m["columns"][:2] == ["char", "uchar"]
+    i, j = m["rows"].index("max"), m["columns"].index("int")
+    can, have = per["pocl"]
+    cell = [c for c in can if c.op == "max" and c.type == "int"]
+    got = sum(c in have for c in cell)
+    assert 0 < got < len(cell) and m["share"]["pocl"][i, j] == got / len(cell)
+    assert m["counts"]["pocl"][i][j] == f"{got} of {len(cell)}"
+    text = m["text"]["pocl"][i][j]
+    assert "shapes 1/" in text and "operand classes" in text and "missing: w1, " in text and "more" in text
+    assert np.isnan(m["share"]["pocl"][m["rows"].index("sinpi"), m["columns"].index("int")])  # no corner there
+    page = write_dashboard(corpus, tmp_path / "c.html").read_text()
+    assert 'href="#corners"' in page and 'id="plot-corners"' in page and TITLES["corners"] in page
+    row = page[page.index("<table class=corners>"):].split("</table>")[0]
+    share = summary["rusticl"]["reached"] / summary["rusticl"]["total"]
+    assert f"<tr><td><b>rusticl</b></td><td class=n>{summary['rusticl']['reached']:,}</td>" in row
+    assert f"{share:.1%}" in row and "more operations" in row
 
 
 class _Refs(HTMLParser):

@@ -22,10 +22,13 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   so that in-range negative products and overflowing ones both occur; mul24/mad24 operands stay
   within 24 bits and clamp's bounds are ordered lane by lane (defined by construction);
 * ``conversions``: every explicit conversion with corners (:mod:`lang.conversion_corners`: float
-  to integer, integer to a narrower significand, integer to a narrower integer), with and without
-  _sat and with each rounding mode, of operands in every class (:func:`conversion_sources`;
-  long and ulong at and next to the float and double rounding midpoints above 2^53,
-  :func:`fuzz.strategies.values.midpoint_integers`), and long/ulong to float through double.
+  to integer, integer to a narrower significand, integer to a narrower integer, floating to
+  another floating type), with and without _sat (integer destinations only, §6.4.3.3) and with
+  each rounding mode, of operands in every class (:func:`conversion_sources`; long and ulong at
+  and next to the float and double rounding midpoints above 2^53,
+  :func:`fuzz.strategies.values.midpoint_integers`; a floating operand at and next to the ties,
+  overflow and underflow edges of each narrower floating type,
+  :func:`float_conversion_representatives`), and long/ulong to float through double.
 
 Programs hold ``policy.statements`` statements each; a statement over double requires fp64
 (``requires``), one using ``ctz`` OpenCL C 2.0, as the random programs do.
@@ -262,10 +265,59 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
 # ---- conversions: 64-bit integers at float and double rounding midpoints -------------------------------
 
 
+def _float_magnitudes(src: str, dst: str) -> dict[str, list[float]]:
+    """Magnitudes of ``src`` in each kind (:data:`lang.conversion_corners.NARROWING_KINDS` or
+    ``WIDENING_KINDS`` by the pair) against the floating type ``dst``, built from the two formats'
+    parameters: ties are halfway between two ``dst`` numbers, their neighbours one ``src`` ulp off
+    (``nextafter`` in ``src``), the overflow edges MAX and MAX + half its ulp."""
+    s, d = scalar(src), scalar(dst)
+    sinfo, dinfo = np.finfo(s.dtype), np.finfo(d.dtype)
+    if s.bits < d.bits:
+        return {"0": [0.0], "inf": [math.inf], "sub": [float(sinfo.smallest_subnormal), float(sinfo.tiny - sinfo.smallest_subnormal)],
+                "normal": [1.0, float(sinfo.tiny), float(sinfo.max)]}
+
+    def step(v: float, toward: float) -> float:  # the next number of src
+        return float(np.nextafter(s.dtype.type(v), s.dtype.type(toward)))
+
+    ulp1, least, tiny, top = 2.0 ** (1 - d.mant_bits), float(dinfo.smallest_subnormal), float(dinfo.tiny), float(dinfo.max)
+    top_half = 2.0 ** (dinfo.maxexp - d.mant_bits - 1)  # half the ulp of MAX
+    tie, sub_tie = 1 + ulp1 / 2, 1.5 * least
+    return {
+        "0": [0.0], "inf": [math.inf],
+        "exact": [1.0, 1 + ulp1, top, tiny], "tie": [tie, 1 + 1.5 * ulp1, top - top_half],
+        "near-tie": [step(tie, 2), step(tie, 0)], "other": [1 + ulp1 / 4, 1 + 0.75 * ulp1],
+        "sub-exact": [least, 3 * least, tiny - least], "sub-tie": [sub_tie, 2.5 * least, tiny - least / 2],
+        "sub-near-tie": [step(sub_tie, 1), step(sub_tie, 0)], "sub-other": [1.25 * least, tiny - least / 4],
+        "below-half-least": [least / 4, step(least / 2, 0), float(sinfo.smallest_subnormal)],
+        "half-least": [least / 2], "above-half-least": [0.75 * least, step(least, 0)],
+        "above-max": [step(top, math.inf), top + top_half / 2], "max-tie": [top + top_half],
+        "overflow": [step(top + top_half, math.inf), top + 2 * top_half, float(sinfo.max)],
+    }
+
+
+@lru_cache(maxsize=None)
+def float_conversion_representatives(src: str, dst: str) -> dict[str, tuple[int, ...]]:
+    """Bit patterns of ``src`` in each class of :func:`lang.conversion_corners.classes` against
+    the floating type ``dst`` (both signs, NaNs quiet and signalling); each is checked to lie in
+    its class."""
+    s = scalar(src)
+    out = {"nan": float_representatives(src)["nan"]}
+    for kind, magnitudes in _float_magnitudes(src, dst).items():
+        for sign in "+-":
+            values = np.array([m if sign == "+" else -m for m in magnitudes], np.float64)
+            bits = values.astype(s.dtype).view(s.bits_dtype)
+            assert np.array_equal(bits.view(s.dtype).astype(np.float64), values), (src, dst, kind)  # exact in src
+            assert all(conversion_corners.value_classes(bits[i:i + 1].view(s.dtype), src, dst) == {sign + kind}
+                       for i in range(len(bits))), (src, dst, kind)
+            out[sign + kind] = tuple(int(b) for b in bits)
+    return out
+
+
 @lru_cache(maxsize=None)
 def conversion_sources(src: str) -> tuple[int, ...]:
     """Bit patterns of ``src`` in every class of :mod:`lang.conversion_corners` against every
-    destination: for a float, NaN, the infinities, ties and values beyond each integer range;
+    destination: for a float, NaN, the infinities, ties and values beyond each integer range, and
+    every class against each other floating type (:func:`float_conversion_representatives`);
     for an integer, its limits and the values at, one next to and two past the rounding
     midpoints of half, float and double (64-bit ones: :func:`midpoint_integers`)."""
     s = scalar(src)
@@ -274,7 +326,10 @@ def conversion_sources(src: str) -> tuple[int, ...]:
         for bits in (8, 16, 32, 64):
             values += [1.5 * 2.0 ** (bits - 1), -1.5 * 2.0 ** (bits - 1), 1.5 * 2.0**bits]
         with np.errstate(all="ignore"):
-            return tuple(dict.fromkeys(int(b) for b in np.array(values).astype(s.dtype).view(s.bits_dtype)))
+            own = [int(b) for b in np.array(values).astype(s.dtype).view(s.bits_dtype)]
+        others = [b for dst in conversion_corners.FLOAT_TYPES if conversion_corners.classes(src, dst)
+                  for reps in float_conversion_representatives(src, dst).values() for b in reps]
+        return tuple(dict.fromkeys(own + others))
     values = [0, 1, s.max, s.min] + [s.max >> 1, s.min >> 1]
     for mant in (11, 24, 53):
         top = s.bits - 1 if s.signed else s.bits
