@@ -29,14 +29,18 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
     Example: clfuzz reduce 3fa2c1 --corpus c.db
     """
-    from fuzz.drivers import Worker
+    from fuzz.drivers import UnknownDriver, Worker, discover, select
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
 
     corpus = open_corpus(corpus_path, create=False)
     try:
         row = find_row(corpus, ref)
-        target = target_of(row, local_targets(None))
+        try:  # by its name: a release's target (rusticl-26.2) is discovered only when named
+            named = select(discover(), [row["target"]])
+        except UnknownDriver:
+            named = []
+        target = target_of(row, named)
     except CorpusError as e:
         raise fail(e) from None
     with Worker(target) as worker:

@@ -329,15 +329,16 @@ class Corpus:
     @_locked
     def buckets(self, campaign: str | None = None, bucket: str | None = None) -> list[dict[str, Any]]:
         """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
-        signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends) and
-        driver versions (``seen_on``) its rows were seen on, its release range (``versions``: the
-        driver and version of each release checked -> present, absent, cannot-build, ...: triage.versions),
-        confirmation (confirmed, flaky or unconfirmed)
-        and ``reduced``: None, or the size (statements, work_items) of its latest reduced program;
-        most rows first."""
+        signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends),
+        driver versions (``seen_on``) and ``targets`` (``{"target", "path", "fingerprint"}``, as
+        stored) its rows were seen on, its release range (``versions``: the driver and version of
+        each release checked -> present, absent, cannot-build, ...: triage.versions), confirmation
+        (confirmed, flaky or unconfirmed) and ``reduced``: None, or the size (statements,
+        work_items) of its latest reduced program; most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
-        versions = {t["fingerprint_id"]: driver_version(json.loads(t["fingerprint"])) for t in self.db["targets"].rows}
+        fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"]) for t in self.db["targets"].rows}
+        versions = {f: driver_version(fp) for f, fp in fingerprints.items()}
         ranges: dict[str, dict[str, str]] = {}  # bucket -> "pocl 6.0+debian" -> present, absent, ...
         for c in self.db["release_checks"].rows_where(order_by="release != 'system', target"):
             ranges.setdefault(c["bucket"], {})[f"{c['lineage']} {c['version']}".strip()] = c["verdict"]
@@ -347,17 +348,19 @@ class Corpus:
                        min(d.created) as first_seen, max(d.created) as last_seen,
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
                        b.title, b.signature, b.target, b.status, b.note, b.reproduced,
-                       group_concat(distinct d.path) as paths, group_concat(distinct d.fingerprint_id) as fps,
+                       group_concat(distinct d.path) as paths,
+                       group_concat(distinct d.target || char(9) || d.path || char(9) || d.fingerprint_id) as seen,
                        (select json_set(r.size_after, '$.why', coalesce(r.why, '')) from reductions r
                         where r.bucket = d.bucket order by r.created desc limit 1) as reduced
                 from disagreements d join buckets b on b.id = d.bucket {where}
                 group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
             sig = json.loads(r["signature"])
-            fps = r.pop("fps").split(",")
+            seen = sorted(tuple(s.split("\t")) for s in r.pop("seen").split(","))
             reduced = json.loads(r["reduced"]) if r["reduced"] else None
             out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
                         "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items", "why")},
-                        "seen_on": sorted({versions.get(f, "") for f in fps} - {""}),
+                        "seen_on": sorted({versions.get(f, "") for _, _, f in seen} - {""}),
+                        "targets": [{"target": t, "path": p, "fingerprint": fingerprints.get(f, {})} for t, p, f in seen],
                         "versions": ranges.get(r["id"], {}),
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
@@ -374,7 +377,7 @@ class Corpus:
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
                     "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": None,
-                    "paths": [], "seen_on": [], "versions": {}}
+                    "paths": [], "seen_on": [], "targets": [], "versions": {}}
         return found[0]
 
     @_locked

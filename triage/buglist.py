@@ -2,8 +2,10 @@
 
 Beyond its corpus row (corpus.store.Corpus.buckets: rows, paths, driver versions, status,
 reduced size), a bucket gets the severity of the rule its disagreements break
-(oracles.rules.SEVERITIES, declared with each rule), the rule's section, and the routes its paths
-took (fuzz.drivers.routes). ``clfuzz buckets`` (and its ``--json``), the report, the dashboard
+(oracles.rules.SEVERITIES, declared with each rule), the rule's section, and the routes its rows
+took (fuzz.drivers.routes): per target its rows were seen on, from the target's stored fingerprint,
+so a bucket seen on a release's ``il`` path says ``clCreateProgramWithIL``, not the system
+driver's translated route. ``clfuzz buckets`` (and its ``--json``), the report, the dashboard
 and ``clfuzz ci`` read it.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from fuzz.drivers.routes import chain_of
+from fuzz.drivers.routes import PATH_OPENCL_C, chain_of
 from oracles.references import severity_of
 from oracles.rules import SEVERITIES, by_id
 
@@ -22,6 +24,24 @@ def bucket_severity(bucket: dict) -> str:
     return severity_of(bucket["signature"].get("rule", ""))
 
 
+def route_seen(lineage: str, path: str, fingerprint: dict) -> str:
+    """How a program reached the target a row was seen on: its OpenCL C compiler, or the SPIR-V
+    route its stored ``fingerprint`` states (``route_chain``, fuzz.drivers.discovery.spirv_target),
+    else the route the device's reports give (fuzz.drivers.routes.route_of: a corpus written before
+    fingerprints named their route)."""
+    if path != PATH_OPENCL_C and fingerprint.get("route_chain"):
+        return fingerprint["route_chain"]
+    return chain_of(lineage, path, fingerprint.get("translator", ""), fingerprint)
+
+
+def _targets(lineage: str, bucket: dict) -> list[dict]:
+    """The bucket's ``targets`` (corpus.store.Corpus.buckets) without their fingerprints, each with
+    its ``route``; a row without them (an older caller) gets one per path, from the lineage."""
+    seen = bucket.get("targets") or [{"target": "", "path": p, "fingerprint": {}} for p in bucket["paths"]]
+    return [{"target": t["target"], "path": t["path"], "route": route_seen(lineage, t["path"], t["fingerprint"])}
+            for t in seen]
+
+
 def _without_driver(sig: dict) -> str:
     return json.dumps({k: v for k, v in sig.items() if k != "driver"}, sort_keys=True)
 
@@ -29,7 +49,8 @@ def _without_driver(sig: dict) -> str:
 def bug_list(buckets: Iterable[dict]) -> list[dict]:
     """The buckets as bugs: each with ``driver``, ``operation`` (the failure's first error line
     for a build error, crash or timeout), ``kind``, ``deviation``, ``rule`` and its ``section``,
-    ``severity``, the ``routes`` of its ``paths`` and the ``related`` buckets: those of other
+    ``severity``, the ``targets`` its rows were seen on (``{"target", "path", "route"}``) and their
+    distinct ``routes`` (:func:`route_seen`), and the ``related`` buckets: those of other
     drivers that fail the same way (same signature but the driver; the local drivers share LLVM
     and, on their SPIR-V paths, the translator, so one upstream report may cover them); new ones
     first, then most severe, then most rows."""
@@ -41,10 +62,11 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     for b in buckets:
         sig = b["signature"]
         rule = sig.get("rule", "valid-program" if "failure" in sig else "")
+        targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
                     "section": getattr(by_id(rule), "section", ""), "severity": bucket_severity(b),
-                    "routes": [chain_of(sig["driver"], p) for p in b["paths"]],
+                    "targets": targets, "routes": list(dict.fromkeys(t["route"] for t in targets)),
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))

@@ -19,17 +19,18 @@ from pathlib import Path
 from campaign.jobs import c_options, job_for
 from corpus.buckets import RESULT_KINDS
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, SPIR_OPTIONS
+from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, SPIR_OPTIONS, Route
 from fuzz.emit.opencl_c import emit
 from lang.ir import Program
 from lang.ops import paths_of
 from triage.observe import observe
 
 
-def clang_for(family: str) -> str | None:
-    """The clang whose LLVM matches the family's translator (``llvm-spirv-15`` -> ``clang-15``),
-    when installed; None for a route without translator or without that clang."""
-    route = ROUTES.get(family)
+def clang_for(route: Route | str | None) -> str | None:
+    """The clang whose LLVM matches the route's translator (``llvm-spirv-15`` -> ``clang-15``),
+    when installed; None for a route without translator or without that clang. A lineage name
+    (``"pocl"``) means its translated route (routes.ROUTES)."""
+    route = ROUTES.get(route) if isinstance(route, str) else route
     if route is None or not route.translator:
         return None
     clang = route.translator.replace("llvm-spirv", "clang")
@@ -51,11 +52,13 @@ def clang_bitcode(program: Program, clang: str, fingerprint: dict) -> bytes:
 
 def translated_route_verdict(program: Program, target: Target, row: dict, worker: Worker) -> str:
     """For a disagreement ``row`` of ``program`` on a translated SPIR-V route: one sentence saying
-    whether clang's bitcode of the same kernel, on the same device, reproduces it."""
-    route = ROUTES.get(target.family)
+    whether clang's bitcode of the same kernel, on the same device, reproduces it. The route is
+    the target's own (Target.route, from what its device reports): a release's ``il`` path has no
+    translator, whatever its lineage's system driver takes."""
+    route = target.route
     if route is None or not route.translator:
         return "not a translated route"
-    clang = clang_for(target.family)
+    clang = clang_for(route)
     if clang is None:
         return f"not checked: {route.translator.replace('llvm-spirv', 'clang')} is not installed"
     if PATH_OPENCL_C not in paths_of(program):
@@ -65,7 +68,7 @@ def translated_route_verdict(program: Program, target: Target, row: dict, worker
     except subprocess.CalledProcessError as e:
         first = (e.stderr or "").strip().splitlines()
         return f"not checked: {clang} rejects the kernel ({first[0] if first else e.returncode})"
-    job = replace(job_for(program, None, PATH_OPENCL_C, target.family, target.fingerprint), kind="binary",
+    job = replace(job_for(program, None, PATH_OPENCL_C, target.lineage, target.fingerprint), kind="binary",
                   program=bitcode, options=" ".join(o for o in (SPIR_OPTIONS, program.options) if o))
     rows = observe(program, target, worker, job=job)
     if rows is None:
@@ -79,5 +82,5 @@ def translated_route_verdict(program: Program, target: Target, row: dict, worker
         return (f"the same kernel compiled by {clang} to SPIR bitcode gives the same wrong lane on this device: "
                 "the driver's bug, whatever made its bitcode")
     return (f"the same kernel compiled by {clang} to SPIR bitcode is right on this device: the translation "
-            f"({ROUTES[target.family].translator} -r) is what makes it wrong: the translator's bug, or the driver's "
+            f"({route.translator} -r) is what makes it wrong: the translator's bug, or the driver's "
             "intake of the translator's bitcode")
