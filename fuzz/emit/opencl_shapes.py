@@ -84,11 +84,11 @@ def _helper(i: int, part: Part) -> list[str]:
     """The function a ``call`` step calls (program scope, before the kernel)."""
     name = f"clfuzz_call{i}"
     return {
-        "add": [f"static uint {name}(uint* p, uint v) {{ *p += v; return *p; }}"],
-        "noinline": [f"__attribute__((noinline)) static uint {name}(uint* p, uint v) {{ *p += v; return *p; }}"],
+        "add": [f"static uint {name}(private uint* p, uint v) {{ *p += v; return *p; }}"],
+        "noinline": [f"__attribute__((noinline)) static uint {name}(private uint* p, uint v) {{ *p += v; return *p; }}"],
         "global": [f"static uint {name}(global const uint* c, uint k) {{ return c[k] + c[k + 1]; }}"],
         "struct": [f"static uint {name}(clfuzz_pair p) {{ return p.a - p.b; }}"],
-        "swap": [f"static void {name}(clfuzz_pair* p) {{ const uint t = p->a; p->a = p->b; p->b = t; }}"],
+        "swap": [f"static void {name}(private clfuzz_pair* p) {{ const uint t = p->a; p->a = p->b; p->b = t; }}"],
     }[part.form]
 
 

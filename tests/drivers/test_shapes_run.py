@@ -48,7 +48,10 @@ def _shaped(steps, wraps) -> Program:
 def test_every_part_agrees_with_its_twin(name):
     target = target_named(name)
     programs = [_shaped(STEPS, WRAPS[:2]), _shaped(STEPS[::-1], WRAPS[2:4]), _shaped((), WRAPS[4:]),
-                _shaped(STEPS[4:9], ())]
+                _shaped(STEPS[4:9], ()),
+                # built as OpenCL C 2.0 (-cl-std), where an unqualified pointer parameter would be generic:
+                # Oclgrind 21.10 (OpenCL C 1.2 device) lost the store through one; the helpers say private
+                replace(_shaped(STEPS[4:9], ()), requires=frozenset({"cl2.0"}))]
     with Worker(target) as worker:
         for p in programs:
             shaped, alone = set(), set()
