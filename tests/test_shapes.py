@@ -218,3 +218,22 @@ def test_the_reducer_shortens_loops_to_one_iteration(monkeypatch):
                 wraps=(Part("loop", "for-break", (16, 9)),))
     reduction, _ = _reduce(monkeypatch, p, runs)
     assert reduction.reduced.shape.parts == (Part("carried", "while", (1, 5, 99, 1)),)
+
+
+def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch, tmp_path):
+    """The twin shows it: the shaped program's rows move to the built-in's bucket, where the same
+    bug found in a straight-line program already is (one bug, one bucket)."""
+    from corpus.store import Corpus
+    from triage import session
+
+    monkeypatch.setattr(reducer, "observe", _driver(lambda q: True))
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    _stored(corpus, _base())
+    _stored(corpus, _shaped(steps=(Part("carried", "for", (3, 1, 99, 0)),), wraps=(Part("switch", "case", (5,)),)))
+    assert len(corpus.buckets()) == 2
+    shaped = next(b for b in corpus.buckets() if b["signature"].get("shape"))
+    row = corpus.disagreements("bucket = ?", [shaped["id"]])[0]
+    assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
+    (bucket,) = corpus.buckets()
+    assert "shape" not in bucket["signature"] and bucket["programs"] >= 2

@@ -230,8 +230,10 @@ class Reducer:
         if current.shape is not None and not self.rows(twin(current)):  # wrong code (triage.reduce_shapes)
             blame = reduce_shapes.blame(current)
             current_rows = [{**r, "culprit": reduce_shapes.culprit_json(current)} for r in current_rows]
+        twinned = program.shape is not None and current.shape is None  # a built-in bug: keyed as the built-in's
         return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
-                         culprit=culprit or self.narrowed or blame is not None, why_not_minimal=why, blame=blame)
+                         culprit=culprit or self.narrowed or twinned or blame is not None, why_not_minimal=why,
+                         blame=blame)
 
 
 def _statements(program: Program, rows: list[dict], _: Reducer) -> Candidates:
