@@ -237,3 +237,18 @@ def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch
     assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
     (bucket,) = corpus.buckets()
     assert "shape" not in bucket["signature"] and bucket["programs"] >= 2
+
+
+def test_a_built_in_bug_the_shape_hides_on_some_lanes_is_still_the_built_in_s(monkeypatch):
+    """The twin is wrong on more lanes than the shaped program (so the reducer cannot take it in
+    its place): the built-in is still wrong without the shape, so no wrong-code verdict."""
+    def driver(program, s, expected, inputs):
+        bits = evaluate(s.value, program, inputs, frozenset()).allowed[0].copy()
+        bits[:4 if program.shape is not None else 8] ^= 1
+        return bits
+    monkeypatch.setattr(reducer, "observe", simulated(driver))
+    p = _shaped(wraps=(Part("switch", "case", (5,)),))
+    row = reducer.observe(p, SimTarget(), None)[0]
+    reduction = reducer.reduce_program(p, row, SimTarget(), None, 30.0)
+    assert reduction.blame is None and reduction.culprit  # keyed as the built-in's (Corpus.blame)
+    assert "shape" not in signature({**reduction.rows[0], "culprit": "", "target": "sim"})

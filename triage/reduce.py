@@ -226,11 +226,13 @@ class Reducer:
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
         why = why_not_minimal(current, current_rows, self.out_of_time())
-        blame = None
-        if current.shape is not None and not self.rows(twin(current)):  # wrong code (triage.reduce_shapes)
-            blame = reduce_shapes.blame(current)
-            current_rows = [{**r, "culprit": reduce_shapes.culprit_json(current)} for r in current_rows]
-        twinned = program.shape is not None and current.shape is None  # a built-in bug: keyed as the built-in's
+        blame, twinned = None, program.shape is not None and current.shape is None
+        if current.shape is not None:  # the twin was not kept: it may still show the disagreement
+            if self.rows(twin(current)):  # on other lanes too: the built-in's bug, keyed as the built-in's
+                twinned = True
+            else:  # wrong code (triage.reduce_shapes)
+                blame = reduce_shapes.blame(current)
+                current_rows = [{**r, "culprit": reduce_shapes.culprit_json(current)} for r in current_rows]
         return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
                          culprit=culprit or self.narrowed or twinned or blame is not None, why_not_minimal=why,
                          blame=blame)
