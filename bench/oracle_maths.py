@@ -20,6 +20,10 @@ decided, the share left to the exact path, the share that reached it as distinct
 (``evaluated``: the lanes the exact path computes, the others are copies) and its share of the
 oracle's time. The lane cache is kept between programs, as in a campaign.
 
+Times are the process's CPU time (``time.process_time``: the oracle is one thread), so that a
+measurement on a machine shared with other work still compares; on an idle machine it is the
+wall time.
+
     python3 bench/oracle_maths.py [--lanes 200000] [--mp-lanes 1500] [--types half,float,double]
         [--functions sin,exp] [--markdown]
     python3 bench/oracle_maths.py --programs 40 [--sizes 16x256,64x1024] [--mp-programs 4]
@@ -108,9 +112,9 @@ def _rate(op: Op, cols: list[np.ndarray], tname: str, fast: bool, repeat: int) -
     best = math.inf
     for _ in range(repeat):
         maths._lanewise_at.cache_clear()
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         maths.outputs(op, args, len(cols[0]), frozenset(), fast=fast)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return len(cols[0]) / best
 
 
@@ -143,33 +147,38 @@ def _programs(args: argparse.Namespace) -> None:
     """Whole drawn programs per size, fast and mpmath-only, and the per-function shares (module docstring)."""
     caps = Caps(fp64=True, fp16=True, cr_divide_sqrt=True, versions=frozenset({"cl2.0"}))
     per_fn: dict[str, list[float]] = {}  # lanes, decided, left to the exact path, evaluated there, seconds
-    outputs, original = maths.outputs, maths.filtered
+    outputs, original, original_geometric = maths.outputs, maths.filtered, maths.geometric_filtered
     fast = [True]
+
+    def count(name: str, out, lanes: int) -> None:
+        row = per_fn.setdefault(name, [0, 0, 0, 0, 0.0])
+        row[1] += 0 if out is None else len(out.index)
+        row[2] += lanes if out is None else len(out.undecided)
+        row[3] += lanes if out is None else len(out.rest)
 
     def counting(f, tname, env, a, spread):
         out = original(f, tname, env, a, spread)
-        row = per_fn.setdefault(f.name, [0, 0, 0, 0, 0.0])
-        row[1] += len(out.index)
-        row[2] += len(out.undecided)
-        row[3] += len(out.rest)
+        count(f.name, out, 0)
+        return out
+
+    def counting_geometric(f, tname, env, a, width, out_width, flush):
+        out = original_geometric(f, tname, env, a, width, out_width, flush)
+        count(f.name, out, len(a[0]) // width * out_width)
         return out
 
     def timed(op, a, n, env, fast_=None):
         row = per_fn.setdefault(op.op, [0, 0, 0, 0, 0.0])
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         got = outputs(op, a, n, env, fast=fast[0])
-        row[4] += time.perf_counter() - t0 if fast[0] else 0.0
+        row[4] += time.process_time() - t0 if fast[0] else 0.0
         if fast[0]:
             row[0] += n * op.type.width
-            if FUNCTIONS[op.op].group == "geometric":  # not filtered: every work-item on the exact path
-                row[2] += n * op.type.width
-                row[3] += n * op.type.width
         return got
 
     for fn in REFERENCES:  # the start-up checks, outside the timing
         for tname in ("half", "float", "double"):
             trusted(fn, tname)
-    maths.filtered, maths.outputs = counting, timed
+    maths.filtered, maths.outputs, maths.geometric_filtered = counting, timed, counting_geometric
     print("| statements x work-items | programs | lanes | filter lanes/s | mpmath lanes/s | ratio |\n"
           "|---|---:|---:|---:|---:|---:|")
     try:
@@ -182,14 +191,14 @@ def _programs(args: argparse.Namespace) -> None:
                                (False, programs[:args.mp_programs])):
                 fast[0] = on
                 maths._lanewise_at.cache_clear()
-                lanes, t0 = 0, time.perf_counter()
+                lanes, t0 = 0, time.process_time()
                 for p in subset:
                     lanes += sum(len(e) for e in expected(p, frozenset({"half"})).values())
-                rates.append((lanes, lanes / (time.perf_counter() - t0)))
+                rates.append((lanes, lanes / (time.process_time() - t0)))
             print(f"| {size} | {len(programs)} | {rates[0][0]:,} | {rates[0][1]:,.0f} | {rates[2][1]:,.0f} | "
                   f"{rates[1][1] / rates[2][1]:.1f}x |", flush=True)
     finally:
-        maths.filtered, maths.outputs = original, outputs
+        maths.filtered, maths.outputs, maths.geometric_filtered = original, outputs, original_geometric
     total = sum(r[4] for r in per_fn.values())
     print("\n| function | lanes | decided | exact path | evaluated | oracle time |\n|---|---:|---:|---:|---:|---:|")
     for fn, (lanes, decided, rest, evaluated, seconds) in sorted(per_fn.items(), key=lambda kv: -kv[1][4]):

@@ -25,9 +25,13 @@ edge cases of §7.5.1 and C99 F.9), an operand outside the function's general ru
 result subnormal before rounding may be flushed, §7.5.3) or near the largest value (infinity may
 be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
 -cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
-reference or whose reference fails its start-up check. fract, modf, frexp, lgamma and lgamma_r
-need no reference: :mod:`oracles.math_fast_exact` gives their lanes (both results) where numpy
-computes them exactly.
+reference or whose reference fails its start-up check (sincos: sin's and cos's references, each
+result under sincos's bound and rule; the geometric functions: :mod:`oracles.math_fast_geometric`).
+fract, modf, frexp, remquo, mad, lgamma and lgamma_r need no reference:
+:mod:`oracles.math_fast_exact` gives their lanes (both results) where numpy computes them exactly,
+and every lane of an exact function whose bound is none in the build (none is judged). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a lane with a NaN
+or infinite operand is not judged (API §5.8.4.3: the compiler may assume there is none), whatever
+the function.
 
 The lanes left to the exact path are computed once per distinct operand set: lanes whose
 operands are the same certain values (the same bits: a NaN's payload, a zero's sign) get the same
@@ -56,7 +60,7 @@ from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math_bounds import bound_for, profile_of, rule_for
-from oracles.math_fast_exact import DECIDED, exact_lanes
+from oracles.math_fast_exact import DECIDED, exact_lanes, never_judged, unjudged
 from oracles.math_precise import PRECISE
 from oracles.math_references import REFERENCES, trusted, working
 
@@ -98,14 +102,17 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spr
     are the same certain values (the same bits) get the same lanes from the exact path. ``args``
     are the operands' expectations; ``spread[i]`` is the vector width a scalar operand is widened
     to (None: lane for lane)."""
-    values, bits, certain = [], [], None
-    for e, k in zip(args, spread):
+    values, bits, certain, relaxed = [], [], None, None
+    for e, k, p in zip(args, spread, f.inputs):
         v, ok = e.certain()
         b = e.allowed[0]
         v, b, ok = (v, b, ok) if k is None else (np.repeat(v, k), np.repeat(b, k), np.repeat(ok, k))
         values.append(v)
         bits.append(b)
         certain = ok if certain is None else certain & ok
+        if p in "gs" and {"finite", "unsafe"} & env:  # assumed finite (API §5.8.4.3): not judged
+            nonfinite = ok & ~np.isfinite(v)
+            relaxed = nonfinite if relaxed is None else relaxed | nonfinite
     fm = fmt(tname)
     with np.errstate(all="ignore"):
         candidate = certain.copy()
@@ -113,16 +120,22 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spr
             if p in "gs":
                 candidate &= np.isfinite(v) & (np.abs(v.astype(np.float64)) >= fm.tiny)
         index, expectations, refined = np.zeros(0, np.intp), None, 0
-        if f.name in DECIDED:
+        if never_judged(f, tname, env):
+            index, expectations, relaxed = np.arange(len(certain)), unjudged(f, tname, len(certain)), None
+        elif f.name in DECIDED:
             cand = np.flatnonzero(candidate)
-            got = exact_lanes(f, tname, env, values[0][cand])
+            got = exact_lanes(f, tname, env, [v[cand] for v in values])
             if got is not None:
                 index, expectations = cand[got[0]], got[1]
         else:
             got = _by_reference(f, tname, env, values, candidate)
             if got is not None:
-                index, expectation, refined = got
-                expectations = [expectation]
+                index, expectations, refined = got
+    if relaxed is not None and relaxed.any():  # disjoint from the candidates, which are finite
+        more = np.flatnonzero(relaxed)
+        extra = unjudged(f, tname, len(more))
+        index = np.concatenate([index, more])
+        expectations = extra if expectations is None else [concat([e, u]) for e, u in zip(expectations, extra)]
     undecided = np.ones(len(certain), bool)
     undecided[index] = False
     undecided = np.flatnonzero(undecided)
@@ -144,16 +157,31 @@ def _representatives(lanes: np.ndarray, bits: list[np.ndarray], certain: np.ndar
 
 
 def _by_reference(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray],
-                  candidate: np.ndarray) -> tuple[np.ndarray, Expectation, int] | None:
+                  candidate: np.ndarray) -> tuple[np.ndarray, list[Expectation], int] | None:
     """The lanes among ``candidate`` (certain, finite, normal, nonzero operands) that ``f``'s
-    reference decides, their expectation and how many needed mpmath's value; None where the
-    filter does not apply to the function, type or build."""
-    ref = REFERENCES.get(f.name)
-    if ref is None or f.out or "unsafe" in env:
+    reference decides, their expectation per output and how many needed mpmath's value; None where
+    the filter does not apply to the function, type or build. sincos's two results are sin's and
+    cos's (§6.15.2 Table 14), each under sincos's bound and rule: a lane is decided where both are."""
+    names = ("sin", "cos") if f.name == "sincos" else (f.name,)
+    if any(n not in REFERENCES for n in names) or (f.out and f.name != "sincos") or "unsafe" in env:
         return None
     bound, kind = bound_for(f, tname, env)
-    if bound.kind not in ("cr", "ulp") or not trusted(f.name, tname):
+    if bound.kind not in ("cr", "ulp") or not all(trusted(n, tname) for n in names):
         return None
+    got = [_reference_lanes(n, f, tname, env, values, candidate, bound, kind) for n in names]
+    if len(got) == 1:
+        return got[0][0], [got[0][1]], got[0][2]
+    both = np.intersect1d(got[0][0], got[1][0])
+    pick = [np.argsort(i)[np.searchsorted(np.sort(i), both)] for i, _, _ in got]
+    return both, [e.select(p) for (_, e, _), p in zip(got, pick)], got[0][2] + got[1][2]
+
+
+def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: list[np.ndarray],
+                     candidate: np.ndarray, bound, kind: str) -> tuple[np.ndarray, Expectation, int]:
+    """The lanes among ``candidate`` that the reference ``name`` decides under ``f``'s ``bound``
+    and rule, their expectation and how many needed mpmath's value (computed as
+    ``oracles.maths._lanewise_at`` computes ``name``'s)."""
+    ref = REFERENCES[name]
     fm = fmt(tname)
     w = working(tname)
     k = bound.ulps() if bound.kind == "ulp" else None
@@ -169,7 +197,7 @@ def _by_reference(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
     # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
-    where, hi, lo = _precise(f, tname, [v[again] for v in values], w)
+    where, hi, lo = _precise(name, tname, [v[again] for v in values], w)
     if len(where):
         decided, lanes = _decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
         parts.append((again[where][decided], hi[decided], lo[decided], [a[decided] for a in lanes]))
@@ -189,7 +217,7 @@ def _by_reference(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray
     return index, exp, len(again)
 
 
-def _precise(f: MathFn, tname: str, cols: list[np.ndarray], w: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _precise(name: str, tname: str, cols: list[np.ndarray], w: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """mpmath's value at each operand set, computed as the exact path computes it (the same
     reference, operands and precision, so the same mpf), as ``hi + lo`` in the working type (each
     the leading bits of what is left, so ``|value - hi - lo| <= 2^-(2m-2)·|value|``): the lanes
@@ -200,7 +228,7 @@ def _precise(f: MathFn, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
         for j in range(len(cols[0]) if cols else 0):
             mp_args = [mpf(float(c[j])) if c.dtype.kind == "f" else int(c[j]) for c in cols]
             try:
-                x = PRECISE[f.name](*mp_args)
+                x = PRECISE[name](*mp_args)
             except (OverflowError, ZeroDivisionError, ValueError):
                 continue
             if isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) or x == 0:
@@ -225,11 +253,14 @@ def _precise(f: MathFn, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
 
 
 def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
-            exact: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+            exact: np.ndarray | None = None, err: np.ndarray | None = None,
+            half_width: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """Which references ``r`` (+ ``low``: the working type, or a double-word with ``low`` far below
-    ``r``'s last bit; ``|r + low - x| <= rel·|x|``) decide their lane, and the lane's nearest value,
-    ``lo``, ``hi`` (lanes of ``tname``; for a bound of ``k`` ulp, ``k`` None for correct rounding)
-    and ulp (float64).
+    ``r``'s last bit; ``|r + low - x| <= rel·|x|``, plus ``err`` where given: an absolute bound, for
+    ``r`` of the working type alone) decide their lane, and the lane's nearest value, ``lo``, ``hi``
+    (lanes of ``tname``; for a bound of ``k`` ulp, or of the absolute ``half_width`` (the working
+    type, within one ulp of it: two roundings), ``k`` and ``half_width`` None for correct rounding) and ulp
+    (float64).
 
     ``e`` bounds ``|r + low - x|`` and the oracle's slack (``oracles.floats.interval`` widens by
     2^-(prec-8)·|x|); the rounding of ``e`` and of each last addition of ``low`` is covered by the
@@ -251,7 +282,7 @@ def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndar
     margin = w((rel + 2.0 ** -(fm.prec - 9)) * (1 + 2.0**-20))
     frac, ex = np.frexp(mag)
     if low is None:
-        e = mag * margin
+        e = mag * margin if err is None else mag * margin + err * w(1 + 2.0**-20)
         ok = ((mag - np.ldexp(np.full(len(r), 0.5, w), ex)) > e) & ((np.ldexp(np.ones(len(r), w), ex) - mag) > e)
     else:
         out = np.where(r < 0, -low, low)  # low's part away from zero
@@ -261,7 +292,7 @@ def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndar
         ok = exact | ((mag - below) + out > e) & ((2 * below - mag) - out > e)
     ok &= np.isfinite(r) & (mag >= 2 * fm.tiny)
     unit = np.ldexp(np.ones(len(r), w), ex - fm.p)  # ulp(x) = 2^(floor(log2|x|) - (p - 1))
-    width = unit * w(k if k is not None else 0)
+    width = unit * w(k if k is not None else 0) if half_width is None else half_width
     ok &= mag + width + e < w(fm.max / 2)  # no overflow below, no infinity in the interval
     nearest = r.astype(dtype)
     c = nearest.astype(w)
@@ -271,9 +302,10 @@ def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndar
     else:
         ok &= exact | ((((c + up) / 2 - r) - low > e) & ((r - (c + down) / 2) + low > e))
     lo = hi = nearest
-    if k is not None:
+    if k is not None or half_width is not None:
         if low is None:
-            e_end = e + (mag + width) * w(np.finfo(w).eps)  # r ∓ width's rounding
+            slop = mag + width if half_width is None else mag + 2 * width  # half_width's own error too
+            e_end = e + slop * w(np.finfo(w).eps)  # r ∓ width's rounding
             lo, lo_ok = _beside(r - width, None, e_end, dtype, 1, None)
             hi, hi_ok = _beside(r + width, None, e_end, dtype, -1, None)
         else:

@@ -1,7 +1,11 @@
 """Vectorized lanes of the math built-ins whose accepted set needs no reference value: the exact
-functions with an out-parameter (fract, modf, frexp: OpenCL C 3.0.19 §6.15.2 Table 14, 0 ulp or
-correctly rounded in Tables 65, 66, 68, 69) and lgamma and lgamma_r (Table 65: the value is
-undefined off its prescribed points; lgamma_r's sign is Γ's sign), for :mod:`oracles.math_fast`.
+functions with an out-parameter (fract, modf, frexp, remquo: OpenCL C 3.0.19 §6.15.2 Table 14, 0
+ulp or correctly rounded in Tables 65, 66, 68, 69), mad (Table 65: "Implemented either as a correctly
+rounded fma or as a multiply followed by an add both of which are correctly rounded"), lgamma and
+lgamma_r (Table 65: the value is undefined off its prescribed points; lgamma_r's sign is Γ's
+sign), and every exact function whose bound is none in the build (mad on double, half and the
+embedded profile; every function under -cl-unsafe-math-optimizations outside Table 67: no lane is
+judged, :func:`never_judged`), for :mod:`oracles.math_fast`.
 
 Each gives, for operands that are finite, normal and nonzero (the filter's candidates: flushing,
 §7.5.3, and the edge cases of §7.5.1 and C99 F.9 stay with :mod:`oracles.maths`), the lanes the
@@ -21,11 +25,12 @@ from dataclasses import replace
 import numpy as np
 
 from lang.maths import MathFn
-from lang.types import scalar
+from lang.types import Type, scalar
 from oracles import rules
 from oracles.expect import Expectation
 from oracles.floats import fmt
 from oracles.math_bounds import RULE_LGAMMA_SIGN, bound_for, profile_of, rule_for
+from oracles.math_exact import EXACT
 from oracles.math_references import WIDE_OK
 
 _Lanes = tuple[np.ndarray, list[np.ndarray]]  # which lanes are decided, and each output's values there
@@ -63,7 +68,69 @@ def _frexp(x: np.ndarray, tname: str) -> _Lanes:
     return np.ones(len(x), bool), [m, e.astype(np.int32)]
 
 
-_EXACT: dict[str, Callable[[np.ndarray, str], _Lanes]] = {"fract": _fract, "modf": _modf, "frexp": _frexp}
+def _remquo(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
+    """remquo: r = x - n·y with n = x/y rounded to nearest even, and quo = sign(n)·(|n| mod 128)
+    (§6.15.2 Table 14, C99 F.9.7.3; oracles.math_exact._remquo). In the wider type ``w`` of
+    :func:`_exact_difference`, q = fl(x/y) is within ``eps_w·|q|`` of x/y, so n = rint(q) where q
+    is farther than that from a half-integer; n·y is exact while |n| < 2^(m - p) (m, p: the
+    significand bits of ``w`` and of the lane's type) and x - n·y, a value of the lane's type
+    (the remainder is exact), is then exact too; an exact zero has x's sign."""
+    w = np.longdouble if x.dtype == np.float64 and WIDE_OK else np.float64
+    a, b = x.astype(w), y.astype(w)
+    q = a / b
+    n = np.rint(q)
+    ok = (np.abs(np.abs(q - n) - w(0.5)) > np.abs(q) * np.finfo(w).eps) & (
+        np.abs(n) < 2.0 ** (np.finfo(w).nmant + 1 - fmt(tname).p))
+    n = np.where(ok, n, 0)
+    r = (a - n * b).astype(x.dtype)
+    r = np.where(r == 0, np.copysign(x.dtype.type(0), x), r)
+    m = np.abs(n).astype(np.int64) % 128
+    return ok, [r, np.where(n < 0, -m, m).astype(np.int32)]
+
+
+def _quotient_masks(quo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """remquo's quo accepts any int with its sign and low 7 bits (the sign free where they are 0),
+    as oracles.maths._quotient_lane has it."""
+    low = np.abs(quo).astype(np.uint32)
+    mask = np.uint32(0x7F) | np.where(low != 0, np.uint32(0x80000000), np.uint32(0))
+    return mask, quo.astype(np.uint32) & mask
+
+
+_EXACT: dict[str, Callable[..., _Lanes]] = {"fract": _fract, "modf": _modf, "frexp": _frexp, "remquo": _remquo}
+
+
+def _rounded_sum(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` (float64) correctly rounded to ``dtype`` (float), and where that is certain.
+
+    ``s = fl64(a + b)`` and its error ``t`` are exact (TwoSum). Every rounding boundary of
+    ``dtype`` (a midpoint of two floats, subnormal ones and MAX + ulp/2 included: 25 bits) is a
+    float64, so none lies in ``(s, s + t]``: it would be nearer ``a + b`` than ``s``, the nearest
+    float64. Rounding ``s`` (numpy's cast, to nearest even) therefore rounds ``a + b`` the same way
+    where ``t = 0`` or ``s`` is not itself a boundary (where it is, the tie would be ``s``'s, not
+    ``a + b``'s)."""
+    s = a + b
+    back = s - a
+    t = (a - (s - back)) + (b - back)
+    r = s.astype(dtype)
+    c = r.astype(np.float64)
+    up = np.nextafter(r, dtype.type(np.inf)).astype(np.float64)
+    down = np.nextafter(r, dtype.type(-np.inf)).astype(np.float64)
+    tie = (s == (c + up) / 2) | (s == (c + down) / 2)
+    return r, (t == 0) | ~tie
+
+
+def _mad(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """mad's two results on float lanes (oracles.math_exact._mad): the correctly rounded fma and the
+    correctly rounded product followed by the correctly rounded add, and where both are certain and
+    finite. x·y of two floats is exact in float64 (48 bits), so each is one :func:`_rounded_sum`; an
+    exact zero sum of nonzero operands is +0 (IEEE 754 §6.3) in numpy as in the exact path."""
+    dtype = x.dtype
+    z64 = z.astype(np.float64)
+    product = x.astype(np.float64) * y.astype(np.float64)
+    fused, fused_ok = _rounded_sum(product, z64, dtype)
+    rounded = product.astype(dtype)  # the correctly rounded multiply
+    split, split_ok = _rounded_sum(rounded.astype(np.float64), z64, dtype)
+    return fused, split, fused_ok & split_ok & np.isfinite(rounded)
 
 
 def _lgamma_unprescribed(x: np.ndarray) -> np.ndarray:
@@ -71,14 +138,44 @@ def _lgamma_unprescribed(x: np.ndarray) -> np.ndarray:
     return (x != 1) & (x != 2) & ((x > 0) | (x != np.floor(x)))
 
 
-def exact_lanes(f: MathFn, tname: str, env: frozenset, x: np.ndarray) -> tuple[np.ndarray, list[Expectation]] | None:
-    """The lanes of ``f`` (one of :data:`DECIDED`) at operands ``x`` (finite, normal, nonzero,
+def unjudged(f: MathFn, tname: str, n: int) -> list[Expectation]:
+    """``n`` lanes of each output of ``f`` on ``tname``, none judged (as ``oracles.math_lanes.unjudged``
+    packs them)."""
+    types = [tname] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
+    return [Expectation(t, [np.zeros(n, scalar(t).bits_dtype)], np.zeros(n, bool), np.zeros(n, bool),
+                        np.full(n, rules.index("unspecified"), np.int16)) for t in types]
+
+
+def never_judged(f: MathFn, tname: str, env: frozenset) -> bool:
+    """Whether ``f`` is an exact function whose bound is none here: ``oracles.maths._lanewise_at``
+    judges none of its lanes, whatever the operands, before any special value (a lane whose
+    operand is not one certain value is not judged either)."""
+    return f.name in EXACT and bound_for(f, tname, env)[0].kind == "none"
+
+
+def exact_lanes(f: MathFn, tname: str, env: frozenset,
+                values: list[np.ndarray]) -> tuple[np.ndarray, list[Expectation]] | None:
+    """The lanes of ``f`` (one of :data:`DECIDED`) at operands ``values`` (finite, normal, nonzero,
     of the lane's type) that this module decides, and their expectations per output (module
-    docstring); None for another function or a build with -cl-unsafe-math-optimizations."""
-    if f.name not in DECIDED or "unsafe" in env:
+    docstring); None for another function or a build with -cl-unsafe-math-optimizations (mad
+    aside: Table 67 keeps its bound)."""
+    if f.name not in DECIDED or ("unsafe" in env and f.name != "mad"):
         return None
     profile = profile_of(tname, env)
+    x = values[0]
     n = len(x)
+    if f.name == "mad":
+        bound, _ = bound_for(f, tname, env)
+        if bound.kind != "mad":
+            return None
+        fused, split, ok = _mad(*values)
+        tiny = fmt(tname).tiny
+        for r in (fused, split):  # finite, and no flushable result (§7.5.3); a zero sum is +0 in both paths
+            ok &= np.isfinite(r) & ((r == 0) | (np.abs(r) >= tiny))  # (a zero's sign is free under unsafe)
+            ok &= (r != 0) | ("unsafe" not in env)
+        m = int(ok.sum())
+        return ok, [Expectation(tname, [fused[ok], split[ok]], np.ones(m, bool), np.zeros(m, bool),
+                                np.full(m, rules.index(rule_for("mad", "mad", profile)), np.int16))]
     if f.name in ("lgamma", "lgamma_r"):
         ok = _lgamma_unprescribed(x)
         m = int(ok.sum())
@@ -93,7 +190,7 @@ def exact_lanes(f: MathFn, tname: str, env: frozenset, x: np.ndarray) -> tuple[n
     bound_rule = rules.index(rule_for(f.name, "cr" if bound.kind == "cr" else "exact", profile))
     special_rule = rules.index(rule_for(f.name, "special", profile))
     with np.errstate(all="ignore"):
-        ok, outputs = _EXACT[f.name](x, tname)
+        ok, outputs = _EXACT[f.name](*values, tname)
         tiny = fmt(tname).tiny
         edge = np.zeros(n, bool)
         for out in outputs:
@@ -102,8 +199,11 @@ def exact_lanes(f: MathFn, tname: str, env: frozenset, x: np.ndarray) -> tuple[n
                 edge |= out == 0
     rule = np.where(edge, special_rule, bound_rule)[ok].astype(np.int16)
     types = [tname if out.dtype.kind == "f" else "int" for out in outputs]
-    return ok, [replace(Expectation.exact(t, out[ok]), rule=rule) for t, out in zip(types, outputs)]
+    got = [replace(Expectation.exact(t, out[ok]), rule=rule) for t, out in zip(types, outputs)]
+    if f.name == "remquo":
+        got[1].masks = [_quotient_masks(outputs[1][ok])]
+    return ok, got
 
 
-DECIDED = frozenset({*_EXACT, "lgamma", "lgamma_r"})
+DECIDED = frozenset({*_EXACT, "mad", "lgamma", "lgamma_r"})
 """The functions this module decides lanes of."""

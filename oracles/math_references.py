@@ -213,12 +213,13 @@ for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"
 _REFS["half_recip"] = Reference(lambda x: 1 / x, 4, 4)
 
 REFERENCES: dict[str, Reference] = _REFS
-"""Every function with a vectorized reference. Not here (mpmath decides every lane): erf, erfc and
-tgamma on double (no long double reference), lgamma and lgamma_r (no bound: their lanes are
-:mod:`oracles.math_fast_exact`'s), sincos (two results), mix and smoothstep (absolute
-bounds of the undefined edges), the exact and correctly rounded functions of
-:mod:`oracles.math_exact` (fma: a double fma in float64 rounds twice), and rootn on double (the
-rounded 1/n costs |ln x| / n ulp, too much for a double's ulp)."""
+"""Every function with a vectorized reference (sincos uses sin's and cos's). Not here: erf, erfc and
+tgamma on double (no long double reference), lgamma, lgamma_r, fract, modf, frexp and mad (no
+reference needed: their lanes are :mod:`oracles.math_fast_exact`'s), mix and smoothstep (absolute
+bounds of the undefined edges), the other exact and correctly rounded functions of
+:mod:`oracles.math_exact` (fma: a double fma in float64 rounds twice), rootn on double (the rounded
+1/n costs |ln x| / n ulp, too much for a double's ulp) and the geometric functions
+(:mod:`oracles.math_fast_geometric`)."""
 
 
 def sample(fn: str, params: str, tname: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:

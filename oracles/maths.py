@@ -65,6 +65,7 @@ from oracles.math_bounds import (
 )
 from oracles.math_exact import EXACT, cr
 from oracles.math_fast import filtered
+from oracles.math_fast_geometric import geometric_filtered
 from oracles.math_lanes import Lane, nan_lane, operand_values, pack, same, unjudged
 from oracles.math_precise import PRECISE
 from oracles.math_specials import INF, NAN, is_int, prescribed
@@ -433,7 +434,7 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bo
     t = op.args[0].type if op.args else op.type
     tname = op.type.scalar if f.result != "i" else t.scalar
     if f.group == "geometric":
-        return (_geometric_outputs(f, op, args, n, env),)
+        return (_geometric_outputs(f, op, args, n, env, fast),)
     spread = [None if a.type.width == op.type.width or op.type.width == 1 else op.type.width for a in op.args]
     decided = filtered(f, tname, env, args, spread) if fast else None
     slow = np.arange(n * op.type.width) if decided is None else decided.rest
@@ -454,13 +455,19 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bo
     return tuple(pack(lanes, ty) for lanes, ty in zip(results, types))
 
 
-def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: frozenset) -> Expectation:
+def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: frozenset,
+                       fast: bool = True) -> Expectation:
+    """The result of a geometric function, work-item by work-item (:func:`geometric`) where the
+    filter (:mod:`oracles.math_fast_geometric`; with ``fast``) does not decide the work-item."""
     tname = op.args[0].type.scalar
     width = op.args[0].type.width
-    per_arg = [operand_values(e, tname) for e in args]
-    lanes: list[Lane] = []
     out_width = op.type.width
-    for item in range(n):
+    flush = flushable(tname, env, f.name)
+    decided = geometric_filtered(f, tname, env, args, width, out_width, flush) if fast else None
+    items = np.arange(n) if decided is None else decided.rest[::out_width] // out_width
+    per_arg = [operand_values(e.select((items[:, None] * width + np.arange(width)).ravel()), tname) for e in args]
+    lanes: list[Lane] = []
+    for item in range(len(items)):
         vectors = []
         ok = True
         for p in per_arg:
@@ -471,4 +478,6 @@ def _geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: 
                 break
             vectors.append(tuple(v[0] for v in vals))
         lanes += geometric(f.name, tname, env, tuple(vectors)) if ok else [unjudged() for _ in range(out_width)]
-    return pack(lanes, tname)
+    if decided is None:
+        return pack(lanes, tname)
+    return decided.merge([pack(lanes, tname)] if lanes else None)[0]

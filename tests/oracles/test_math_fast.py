@@ -31,10 +31,11 @@ from oracles.expect import Expectation
 from oracles.floats import fmt, interval, ulp
 from oracles.math_exact import cr
 from oracles.math_fast import _decide, filtered
-from oracles.math_references import REFERENCES, Reference, sample, trusted
+from oracles.math_fast_geometric import geometric_filtered
+from oracles.math_references import Reference, sample, trusted
 
 ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), frozenset({"finite"}),
-        frozenset({"cr"}), frozenset({"spirv", "daz"}))
+        frozenset({"cr"}), frozenset({"spirv", "daz"}), frozenset({"cl2", "unsafe", "mad", "float"}))
 COMBOS = [(fn, t) for t in ("half", "float", "double") for fn, f in FUNCTIONS.items()
           if f.group != "geometric" and "u" not in f.params and (t == "float" or fn not in FLOAT_ONLY)]
 """Every lane-wise function (nan's code operand aside) on every type it takes: the references'
@@ -109,6 +110,40 @@ def check(fn: str, tname: str, n: int, seed: int) -> int:
     return len(decided.index)
 
 
+def check_geometric(fn: str, tname: str, n: int, seed: int) -> int:
+    """Compare the geometric filter (oracles.math_fast_geometric) with mpmath alone on ``n``
+    work-items of each width the function takes; the number of work-items the filter decided."""
+    f = FUNCTIONS[fn]
+    decided = 0
+    for width in f.geometric_widths:
+        rng = np.random.default_rng(seed + width)
+        env = ENVS[(seed + width) % len(ENVS)]
+        cols = operands(fn, tname, n * width, rng)
+        if seed % 3 == 0:  # ordinary vectors: the components of a work-item within a factor 3
+            with np.errstate(all="ignore"):
+                cols = [(c.reshape(n, width)[:, :1] * rng.uniform(-3, 3, (n, width)).astype(c.dtype)).ravel()
+                        for c in cols]
+        if seed % 3 == 1:  # work-items repeated: the lanes left to mpmath computed once per operand set
+            cols = [np.concatenate([c[:n // 2 * width]] * 2 + [c[n // 2 * 2 * width:]]) for c in cols]
+        args = [Expectation.exact(tname, c) for c in cols]
+        t = Type(tname, width)
+        op = Op(fn, tuple(Load(f"in{i}", t) for i in range(len(f.inputs))), t if f.result == "g" else Type(tname))
+        got = geometric_filtered(f, tname, env, args, width, op.type.width, maths.flushable(tname, env, fn))
+        decided += 0 if got is None else len(got.index) // op.type.width
+        assert_same(maths.outputs(op, args, n, env)[0], maths.outputs(op, args, n, env, fast=False)[0])
+    return decided
+
+
+GEOMETRIC = [(fn, t) for t in ("half", "float", "double") for fn, f in FUNCTIONS.items()
+             if f.group == "geometric" and (t == "float" or fn not in FLOAT_ONLY)]
+
+
+@pytest.mark.parametrize(("fn", "tname"), GEOMETRIC)
+def test_geometric_filter_decides_as_mpmath(fn, tname):
+    for seed in (0, 1):
+        check_geometric(fn, tname, 40, zlib.crc32(f"{fn}/{tname}".encode()) % 1000 * 3 + seed)
+
+
 @pytest.mark.parametrize(("fn", "tname"), COMBOS)
 def test_filter_decides_as_mpmath(fn, tname):
     assert check(fn, tname, 48, zlib.crc32(f"{fn}/{tname}".encode()) % 1000) >= 0
@@ -118,7 +153,8 @@ def test_filter_decides_most_ordinary_lanes():
     """Not vacuous: on ordinary operands the filter decides nearly every lane."""
     rng = np.random.default_rng(3)
     for fn, tname in (("sin", "float"), ("exp", "half"), ("pow", "double"), ("atan2", "float"), ("log", "double"),
-                      ("erf", "float"), ("tgamma", "half"), ("fract", "double"), ("lgamma_r", "float")):
+                      ("erf", "float"), ("tgamma", "half"), ("fract", "double"), ("lgamma_r", "float"),
+                      ("sincos", "double"), ("mad", "float")):
         args = [Expectation.exact(tname, rng.uniform(0.1, 4, 2000).astype(scalar(tname).dtype))
                 for _ in FUNCTIONS[fn].inputs]
         decided = filtered(FUNCTIONS[fn], tname, frozenset(), args, [None] * len(args))
@@ -217,3 +253,28 @@ def test_filter_decides_as_mpmath_soak(fn, tname):
     chunk = 20_000
     for seed in range(0, total, chunk):
         check(fn, tname, min(chunk, total - seed), zlib.crc32(f"{fn}/{tname}".encode()) + seed // chunk)
+
+
+def test_mad_rounding_ties_are_left_to_mpmath():
+    """mad in float64: x·y + z rounded once to float64 lands on a float midpoint where the exact sum
+    is below it ((1 + 2^-20)(1 - 2^-20) + 2^24 + 2 = 2^24 + 3 - 2^-40: rounding the float64 sum
+    would tie to 2^24 + 4, the fma is 2^24 + 2), so that lane is left to the exact path; an exact
+    tie (1·1 + 2^24 + 2) is decided, to even, as OpenCL C 3.0.19 §7.4 Table 65's fma rounds it."""
+    x = np.array([1 + 2.0**-20, 1.0, 1.5], np.float32)
+    y = np.array([1 - 2.0**-20, 1.0, 2.5], np.float32)
+    z = np.array([2.0**24 + 2, 2.0**24 + 2, 0.25], np.float32)
+    args = [Expectation.exact("float", v) for v in (x, y, z)]
+    decided = filtered(FUNCTIONS["mad"], "float", frozenset(), args, [None] * 3)
+    assert decided.index.tolist() == [1, 2]
+    assert decided.expectations[0].reference.tolist() == [2.0**24 + 4, 4.0]
+    op = _op("mad", "float", 1)
+    assert_same(maths.outputs(op, args, 3, frozenset())[0], maths.outputs(op, args, 3, frozenset(), fast=False)[0])
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize(("fn", "tname"), GEOMETRIC)
+def test_geometric_filter_decides_as_mpmath_soak(fn, tname):
+    total = int(os.environ.get("CLFUZZ_MATH_SOAK_LANES", "1000000")) // 4  # work-items, per width
+    chunk = 5_000
+    for seed in range(0, total, chunk):
+        check_geometric(fn, tname, min(chunk, total - seed), zlib.crc32(f"{fn}/{tname}".encode()) + seed // chunk)
