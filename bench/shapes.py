@@ -47,8 +47,8 @@ def main() -> None:
     kinds = collections.Counter(k.kind for p in programs for k in p.shape.parts)
     print(f"{len(programs)} shaped programs; parts: {dict(sorted(kinds.items()))}")
     harness = {"shaped": 0.0, "twin": 0.0}
-    for p, t in pairs:
-        for name, q in (("shaped", p), ("twin", t))[::1 if programs.index(p) % 2 else -1]:  # alternate who is first
+    for i, (p, t) in enumerate(pairs):
+        for name, q in (("shaped", p), ("twin", t))[::1 if i % 2 else -1]:  # alternate who is first
             t0 = time.perf_counter()
             emit(q)
             Expectations(q).get(frozenset())

@@ -49,3 +49,16 @@ class SimTarget:
     family = lineage = "sim"
     fingerprint: dict = {}
     fingerprint_id = "fp-sim"
+
+
+def store_observed(corpus, program: Program, observe) -> list[dict]:
+    """Store ``program`` and its simulated run's rows (``observe``: a :func:`simulated` driver) in
+    ``corpus`` as a campaign ``c`` would, on target ``sim``; returns the rows."""
+    corpus.add_program(program, "c")
+    rows = observe(program, SimTarget(), None)
+    for r in rows:
+        r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
+    corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
+                    "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": len(rows),
+                    "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+    return rows

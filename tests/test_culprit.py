@@ -5,11 +5,12 @@ become one bucket keyed on it. A bug of the outer operation itself keeps its own
 
 from __future__ import annotations
 
+from simulated import SimTarget, simulated, store_observed
+
 from corpus.store import Corpus
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from oracles.evaluate import evaluate
-from simulated import SimTarget, simulated
 from triage import reduce as reducer
 from triage import session
 
@@ -63,14 +64,7 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     corpus = Corpus(tmp_path / "c.db")
     corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
     for outer, seed in (("max", 1), ("min", 7)):
-        program = _program(outer, seed)
-        corpus.add_program(program, "c")
-        rows = reducer.observe(program, SimTarget(), None)
-        for r in rows:
-            r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
-        corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
-                        "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": len(rows),
-                        "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+        store_observed(corpus, _program(outer, seed), reducer.observe)
     before = corpus.buckets()
     assert sorted(b["signature"]["operation"] for b in before) == ["max", "min"]
     corpus.mark(before[0]["id"], "reported", "vendor#7")

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from simulated import SimTarget, simulated
+from simulated import SimTarget, simulated, store_observed
 
 from corpus.buckets import WRONG_CODE, signature
 from fuzz.emit.opencl_c import emit
@@ -172,13 +172,7 @@ def test_a_lane_only_a_loop_breaks_is_wrong_code_keyed_on_the_smallest_shape(mon
 
 
 def _stored(corpus, program: Program) -> None:
-    corpus.add_program(program, "c")
-    rows = reducer.observe(program, SimTarget(), None)
-    for r in rows:
-        r.update(program_id=program.id, fingerprint_id="fp-sim", path="opencl-c")
-    corpus.add_run({"program_id": program.id, "target": "sim", "fingerprint_id": "fp-sim", "path": "opencl-c",
-                    "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": len(rows),
-                    "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+    store_observed(corpus, program, reducer.observe)
 
 
 def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monkeypatch, tmp_path):

@@ -197,22 +197,21 @@ class Module:
         bits = int(np.array(value, elem.dtype).view(elem.bits_dtype))
         return self.literal(Literal(t, (bits,) * t.width))
 
-    def undef(self, tid: int) -> int:
-        key = ("undef", tid)
+    def _typed_value(self, opname: str, tid: int) -> int:
+        """A value of type ``tid`` that only its opcode defines (OpUndef, OpConstantNull), declared once."""
+        key = (opname, tid)
         if key not in self._constants:
             cid = self.id()
-            self.inst("global", "OpUndef", tid, cid)
+            self.inst("global", opname, tid, cid)
             self._constants[key] = cid
         return self._constants[key]
 
+    def undef(self, tid: int) -> int:
+        return self._typed_value("OpUndef", tid)
+
     def null(self, tid: int) -> int:
         """OpConstantNull of type ``tid``: zero in every lane."""
-        key = ("null", tid)
-        if key not in self._constants:
-            cid = self.id()
-            self.inst("global", "OpConstantNull", tid, cid)
-            self._constants[key] = cid
-        return self._constants[key]
+        return self._typed_value("OpConstantNull", tid)
 
     def words(self) -> list[int]:
         header = [self.g.magic, VERSION[0] << 16 | VERSION[1] << 8, GENERATOR, self.bound, 0]
