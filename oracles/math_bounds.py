@@ -81,8 +81,14 @@ def rule_for(fn: str, kind: str, profile: str, bound: Bound | None = None) -> st
             "ulp": f"{fn} on {profile} is within {bound} of the infinitely precise result",
             "abs": f"{fn} on {profile} is within an absolute error of {bound.value if bound else 0:g}",
             "dot": f"{fn} on {profile} is within max*max*(2n-1)*EPSILON (absolute)",
-            "cross": f"{fn} on {profile} is within max*max*3*EPSILON per component (absolute)"}[kind]
-    rules.register(rid, text, f"OpenCL C 3.0 §7.4 {_TABLES[profile]}")
+            "cross": f"{fn} on {profile} is within max*max*3*EPSILON per component (absolute)",
+            "formula": f"{fn} on {profile} is within an absolute error of {bound.value if bound else 0:g} of its "
+                       f"formula, evaluated exactly or with each operation rounded to {profile.removesuffix('_ep')}"
+            }[kind]
+    section = f"OpenCL C 3.0 §7.4 {_TABLES[profile]}"
+    if kind == "formula":  # oracles.math_formulas
+        section = f"OpenCL C 3.0 §6.15.4 Table 16 (\"implemented as\", a definition); {section[13:]} (declarative)"
+    rules.register(rid, text, section)
     return rid
 
 

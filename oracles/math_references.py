@@ -34,11 +34,10 @@ rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-
-import math
 
 import mpmath
 import numpy as np

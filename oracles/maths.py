@@ -66,6 +66,7 @@ from oracles.math_bounds import (
 from oracles.math_exact import EXACT, cr
 from oracles.math_fast import filtered
 from oracles.math_fast_geometric import geometric_filtered
+from oracles.math_formulas import FORMULAS, formula_values
 from oracles.math_lanes import Lane, nan_lane, operand_values, pack, same, unjudged
 from oracles.math_precise import PRECISE
 from oracles.math_specials import INF, NAN, is_int, prescribed
@@ -234,6 +235,13 @@ def _lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lan
         return (unjudged(),) * outputs
     if f.name.startswith(("half_sin", "half_cos", "half_tan")) and abs(args[0]) > 2.0**16:
         return (unjudged(),) * outputs  # §7.4: half_sin/cos/tan need |x| <= 2^16
+    if f.name in FORMULAS and bound.kind == "abs":
+        values = formula_values(f.name, args, fm, flushable(tname, env, f.name))
+        if values is None:
+            return (unjudged(),) * outputs
+        rid = rule_for(f.name, "formula", profile, bound)
+        lanes = [_bounded(f.name, v, bound, fm, rid) for v in values]
+        return _after((_union((lane,) for lane in lanes)), f, tname, env, fm)
     rid = rule_for(f.name, kind, profile, bound)
     with mpmath.workprec(fm.prec):
         mp_args = [mpf(a) if p in "gs" else int(a) for a, p in zip(args, f.inputs)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from simulated import SimTarget, expected_by_oracle
 
 from campaign.expectations import Expectations
 from fuzz.judge import judge
@@ -16,7 +17,6 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, validate
 from lang.policy import Policy
 from lang.types import Type
 from oracles.atomic_ops import KINDS, apply
-from simulated import SimTarget, expected_by_oracle
 from triage import observe as triage_observe
 from triage import reduce as reducer
 from triage import reduce_atomics

@@ -289,6 +289,39 @@ def test_undefined_results_are_never_judged():
     assert lane.ranges[0][0] <= 1.5 <= lane.ranges[0][1] and lane.ranges[0][1] - lane.ranges[0][0] <= 2.1e-3
 
 
+def _accepts(lane, v: float) -> bool:
+    return any(lo <= v <= hi for lo, hi in lane.ranges) or any(bits32(v) == bits32(w) for w in lane.values)
+
+
+@pytest.mark.parametrize("x, y, a", [(3.4028234663852886e38, 1.0001, 1.0), (1e30, -3.0, 1.0), (1e8, 1.5, 0.75),
+                                     (-2.5e38, 7.0, 0.999)])
+def test_mix_accepts_the_exact_value_and_the_formula_rounded_to_float(x, y, a):
+    """§6.15.4: mix is "implemented as x + (y - x) * a"; §7.4 measures from the infinitely precise
+    result. Where float rounding loses y (|x| huge), both readings are accepted within 1e-3 and
+    nothing else is (mix(FLT_MAX, 1.0001f, 1.0f): 1.0001 exactly, 0 in float)."""
+    x, y, a = f32(x), f32(y), f32(a)
+    lane, = lanewise("mix", "float", NONE, (x, y, a))
+    X, Y, A = np.float32(x), np.float32(y), np.float32(a)
+    with np.errstate(all="ignore"):
+        in_float = float(X + (Y - X) * A)
+    exact = Fraction(x) + (Fraction(y) - Fraction(x)) * Fraction(a)
+    assert _accepts(lane, in_float) and _accepts(lane, f32(float(exact)))
+    with np.errstate(all="ignore"):
+        fused = f32(float(Fraction(float(Y - X)) * Fraction(a) + Fraction(x)))  # as a mad or fma contraction
+    near = [exact, Fraction(in_float), Fraction(fused)]  # every accepted float: within 1e-3 of one, or nearest one
+    for v in [b for r in lane.ranges if r[0] <= r[1] for b in r] + lane.values:
+        assert min(abs(Fraction(v) - c) for c in near) <= Fraction(1001, 10**6) or v in [f32(float(c)) for c in near]
+    assert lane.rule == "math.mix.float.formula"
+
+
+def test_mix_and_smoothstep_are_not_judged_where_the_formula_overflows_in_the_type():
+    big = 3.4028234663852886e38
+    assert not lanewise("mix", "float", NONE, (-big, big, 0.0))[0].judged  # y - x: inf, inf * 0: NaN
+    assert not lanewise("smoothstep", "float", NONE, (-big, big, 0.0))[0].judged  # e1 - e0: inf
+    lane, = lanewise("smoothstep", "float", NONE, (0.0, 1.0, 0.25))
+    assert _accepts(lane, 0.15625) and not _accepts(lane, 0.15625 + 2e-5)  # 0.25² (3 - 0.5), exact
+
+
 # ---- programs: both results of an out-parameter reach their buffers ----------------------------------------
 
 
