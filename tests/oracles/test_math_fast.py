@@ -5,7 +5,8 @@ result may take (the reference ± its stated bound) gives the same accepted set 
 §7.4 Tables 65, 66, 68, 69; §7.5.1 and C99 F.9 values and §7.5.3 flushing stay with mpmath); so
 the expectations with the filter must be bit for bit those of mpmath alone (``fast=False``), on
 edge pools and uniform bits. The default run checks a sample per function and type; the soak
-test (``-m soak``) checks 10^6 lanes per function and type (``CLFUZZ_MATH_SOAK_LANES``)."""
+test (``-m soak``) checks 10^6 lanes per function and type (``CLFUZZ_MATH_SOAK_LANES``; a share
+of its chunks with ``CLFUZZ_MATH_SOAK_CHUNKS=first:last``)."""
 
 from __future__ import annotations
 
@@ -246,12 +247,19 @@ def test_untrusted_reference_is_not_used(monkeypatch):
         trusted.cache_clear()
 
 
+def _chunks(total: int, chunk: int) -> range:
+    """The first lane of each chunk the soak checks: all of them, or those numbered ``first:last``
+    in CLFUZZ_MATH_SOAK_CHUNKS (so that one soak can be split over several machines or runs)."""
+    first, _, last = os.environ.get("CLFUZZ_MATH_SOAK_CHUNKS", "0:").partition(":")
+    return range(0, total, chunk)[int(first):int(last) if last else None]
+
+
 @pytest.mark.soak
 @pytest.mark.parametrize(("fn", "tname"), COMBOS)
 def test_filter_decides_as_mpmath_soak(fn, tname):
     total = int(os.environ.get("CLFUZZ_MATH_SOAK_LANES", "1000000"))
     chunk = 20_000
-    for seed in range(0, total, chunk):
+    for seed in _chunks(total, chunk):
         check(fn, tname, min(chunk, total - seed), zlib.crc32(f"{fn}/{tname}".encode()) + seed // chunk)
 
 
@@ -276,5 +284,5 @@ def test_mad_rounding_ties_are_left_to_mpmath():
 def test_geometric_filter_decides_as_mpmath_soak(fn, tname):
     total = int(os.environ.get("CLFUZZ_MATH_SOAK_LANES", "1000000")) // 4  # work-items, per width
     chunk = 5_000
-    for seed in range(0, total, chunk):
+    for seed in _chunks(total, chunk):
         check_geometric(fn, tname, min(chunk, total - seed), zlib.crc32(f"{fn}/{tname}".encode()) + seed // chunk)
