@@ -42,6 +42,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.modules:
         valid(args.modules, args.seed)
+    if args.programs < 1:
+        return
     programs = sample(shape_programs(Caps(fp64=True), Policy()), args.programs, args.seed)
     pairs = [(p, twin(p)) for p in programs]
     kinds = collections.Counter(k.kind for p in programs for k in p.shape.parts)

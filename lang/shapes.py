@@ -50,6 +50,12 @@ ROUNDS_CAP = 8
 ARRAY = 8
 """Elements of a ``array`` step's private array."""
 LOOP_FORMS = ("for", "while", "do")
+CFGS = ("structured", "unstructured")
+"""How the SPIR-V emitter writes a shape's control flow: with merge instructions and blocks in
+construct order (the form Shader modules must take), or, as Kernel modules allow (SPIR-V 1.0
+§2.11: the structured control flow rules apply to the Shader capability), without OpSelectionMerge
+and OpLoopMerge and with each if's and switch's arms laid out after the block where they join.
+The OpenCL C kernel is the same for both."""
 
 
 class ShapeError(ValueError):
@@ -72,6 +78,7 @@ class Shape:
     base: str
     steps: tuple[Part, ...] = ()
     wraps: tuple[Part, ...] = ()
+    cfg: str = "structured"  # one of CFGS
 
     @property
     def parts(self) -> tuple[Part, ...]:
@@ -93,10 +100,12 @@ class Shape:
     @property
     def signature(self) -> str:
         """What a bucket keys on: the kinds and forms, steps then wraps (outermost first), without
-        the control words: ``carried:while > exchange | loop:for-once > if-divergent:lid``."""
+        the control words: ``carried:while > exchange | loop:for-once > if-divergent:lid``, and
+        `` | unstructured`` where the SPIR-V has no merge instructions (:data:`CFGS`)."""
         steps = " > ".join(f"{p.kind}:{p.form}" for p in self.steps)
         wraps = " > ".join(f"{p.kind}:{p.form}" for p in self.wraps)
-        return " | ".join(s for s in (steps, wraps) if s) or "none"
+        cfg = self.cfg if self.cfg != "structured" else ""
+        return " | ".join(s for s in (steps, wraps, cfg) if s) or "none"
 
     @property
     def local(self) -> bool:
@@ -253,6 +262,8 @@ def check(shape: Shape, local_size: int, global_size: int, shared: bool) -> None
                 raise ShapeError(f"{p.kind}: needs {kind.words} control words in [0, 2^32)")
             if not kind.valid(p.form, p.words):
                 raise ShapeError(f"{p.kind}:{p.form}: control words {list(p.words)} do not take the intended path")
+    if shape.cfg not in CFGS:
+        raise ShapeError(f"unknown control flow form {shape.cfg!r} (one of {', '.join(CFGS)})")
     if shared and (shape.steps or any(repeats(p) for p in shape.wraps)):
         raise ShapeError("a program with atomic locations takes only wraps that run its statements once")
     if shape.local and (local_size < 1 or local_size & (local_size - 1)):
@@ -265,11 +276,13 @@ def to_data(shape: Shape) -> dict:
     """The JSON form of a shape (lang.ir.to_data)."""
     def part(p: Part) -> list:
         return [p.kind, p.form, list(p.words)]
-    return {"base": shape.base, "steps": [part(p) for p in shape.steps], "wraps": [part(p) for p in shape.wraps]}
+    cfg = {"cfg": shape.cfg} if shape.cfg != "structured" else {}
+    return {"base": shape.base, "steps": [part(p) for p in shape.steps], "wraps": [part(p) for p in shape.wraps], **cfg}
 
 
 def from_data(d: dict) -> Shape:
     """The inverse of :func:`to_data`."""
     def part(x: list) -> Part:
         return Part(str(x[0]), str(x[1]), tuple(int(w) for w in x[2]))
-    return Shape(str(d["base"]), tuple(part(x) for x in d.get("steps", ())), tuple(part(x) for x in d.get("wraps", ())))
+    return Shape(str(d["base"]), tuple(part(x) for x in d.get("steps", ())), tuple(part(x) for x in d.get("wraps", ())),
+                 str(d.get("cfg", "structured")))

@@ -205,6 +205,22 @@ def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monke
     assert "for (uint w0" in (folder / "kernel.cl").read_text() and "for (" not in (folder / "twin.cl").read_text()
 
 
+def test_unstructured_control_flow_is_kept_only_where_the_bug_needs_it(monkeypatch):
+    """A driver wrong on unstructured SPIR-V only: the reduced shape keeps ``unstructured`` and the
+    bucket's shape says so; wrong on any loop: the reducer makes the control flow structured."""
+    loop = Part("loop", "for-once", (3, 1))
+    p = _shaped(wraps=(Part("switch", "case", (7,)), loop))
+    p = replace(p, shape=replace(p.shape, cfg="unstructured"))
+    assert from_data(json.loads(p.to_json())) == p
+    assert "cfg" not in json.loads(_shaped(wraps=(loop,)).to_json())["shape"]  # older programs' JSON unchanged
+    unstructured = lambda q: q.shape is not None and q.shape.cfg == "unstructured"  # noqa: E731
+    reduction, _ = _reduce(monkeypatch, p, unstructured)
+    assert reduction.reduced.shape.cfg == "unstructured" and reduction.blame["shape"].endswith("| unstructured")
+    has_loop = lambda q: q.shape is not None and any(w.kind == "loop" for w in q.shape.wraps)  # noqa: E731
+    reduction, _ = _reduce(monkeypatch, p, has_loop)
+    assert reduction.reduced.shape.cfg == "structured" and reduction.blame["shape"] == "loop:for-once"
+
+
 def test_the_reducer_shortens_loops_to_one_iteration(monkeypatch):
     """A driver wrong whenever a carried loop runs: the reduced shape keeps that loop, shortened."""
     runs = lambda q: q.shape is not None and any(s.kind == "carried" and s.words[0] for s in q.shape.steps)  # noqa: E731

@@ -26,7 +26,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.ir import validate as validate_program
 from lang.ops import VERSION_KEYS
 from lang.policy import Policy
-from lang.shapes import KINDS, STEPS, Part, Shape
+from lang.shapes import CFGS, KINDS, STEPS, Part, Shape
 from lang.types import Type
 
 pytestmark = pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
@@ -46,7 +46,8 @@ def _bases(area: str, n: int = 2) -> tuple[Program, ...]:
     return tuple(draws[i] for i in range(n))
 
 
-def _shaped(base: Program, steps: list[tuple[str, str]], wraps: list[tuple[str, str]], seed: int = 0) -> Program:
+def _shaped(base: Program, steps: list[tuple[str, str]], wraps: list[tuple[str, str]], seed: int = 0,
+            cfg: str = "structured") -> Program:
     """``base`` with these steps and wraps (kind, form), control words that take the intended path,
     and a power-of-two local size where a step needs one; checked valid (lang.ir.validate)."""
     rnd = random.Random(seed)
@@ -54,7 +55,7 @@ def _shaped(base: Program, steps: list[tuple[str, str]], wraps: list[tuple[str, 
     if any(KINDS[k].local for k, _ in steps):
         local = min(base.global_size & -base.global_size, 64)
     shape = Shape(base.area, tuple(Part(k, f, words(k, f, rnd, local)) for k, f in steps),
-                  tuple(Part(k, f, words(k, f, rnd, local)) for k, f in wraps))
+                  tuple(Part(k, f, words(k, f, rnd, local)) for k, f in wraps), cfg)
     program = replace(base, area="shapes", local_size=local, shape=shape)
     validate_program(program)
     return program
@@ -81,8 +82,8 @@ def test_every_kind_and_form_alone_gives_valid_modules(kind, form):
         for i, base in enumerate(_bases(area)):
             if base.shared and (step or form.endswith("every")):
                 continue  # atomics take only wraps that run their statements once (lang.shapes.check)
-            for seed in range(2):
-                _check(_shaped(base, [(kind, form)] if step else [], [] if step else [(kind, form)], seed))
+            for seed, cfg in enumerate(CFGS):
+                _check(_shaped(base, [(kind, form)] if step else [], [] if step else [(kind, form)], seed, cfg))
 
 
 def test_nested_wraps_and_many_steps_give_valid_modules():
@@ -94,8 +95,9 @@ def test_nested_wraps_and_many_steps_give_valid_modules():
         for base in _bases(area):
             steps = [] if base.shared else every_step
             wraps = [w for w in every_wrap if not (base.shared and w[1].endswith("every"))]
-            _check(_shaped(base, steps, wraps))
-            _check(_shaped(base, steps[::-1], wraps[::-1], seed=1))
+            for cfg in CFGS:
+                _check(_shaped(base, steps, wraps, cfg=cfg))
+                _check(_shaped(base, steps[::-1], wraps[::-1], seed=1, cfg=cfg))
     policy = replace(POLICY, shape_steps=5, shape_wraps=5, shape_local_sizes=(1, 2, 4, 8, 16, 32))
     rnd = random.Random(5)
     for area in BASE_AREAS:
@@ -135,6 +137,25 @@ def test_each_kind_uses_its_constructs():
     # spirv-val above); the counters of every loop form are OpPhi, the sum a variable
     text = _disassemble(_check(_shaped(base, [("carried", "do")], [])))
     assert "OpPhi" in text and "OpVariable" in text
+
+
+def test_unstructured_control_flow_has_no_merges_and_arms_after_their_join():
+    """lang.shapes.CFGS: the same branches without OpSelectionMerge/OpLoopMerge, and the arms of an
+    if (and a switch) written after the block where they join (legal in a Kernel module only)."""
+    base = _bases("conversions")[0]
+    steps, wraps = [("carried", "for"), ("tree", "local")], [("if-uniform", "then"), ("switch", "case")]
+    structured = _disassemble(_check(_shaped(base, steps, wraps)))
+    text = _disassemble(_check(_shaped(base, steps, wraps, cfg="unstructured")))
+    assert "OpSelectionMerge" in structured and "OpLoopMerge" in structured
+    assert "OpSelectionMerge" not in text and "OpLoopMerge" not in text
+    assert text.count("OpBranchConditional") == structured.count("OpBranchConditional")
+    assert text.count("OpLabel") == structured.count("OpLabel")
+    lines = text.splitlines()
+    order = {line.split()[0]: i for i, line in enumerate(lines) if "OpLabel" in line}
+    switch = next(line for line in lines if "OpSwitch" in line).split()
+    default, cases = switch[2], switch[4::2]
+    join = min(i for label, i in order.items() if i > lines.index(next(ln for ln in lines if "OpSwitch" in ln)))
+    assert all(order[b] > join for b in (default, *cases))  # every arm after the block right after the switch
 
 
 def test_a_shapes_words_are_data():
@@ -232,9 +253,11 @@ def test_shaped_programs_agree_with_the_oracle_on_the_spirv_routes(route):
     from fuzz.drivers import Worker
 
     target = _target(route)
-    programs = [_shaped(_plain_base(), steps, wraps, seed) for seed, (steps, wraps) in enumerate(RUN_SHAPES)]
+    programs = [_shaped(_plain_base(), steps, wraps, seed, CFGS[seed % 2])
+                for seed, (steps, wraps) in enumerate(RUN_SHAPES)]
     covered = {(p.kind, p.form) for program in programs for p in program.shape.parts}
     assert covered == set(FORMS), set(FORMS) - covered
+    assert {program.shape.cfg for program in programs} == set(CFGS)
     with Worker(target, timeout_s=120) as w:
         for program in programs:
             verdict = _verdict(program, target, w)

@@ -2,7 +2,7 @@
 
 * ``twin``: the straight-line twin (lang.ir.twin) in place of the shaped program. Kept when it
   shows the disagreement: the built-in is wrong whatever the structure, and the bug is keyed on it.
-* ``shape_parts``: one step or wrap fewer; a loop that runs the statements on every iteration
+* ``shape_parts``: the SPIR-V's control flow structured (lang.shapes.CFGS); one step or wrap fewer; a loop that runs the statements on every iteration
   runs them once; a loop's trip count shortened to one iteration (the wrap's, ``carried``'s and
   ``rounds``'s: the constants the program checks follow from the words, lang.shapes.expected); the
   smallest shape that still differs is what a wrong-code bucket keys on.
@@ -40,6 +40,8 @@ def _parts(program: Program, rows: list[dict], _) -> Candidates:
     shape = program.shape
     if shape is None:
         return
+    if shape.cfg != "structured":
+        yield replace(program, shape=replace(shape, cfg="structured"))
     yield from _shorter(program)
     if len(shape.parts) < 2:  # one part fewer than one is the twin
         return

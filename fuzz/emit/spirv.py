@@ -211,6 +211,8 @@ def words(program: Program) -> list[int]:
     for step in epilogue:
         step()
     m.inst("function", "OpReturn")
+    if shapes:
+        shapes.finish()
     m.end_function()
     return m.words()
 

@@ -6,14 +6,19 @@ call (before the kernel, as the OpenCL C helpers are), the steps that compute th
 ``x`` at kernel scope (:meth:`Shapes.index`: every buffer's element pointer is then computed from
 it, as ``gid`` is without a shape) and the statements inside the wraps (:meth:`Shapes.wrap`).
 
-Structured control flow throughout (SPIR-V 1.0 §2.11): an ``if`` is OpSelectionMerge +
-OpBranchConditional, a ``switch`` OpSelectionMerge + OpSwitch, a loop a preheader, a header with
+Structured control flow (SPIR-V 1.0 §2.11) unless the shape says ``unstructured``
+(lang.shapes.CFGS): an ``if`` is OpSelectionMerge + OpBranchConditional, a ``switch`` OpSelectionMerge + OpSwitch, a loop a preheader, a header with
 OpLoopMerge, a body, a continue target holding the back edge and a merge block (``for``/``while``
 test at the top of the header, ``do`` in the continue target); ``break`` and ``continue`` branch
 to the merge block and the continue target. Loop counters are OpPhi in the header; the other
 values a loop or a branch carries (``x``, sums, structs, private arrays) are Function-storage
 OpVariables (:meth:`fuzz.emit.spirv_module.Module.variable`). Local arrays are Workgroup
 OpVariables named ``clfuzz.sh<i>`` (Oclgrind needs names), barriers those of ``barrier()``.
+
+Unstructured (Kernel modules only need the blocks in dominance order, §2.16.1): the same blocks
+and branches without OpSelectionMerge and OpLoopMerge, and the arms of every ``if`` and ``switch``
+written at the end of the function (:meth:`Shapes.later`), after the block where they join, which
+no structured construct may do.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class Shapes:
         self.m, self.program, self.shape = m, program, program.shape
         self.uint, self.ulong = m.type(Type("uint")), m.type(Type("ulong"))
         self.ended = False  # the current block has its terminator (a break, continue or return)
+        self.structured = self.shape.cfg == "structured"
+        self.tail: list[list[int]] = []  # blocks written after the kernel's last one (unstructured)
         self.ctl = self.x = self.slid = 0  # the kernel's: set by index()
         self.calls = {i: _helper(m, self, i, p) for i, p in enumerate(self.shape.steps) if p.kind == "call"}
 
@@ -118,18 +125,51 @@ class Shapes:
         self.m.inst("function", "OpReturn")
         self.ended = True
 
+    def merge(self, opname: str, *operands: int) -> None:
+        """A merge instruction (OpSelectionMerge, OpLoopMerge), in structured control flow only."""
+        if self.structured:
+            self.m.inst("function", opname, *operands)
+
+    def arms(self, arms: list[tuple[int, Callable[[], None]]], merge: int) -> None:
+        """Each ``(block, write)``: the block, what ``write()`` writes and a branch to ``merge``,
+        then ``merge``; unstructured, the arms go to the end of the function (:meth:`later`)."""
+        for block, arm in arms:
+            def write(block=block, arm=arm) -> None:
+                self.label(block)
+                arm()
+                self.branch(merge)
+            if self.structured:
+                write()
+            else:
+                self.later(write)
+        self.label(merge)
+
+    def later(self, write: Callable[[], None]) -> None:
+        """What ``write()`` writes, moved after the kernel's last block (:meth:`finish`); a later
+        block nested in it follows it, so every block still follows the blocks that dominate it."""
+        m, chunk = self.m, []
+        self.tail.append(chunk)
+        here, ended = m.sections["function"], self.ended
+        m.sections["function"] = chunk
+        try:
+            write()
+        finally:
+            m.sections["function"], self.ended = here, ended
+
+    def finish(self) -> None:
+        """The blocks :meth:`later` kept, after the kernel's last block (before OpFunctionEnd)."""
+        for chunk in self.tail:
+            self.m.sections["function"].extend(chunk)
+        self.tail = []
+
     def if_(self, cond: int, then: Callable[[], None], otherwise: Callable[[], None] | None = None) -> None:
         """``if (cond) { then() } else { otherwise() }`` as a selection construct."""
         m = self.m
         then_block, else_block, merge = m.id(), m.id() if otherwise else 0, m.id()
-        m.inst("function", "OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
+        self.merge("OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
         m.inst("function", "OpBranchConditional", cond, then_block, else_block or merge)
-        for block, arm in ((then_block, then), (else_block, otherwise)):
-            if arm is not None:
-                self.label(block)
-                arm()
-                self.branch(merge)
-        self.label(merge)
+        self.ended = True
+        self.arms([(then_block, then)] + ([(else_block, otherwise)] if otherwise else []), merge)
 
     def loop(self, first: int, test: Callable[[int], int], step: tuple[str, int], body: Body, top: bool = True) -> None:
         """A loop over a uint counter (an OpPhi of ``first`` and ``counter <step[0]> step[1]``):
@@ -143,7 +183,7 @@ class Shapes:
         self.label(header)
         m.inst("function", "OpPhi", self.uint, counter, first, pre, after, cont)
         cond = test(counter) if top else 0
-        m.inst("function", "OpLoopMerge", merge, cont, m.g.enum("LoopControl", "None"))
+        self.merge("OpLoopMerge", merge, cont, m.g.enum("LoopControl", "None"))
         if top:
             m.inst("function", "OpBranchConditional", cond, block, merge)
         else:
@@ -411,14 +451,10 @@ def _switch(s: Shapes, i: int, o: int, part: Part, inner: Inner) -> None:
     v = part.words[0]
     case, other, default, merge = (m.id() for _ in range(4))
     selector = s.word(o)
-    m.inst("function", "OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
+    s.merge("OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
     m.inst("function", "OpSwitch", selector, default, v, case, v ^ 1, other)
     s.ended = True
-    for block, arm in ((case, inner), (other, s.dead), (default, s.dead)):
-        s.label(block)
-        arm()
-        s.branch(merge)
-    s.label(merge)
+    s.arms([(case, inner), (other, s.dead), (default, s.dead)], merge)
 
 
 def _dead(s: Shapes, i: int, o: int, part: Part, inner: Inner) -> None:

@@ -8,7 +8,8 @@ least one part in all), kinds and forms uniform. Control words are drawn so that
 the intended path (:attr:`lang.shapes.Kind.valid`): trip counts include 0 and 1 and reach
 :data:`lang.shapes.TRIP_CAP`; a loop that runs the statements on every iteration runs at most 4
 times. Local-memory steps get a power-of-two local size from ``policy.shape_local_sizes``; a
-share ``policy.p_opt_disable`` of the programs is built with ``-cl-opt-disable``.
+share ``policy.p_opt_disable`` of the programs is built with ``-cl-opt-disable``, and a share
+``policy.p_unstructured`` has its SPIR-V written without merge instructions (lang.shapes.CFGS).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ def shape_of(base: Program, rnd: random.Random, policy: Policy) -> Program:
     for i in every[1:]:  # one loop that repeats the statements at most: nested, they multiply
         wraps = wraps[:i] + (replace(wraps[i], form=wraps[i].form.replace("every", "once")),) + wraps[i + 1:]
     options = " ".join(o for o in (base.options, OPT_DISABLE if rnd.random() < policy.p_opt_disable else "") if o)
-    return replace(base, area="shapes", local_size=local, options=options, shape=Shape(base.area, steps, wraps))
+    cfg = "unstructured" if rnd.random() < policy.p_unstructured else "structured"
+    return replace(base, area="shapes", local_size=local, options=options, shape=Shape(base.area, steps, wraps, cfg))
 
 
 @st.composite
