@@ -24,20 +24,25 @@ from oracles.rules import SEVERITIES
 @click.option("--install-versions", is_flag=True,
               help="As root: first build the Debian trixie, testing and unstable roots with their drivers under "
                    "the state folder (once; existing roots are reused), then list them beside the system's.")
-def drivers(as_json: bool, with_releases: bool, install_versions: bool) -> None:
+@click.option("--variants", "with_variants", is_flag=True,
+              help="Also the variant targets (PoCL's work-group methods: pocl+wg-loops, ...), each checked on its "
+                   "driver; run one by naming it in --drivers.")
+def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_variants: bool) -> None:
     """List every OpenCL device found, with its fingerprint; with --releases or --install-versions
-    also every driver release, and the releases that cannot run here with the reason.
+    also every driver release, with --variants every variant target, and those that cannot run
+    here with the reason.
 
-    Example: clfuzz drivers --json; sudo clfuzz drivers --install-versions
+    Example: clfuzz drivers --json; clfuzz drivers --variants; sudo clfuzz drivers --install-versions
     """
     from fuzz.drivers import describe, discover, table
-    from fuzz.drivers.discovery import UNAVAILABLE
+    from fuzz.drivers.discovery import UNAVAILABLE, variants
 
     if install_versions:
         install_releases()
     releases = with_releases or install_versions
     targets = discover(releases=True) if releases else local_targets(None)
-    unavailable = dict(UNAVAILABLE) if releases else {}
+    targets += variants() if with_variants else []
+    unavailable = dict(UNAVAILABLE) if releases or with_variants else {}
     if as_json:
         records = describe(targets) + [{"name": name, "unavailable": why} for name, why in unavailable.items()]
         click.echo(json.dumps(records, indent=2, sort_keys=True))

@@ -23,6 +23,8 @@ from .icd import icd_folders, library_of
 from .releases import installed, release_name, spirv_routes
 from .rootfs import env_in, python_argv
 from .routes import PATH_OPENCL_C, PATH_SPIRV, Route, route_for, route_of, translator_version
+from .variants import VARIANTS
+from .variants import problem as variant_problem
 
 
 class UnknownDriver(ValueError):
@@ -55,8 +57,9 @@ def run_probe(folder: str | os.PathLike, timeout_s: float = 30, root: str = "") 
 
 
 def family_of(name: str) -> str:
-    """A target name's driver without device number or path: "pocl" for "pocl-2/spirv"."""
-    return re.sub(r"-\d+$", "", name.split("/")[0])
+    """A target name's driver without device number, variant or path: "pocl" for "pocl-2/spirv"
+    and "pocl+wg-loops"."""
+    return re.sub(r"-\d+$", "", name.split("/")[0].split("+")[0])
 
 
 def lineage_of(name: str, fingerprint: dict[str, Any]) -> str:
@@ -78,10 +81,11 @@ class Target:
     path: str = PATH_OPENCL_C  # the front end: OpenCL C source, or a SPIR-V module (routes)
     root: str = ""  # another release's root filesystem (releases), "" for the system's driver
     release: str = ""  # that release's suite ("testing"), "" for the system's
+    settings: tuple[tuple[str, str], ...] = ()  # a variant's driver environment (fuzz.drivers.variants)
 
     def env(self) -> dict[str, str]:
-        """The environment of a process that sees only this target's driver."""
-        return env_in(self.icd_folder, self.root)
+        """The environment of a process that sees only this target's driver (under its settings)."""
+        return {**env_in(self.icd_folder, self.root), **dict(self.settings)}
 
     def command(self, module: str) -> list[str]:
         """The command that runs ``python -m module`` beside this target's driver (inside its
@@ -210,6 +214,35 @@ def _discover_releases(timeout_s: float) -> tuple[Target, ...]:
     return tuple(out + [s for s in map(spirv_target, out) if s is not None])
 
 
+@functools.cache
+def _discover_variants(timeout_s: float) -> tuple[Target, ...]:
+    """The variant targets of the system's OpenCL C targets (fuzz.drivers.variants) that their
+    driver honours, checked in parallel; the others go to ``UNAVAILABLE`` with the reason."""
+    candidates = [(t, suffix, settings) for t in _discover(timeout_s) if t.path == PATH_OPENCL_C
+                  for suffix, settings in VARIANTS.get(t.lineage, {}).items()]
+
+    def one(entry):
+        t, _, settings = entry
+        argv = [*t.command("fuzz.drivers.variants"), str(t.platform_index), str(t.device_index)]
+        return variant_problem(argv, t.env(), settings, timeout_s=2 * timeout_s)
+
+    out = []
+    with ThreadPoolExecutor(max_workers=max(1, len(candidates))) as pool:
+        for (t, suffix, settings), problem in zip(candidates, pool.map(one, candidates)):
+            name = f"{t.name}+{suffix}"
+            if problem:
+                UNAVAILABLE[name] = problem
+                continue
+            fp = {**t.fingerprint, "settings": dict(settings)}
+            out.append(replace(t, name=name, fingerprint=fp, fingerprint_id=fingerprint_id(fp), settings=settings))
+    return tuple(out)
+
+
+def variants(timeout_s: float = 30) -> list[Target]:
+    """The variant targets this machine's drivers honour (fuzz.drivers.variants), cached per process."""
+    return list(_discover_variants(float(timeout_s)))
+
+
 def discover(timeout_s: float = 30, releases: bool = False) -> list[Target]:
     """Every device of every ICD library found, each probed in a subprocess (in parallel).
 
@@ -225,6 +258,7 @@ def discover(timeout_s: float = 30, releases: bool = False) -> list[Target]:
 def _cache_clear() -> None:
     _discover.cache_clear()
     _discover_releases.cache_clear()
+    _discover_variants.cache_clear()
 
 
 discover.cache_clear = _cache_clear  # type: ignore[attr-defined]
@@ -240,21 +274,23 @@ def select(targets: list[Target], names: list[str] | None) -> list[Target]:
 
     Other releases' targets (``pocl-7.1``, fuzz.drivers.releases) are taken only when named: by
     name, driver, fingerprint id or suite (``testing``); "pocl" and the default mean the system's.
+    Variant targets (``pocl+wg-loops``, fuzz.drivers.variants) likewise, by name or fingerprint id.
     """
-    system = {i for i, t in enumerate(targets) if not t.release}
+    system = {i for i, t in enumerate(targets) if not t.release and not t.settings}
     if not names:
         return [t for i, t in enumerate(targets) if i in system]
-    if installed() and any(
-            not any(n.lstrip("-") in (t.name, t.driver, t.family, t.path, t.fingerprint_id, t.release)
-                    for t in targets)
-            for n in names):  # a name no system target answers: the releases' targets may
+    unanswered = [n for n in names if not any(
+        n.lstrip("-") in (t.name, t.driver, t.family, t.path, t.fingerprint_id, t.release) for t in targets)]
+    if unanswered:  # a name no system target answers: a variant's or the releases' targets may
         known = {t.name for t in targets}
-        targets = list(targets) + [t for t in _discover_releases(30.0) if t.name not in known]
+        more = variants() if any("+" in n for n in unanswered) else []
+        more += list(_discover_releases(30.0)) if installed() else []
+        targets = list(targets) + [t for t in more if t.name not in known]
 
     def hits(name: str) -> set[int]:
         found = {i for i, t in enumerate(targets)
                  if name in (t.name, t.driver, t.fingerprint_id)
-                 or (name in (t.family, t.path) if not t.release else name == t.release)}
+                 or (name in (t.family, t.path) if not (t.release or t.settings) else name == t.release)}
         if not found:
             known = ", ".join(t.name for t in targets) or "none (no OpenCL device found)"
             raise UnknownDriver(f"unknown driver {name!r}; known drivers: {known}")

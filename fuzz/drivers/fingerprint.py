@@ -40,8 +40,9 @@ IDENTITY_FIELDS = (
     "half_fp_config",
 )
 
-# A SPIR-V path of a device adds how the module gets there (routes.py).
-PATH_FIELDS = ("path", "route", "translator", "route_unsupported")
+# A SPIR-V path of a device adds how the module gets there (routes.py), a variant its driver
+# settings (variants.py); the ids of targets without them are unchanged.
+PATH_FIELDS = ("path", "route", "translator", "route_unsupported", "settings")
 
 _BASE_NAMES = (  # substring of the lowercased platform name -> short driver name
     ("portable computing language", "pocl"),
