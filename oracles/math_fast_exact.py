@@ -141,7 +141,8 @@ def _lgamma_unprescribed(x: np.ndarray) -> np.ndarray:
 def unjudged(f: MathFn, tname: str, n: int) -> list[Expectation]:
     """``n`` lanes of each output of ``f`` on ``tname``, none judged (as ``oracles.math_lanes.unjudged``
     packs them)."""
-    types = [tname] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
+    types = [f.operand_type(f.result, Type(tname)).scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out
+                                                               else [])  # ilogb's result: int
     return [Expectation(t, [np.zeros(n, scalar(t).bits_dtype)], np.zeros(n, bool), np.zeros(n, bool),
                         np.full(n, rules.index("unspecified"), np.int16)) for t in types]
 

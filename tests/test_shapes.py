@@ -235,6 +235,7 @@ def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch
     bug found in a straight-line program already is (one bug, one bucket)."""
     from corpus.store import Corpus
     from triage import session
+    from triage.versions import reproducer
 
     monkeypatch.setattr(reducer, "observe", _driver(lambda q: True))
     corpus = Corpus(tmp_path / "c.db")
@@ -244,9 +245,12 @@ def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch
     assert len(corpus.buckets()) == 2
     shaped = next(b for b in corpus.buckets() if b["signature"].get("shape"))
     row = corpus.disagreements("bucket = ?", [shaped["id"]])[0]
-    assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
+    reduction = session.reduce_stored(corpus, row, SimTarget(), None)
     (bucket,) = corpus.buckets()
     assert "shape" not in bucket["signature"] and bucket["programs"] >= 2
+    # what the release-range check beside a campaign reads next: the bucket the rows moved to
+    assert reduction.bucket == bucket["id"] != shaped["id"]
+    assert reproducer(corpus, reduction.bucket)[0] == reduction.reduced.id
 
 
 def test_a_built_in_bug_the_shape_hides_on_some_lanes_is_still_the_built_in_s(monkeypatch):

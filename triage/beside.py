@@ -99,12 +99,14 @@ class Beside:
                 return
         if self.reduce:
             left = seconds - (time.monotonic() - start)
-            if left > 1 and reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) is not None:
+            reduction = reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) if left > 1 else None
+            if reduction is not None:
                 self._tell("reduced", bucket)
                 left = seconds - (time.monotonic() - start)
                 if left > RANGE_S and any(t.release and t.lineage == target.lineage for t in self.releases):
-                    check_bucket(self.corpus, bucket["id"], self.releases, timeout_s=min(60.0, left / 2))
-                    self._tell("ranged", bucket)
+                    # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
+                    check_bucket(self.corpus, reduction.bucket, self.releases, timeout_s=min(60.0, left / 2))
+                    self._tell("ranged", {"id": reduction.bucket})
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:
         if self.on_event is not None:

@@ -135,6 +135,7 @@ class Reduction:
     # to fewer of the atomic operations on its location (Goal.matches): the bug is then keyed on ``rows``
     why_not_minimal: str = ""  # why the result is not one operation on one work-item ("" when it is)
     blame: dict | None = None  # wrong code: the culprit fields of the reduced shape (triage.reduce_shapes.blame)
+    bucket: str = ""  # the bucket the reduced rows are stored in (triage.session.reduce_stored; it may be another)
 
 
 class Reducer:

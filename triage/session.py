@@ -69,6 +69,7 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
         "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
         "size_after": json.dumps(size(reduced)), "why": reduction.why_not_minimal,
     })
+    reduction.bucket = bucket
     return reduction
 
 
