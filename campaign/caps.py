@@ -9,6 +9,7 @@ from fuzz.strategies.conversions import Caps
 from lang.images import DIMS, modelled
 from lang.maths import CR_DIVIDE_SQRT
 from lang.ops import VERSION_KEYS
+from lang.shapes import NEEDS
 
 ATOMIC_CAPABILITIES = ("int64_atomics", "cl3.0", "atomic_order_acq_rel", "atomic_order_seq_cst",
                        "atomic_scope_device")
@@ -25,6 +26,7 @@ def capabilities(targets: list[Target]) -> Caps:
         images=tuple(sorted({f for f in (_formats(fp) for fp in fps if fp.get("image_support")) if f}, key=sorted)),
         cr_divide_sqrt=any(has(fp, CR_DIVIDE_SQRT) for fp in fps),
         versions=frozenset(k for k in VERSION_KEYS if any(fp.get(k) for fp in fps)),
+        features=frozenset(k for k in NEEDS if any(fp.get(k) for fp in fps)),
     )
 
 

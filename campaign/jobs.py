@@ -62,10 +62,11 @@ def c_options(program: Program, fingerprint: dict | None = None) -> str:
     need (a device's default is OpenCL C 1.2, §5.8.4.5 of the API): -cl-std=CL3.0 for the C11
     atomics; for a built-in of OpenCL C 2.0 (lang.ops C_VERSIONS), -cl-std=CL3.0 on a device that
     builds OpenCL C 3.0 and -cl-std=CL2.0 on an OpenCL 2.x device (fuzz.drivers.probe: ``cl3.0``,
-    ``cl2.0``; without a fingerprint, CL3.0)."""
+    ``cl2.0``; without a fingerprint, CL3.0), and the same for the generic address space (a shape's
+    ``call:generic``: §6.7.1, OpenCL C 2.0 or 3.0 with its feature)."""
     std = ""
     if "cl3.0" in program.requires:
         std = "-cl-std=CL3.0"
-    elif "cl2.0" in program.requires:
+    elif {"cl2.0", "generic_address_space"} & program.requires:
         std = "-cl-std=CL3.0" if (fingerprint or {}).get("cl3.0", True) else "-cl-std=CL2.0"
     return " ".join(o for o in (program.options, std) if o)

@@ -70,6 +70,7 @@ from lang.nodes import (
 from lang.shapes import Shape, ShapeError
 from lang.shapes import check as check_shape
 from lang.shapes import from_data as shape_from_data
+from lang.shapes import needs as shape_needs
 from lang.shapes import to_data as shape_to_data
 from lang.types import Type, scalar
 
@@ -344,17 +345,22 @@ def _validate_shape(program: Program, names: list[str]) -> None:
         raise InvalidProgram("'ctl' names the control words of a shaped program, not an argument")
     try:
         check_shape(program.shape, program.local_size, program.global_size, bool(program.shared))
+        missing = shape_needs(program.shape) - program.requires
+        if missing:
+            raise ShapeError(f"its parts need {', '.join(sorted(missing))} but the program does not require it")
     except ShapeError as e:
         raise InvalidProgram(f"shape: {e}") from None
 
 
 def twin(program: Program) -> Program:
     """The straight-line twin of a shaped program: the same statements without the shape, which
-    computes the same outputs (lang.shapes); a local size only atomics still need."""
+    computes the same outputs (lang.shapes); a local size only atomics still need, and none of
+    the capabilities only the shape needed."""
     if program.shape is None:
         return program
     local = program.local_size if program.shared else 0
-    return replace(program, shape=None, area=program.shape.base, local_size=local)
+    return replace(program, shape=None, area=program.shape.base, local_size=local,
+                   requires=program.requires - shape_needs(program.shape))
 
 
 def _validate_image(image: Image) -> None:

@@ -150,9 +150,11 @@ def call_value(form: str, words: tuple[int, ...]) -> int:
     """The value a ``call`` step's helper returns: ``add`` (``*p += b`` on a private ``p = a``),
     ``global`` (``c[i] + c[i + 1]`` through a global pointer), ``struct`` (``p.a - p.b`` of a struct
     passed by value), ``swap`` (the members swapped through a pointer to a private struct, then
-    ``p.a - p.b``); ``noinline`` is ``add`` in a function that must not be inlined."""
+    ``p.a - p.b``); ``noinline`` is ``add`` in a function that must not be inlined, ``generic``
+    ``add`` through a generic pointer."""
     a, b = words
-    return {"add": a + b, "noinline": a + b, "global": a + b, "struct": a - b, "swap": b - a}[form] & MASK
+    return {"add": a + b, "noinline": a + b, "global": a + b, "struct": a - b, "swap": b - a,
+            "generic": a + b}[form] & MASK
 
 
 def array_value(words: tuple[int, ...]) -> int:
@@ -196,6 +198,7 @@ class Kind:
     valid: Callable[[str, tuple[int, ...]], bool]
     doc: str
     local: bool = False  # local memory and barriers (steps only)
+    needs: tuple[tuple[str, str], ...] = ()  # (form, device capability a program with it requires)
     repeats: bool = False  # runs the statements more than once (a form ending in "every")
     duplicates: bool = False  # writes the statements twice (one copy per arm)
 
@@ -218,9 +221,11 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("tree", "step", ("local",), 2, lambda f, w: True,
          "a work-group sum of lid * a + b as an explicit tree in local memory (barrier per level); the index "
          "moves by the sum's difference from its known value", local=True),
-    Kind("call", "step", ("add", "noinline", "global", "struct", "swap"), 2, lambda f, w: True,
+    Kind("call", "step", ("add", "noinline", "global", "struct", "swap", "generic"), 2, lambda f, w: True,
          "a helper function: through a pointer to private memory (inlined or never inlined), a pointer "
-         "to global memory, a struct by value, a struct through a pointer"),
+         "to global memory, a struct by value, a struct through a pointer, a generic pointer to private "
+         "memory (OpenCL C 2.0, or 3.0 with __opencl_c_generic_address_space: §6.7.1)",
+         needs=(("generic", "generic_address_space"),)),
     Kind("array", "step", ("private",), 2, lambda f, w: True,
          "a private array filled in a loop and read at an index from the data"),
     Kind("select", "step", ("ternary",), 2, lambda f, w: w[0] < w[1],
@@ -240,7 +245,14 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          "statements: an early return, or stores of zero to every output"),
 )}
 STEPS = tuple(k for k, d in KINDS.items() if d.role == "step")
+NEEDS = frozenset(cap for d in KINDS.values() for _, cap in d.needs)
+"""Every device capability a part's form may need (fingerprint keys, fuzz.drivers.probe)."""
 WRAPS = tuple(k for k, d in KINDS.items() if d.role == "wrap")
+
+
+def needs(shape: Shape) -> frozenset[str]:
+    """The device capabilities a program with this shape requires (its parts' forms': Kind.needs)."""
+    return frozenset(cap for p in shape.parts for form, cap in KINDS[p.kind].needs if form == p.form)
 
 
 def repeats(part: Part) -> bool:

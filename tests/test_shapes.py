@@ -18,7 +18,7 @@ from simulated import SimTarget, simulated, store_observed
 from corpus.buckets import WRONG_CODE, signature
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.shapes import shape_programs, words
+from fuzz.strategies.shapes import shape_of, shape_programs, words
 from lang.ir import Buffer, Fill, InvalidProgram, Load, Op, Program, Store, from_data, twin, validate
 from lang.layout import input_bytes, layout
 from lang.policy import Policy
@@ -126,6 +126,27 @@ def test_drawn_programs_are_valid_and_every_kind_has_a_fair_share():
                    for p in programs)
     assert min(loops, barriers, branches) >= len(programs) // 5, (loops, barriers, branches)
     assert set(kinds) == set(KINDS)
+
+
+def test_the_generic_call_is_drawn_only_for_devices_with_generic_pointers():
+    """``call:generic`` needs the generic address space (lang.shapes.Kind.needs): drawn only when a
+    target has it (Caps.features), and then the program requires it (so only such targets run it,
+    built as OpenCL C 2.0 or 3.0) while its twin does not; a program that lacks the requirement is
+    invalid."""
+    rnd = random.Random(3)
+    policy = Policy(shape_steps=3)
+    without = [shape_of(_base(), rnd, policy) for _ in range(300)]
+    assert not any(p.form == "generic" for q in without for p in q.shape.parts)
+    assert all("generic_address_space" not in q.requires for q in without)
+    with_ = [shape_of(_base(), rnd, policy, frozenset({"generic_address_space"})) for _ in range(300)]
+    generic = [q for q in with_ if any(p.form == "generic" for p in q.shape.parts)]
+    assert generic and all("generic_address_space" in q.requires for q in generic)
+    assert all("generic_address_space" not in twin(q).requires for q in generic)
+    assert "uint* p" in emit(generic[0])
+    for q in generic[:3]:
+        validate(q)
+    with pytest.raises(InvalidProgram, match="generic_address_space"):
+        validate(replace(generic[0], requires=frozenset()))
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

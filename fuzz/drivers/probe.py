@@ -68,6 +68,8 @@ def _atomics(cl, device, extensions: list[str]) -> dict[str, Any]:
         "cl3.0": c3,
         **{key: c3 and f"__opencl_c_{key}" in features
            for key in ("atomic_order_acq_rel", "atomic_order_seq_cst", "atomic_scope_device")},
+        # §6.7.1: every OpenCL C 2.0 device has the generic address space, an OpenCL C 3.0 one the feature's
+        "generic_address_space": (c2 and not c3) or (c3 and "__opencl_c_generic_address_space" in features),
     }
 
 

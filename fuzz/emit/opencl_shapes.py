@@ -77,7 +77,7 @@ def _call(i: int, o: int, part: Part, program: Program) -> list[str]:
         "struct": [*pair, f"const uint ct{i} = clfuzz_call{i}(q{i});"],
         "swap": [*pair, f"clfuzz_call{i}(&q{i});", f"const uint ct{i} = q{i}.a - q{i}.b;"],
     }
-    return [*call["add" if part.form == "noinline" else part.form], *_moved(i, f"ct{i}", part, program)]
+    return [*call["add" if part.form in ("noinline", "generic") else part.form], *_moved(i, f"ct{i}", part, program)]
 
 
 def _helper(i: int, part: Part) -> list[str]:
@@ -89,6 +89,7 @@ def _helper(i: int, part: Part) -> list[str]:
         "global": [f"static uint {name}(global const uint* c, uint k) {{ return c[k] + c[k + 1]; }}"],
         "struct": [f"static uint {name}(clfuzz_pair p) {{ return p.a - p.b; }}"],
         "swap": [f"static void {name}(private clfuzz_pair* p) {{ const uint t = p->a; p->a = p->b; p->b = t; }}"],
+        "generic": [f"static uint {name}(uint* p, uint v) {{ *p += v; return *p; }}"],  # generic (§6.7.1)
     }[part.form]
 
 

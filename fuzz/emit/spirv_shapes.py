@@ -320,11 +320,12 @@ def _tree(s: Shapes, i: int, o: int, part: Part) -> None:
 
 def _call(s: Shapes, i: int, o: int, part: Part) -> None:
     m, fn = s.m, s.calls[i]
-    if part.form in ("add", "noinline"):
+    if part.form in ("add", "noinline", "generic"):
         first, v = s.words(o, part)
         t = m.variable(s.uint)
         s.store(t, first)
-        s.op("OpFunctionCall", s.uint, fn, t, v)
+        p = s.op("OpPtrCastToGeneric", m.pointer("Generic", s.uint), t) if part.form == "generic" else t
+        s.op("OpFunctionCall", s.uint, fn, p, v)
         value = s.load(t)
     elif part.form == "global":
         value = s.op("OpFunctionCall", s.uint, fn, s.ctl, s.u(o))
@@ -346,8 +347,11 @@ def _helper(m: Module, s: Shapes, i: int, part: Part) -> int:
     uint, ulong, cw = s.uint, s.ulong, m.pointer("CrossWorkgroup", s.uint)
     form = part.form
     ret = m.void() if form == "swap" else uint
-    params = {"add": (m.pointer("Function", uint), uint), "noinline": (m.pointer("Function", uint), uint),
-              "global": (cw, uint), "struct": (s.pair,), "swap": (m.pointer("Function", s.pair),)}[form]
+    if form == "generic":
+        m.capability("GenericPointer")
+    params = {"add": lambda: (m.pointer("Function", uint), uint), "noinline": lambda: (m.pointer("Function", uint), uint),
+              "global": lambda: (cw, uint), "struct": lambda: (s.pair,), "swap": lambda: (m.pointer("Function", s.pair),),
+              "generic": lambda: (m.pointer("Generic", uint), uint)}[form]()  # only the form's types declared
     fn = m.id()
     control = m.g.enum("FunctionControl", "DontInline" if form == "noinline" else "None")
     m.inst("function", "OpFunction", ret, fn, control, m.function_type(ret, *params))
@@ -357,7 +361,7 @@ def _helper(m: Module, s: Shapes, i: int, part: Part) -> int:
         args.append(m.id())
         m.inst("function", "OpFunctionParameter", t, args[-1])
     m.entry_label()
-    if form in ("add", "noinline"):  # *p += v; return *p;
+    if form in ("add", "noinline", "generic"):  # *p += v; return *p;
         p, v = args
         m.inst("function", "OpStore", p, m.op("OpIAdd", uint, m.op("OpLoad", uint, p), v))
         m.inst("function", "OpReturnValue", m.op("OpLoad", uint, p))

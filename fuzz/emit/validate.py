@@ -29,10 +29,11 @@ def target_env(program: Program) -> str:
     not allowed in a 1.2 environment, 000 §5.2.8). A module with 64-bit atomics is checked
     against the universal SPIR-V 1.0 rules: spirv-val (SPIRV-Tools v2023.1) accepts the Int64Atomics
     capability in no OpenCL environment, although the environment spec allows it with
-    cl_khr_int64_base_atomics declared (001, "cl_khr_int64_base_atomics")."""
+    cl_khr_int64_base_atomics declared (001, "cl_khr_int64_base_atomics"). The generic address
+    space (a shape's ``call:generic``: the GenericPointer capability) is OpenCL 2.0's as well."""
     if "int64_atomics" in program.requires:
         return "spv1.0"
-    return "opencl2.0" if "cl3.0" in program.requires else "opencl1.2"
+    return "opencl2.0" if {"cl3.0", "generic_address_space"} & program.requires else "opencl1.2"
 
 
 @lru_cache(maxsize=256)  # the same module goes to several routes

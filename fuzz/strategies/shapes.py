@@ -23,7 +23,7 @@ from fuzz.strategies import atomics, conversions, expressions, images, maths
 from fuzz.strategies.conversions import Caps
 from lang.ir import Program
 from lang.policy import Policy
-from lang.shapes import KINDS, MASK, ROUNDS_CAP, STEPS, TRIP_CAP, WRAPS, Part, Shape
+from lang.shapes import KINDS, MASK, ROUNDS_CAP, STEPS, TRIP_CAP, WRAPS, Part, Shape, needs
 
 BASES = {"conversions": conversions.conversion_programs, "expressions": expressions.expression_programs,
          "math": maths.math_programs, "images": images.image_programs, "atomics": atomics.atomic_programs}
@@ -73,14 +73,16 @@ def words(kind: str, form: str, rnd: random.Random, local_size: int) -> tuple[in
     return a, (a + rnd.randint(1, MASK)) & MASK  # dead: two different words
 
 
-def _part(kind: str, rnd: random.Random, local_size: int, shared: bool) -> Part:
-    forms = [f for f in KINDS[kind].forms if not (shared and f.endswith("every"))]
+def _part(kind: str, rnd: random.Random, local_size: int, shared: bool, features: frozenset[str]) -> Part:
+    needs = dict(KINDS[kind].needs)
+    forms = [f for f in KINDS[kind].forms if not (shared and f.endswith("every")) and needs.get(f, "") in features | {""}]
     form = rnd.choice(forms)
     return Part(kind, form, words(kind, form, rnd, local_size))
 
 
-def shape_of(base: Program, rnd: random.Random, policy: Policy) -> Program:
-    """``base`` with a drawn shape (module docstring)."""
+def shape_of(base: Program, rnd: random.Random, policy: Policy, features: frozenset[str] = frozenset()) -> Program:
+    """``base`` with a drawn shape (module docstring); forms that need a device feature
+    (lang.shapes.Kind.needs) only where ``features`` has it."""
     shared = bool(base.shared)
     kinds = [rnd.choice(STEPS) for _ in range(0 if shared else rnd.randint(0, policy.shape_steps))]
     local = base.local_size
@@ -89,14 +91,16 @@ def shape_of(base: Program, rnd: random.Random, policy: Policy) -> Program:
         local = rnd.choice(sizes) if sizes else 0
         kinds = kinds if local else [k for k in kinds if not KINDS[k].local]
     n_wraps = rnd.randint(0 if kinds else 1, policy.shape_wraps)
-    steps = tuple(_part(k, rnd, local, shared) for k in kinds)
-    wraps = tuple(_part(rnd.choice(WRAPS), rnd, local, shared) for _ in range(n_wraps))
+    steps = tuple(_part(k, rnd, local, shared, features) for k in kinds)
+    wraps = tuple(_part(rnd.choice(WRAPS), rnd, local, shared, features) for _ in range(n_wraps))
     every = [i for i, w in enumerate(wraps) if w.form.endswith("every")]
     for i in every[1:]:  # one loop that repeats the statements at most: nested, they multiply
         wraps = wraps[:i] + (replace(wraps[i], form=wraps[i].form.replace("every", "once")),) + wraps[i + 1:]
     options = " ".join(o for o in (base.options, OPT_DISABLE if rnd.random() < policy.p_opt_disable else "") if o)
     cfg = "unstructured" if rnd.random() < policy.p_unstructured else "structured"
-    return replace(base, area="shapes", local_size=local, options=options, shape=Shape(base.area, steps, wraps, cfg))
+    shape = Shape(base.area, steps, wraps, cfg)
+    return replace(base, area="shapes", local_size=local, options=options, shape=shape,
+                   requires=base.requires | needs(shape))
 
 
 @st.composite
@@ -107,4 +111,4 @@ def shape_programs(draw, caps: Caps = Caps(), policy: Policy = Policy()) -> Prog
     base_area = rnd.choice(bases)
     sized = replace(policy, statements=policy.shape_statements, global_size=policy.shape_global_size)
     base = draw(BASES[base_area](caps, sized))
-    return shape_of(base, rnd, policy)
+    return shape_of(base, rnd, policy, caps.features)

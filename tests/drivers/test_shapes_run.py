@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from corpus.buckets import RESULT_KINDS
-from fuzz.drivers import Worker
+from fuzz.drivers import Worker, discover
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, twin
 from lang.shapes import Part, Shape
 from lang.types import Type
@@ -59,3 +59,27 @@ def test_every_part_agrees_with_its_twin(name):
                 rows = observe(q, target, worker, lanes)
                 assert rows is not None and all(r["kind"] in RESULT_KINDS for r in rows), (q.shape, rows[:1])
             assert shaped == alone, (p.shape.signature, sorted(shaped - alone)[:4], sorted(alone - shaped)[:4])
+
+
+@pytest.mark.parametrize("name", ["pocl-7.1", "pocl-7.1/spirv"])
+def test_the_generic_call_agrees_with_its_twin_where_the_device_has_generic_pointers(name):
+    """``call:generic`` (§6.7.1: a generic pointer to private memory, built as OpenCL C 3.0) runs only
+    on devices whose fingerprint has the generic address space: the local drivers (PoCL 3.1, rusticl,
+    Oclgrind: OpenCL C 1.2) do not take it (runnable: None); PoCL 7.1 (a release, `clfuzz releases
+    install`) does, and computes what the twin does."""
+    from fuzz.drivers.capabilities import runnable
+
+    p = replace(_shaped((Part("call", "generic", (4, 5)), Part("carried", "for", (3, 1, 9, 0))), WRAPS[:1]),
+                requires=frozenset({"generic_address_space"}))
+    assert runnable(target_named("pocl"), p) is None
+    found = {t.name: t for t in discover(releases=True)}
+    if name not in found:
+        pytest.skip(f"{name} is not installed")
+    target = found[name]
+    assert target.fingerprint.get("generic_address_space"), "PoCL 7.1 reports __opencl_c_generic_address_space"
+    with Worker(target) as worker:
+        shaped, alone = set(), set()
+        for q, lanes in ((p, shaped), (twin(p), alone)):
+            rows = observe(q, target, worker, lanes)
+            assert rows is not None and all(r["kind"] in RESULT_KINDS for r in rows), (q.shape, rows[:1])
+        assert shaped == alone
