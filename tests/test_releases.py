@@ -229,3 +229,34 @@ def test_the_spirv_route_comes_from_what_the_device_reports():
     assert job.kind == "il" and job.program == spirv.emit(program) and job.options == ""
     assert runnable(release, program) is program
     assert job_for(program, None, "spirv", "rusticl", {}).kind == "binary"
+
+
+def test_a_bucket_whose_reproducer_is_a_variants_is_checked_from_a_row_on_a_target_here(memory_corpus, monkeypatch):
+    """A bucket may hold rows of several targets; when its reproducer's row is on a target the
+    check cannot use (a variant such as pocl+wg-loops: fuzz.drivers.variants, or another
+    machine's), the release check runs a row of the bucket on a target here."""
+    from lang.ir import Buffer, Fill, Load, Program, Store
+    from lang.types import Type
+
+    t = Type("int")
+    programs = [Program((Buffer("in0", t, "in", Fill(seed)), Buffer("out0", t, "out")), (Store("out0", Load("in0", t)),),
+                        4, area="conversions") for seed in (1, 2)]
+    row = {"fingerprint_id": "fp", "path": "opencl-c", "buffer": "out0", "lane": 0, "work_item": 0,
+           "kind": "wrong-result", "operation": "sinpi", "src_type": "float", "dst_type": "float",
+           "rule": "math.sinpi.special", "actual_value": "1"}
+    for program in programs:
+        memory_corpus.add_program(program, "c")
+    memory_corpus.add_run({"program_id": programs[0].id, "target": "pocl", "fingerprint_id": "fp",
+                           "path": "opencl-c", "status": "ok", "checks": 1, "judged": 1, "mismatches": 1},
+                          [{**row, "program_id": programs[0].id, "target": "pocl"}])
+    (bucket,) = memory_corpus.buckets()
+    # the reproducer (the latest reduction's program) ran on the variant
+    monkeypatch.setattr(versions, "reproducer", lambda corpus, b: (programs[1].id, {**row, "target": "pocl+wg-loops"}))
+    ran = []
+    monkeypatch.setattr(versions, "run_check", lambda program, r, target, timeout_s: ran.append(
+        (program.id, r["target"], target.name)) or ("present", ""))
+    pocl, new = _target("pocl", POCL_FP), _target("pocl-7.1", {**POCL_FP, "driver_version": "7.1"}, "testing", "/r")
+    versions.check_bucket(memory_corpus, bucket["id"], [pocl, new])
+    assert ran == [(programs[0].id, "pocl", "pocl"), (programs[0].id, "pocl", "pocl-7.1")]
+    with pytest.raises(ValueError, match="not installed here"):
+        versions.check_bucket(memory_corpus, bucket["id"], [_target("rusticl", {"platform_name": "rusticl"})])

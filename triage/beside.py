@@ -103,7 +103,9 @@ class Beside:
             if reduction is not None:
                 self._tell("reduced", bucket)
                 left = seconds - (time.monotonic() - start)
-                if left > RANGE_S and any(t.release and t.lineage == target.lineage for t in self.releases):
+                # a variant (PoCL's work-group method) has no releases of its own to range over
+                if left > RANGE_S and not target.settings and any(
+                        t.release and t.lineage == target.lineage for t in self.releases):
                     # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
                     check_bucket(self.corpus, reduction.bucket, self.releases, timeout_s=min(60.0, left / 2))
                     self._tell("ranged", {"id": reduction.bucket})

@@ -92,6 +92,10 @@ def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: flo
     bucket = corpus.bucket(ref)
     by_name = {t.name: t for t in targets}
     program_id, row = reproducer(corpus, bucket["id"])
+    if row["target"] not in by_name:  # the reproducer's row is a variant's or another machine's
+        here = next((r for r in corpus.disagreements("bucket = ?", [bucket["id"]]) if r["target"] in by_name), None)
+        if here is not None:  # a row of the bucket on a target here, with its program
+            program_id, row = here["program_id"], here
     own = by_name.get(row["target"]) or by_name.get(bucket["target"])
     if own is None:
         raise ValueError(f"the bucket is on {row['target']!r}, which is not installed here")
