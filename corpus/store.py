@@ -20,17 +20,8 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import (
-    CULPRIT_FIELDS,
-    RESULT_KINDS,
-    SIGNATURE_VERSION,
-    STATUSES,
-    bucket_id,
-    driver_version,
-    first_error,
-    signature,
-    title,
-)
+from corpus.buckets import (CULPRIT_FIELDS, RESULT_KINDS, SIGNATURE_VERSION, STATUSES, bucket_id, driver_version,
+                            first_error, signature, title)
 from lang.ir import InvalidProgram, Program
 
 SCHEMA_VERSION = 8

@@ -72,6 +72,12 @@ def _geo(*pairs: tuple[float, float] | None) -> tuple[Bound, ...]:
     return (Bound("ulp", *f), NONE, Bound("ulp", *d), Bound("ulp", *h), NONE)
 
 
+C_NAMES: dict[str, str] = {"fmin_common": "min", "fmax_common": "max", "fclamp": "clamp"}
+"""The OpenCL C spelling of the functions whose name here is their OpenCL.std instruction's (SPIR-V
+OpenCL extended instruction set §2.3): §6.15.4's ``min``, ``max`` and ``clamp`` on floats, whose
+OpenCL C names are the integer built-ins' too (lang.ops.INTEGER_BUILTINS, §6.15.3)."""
+
+
 @dataclass(frozen=True)
 class MathFn:
     name: str  # the OpenCL C spelling (fdiv: the operator x / y)
@@ -81,6 +87,11 @@ class MathFn:
     bounds: tuple[Bound, ...]  # one per PROFILES column
     geometric_widths: tuple[int, ...] = (1, 2, 3, 4)  # vector widths a geometric function takes
     scalar_form: str = ""  # the letters of the overload with scalar arguments (s, k) beside a vector, or ''
+
+    @property
+    def c_name(self) -> str:
+        """The OpenCL C function's name (:data:`C_NAMES`; the declared name otherwise)."""
+        return C_NAMES.get(self.name, self.name)
 
     @property
     def arity(self) -> int:
@@ -192,6 +203,8 @@ _TABLE: list[tuple[str, str, str, str, tuple[Bound, ...]]] = [
     # common functions (§6.15.4)
     *((n, "g", "g", "common", _u(2, 2, 2, 2, 2)) for n in ("degrees", "radians")),
     ("sign", "g", "g", "common", _ALL_EXACT),
+    *((n, "gg", "g", "common", _ALL_EXACT) for n in ("fmin_common", "fmax_common")),  # min, max (C_NAMES)
+    ("fclamp", "ggg", "g", "common", _ALL_EXACT),  # clamp
     ("step", "gg", "g", "common", _ALL_EXACT),
     ("mix", "ggg", "g", "common", (Bound("abs", 1e-3), NONE, NONE, NONE, NONE)),
     ("smoothstep", "ggg", "g", "common", (Bound("abs", 1e-5), NONE, NONE, NONE, NONE)),
@@ -207,10 +220,11 @@ _TABLE: list[tuple[str, str, str, str, tuple[Bound, ...]]] = [
 ]
 
 SCALAR_FORMS: dict[str, str] = {"ldexp": "gk", "fmin": "gs", "fmax": "gs", "mix": "ggs", "step": "sg",
-                                 "smoothstep": "ssg"}
+                                 "smoothstep": "ssg", "fmin_common": "gs", "fmax_common": "gs", "fclamp": "gss"}
 """The scalar-argument overloads (OpenCL C 3.0.19 §6.15.2 Table 11: ``ldexp(floatn x, int k)``,
 ``fmin``/``fmax(gentypef x, float y)``; §6.15.4 Table 16: ``mix(gentypef x, gentypef y, float a)``,
-``step(float edge, gentypef x)``, ``smoothstep(float edge0, float edge1, gentypef x)``; each for
+``step(float edge, gentypef x)``, ``smoothstep(float edge0, float edge1, gentypef x)``,
+``min``/``max(gentypef x, float y)``, ``clamp(gentypef x, float minval, float maxval)``; each for
 double and half alike). pown and rootn take ``intn`` only, and no other function of Table 11 has
 such an overload."""
 

@@ -23,7 +23,7 @@ from typing import Callable, Generic, Iterable, TypeVar
 
 from lang.images import read_function
 from lang.ir import Expr, Op, Program, walk
-from lang.maths import FUNCTIONS
+from lang.maths import C_NAMES, FUNCTIONS
 from lang.types import Type
 
 H = TypeVar("H", bound=Callable)
@@ -394,6 +394,8 @@ def spelling(op_name: str, result: Type, attrs: dict) -> str:
         return "operator?:"
     if op_name == "fdiv":
         return "operator/"
+    if op_name in C_NAMES:
+        return C_NAMES[op_name]
     if op_name.startswith("atomic_"):
         return atomic_function(op_name, attrs)
     if op_name == "read_image":

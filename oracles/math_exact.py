@@ -59,6 +59,42 @@ def _maxmag(x, y):
     return _fmax(x, y)
 
 
+def _min_common(x: float, y: float):
+    """§6.15.4 min: "Returns y if y < x, otherwise it returns x. If x or y are infinite or NaN, the
+    return values are undefined" (not judged). Of two zeros of either sign the formula returns x;
+    IEEE 754's minNum, which compilers lower min to, may return either: both accepted."""
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return "skip"
+    if x == 0 and y == 0 and is_negative(x) != is_negative(y):
+        return [x, y]
+    return y if y < x else x
+
+
+def _max_common(x: float, y: float):
+    """§6.15.4 max: "Returns y if x < y, otherwise it returns x" (the same undefined operands, the
+    same freedom between zeros)."""
+    r = _min_common(-x if math.isfinite(x) else x, -y if math.isfinite(y) else y)
+    return r if isinstance(r, str) else [-v for v in r] if isinstance(r, list) else -r
+
+
+def _clamp(x: float, lo: float, hi: float):
+    """§6.15.4 clamp on floats: "Returns fmin(fmax(x, minval), maxval). Results are undefined if
+    minval > maxval" (not judged; nor with a NaN bound, where that comparison says nothing). fmin
+    and fmax are C99's (a NaN x gives minval; the order of ±0 is free)."""
+    if math.isnan(lo) or math.isnan(hi) or lo > hi:
+        return "skip"
+    out = []
+    for m in (_fmax(x, lo) if isinstance(_fmax(x, lo), list) else [_fmax(x, lo)]):
+        r = _fmin(m, hi)
+        out += r if isinstance(r, list) else [r]
+    out = [v for i, v in enumerate(out) if not any(_same(v, w) for w in out[:i])]
+    return out if len(out) > 1 else out[0]
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or (a == b and is_negative(a) == is_negative(b))
+
+
 def _round_half_away(x: float) -> float:
     if not math.isfinite(x):
         return x
@@ -222,6 +258,8 @@ EXACT: dict[str, Callable] = {
     "ldexp": lambda x, k, f, t: _ldexp(x, k, f), "fabs": lambda x, f, t: abs(x),
     "copysign": lambda x, y, f, t: math.copysign(x, y) if not math.isnan(x) else NAN,
     "fmin": lambda x, y, f, t: _fmin(x, y), "fmax": lambda x, y, f, t: _fmax(x, y),
+    "fmin_common": lambda x, y, f, t: _min_common(x, y), "fmax_common": lambda x, y, f, t: _max_common(x, y),
+    "fclamp": lambda x, lo, hi, f, t: _clamp(x, lo, hi),
     "minmag": lambda x, y, f, t: _minmag(x, y), "maxmag": lambda x, y, f, t: _maxmag(x, y),
     "fmod": lambda x, y, f, t: _fmod(x, y),
     "remainder": lambda x, y, f, t: _remquo(x, y)[0], "nextafter": lambda x, y, f, t: _nextafter(x, y, t),

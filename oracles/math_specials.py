@@ -299,6 +299,7 @@ _DEFINED = {  # functions whose edge values follow from their definition (§6.15
     "fract": "§6.15.2 (fmin(x - floor(x), 0x1.fffffep-1f))", "minmag": "§6.15.2", "maxmag": "§6.15.2",
     "mad": "§6.15.2", "rsqrt": "§6.15.2", "sign": "§6.15.4", "step": "§6.15.4", "degrees": "§6.15.4",
     "radians": "§6.15.4", "mix": "§6.15.4", "smoothstep": "§6.15.4", "cross": "§6.15.5", "dot": "§6.15.5",
+    "fmin_common": "§6.15.4 (min)", "fmax_common": "§6.15.4 (max)", "fclamp": "§6.15.4 (clamp: fmin(fmax(x, minval), maxval))",
     "length": "§6.15.5", "distance": "§6.15.5", "normalize": "§6.15.5", "fast_length": "§6.15.5",
     "fast_distance": "§6.15.5", "fast_normalize": "§6.15.5", "half_divide": "§6.15.2 (x / y)",
     "half_recip": "§6.15.2 (1 / x)",

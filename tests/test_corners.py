@@ -27,8 +27,10 @@ from lang.ops import INTEGER_BUILTINS
 from lang.policy import Policy
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
-SCALAR_OVERLOADS = frozenset({"ldexp", "fmin", "fmax", "mix", "step", "smoothstep"})
-"""The math built-ins with a scalar-argument overload, read off OpenCL C 3.0.19 Tables 11 and 16."""
+SCALAR_OVERLOADS = frozenset({"ldexp", "fmin", "fmax", "mix", "step", "smoothstep", "fmin_common", "fmax_common",
+                              "fclamp"})
+"""The math built-ins with a scalar-argument overload, read off OpenCL C 3.0.19 Tables 11 and 16
+(Table 16's ``min``, ``max`` and ``clamp`` on floats are declared by their OpenCL.std names)."""
 
 ALL_CAPS = Caps(fp64=True, fp16=True, versions=frozenset({"cl2.0"}))
 EVERYTHING = frozenset({"fp64", "fp16", "int64", "cl2.0"})

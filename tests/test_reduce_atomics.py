@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from simulated import SimTarget, expected_by_oracle
 
 from campaign.expectations import Expectations
 from fuzz.judge import judge
@@ -17,6 +16,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, validate
 from lang.policy import Policy
 from lang.types import Type
 from oracles.atomic_ops import KINDS, apply
+from simulated import SimTarget, expected_by_oracle
 from triage import observe as triage_observe
 from triage import reduce as reducer
 from triage import reduce_atomics

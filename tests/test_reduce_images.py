@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from simulated import SimTarget, simulated
 
 from campaign.expectations import Expectations
 from fuzz.strategies.conversions import Caps
@@ -21,6 +20,7 @@ from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store, vali
 from lang.layout import input_values
 from lang.types import Type
 from oracles.evaluate import evaluate
+from simulated import SimTarget, simulated
 from triage import reduce as reducer
 from triage import reduce_images
 from triage.reduce import Goal

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
-from simulated import SimTarget, simulated
 
 from campaign.expectations import Expectations
 from corpus.buckets import base_operation, bucket_id, failure_message, signature
@@ -23,9 +22,10 @@ from lang.layout import input_values
 from lang.types import Type
 from oracles.classes import input_class
 from oracles.evaluate import evaluate
+from simulated import SimTarget, simulated
+from triage.buglist import bug_list
 from triage import observe as triage_observe
 from triage import reduce as reducer
-from triage.buglist import bug_list
 from triage.observe import size
 from triage.reduce import Goal, Reducer, simplest
 

@@ -26,6 +26,7 @@ from triage.audit_values import (
     undefined_lane,
 )
 
+
 EXACT_FUNCTIONS = frozenset({"fabs", "copysign", "fmin", "fmax", "minmag", "maxmag", "fdim", "ceil", "floor",
                              "trunc", "rint", "round", "fma", "mad", "fmod", "remainder", "remquo", "ldexp",
                              "frexp", "modf", "fract", "ilogb", "logb", "nextafter", "sign", "step", "nan"})

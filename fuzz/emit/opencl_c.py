@@ -370,7 +370,7 @@ def _math(body: Body, op: Op, args: list[str]) -> str:
     if op.op == "fdiv":
         return f"({args[0]} / {args[1]})"
     pointee = [f"&{op.attr('out')}[gid]"] if FUNCTIONS[op.op].out else []
-    return f"{op.op}({', '.join(args + pointee)})"
+    return f"{FUNCTIONS[op.op].c_name}({', '.join(args + pointee)})"
 
 
 for _name in FUNCTIONS:

@@ -11,10 +11,10 @@ import pytest
 
 from campaign.caps import capabilities
 from campaign.execute import execute
-from fuzz.drivers import discover
+from fuzz.drivers import Worker, discover
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
-from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, walk
 from lang.maths import FUNCTIONS
 from lang.policy import Policy
 from lang.types import Type
@@ -27,11 +27,43 @@ NAMES = ["pocl", "pocl/spirv", "rusticl", "rusticl/spirv", "oclgrind", "oclgrind
 PROGRAMS = sample(math_programs(capabilities(TARGETS), Policy(math_statements=6, math_global_size=32)), 6, seed=2)
 
 
+SPIRV_COMMON_MIN_MAX = {"pocl/spirv": "build_error", "rusticl/spirv": "crash", "oclgrind/spirv": "runtime_error"}
+"""§6.15.4 min and max on floats as OpenCL.std fmin_common/fmax_common fail on every Debian 12 SPIR-V
+route (pinned in test_common_min_max_through_spirv): llvm-spirv 14/15 turns them into calls of
+``fmin_common`` that PoCL 3.1's kernel library and Oclgrind 21.10 do not have, and rusticl 22.3
+panics (program.rs:588, an unwrap of None; fixed by 25.0). fclamp works on all three."""
+
+
+def _without_pinned(name: str, programs: list[Program]) -> list[Program]:
+    """The programs without the statements whose failure on ``name`` is pinned (SPIRV_COMMON_MIN_MAX)."""
+    if name not in SPIRV_COMMON_MIN_MAX:
+        return programs
+    out = []
+    for p in programs:
+        keep = [i for i, s in enumerate(p.body)
+                if not any(isinstance(n, Op) and n.op in ("fmin_common", "fmax_common") for n in walk(s.value))]
+        out += [restrict(p, keep)] if keep else []
+    return out
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_generated_programs_run(name):
     # "split": disagreements on several statements are isolated by halving (campaign.execute.kernel_wide);
     # PoCL's SPIR-V route fails to build half_ functions (a finding: "build-failure")
-    assert run_generated(target_named(name), PROGRAMS, ("ok", "split", "build_error")) >= 3
+    assert run_generated(target_named(name), _without_pinned(name, PROGRAMS), ("ok", "split", "build_error")) >= 3
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("fn", ["fmin_common", "fmax_common"])
+def test_common_min_max_through_spirv(name, fn):
+    """min/max on floats (§6.15.4) agree on ordinary operands on the OpenCL C paths; through SPIR-V
+    (OpenCL.std fmin_common/fmax_common) each Debian 12 driver fails as SPIRV_COMMON_MIN_MAX says."""
+    target = target_named(name)
+    with Worker(target, timeout_s=60) as w:
+        outcome = execute(_program(fn, [(1.5, 2.0), (-3.0, 0.5), (7.0, 7.0)]), target, w, None)
+    if name in SPIRV_COMMON_MIN_MAX and outcome.status == SPIRV_COMMON_MIN_MAX[name]:
+        pytest.xfail(f"{name}: {fn} through SPIR-V fails ({outcome.status}; SPIRV_COMMON_MIN_MAX)")
+    assert outcome.status == "ok" and outcome.verdict.mismatches == 0, outcome.failures[:1] or outcome.verdict.rows[:1]
 
 
 def _program(fn: str, operands: list[tuple[float, ...]], t: Type = Type("float")) -> Program:
@@ -56,6 +88,7 @@ ORDINARY = [
     ("pow", [(2.0, 0.5), (1.5, 3.0), (10.0, -2.0)]), ("fma", [(1.5, 2.0, 0.25), (-3.0, 7.0, 1.0), (0.1, 0.2, 0.3)]),
     ("hypot", [(3.0, 4.0), (1e-3, 2.0), (5.0, -12.0)]), ("modf", [(3.75,), (-2.5,), (0.125,)]),
     ("frexp", [(12.0,), (-0.375,), (1e-3,)]), ("remquo", [(5.0, 3.0), (-7.0, 2.0), (10.5, 4.0)]),
+    ("fclamp", [(5.0, 1.0, 3.0), (-2.0, -1.0, 1.0), (0.5, 0.0, 1.0)]),
 ]
 
 
@@ -90,7 +123,7 @@ def test_largest_error_is_measured_in_ulps(target, worker):
 SCALAR_FORMS = [  # one row per work-item: the operands in the order of the overload's parameters
     ("ldexp", [(1.5, 3), (-0.75, -2)]), ("fmin", [(1.5, 2.0), (-3.0, 0.5)]), ("fmax", [(1.5, 2.0), (-3.0, 0.5)]),
     ("mix", [(1.0, 3.0, 0.25), (-2.0, 6.0, 0.5)]), ("step", [(1.0, 0.5), (-1.0, 2.0)]),
-    ("smoothstep", [(0.0, 4.0, 1.0), (-2.0, 2.0, 0.5)]),
+    ("smoothstep", [(0.0, 4.0, 1.0), (-2.0, 2.0, 0.5)]), ("fclamp", [(1.5, 0.0, 1.75), (-3.0, -1.0, 0.5)]),
 ]
 
 

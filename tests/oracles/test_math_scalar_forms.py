@@ -1,7 +1,8 @@
 """The scalar-argument overloads of the math built-ins (lang.maths.MathFn.scalar_form: OpenCL C
 3.0.19 §6.15.2 Table 11 ``ldexp(floatn x, int k)``, ``fmin``/``fmax(gentypef x, float y)``;
 §6.15.4 Table 16 ``mix(gentypef x, gentypef y, float a)``, ``step(float edge, gentypef x)``,
-``smoothstep(float edge0, float edge1, gentypef x)``).
+``smoothstep(float edge0, float edge1, gentypef x)``, ``min``/``max(gentypef x, float y)``,
+``clamp(gentypef x, float minval, float maxval)``).
 
 The vector versions "operate component-wise" (§6.15.2, §6.15.4), so a call with a scalar operand
 is, lane by lane, the all-vector call with that scalar repeated in every lane. The oracle's
@@ -21,8 +22,11 @@ from lang.maths import FUNCTIONS
 from lang.types import Type, scalar
 from oracles.evaluate import expected
 
-SCALAR_FORMS = {"ldexp": "gk", "fmin": "gs", "fmax": "gs", "mix": "ggs", "step": "sg", "smoothstep": "ssg"}
-"""The overloads as Tables 11 and 16 write them (``s``: the element type, ``k``: int), read off the spec."""
+SCALAR_FORMS = {"ldexp": "gk", "fmin": "gs", "fmax": "gs", "mix": "ggs", "step": "sg", "smoothstep": "ssg",
+                "fmin_common": "gs", "fmax_common": "gs", "fclamp": "gss"}
+"""The overloads as Tables 11 and 16 write them (``s``: the element type, ``k``: int), read off the
+spec (Table 16's ``gentypef min(gentypef x, float y)``, ``max`` alike, ``gentypef clamp(gentypef
+x, float minval, float maxval)``: declared by their OpenCL.std names)."""
 
 WIDTH = 3  # a 3-vector: its padding lane in memory must stay unjudged in both programs
 
