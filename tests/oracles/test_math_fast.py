@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 import zlib
-from dataclasses import replace
 
 import mpmath
 import numpy as np
@@ -91,8 +90,10 @@ def operands(fn: str, tname: str, n: int, rng: np.random.Generator) -> list[np.n
 
 
 def _op(fn: str, tname: str, width: int) -> Op:
-    return Op(fn, tuple(Load(f"in{i}", Type(tname if p in "gs" else "int", width))
-                        for i, p in enumerate(FUNCTIONS[fn].inputs)), Type(tname, width))
+    """``fn`` on loads of ``tname`` (int operands for int parameters), typed as it returns (ilogb: int)."""
+    f = FUNCTIONS[fn]
+    return Op(fn, tuple(Load(f"in{i}", Type(tname if p in "gs" else "int", width)) for i, p in enumerate(f.inputs)),
+              f.operand_type(f.result, Type(tname, width)))
 
 
 def check(fn: str, tname: str, n: int, seed: int) -> int:
@@ -297,7 +298,7 @@ def test_every_output_has_its_buffers_type_under_every_build(env):
     rng = np.random.default_rng(7)
     for fn, tname in COMBOS:
         f = FUNCTIONS[fn]
-        op = replace(_op(fn, tname, 2), type=f.operand_type(f.result, Type(tname, 2)))
+        op = _op(fn, tname, 2)
         cols = operands(fn, tname, 8, rng)
         args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
         got = maths.outputs(op, args, 4, env)
