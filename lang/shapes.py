@@ -109,8 +109,8 @@ class Shape:
 
     @property
     def local(self) -> bool:
-        """Whether a step uses local memory and barriers (needs a power-of-two local size)."""
-        return any(KINDS[p.kind].local for p in self.steps)
+        """Whether a step uses local memory (needs a power-of-two local size)."""
+        return any(KINDS[p.kind].local or p.form in KINDS[p.kind].local_forms for p in self.steps)
 
 
 # -- the values steps compute (read by both emitters and the tests) ----------------------------
@@ -151,10 +151,11 @@ def call_value(form: str, words: tuple[int, ...]) -> int:
     ``global`` (``c[i] + c[i + 1]`` through a global pointer), ``struct`` (``p.a - p.b`` of a struct
     passed by value), ``swap`` (the members swapped through a pointer to a private struct, then
     ``p.a - p.b``); ``noinline`` is ``add`` in a function that must not be inlined, ``generic``
-    ``add`` through a generic pointer."""
+    ``add`` through a generic pointer, ``local`` through a pointer to the work-item's element of a
+    local array."""
     a, b = words
     return {"add": a + b, "noinline": a + b, "global": a + b, "struct": a - b, "swap": b - a,
-            "generic": a + b}[form] & MASK
+            "generic": a + b, "local": a + b}[form] & MASK
 
 
 def array_value(words: tuple[int, ...]) -> int:
@@ -198,6 +199,7 @@ class Kind:
     valid: Callable[[str, tuple[int, ...]], bool]
     doc: str
     local: bool = False  # local memory and barriers (steps only)
+    local_forms: tuple[str, ...] = ()  # the forms that use local memory (without barriers) of a kind that does not
     needs: tuple[tuple[str, str], ...] = ()  # (form, device capability a program with it requires)
     repeats: bool = False  # runs the statements more than once (a form ending in "every")
     duplicates: bool = False  # writes the statements twice (one copy per arm)
@@ -221,11 +223,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("tree", "step", ("local",), 2, lambda f, w: True,
          "a work-group sum of lid * a + b as an explicit tree in local memory (barrier per level); the index "
          "moves by the sum's difference from its known value", local=True),
-    Kind("call", "step", ("add", "noinline", "global", "struct", "swap", "generic"), 2, lambda f, w: True,
+    Kind("call", "step", ("add", "noinline", "global", "struct", "swap", "generic", "local"), 2, lambda f, w: True,
          "a helper function: through a pointer to private memory (inlined or never inlined), a pointer "
          "to global memory, a struct by value, a struct through a pointer, a generic pointer to private "
-         "memory (OpenCL C 2.0, or 3.0 with __opencl_c_generic_address_space: §6.7.1)",
-         needs=(("generic", "generic_address_space"),)),
+         "memory (OpenCL C 2.0, or 3.0 with __opencl_c_generic_address_space: §6.7.1), a pointer to the "
+         "work-item's own element of a local array (no other work-item's: no barrier needed)",
+         needs=(("generic", "generic_address_space"),), local_forms=("local",)),
     Kind("array", "step", ("private",), 2, lambda f, w: True,
          "a private array filled in a loop and read at an index from the data"),
     Kind("select", "step", ("ternary",), 2, lambda f, w: w[0] < w[1],

@@ -54,7 +54,7 @@ def _shaped(base: Program, steps: list[tuple[str, str]], wraps: list[tuple[str, 
     and a power-of-two local size where a step needs one; checked valid (lang.ir.validate)."""
     rnd = random.Random(seed)
     local = base.local_size
-    if any(KINDS[k].local for k, _ in steps):
+    if any(KINDS[k].local or f in KINDS[k].local_forms for k, f in steps):
         local = min(base.global_size & -base.global_size, 64)
     shape = Shape(base.area, tuple(Part(k, f, words(k, f, rnd, local)) for k, f in steps),
                   tuple(Part(k, f, words(k, f, rnd, local)) for k, f in wraps), cfg)
@@ -123,6 +123,7 @@ def test_each_kind_uses_its_constructs():
         ("call", "struct"): ["OpTypeStruct", "OpCompositeExtract"],
         ("call", "swap"): ["OpTypeStruct", "OpTypePointer Function"],
         ("call", "generic"): ["GenericPointer", "OpPtrCastToGeneric", "OpTypePointer Generic"],
+        ("call", "local"): ["OpTypePointer Workgroup", "OpFunctionCall", '"clfuzz.sh0"'],
         ("array", "private"): ["OpTypeArray", "OpAccessChain", "OpTypePointer Function"],
         ("select", "ternary"): ["OpSelect"],
         ("if-uniform", "then"): ["OpSelectionMerge", "OpBranchConditional"],
@@ -181,7 +182,7 @@ RUN_SHAPES = [
       ("select", "ternary")], [("if-uniform", "then"), ("loop", "for-once")]),
     ([("carried", "while"), ("rounds", "local"), ("call", "noinline"), ("call", "global")],
      [("if-divergent", "lid"), ("switch", "case"), ("loop", "while-break")]),
-    ([("carried", "do"), ("call", "struct"), ("call", "swap"), ("exchange", "local")],
+    ([("carried", "do"), ("call", "struct"), ("call", "swap"), ("exchange", "local"), ("call", "local")],
      [("dead", "store"), ("if-uniform", "else"), ("loop", "do-every"), ("if-divergent", "gid")]),
     ([], [("dead", "return"), ("if-divergent", "group"), ("loop", "for-break"), ("loop", "while-once")]),
     ([("tree", "local"), ("rounds", "local")], [("loop", "do-once"), ("loop", "do-break"), ("loop", "for-every")]),

@@ -76,6 +76,8 @@ def _call(i: int, o: int, part: Part, program: Program) -> list[str]:
         "global": [f"const uint ct{i} = clfuzz_call{i}(ctl, {o}u);"],
         "struct": [*pair, f"const uint ct{i} = clfuzz_call{i}(q{i});"],
         "swap": [*pair, f"clfuzz_call{i}(&q{i});", f"const uint ct{i} = q{i}.a - q{i}.b;"],
+        "local": [f"local uint sh{i}[{program.local_size}];", f"sh{i}[slid] = ctl[{o}];",
+                  f"clfuzz_call{i}(&sh{i}[slid], ctl[{o + 1}]);", f"const uint ct{i} = sh{i}[slid];"],
     }
     return [*call["add" if part.form in ("noinline", "generic") else part.form], *_moved(i, f"ct{i}", part, program)]
 
@@ -90,6 +92,7 @@ def _helper(i: int, part: Part) -> list[str]:
         "struct": [f"static uint {name}(clfuzz_pair p) {{ return p.a - p.b; }}"],
         "swap": [f"static void {name}(private clfuzz_pair* p) {{ const uint t = p->a; p->a = p->b; p->b = t; }}"],
         "generic": [f"static uint {name}(uint* p, uint v) {{ *p += v; return *p; }}"],  # generic (§6.7.1)
+        "local": [f"static uint {name}(local uint* p, uint v) {{ *p += v; return *p; }}"],
     }[part.form]
 
 

@@ -320,9 +320,9 @@ def _tree(s: Shapes, i: int, o: int, part: Part) -> None:
 
 def _call(s: Shapes, i: int, o: int, part: Part) -> None:
     m, fn = s.m, s.calls[i]
-    if part.form in ("add", "noinline", "generic"):
+    if part.form in ("add", "noinline", "generic", "local"):
         first, v = s.words(o, part)
-        t = m.variable(s.uint)
+        t = s.element("Workgroup", s.local_array(i), s.slid) if part.form == "local" else m.variable(s.uint)
         s.store(t, first)
         p = s.op("OpPtrCastToGeneric", m.pointer("Generic", s.uint), t) if part.form == "generic" else t
         s.op("OpFunctionCall", s.uint, fn, p, v)
@@ -351,7 +351,8 @@ def _helper(m: Module, s: Shapes, i: int, part: Part) -> int:
         m.capability("GenericPointer")
     params = {"add": lambda: (m.pointer("Function", uint), uint), "noinline": lambda: (m.pointer("Function", uint), uint),
               "global": lambda: (cw, uint), "struct": lambda: (s.pair,), "swap": lambda: (m.pointer("Function", s.pair),),
-              "generic": lambda: (m.pointer("Generic", uint), uint)}[form]()  # only the form's types declared
+              "generic": lambda: (m.pointer("Generic", uint), uint),
+              "local": lambda: (m.pointer("Workgroup", uint), uint)}[form]()  # only the form's types declared
     fn = m.id()
     control = m.g.enum("FunctionControl", "DontInline" if form == "noinline" else "None")
     m.inst("function", "OpFunction", ret, fn, control, m.function_type(ret, *params))
@@ -361,7 +362,7 @@ def _helper(m: Module, s: Shapes, i: int, part: Part) -> int:
         args.append(m.id())
         m.inst("function", "OpFunctionParameter", t, args[-1])
     m.entry_label()
-    if form in ("add", "noinline", "generic"):  # *p += v; return *p;
+    if form in ("add", "noinline", "generic", "local"):  # *p += v; return *p;
         p, v = args
         m.inst("function", "OpStore", p, m.op("OpIAdd", uint, m.op("OpLoad", uint, p), v))
         m.inst("function", "OpReturnValue", m.op("OpLoad", uint, p))

@@ -35,6 +35,7 @@ def _base() -> Program:
 STEPS = (Part("carried", "do", (7, 3, 5, 2)), Part("exchange", "local", (5, 3)), Part("rounds", "local", (3, 7, 1)),
          Part("tree", "local", (9, 2)), Part("call", "add", (4, 5)), Part("call", "noinline", (4, 5)),
          Part("call", "global", (4, 5)), Part("call", "struct", (9, 4)), Part("call", "swap", (9, 4)),
+         Part("call", "local", (7, 6)),
          Part("array", "private", (6, 13)), Part("select", "ternary", (1, 2)))
 WRAPS = (Part("loop", "while-break", (9, 4)), Part("if-divergent", "lid", (5,)), Part("switch", "case", (8,)),
          Part("dead", "return", (1, 2)), Part("if-uniform", "else", (3, 3)), Part("loop", "do-every", (2, 0)))
