@@ -29,8 +29,8 @@ Valid and defined by construction (:func:`check`, called by lang.ir.validate): b
 steps, which run at kernel scope in uniform control flow (trip counts of loops with barriers are
 control words every work-item reads alike); local-memory indices masked by ``local_size - 1``
 (a power of two); every index into an output taken modulo the global size; loops bounded by
-:data:`TRIP_CAP` iterations (rusticl on llvmpipe is said to stop loops after about 65,535
-iterations: kept far below); each local array written, then read only after the barrier that
+:data:`TRIP_CAP` iterations (rusticl 22.3 on llvmpipe silently ends every loop after 65,535
+iterations, measured: kept far below); each local array written, then read only after the barrier that
 follows the write, and never written again. OpenCL C 3.0.19 §6.15.9 (DIGEST §6): "If barrier is
 inside a conditional statement, then all work-items in the work-group must enter the conditional
 if any work-item in the work-group enters the conditional statement and executes the barrier" (a

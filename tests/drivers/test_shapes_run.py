@@ -5,6 +5,7 @@ driver (a shape never changes what a correct driver computes: no false wrong-cod
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,27 @@ def test_the_generic_call_agrees_with_its_twin_where_the_device_has_generic_poin
             rows = observe(q, target, worker, lanes)
             assert rows is not None and all(r["kind"] in RESULT_KINDS for r in rows), (q.shape, rows[:1])
         assert shaped == alone
+
+
+@pytest.mark.parametrize("name", ["pocl", "rusticl", "oclgrind", "rusticl-25.0"])
+def test_loops_run_every_iteration_past_65535_except_on_rusticl_22(name):
+    """Why lang.shapes.TRIP_CAP is 1,024: rusticl 22.3 (llvmpipe) silently ends every loop after
+    65,535 iterations (the carried sum stops there; measured, route data in the README); rusticl
+    25.0 and 26.x, PoCL and Oclgrind run them all. A shape's loop never comes near it."""
+    import subprocess
+
+    from fuzz.drivers.rootfs import python_argv
+
+    found = {t.name: t for t in discover(releases=name != "rusticl" and "-" in name)}
+    if name not in found:
+        pytest.skip(f"{name} is not installed")
+    target = found[name]
+    run = subprocess.run(python_argv(target.root, "tests.drivers.loop_limit"), env=target.env(), capture_output=True,
+                         text=True, timeout=120, cwd=str(Path(__file__).resolve().parents[2]))
+    assert run.returncode == 0, run.stderr[-500:]
+    done = dict(tuple(map(int, line.split())) for line in run.stdout.split("\n") if line.strip())
+    version = target.fingerprint.get("driver_version", "")
+    if target.lineage == "rusticl" and version.startswith("22."):
+        assert done == {1024: 1024, 65535: 65535, 65536: 65535, 70000: 65535}
+    else:
+        assert all(n == d for n, d in done.items()), done
