@@ -225,7 +225,10 @@ MISSING_SHOWN = 8
 def corner_kind(c: Corner) -> str:
     """What a corner's key is about (lang.corners): ``shapes`` (widths, scalar-argument
     overloads), ``result halves`` (Table 13's sums and products), a conversion's suffixes
-    (``sat:rte``, ``rtz``, ``no suffix``: §6.4.3), else ``operand classes``."""
+    (``sat:rte``, ``rtz``, ``no suffix``: §6.4.3), an image read's kind (``2d_array``: its
+    sampler configurations, lang.image_corners), else ``operand classes``."""
+    if c.op == "read_image":
+        return c.key.split(":")[0]
     if c.op == "convert":
         return c.key.split(":x=")[0].partition(":")[2] or "no suffix"
     if c.key.startswith("w"):

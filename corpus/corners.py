@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from corpus.store import Corpus
+from lang import image_corners
 from lang.corners import Corner, reached, runnable, table
 from lang.ir import Program
 
@@ -21,7 +22,9 @@ CAPABILITIES = ("fp64", "fp16", "int64", "cl2.0")
 
 
 def capabilities_of(fingerprint: dict) -> frozenset[str]:
-    return frozenset(k for k in CAPABILITIES if fingerprint.get(k))
+    """The corner capabilities of one device: its fingerprint keys, and the image kinds and read
+    functions its formats allow (lang.image_corners.capabilities)."""
+    return frozenset(k for k in CAPABILITIES if fingerprint.get(k)) | image_corners.capabilities(fingerprint)
 
 
 def reached_by_target(corpus: Corpus, campaign: str | None = None) -> dict[str, tuple[tuple[Corner, ...], set[Corner]]]:

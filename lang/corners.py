@@ -28,8 +28,13 @@ operation whose operand is itself an operation reaches its shape corner only (wh
 computes is the oracle's business, not the table's). The math and integer strategies' sweeps
 (:mod:`fuzz.strategies.corners`) write every operand as a load.
 
+* **image reads** (:mod:`lang.image_corners`): every image kind read without a sampler and
+  through every sampler configuration the spec defines for it, with every read function
+  (``read_image:float:2d:norm-linear-repeat``).
+
 Each corner names the capabilities a target needs to run it (``needs``: ``fp64``, ``fp16``,
-``int64``, ``cl2.0``), so a target's total is the corners it can run.
+``int64``, ``cl2.0``; an image read ``image:<kind>:<function>``, a format of that kind the device
+reports: :func:`lang.image_corners.capabilities`), so a target's total is the corners it can run.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lang import conversion_corners
+from lang import conversion_corners, image_corners
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER, INTEGER_BUILTINS, OPS
@@ -213,6 +218,10 @@ def _integer_corners() -> list[Corner]:
     return out
 
 
+def _image_corners() -> list[Corner]:
+    return [Corner("read_image", t, key, needs) for t, key, needs in image_corners.rows()]
+
+
 def _conversion_corners() -> list[Corner]:
     return [Corner("convert", src, k, _needs("convert", src, conversion_corners.dst_of(k)))
             for src in FLOATS + INTS for k in conversion_corners.keys(src)]
@@ -221,8 +230,8 @@ def _conversion_corners() -> list[Corner]:
 @lru_cache(maxsize=None)
 def table() -> tuple[Corner, ...]:
     """Every corner of every operation the table covers (math functions, integer built-ins,
-    explicit conversions: :mod:`lang.conversion_corners`)."""
-    return tuple(_math_corners() + _integer_corners() + _conversion_corners())
+    explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`)."""
+    return tuple(_math_corners() + _integer_corners() + _conversion_corners() + _image_corners())
 
 
 def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
@@ -374,6 +383,8 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
     elif op.op in INTEGER:
         tname = op.args[0].type.scalar
         keys = _integer_reached(op, program, inputs)
+    elif op.op == "read_image":
+        tname, keys = op.type.scalar, {image_corners.key_of(dict(op.attrs))}
     elif op.op == "convert":
         tname, dst = op.args[0].type.scalar, op.type.scalar
         lanes = _lanes(op.args[0], program, inputs, op.args[0].type.width)
@@ -414,6 +425,7 @@ def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[
         if statements is not None and i not in statements:
             continue
         for node in walk(s.value):
-            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op == "convert"):
+            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in ("convert",
+                                                                                                  "read_image")):
                 out |= op_reached(node, program, inputs)
     return out

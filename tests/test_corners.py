@@ -21,7 +21,8 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.corners import float_representatives, sweep_key, sweep_programs
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
-from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, restrict, validate, walk
+from lang.image_corners import capabilities as image_capabilities
+from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, restrict, validate, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER_BUILTINS
 from lang.policy import Policy
@@ -105,9 +106,39 @@ def test_table_is_derived_from_every_declaration():
 
 def test_runnable_follows_capabilities():
     plain = runnable(frozenset())
-    assert not any(c.type in ("double", "half", "long", "ulong") or c.op == "ctz" for c in plain)
-    assert len(runnable(EVERYTHING)) == len(table())
+    assert not any(c.type in ("double", "half", "long", "ulong") or c.op in ("ctz", "read_image") for c in plain)
+    images = {n for c in table() for n in c.needs if n.startswith("image:")}
+    assert len(runnable(EVERYTHING | images)) == len(table())
     assert any(c.op == "ctz" for c in runnable({"cl2.0"}))
+
+
+def test_image_corners_are_every_kind_sampler_and_read_function_the_spec_defines():
+    """§6.15.15: every image type without a sampler; the sampled ones (not image1d_buffer_t) through
+    every sampler: 2 coordinate modes x 5 addressing modes (REPEAT and MIRRORED_REPEAT normalized
+    only: 8 pairs) x 2 filters; read_imagef/h/i/ui, LINEAR with f and h only."""
+    rows = [c for c in table() if c.op == "read_image"]
+    per_sampled = 4 + 8 * 4 + 8 * 2  # no sampler (4 functions), 8 pairs with NEAREST (4), with LINEAR (f, h)
+    assert len(rows) == 5 * per_sampled + 4  # image1d_buffer: no sampler only
+    assert Corner("read_image", "int", "2d:norm-nearest-mirrored_repeat",
+                  frozenset({"image:2d:i"})) in rows
+    assert not any(c.key == "2d:unnorm-nearest-repeat" for c in rows)  # undefined (§6.15.15.1)
+    assert not any(c.key.endswith("linear-clamp") and c.type in ("int", "uint") for c in rows)
+    assert all(c.key == "1d_buffer:no-sampler" for c in rows if c.key.startswith("1d_buffer"))
+    fp = {"image_support": True, "image_formats": {"2d": ["RGBA/UNORM_INT8", "R/SIGNED_INT32"], "3d": ["R/FLOAT"]}}
+    assert image_capabilities(fp) == {"image:2d:f", "image:2d:h", "image:2d:i", "image:3d:f"}
+    assert image_capabilities({**fp, "image_support": False}) == frozenset()
+
+
+def test_an_image_read_reaches_its_kind_sampler_and_function():
+    program = Program((Buffer("in0", Type("float", 2), "in", Fill(1)), Buffer("out0", Type("uint", 4), "out")),
+                      (Store("out0", Op("read_image", (Load("in0", Type("float", 2)),), Type("uint", 4),
+                                        (("dim", "2d"), ("form", "unnorm-nearest-clamp:program"),
+                                         ("image", "img0"), ("sampler", "smp0")))),),
+                      4, area="images",
+                      images=(Image("img0", "2d", "RGBA", "UNSIGNED_INT8", (3, 3), Fill(2)),),
+                      samplers=(Sampler("smp0", False, "clamp", "nearest", "program"),))
+    validate(program)
+    assert {c.name for c in reached(program)} == {"read_image:uint:2d:unnorm-nearest-clamp"}
 
 
 def test_float_classes_agree_with_the_definition():
@@ -419,3 +450,28 @@ def test_swizzle_shapes_change_only_the_programs_that_take_one():
     same = [a.id == b.id for a, b in zip(before, after)]
     assert 0 < sum(same) < len(same)
     assert Policy().p_swizzle_shapes == 0.01
+
+
+def test_the_images_sweep_reaches_every_image_corner_each_device_can_run():
+    """One statement per (kind, sampler, read function) a device's formats allow, in programs
+    within the statement, image and sampler limits; valid, deterministic, and together reaching
+    every image corner of each device (lang.image_corners.capabilities of its formats)."""
+    a = frozenset({("2d", "RGBA/UNORM_INT8"), ("2d", "R/SIGNED_INT32"), ("3d", "R/FLOAT"),
+                   ("1d_buffer", "RGBA/UNSIGNED_INT8"), ("2d_array", "RG/UNSIGNED_INT16")})
+    b = frozenset({("1d", "R/FLOAT"), ("1d_array", "RGBA/SIGNED_INT8")})
+    caps = Caps(images=(a, b), fp16=True)
+    policy = Policy()
+    programs = sweep_programs("images", caps, policy)
+    assert [p.id for p in programs] == [p.id for p in sweep_programs("images", caps, policy)]
+    got: set = set()
+    for p in programs:
+        validate(p)
+        assert len(p.body) <= policy.image_statements and len(p.images) <= policy.image_count
+        assert len(p.samplers) <= policy.image_samplers
+        got |= reached(p)
+    for formats in (a, b):
+        fp = {"image_support": True, "image_formats": {}}
+        for dim, key in formats:
+            fp["image_formats"].setdefault(dim, []).append(key)
+        want = {c for c in runnable(image_capabilities(fp) | {"fp16"}) if c.op == "read_image"}
+        assert want and want <= got, sorted(c.name for c in want - got)[:5]

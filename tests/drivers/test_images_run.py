@@ -103,3 +103,25 @@ def test_a_tampered_result_is_caught():
     actual[name].view(np.uint32)[lane] ^= 0x40000000
     tampered = judge(program, expectations, actual, exp.inputs)
     assert tampered.mismatches == clean.mismatches + 1
+
+
+@pytest.mark.parametrize("name", ["rusticl", "oclgrind", "oclgrind/spirv"])
+def test_the_corner_sweep_runs_and_reaches_every_image_corner_of_the_target(name):
+    """The images sweep (fuzz.strategies.image_sweep) builds and runs, and the programs the target
+    takes reach every image corner its formats allow (PoCL takes about 90 s for it: left out here)."""
+    from corpus.corners import capabilities_of
+    from fuzz.strategies.corners import sweep_programs
+    from lang.corners import reached
+    from lang.corners import runnable as corner_runnable
+
+    target = target_named(name)
+    programs = [p for p in sweep_programs("images", capabilities(TARGETS)) if supports(target, p)]
+    with Worker(target, timeout_s=120) as w:
+        statuses = {execute(p, target, w, None).status for p in programs}
+    assert programs and statuses <= {"ok", "split"}, statuses
+    got = set().union(*(reached(runnable(target, p)) for p in programs))
+    want = {c for c in corner_runnable(capabilities_of(target.fingerprint)) if c.op == "read_image"}
+    swept = set().union(*(reached(p) for p in programs))
+    assert want <= swept  # a statement for every corner of the target's formats
+    missing = want - got  # only what the route cannot take (routes.Route.unsupported: Oclgrind's
+    assert not missing or target.route is not None, sorted(c.name for c in missing)[:5]  # read_imageui via SPIR-V)
