@@ -226,8 +226,9 @@ def corner_kind(c: Corner) -> str:
     """What a corner's key is about (lang.corners): ``shapes`` (widths, scalar-argument
     overloads), ``result halves`` (Table 13's sums and products), a conversion's suffixes
     (``sat:rte``, ``rtz``, ``no suffix``: §6.4.3), an image read's kind (``2d_array``: its
-    sampler configurations, lang.image_corners), else ``operand classes``."""
-    if c.op == "read_image":
+    sampler configurations, lang.image_corners), an atomic's spelling (``explicit``: its
+    memories, orders and scopes, lang.atomic_corners), else ``operand classes``."""
+    if c.op == "read_image" or c.op.startswith("atomic_"):  # the image kind; the atomic's spelling
         return c.key.split(":")[0]
     if c.op == "convert":
         return c.key.split(":x=")[0].partition(":")[2] or "no suffix"

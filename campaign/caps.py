@@ -8,11 +8,10 @@ from fuzz.drivers.capabilities import has
 from fuzz.strategies.conversions import Caps
 from lang.images import DIMS, modelled
 from lang.maths import CR_DIVIDE_SQRT
-from lang.ops import VERSION_KEYS
+from lang.ops import ATOMIC_FEATURES, VERSION_KEYS
 from lang.shapes import NEEDS
 
-ATOMIC_CAPABILITIES = ("int64_atomics", "cl3.0", "atomic_order_acq_rel", "atomic_order_seq_cst",
-                       "atomic_scope_device")
+ATOMIC_CAPABILITIES = ATOMIC_FEATURES
 
 
 def capabilities(targets: list[Target]) -> Caps:

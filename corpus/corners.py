@@ -16,9 +16,11 @@ from corpus.store import Corpus
 from lang import image_corners
 from lang.corners import Corner, reached, runnable, table
 from lang.ir import Program
+from lang.ops import ATOMIC_FEATURES
 
-CAPABILITIES = ("fp64", "fp16", "int64", "cl2.0")
-"""The fingerprint keys a corner may need (lang.corners.NEEDS, lang.ops.C_VERSIONS)."""
+CAPABILITIES = ("fp64", "fp16", "int64", "cl2.0", *ATOMIC_FEATURES)
+"""The fingerprint keys a corner may need (lang.corners.NEEDS, lang.ops.C_VERSIONS, the atomics'
+lang.ops.ATOMIC_FEATURES)."""
 
 
 def capabilities_of(fingerprint: dict) -> frozenset[str]:

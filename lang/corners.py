@@ -28,6 +28,8 @@ operation whose operand is itself an operation reaches its shape corner only (wh
 computes is the oracle's business, not the table's). The math and integer strategies' sweeps
 (:mod:`fuzz.strategies.corners`) write every operand as a load.
 
+* **atomics** (:mod:`lang.atomic_corners`): every atomic operation in every spelling, memory,
+  order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);
 * **image reads** (:mod:`lang.image_corners`): every image kind read without a sampler and
   through every sampler configuration the spec defines for it, with every read function
   (``read_image:float:2d:norm-linear-repeat``).
@@ -44,7 +46,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from lang import conversion_corners, image_corners
+from lang import atomic_corners, conversion_corners, image_corners
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER, INTEGER_BUILTINS, OPS
@@ -218,6 +220,10 @@ def _integer_corners() -> list[Corner]:
     return out
 
 
+def _atomic_corners() -> list[Corner]:
+    return [Corner(op, t, key, needs) for op, t, key, needs in atomic_corners.rows()]
+
+
 def _image_corners() -> list[Corner]:
     return [Corner("read_image", t, key, needs) for t, key, needs in image_corners.rows()]
 
@@ -230,8 +236,10 @@ def _conversion_corners() -> list[Corner]:
 @lru_cache(maxsize=None)
 def table() -> tuple[Corner, ...]:
     """Every corner of every operation the table covers (math functions, integer built-ins,
-    explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`)."""
-    return tuple(_math_corners() + _integer_corners() + _conversion_corners() + _image_corners())
+    explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`,
+    atomics: :mod:`lang.atomic_corners`)."""
+    return tuple(_math_corners() + _integer_corners() + _conversion_corners() + _image_corners()
+                 + _atomic_corners())
 
 
 def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
@@ -383,6 +391,8 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
     elif op.op in INTEGER:
         tname = op.args[0].type.scalar
         keys = _integer_reached(op, program, inputs)
+    elif op.op.startswith("atomic_"):
+        tname, keys = program.buffer(op.attr("location")).type.scalar, {atomic_corners.key_of(dict(op.attrs))}
     elif op.op == "read_image":
         tname, keys = op.type.scalar, {image_corners.key_of(dict(op.attrs))}
     elif op.op == "convert":
@@ -426,6 +436,6 @@ def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[
             continue
         for node in walk(s.value):
             if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in ("convert",
-                                                                                                  "read_image")):
+                                         "read_image") or node.op.startswith("atomic_")):
                 out |= op_reached(node, program, inputs)
     return out

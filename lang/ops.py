@@ -176,6 +176,9 @@ ATOMIC_FORMS: tuple[str, ...] = ("atomic", "atom", "c11", "explicit")
 VOID_ATOMICS = frozenset({"atomic_store", "atomic_flag_clear"})
 MEMORY_ORDERS: tuple[str, ...] = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
 MEMORY_SCOPES: tuple[str, ...] = ("work_group", "device")
+ATOMIC_FEATURES: tuple[str, ...] = ("int64_atomics", "cl3.0", "atomic_order_acq_rel", "atomic_order_seq_cst",
+                                    "atomic_scope_device")
+"""Every capability :func:`atomic_requirements` may name (fingerprint keys, fuzz.drivers.probe)."""
 
 
 def atomic_requirements(op: Op) -> frozenset[str]:

@@ -24,7 +24,7 @@ from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reach
 from lang.image_corners import capabilities as image_capabilities
 from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, restrict, validate, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
-from lang.ops import INTEGER_BUILTINS
+from lang.ops import ATOMIC_FEATURES, INTEGER_BUILTINS
 from lang.policy import Policy
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
@@ -107,8 +107,9 @@ def test_table_is_derived_from_every_declaration():
 def test_runnable_follows_capabilities():
     plain = runnable(frozenset())
     assert not any(c.type in ("double", "half", "long", "ulong") or c.op in ("ctz", "read_image") for c in plain)
+    assert not any(c.op.startswith("atomic_") and "explicit" in c.key for c in plain)  # C11 needs OpenCL C 3.0
     images = {n for c in table() for n in c.needs if n.startswith("image:")}
-    assert len(runnable(EVERYTHING | images)) == len(table())
+    assert len(runnable(EVERYTHING | images | set(ATOMIC_FEATURES))) == len(table())
     assert any(c.op == "ctz" for c in runnable({"cl2.0"}))
 
 
@@ -475,3 +476,30 @@ def test_the_images_sweep_reaches_every_image_corner_each_device_can_run():
             fp["image_formats"].setdefault(dim, []).append(key)
         want = {c for c in runnable(image_capabilities(fp) | {"fp16"}) if c.op == "read_image"}
         assert want and want <= got, sorted(c.name for c in want - got)[:5]
+
+
+def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defines():
+    """§6.15.12: the legacy atomic_ forms 32-bit only, atom_ also 64-bit; the C11 functions plain
+    and explicit with every order the operation takes and each scope (device only on a location
+    the NDRange shares); compare_exchange strong and weak; flags in local memory; and every
+    atomic operation a drawn program uses is one of them."""
+    from fuzz.strategies.atomics import atomic_programs
+    from fuzz.strategies.draws import sample
+    from lang import atomic_corners
+
+    rows = {c.name: c for c in table() if c.op.startswith("atomic_")}
+    assert "atomic_add:long:atom:local" in rows and "atomic_add:long:atomic:local" not in rows
+    assert rows["atomic_add:ulong:atom:global"].needs == {"int64_atomics"}
+    assert "atomic_load:int:explicit:group:acquire:work_group" in rows
+    assert not any(k.startswith(("atomic_load:", "atomic_store:")) and ":acq_rel:" in k for k in rows)
+    assert not any(":explicit:global:" in k and k.endswith(":work_group") for k in rows)
+    assert "atomic_compare_exchange:uint:c11:local:weak" in rows
+    assert {c.key.split(":")[1] for c in rows.values() if c.op.startswith("atomic_flag")} == {"local"}
+    assert rows["atomic_min:int:explicit:local:release:device"].needs == {
+        "cl3.0", "atomic_order_acq_rel", "atomic_scope_device"}
+    known = {(c.op, c.type, c.key) for c in rows.values()}
+    for p in sample(atomic_programs(Caps(atomics=frozenset(ATOMIC_FEATURES)), Policy()), 60, seed=3):
+        for s in p.body:
+            op = s.value
+            assert (op.op, p.buffer(op.attr("location")).type.scalar, atomic_corners.key_of(dict(op.attrs))) in known
+        assert all(c.op.startswith("atomic_") for c in reached(p))
