@@ -243,7 +243,7 @@ def test_sweeps_are_deterministic_and_keyed_by_capabilities():
     a = [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
     assert a == [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
     assert sweep_key("math", ALL_CAPS) == sweep_key("math", ALL_CAPS) != sweep_key("math", Caps())
-    assert sweep_programs("atomics", ALL_CAPS, Policy()) == []
+    assert sweep_programs("spirv", ALL_CAPS, Policy()) == []  # no sweep there yet
     without = sweep_programs("expressions", Caps(int64=False), Policy())
     assert not any(t in p.to_json() for p in without for t in ('"long', '"ulong', "ctz"))
 
@@ -503,3 +503,23 @@ def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defin
             op = s.value
             assert (op.op, p.buffer(op.attr("location")).type.scalar, atomic_corners.key_of(dict(op.attrs))) in known
         assert all(c.op.startswith("atomic_") for c in reached(p))
+
+
+def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
+    """fuzz.strategies.atomic_sweep: one statement per atomic corner the capabilities allow (all of
+    them with every atomic feature; the legacy 32-bit ones only without any), valid programs whose
+    expectations the atomics oracle computes, the same list every time."""
+    from campaign.expectations import Expectations
+    from lang.ops import ATOMIC_FEATURES
+
+    everything = sweep_programs("atomics", Caps(atomics=frozenset(ATOMIC_FEATURES)))
+    assert [p.id for p in everything] == [p.id for p in sweep_programs("atomics", Caps(atomics=frozenset(ATOMIC_FEATURES)))]
+    got = set()
+    for p in everything:
+        validate(p)
+        got |= reached(p)
+    assert {c for c in table() if c.op.startswith("atomic_")} <= got
+    Expectations(everything[0]).get(frozenset())  # the histories are decided (no undefined operation)
+    legacy = sweep_programs("atomics", Caps())
+    keys = {c.key.split(":")[0] for p in legacy for c in reached(p)}
+    assert keys == {"atomic", "atom"} and all(not p.requires for p in legacy)

@@ -44,6 +44,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from fuzz.strategies.atomic_sweep import atomic_sweep
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.image_sweep import image_sweep
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
@@ -370,9 +371,10 @@ def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
     return [_program(c, policy.math_global_size, "conversions") for c in _chunks(statements, policy.statements)]
 
 
-SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep}
-"""The areas with a corner sweep (images: :mod:`fuzz.strategies.image_sweep`); the others (atomics,
-spirv, shapes) have none yet."""
+SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep,
+          "atomics": atomic_sweep}
+"""The areas with a corner sweep (images: :mod:`fuzz.strategies.image_sweep`, atomics:
+:mod:`fuzz.strategies.atomic_sweep`); the others (spirv, shapes) have none yet."""
 
 
 def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:

@@ -71,3 +71,20 @@ def test_oclgrind_finds_no_data_race(monkeypatch):
         assert result.status == "ok"
         assert "data race" in w.log_path.read_text(errors="replace").lower()
     assert ran >= 4
+
+
+@pytest.mark.parametrize("name", ["pocl", "oclgrind"])
+def test_the_corner_sweep_runs_and_agrees(name):
+    """The atomics sweep (fuzz.strategies.atomic_sweep) on a target with every C11 feature (PoCL 3.1)
+    and on one with the legacy forms only (Oclgrind): every program it takes runs and agrees."""
+    from campaign.caps import capabilities
+    from campaign.execute import execute
+    from fuzz.drivers import Worker, discover
+    from fuzz.drivers.capabilities import supports
+    from fuzz.strategies.corners import sweep_programs
+
+    target = target_named(name)
+    programs = [p for p in sweep_programs("atomics", capabilities(discover())) if supports(target, p)]
+    with Worker(target, timeout_s=120) as w:
+        outcomes = [execute(p, target, w, None) for p in programs]
+    assert programs and all(o.status == "ok" and o.verdict.mismatches == 0 for o in outcomes)
