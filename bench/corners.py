@@ -1,12 +1,13 @@
 """How much of the corner table (lang.corners) do N drawn programs reach, with and without the sweep?
 
-For each area with corners (math; expressions: the integer built-ins; conversions) and each capability set,
+For each area with corners (math; expressions: the integer built-ins; conversions; atomics; images) and each
+capability set,
 the share of the corners a target with those capabilities can run that the programs exercise
 (lang.corners.reached: no driver runs; what the programs would test): N programs drawn the way a
 campaign draws them (fuzz.strategies.draws, seed ``--seed``), then the same N preceded by the
 area's sweep (fuzz.strategies.corners.sweep_programs), with the number of sweep programs and the
 seconds each side took to generate and read.
-Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions]
+Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images]
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.corners import sweep_programs
 from fuzz.strategies.draws import Draws
 from lang.corners import reached, runnable
+from lang.image_corners import capabilities as image_capabilities
+from lang.images import CHANNEL_TYPES, DIMS, ORDERS, format_key, modelled
+from lang.ops import ATOMIC_FEATURES
 from lang.policy import Policy
 
 CAPABILITY_SETS = {
@@ -29,6 +33,16 @@ CAPABILITY_SETS = {
     "fp64 fp16 cl2.0": (Caps(fp64=True, fp16=True, versions=frozenset({"cl2.0"})),
                         frozenset({"int64", "fp64", "fp16", "cl2.0"})),
 }
+_FORMATS = frozenset((d, format_key(o, c)) for d in DIMS for o in ORDERS for c in CHANNEL_TYPES if modelled(o, c))
+_IMAGES_FP = {"image_support": True, "image_formats": {d: sorted(f for e, f in _FORMATS if e == d) for d in DIMS}}
+AREA_SETS = {
+    "atomics": {"legacy atomics only": (Caps(), frozenset({"int64"})),
+                "every atomic feature": (Caps(atomics=frozenset(ATOMIC_FEATURES)),
+                                         frozenset({"int64", *ATOMIC_FEATURES}))},
+    "images": {"every modelled format, fp16": (Caps(fp16=True, images=(_FORMATS,)),
+                                              frozenset({"int64", "fp16"}) | image_capabilities(_IMAGES_FP))},
+}
+"""The capability sets of the areas whose corners need more than types (the others: CAPABILITY_SETS)."""
 
 
 def main() -> None:
@@ -41,7 +55,7 @@ def main() -> None:
     print(f"| area | capabilities | corners | {args.programs} drawn | sweep programs | sweep + {args.programs} drawn |")
     print("|---|---|---|---|---|---|")
     for area in args.areas.split(","):
-        for label, (caps, capabilities) in CAPABILITY_SETS.items():
+        for label, (caps, capabilities) in AREA_SETS.get(area, CAPABILITY_SETS).items():
             table = {c for c in runnable(capabilities) if c.area == area}
             t = time.perf_counter()
             draws = Draws(AREAS[area](caps, policy), args.seed)
