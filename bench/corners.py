@@ -1,13 +1,13 @@
 """How much of the corner table (lang.corners) do N drawn programs reach, with and without the sweep?
 
-For each area with corners (math; expressions: the integer built-ins; conversions; atomics; images) and each
+For each area with corners (math; expressions: the integer built-ins; conversions; atomics; images; spirv) and each
 capability set,
 the share of the corners a target with those capabilities can run that the programs exercise
 (lang.corners.reached: no driver runs; what the programs would test): N programs drawn the way a
 campaign draws them (fuzz.strategies.draws, seed ``--seed``), then the same N preceded by the
 area's sweep (fuzz.strategies.corners.sweep_programs), with the number of sweep programs and the
 seconds each side took to generate and read.
-Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images]
+Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images,spirv]
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ AREA_SETS = {
                                          frozenset({"int64", *ATOMIC_FEATURES}))},
     "images": {"every modelled format, fp16": (Caps(fp16=True, images=(_FORMATS,)),
                                               frozenset({"int64", "fp16"}) | image_capabilities(_IMAGES_FP))},
+    "spirv": {"a SPIR-V path, fp64": (Caps(fp64=True), frozenset({"int64", "fp64", "spirv"}))},
 }
 """The capability sets of the areas whose corners need more than types (the others: CAPABILITY_SETS)."""
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from corpus.store import Corpus
-from lang import image_corners
+from lang import image_corners, spirv_corners
 from lang.corners import Corner, reached, runnable, table
 from lang.ir import Program
 from lang.ops import ATOMIC_FEATURES
@@ -24,9 +24,10 @@ lang.ops.ATOMIC_FEATURES)."""
 
 
 def capabilities_of(fingerprint: dict) -> frozenset[str]:
-    """The corner capabilities of one device: its fingerprint keys, and the image kinds and read
-    functions its formats allow (lang.image_corners.capabilities)."""
-    return frozenset(k for k in CAPABILITIES if fingerprint.get(k)) | image_corners.capabilities(fingerprint)
+    """The corner capabilities of one target: its fingerprint keys, the image kinds and read
+    functions its formats allow (lang.image_corners.capabilities), ``spirv`` on the SPIR-V path."""
+    return (frozenset(k for k in CAPABILITIES if fingerprint.get(k)) | image_corners.capabilities(fingerprint)
+            | spirv_corners.capabilities(fingerprint))
 
 
 def reached_by_target(corpus: Corpus, campaign: str | None = None) -> dict[str, tuple[tuple[Corner, ...], set[Corner]]]:

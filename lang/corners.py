@@ -30,6 +30,9 @@ computes is the oracle's business, not the table's). The math and integer strate
 
 * **atomics** (:mod:`lang.atomic_corners`): every atomic operation in every spelling, memory,
   order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);
+* **SPIR-V-only forms** (:mod:`lang.spirv_corners`): OpBitcast across component counts,
+  OpVectorShuffle, the remainders by operand signs, extended arithmetic inside and beyond the type,
+  OpSelect and OpAny/OpAll by comparison (``rem:int:mod:x=-,y=+``);
 * **image reads** (:mod:`lang.image_corners`): every image kind read without a sampler and
   through every sampler configuration the spec defines for it, with every read function
   (``read_image:float:2d:norm-linear-repeat``).
@@ -46,12 +49,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from lang import atomic_corners, conversion_corners, image_corners
+from lang import atomic_corners, conversion_corners, image_corners, spirv_corners
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER, INTEGER_BUILTINS, OPS
 from lang.types import VECTOR_WIDTHS, scalar
 
+SPIRV_OPS = frozenset(name for name, spec in OPS.items() if spec.area == "spirv")
+"""The forms only SPIR-V has (lang.spirv_corners)."""
 FLOATS = ("float", "double", "half")
 INTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 NEEDS = {"double": "fp64", "half": "fp16", "long": "int64", "ulong": "int64"}
@@ -220,6 +225,10 @@ def _integer_corners() -> list[Corner]:
     return out
 
 
+def _spirv_corners() -> list[Corner]:
+    return [Corner(op, t, key, needs) for op, t, key, needs in spirv_corners.rows()]
+
+
 def _atomic_corners() -> list[Corner]:
     return [Corner(op, t, key, needs) for op, t, key, needs in atomic_corners.rows()]
 
@@ -237,9 +246,9 @@ def _conversion_corners() -> list[Corner]:
 def table() -> tuple[Corner, ...]:
     """Every corner of every operation the table covers (math functions, integer built-ins,
     explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`,
-    atomics: :mod:`lang.atomic_corners`)."""
+    atomics: :mod:`lang.atomic_corners`, the SPIR-V-only forms: :mod:`lang.spirv_corners`)."""
     return tuple(_math_corners() + _integer_corners() + _conversion_corners() + _image_corners()
-                 + _atomic_corners())
+                 + _atomic_corners() + _spirv_corners())
 
 
 def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
@@ -391,6 +400,11 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
     elif op.op in INTEGER:
         tname = op.args[0].type.scalar
         keys = _integer_reached(op, program, inputs)
+    elif op.op in SPIRV_OPS:
+        tname = op.args[0].type.scalar
+        lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args] if op.op in spirv_corners.BY_VALUE else []
+        keys = spirv_corners.keys(op.op, dict(op.attrs), tuple(a.type for a in op.args), op.type,
+                                  None if any(v is None for v in lanes) else lanes)
     elif op.op.startswith("atomic_"):
         tname, keys = program.buffer(op.attr("location")).type.scalar, {atomic_corners.key_of(dict(op.attrs))}
     elif op.op == "read_image":
@@ -435,7 +449,7 @@ def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[
         if statements is not None and i not in statements:
             continue
         for node in walk(s.value):
-            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in ("convert",
-                                         "read_image") or node.op.startswith("atomic_")):
+            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in SPIRV_OPS
+                                         or node.op in ("convert", "read_image") or node.op.startswith("atomic_")):
                 out |= op_reached(node, program, inputs)
     return out

@@ -109,7 +109,8 @@ def test_runnable_follows_capabilities():
     assert not any(c.type in ("double", "half", "long", "ulong") or c.op in ("ctz", "read_image") for c in plain)
     assert not any(c.op.startswith("atomic_") and "explicit" in c.key for c in plain)  # C11 needs OpenCL C 3.0
     images = {n for c in table() for n in c.needs if n.startswith("image:")}
-    assert len(runnable(EVERYTHING | images | set(ATOMIC_FEATURES))) == len(table())
+    assert not any(c.area == "spirv" for c in runnable(EVERYTHING))  # the SPIR-V path's only
+    assert len(runnable(EVERYTHING | images | set(ATOMIC_FEATURES) | {"spirv"})) == len(table())
     assert any(c.op == "ctz" for c in runnable({"cl2.0"}))
 
 
@@ -243,7 +244,7 @@ def test_sweeps_are_deterministic_and_keyed_by_capabilities():
     a = [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
     assert a == [p.id for p in sweep_programs("expressions", ALL_CAPS, Policy())]
     assert sweep_key("math", ALL_CAPS) == sweep_key("math", ALL_CAPS) != sweep_key("math", Caps())
-    assert sweep_programs("spirv", ALL_CAPS, Policy()) == []  # no sweep there yet
+    assert sweep_programs("shapes", ALL_CAPS, Policy()) == []  # its statements are the other areas'
     without = sweep_programs("expressions", Caps(int64=False), Policy())
     assert not any(t in p.to_json() for p in without for t in ('"long', '"ulong', "ctz"))
 
@@ -523,3 +524,28 @@ def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
     legacy = sweep_programs("atomics", Caps())
     keys = {c.key.split(":")[0] for p in legacy for c in reached(p)}
     assert keys == {"atomic", "atom"} and all(not p.requires for p in legacy)
+
+
+def test_the_spirv_sweep_reaches_every_spirv_only_corner_with_valid_modules():
+    """fuzz.strategies.spirv_sweep: every SPIR-V-only corner (lang.spirv_corners) the types allow, in
+    modules spirv-val accepts; the remainders' lanes cover every sign pair and the extended
+    instructions' lanes a result beyond the type and one within it."""
+    import shutil
+
+    from fuzz.emit import spirv
+    from fuzz.emit.validate import target_env
+    from fuzz.emit.validate import validate as spirv_val
+
+    programs = sweep_programs("spirv", Caps(fp64=True, fp16=True))
+    got = set()
+    for p in programs:
+        validate(p)
+        got |= reached(p)
+        if shutil.which("spirv-val"):
+            assert spirv_val(spirv.emit(p), target_env(p)) is None
+    want = {c for c in table() if c.area == "spirv"}
+    assert want <= got and not any(c.type == "half" for c in want)
+    names = {c.name for c in got}
+    assert {"rem:int:mod:x=-,y=+", "rem:uint:mod:x=0,y=+", "extended:ulong:UMulExtended:m1:over",
+            "extended:long:SMulExtended:m0:within"} <= names
+    assert "rem:uint:mod:x=-,y=+" not in {c.name for c in want}  # unsigned: no negative class

@@ -47,6 +47,7 @@ import numpy as np
 from fuzz.strategies.atomic_sweep import atomic_sweep
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.image_sweep import image_sweep
+from fuzz.strategies.spirv_sweep import spirv_sweep
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang import conversion_corners
 from lang.corners import (
@@ -372,9 +373,10 @@ def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
 
 
 SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep,
-          "atomics": atomic_sweep}
+          "atomics": atomic_sweep, "spirv": spirv_sweep}
 """The areas with a corner sweep (images: :mod:`fuzz.strategies.image_sweep`, atomics:
-:mod:`fuzz.strategies.atomic_sweep`); the others (spirv, shapes) have none yet."""
+:mod:`fuzz.strategies.atomic_sweep`, spirv: :mod:`fuzz.strategies.spirv_sweep`); shapes has none
+(its statements are the other areas')."""
 
 
 def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:

@@ -11,7 +11,6 @@ on vectors.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Callable
 
 from hypothesis import strategies as st
@@ -20,24 +19,12 @@ from fuzz.strategies.conversions import BUILDERS, Builder, Caps, conversion_kind
 from lang.ir import Op, Program, Store
 from lang.ops import COMPARES, EXTENDED, Handlers
 from lang.policy import Policy
+from lang.spirv_corners import VECTORS, bitcast_pairs
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
 SPIRV_BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()
 """The statement builders of the forms only SPIR-V has, by statement kind."""
 builds = SPIRV_BUILDERS.register
-WIDTHS = tuple(w for w in VECTOR_WIDTHS if w != 3)  # OpBitcast across counts: no 3-vectors
-VECTORS = VECTOR_WIDTHS[1:]
-
-
-@lru_cache(maxsize=None)
-def bitcast_pairs(types: tuple[str, ...]) -> tuple[tuple[Type, Type], ...]:
-    """(operand, result) type pairs of equal total size and different component counts, one
-    count a multiple of the other (§3.42.11)."""
-    return tuple(
-        (Type(s, w), Type(d, v))
-        for s in types for d in types for w in WIDTHS for v in WIDTHS
-        if w != v and scalar(s).bits * w == scalar(d).bits * v and max(w, v) % min(w, v) == 0
-    )
 
 
 @builds("bitcast")

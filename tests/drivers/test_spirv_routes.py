@@ -132,3 +132,30 @@ def test_spirv_only_statements_stay_off_the_opencl_c_path():
         assert runnable(t, mixed).body == program.body
     for t in SPIRV_TARGETS:
         assert runnable(t, mixed) is mixed
+
+
+@pytest.mark.parametrize("name", ["pocl/spirv", "rusticl/spirv", "oclgrind/spirv", "rusticl-26.1/spirv"])
+def test_the_spirv_corner_sweep_runs_and_agrees(name):
+    """The spirv sweep (fuzz.strategies.spirv_sweep) on each SPIR-V route: every program runs and
+    agrees, except the known finding it pins (README, results): rusticl 22.3 (and 25.0) computes
+    OpSMod as OpSRem on every signed type (7 smod -3 gives 1, not -2; -7 smod 3 gives -1, not 2);
+    rusticl 26.1 gets it right."""
+    from campaign.caps import capabilities
+    from campaign.execute import execute
+    from fuzz.drivers import Worker, discover
+    from fuzz.drivers.capabilities import supports
+    from fuzz.strategies.corners import sweep_programs
+
+    found = {t.name: t for t in discover(releases="-" in name.split("/")[0])}
+    if name not in found:
+        pytest.skip(f"{name} is not installed")
+    target = found[name]
+    programs = [p for p in sweep_programs("spirv", capabilities(discover())) if supports(target, p)]
+    with Worker(target, timeout_s=120) as w:
+        outcomes = [execute(p, target, w, None) for p in programs]
+    assert programs and all(o.status == "ok" for o in outcomes), [o.failures[:1] for o in outcomes if o.status != "ok"]
+    rows = [r for o in outcomes for r in o.verdict.rows]
+    if name == "rusticl/spirv":
+        assert rows and all(r["operation"] == "OpSMod" for r in rows), rows[:2]
+        pytest.xfail("rusticl 22.3: OpSMod is OpSRem (right in 26.1)")
+    assert not rows, rows[:2]
