@@ -30,6 +30,9 @@ computes is the oracle's business, not the table's). The math and integer strate
 
 * **atomics** (:mod:`lang.atomic_corners`): every atomic operation in every spelling, memory,
   order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);
+* **relational built-ins** (§6.15.6 Table 18, on floats): every width and every class of each
+  operand (unary) or pair of classes (binary: isequal and friends are defined by them on NaN,
+  infinities and signed zeros);
 * **SPIR-V-only forms** (:mod:`lang.spirv_corners`): OpBitcast across component counts,
   OpVectorShuffle, the remainders by operand signs, extended arithmetic inside and beyond the type,
   OpSelect and OpAny/OpAll by comparison (``rem:int:mod:x=-,y=+``);
@@ -52,9 +55,10 @@ import numpy as np
 from lang import atomic_corners, conversion_corners, image_corners, spirv_corners
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
-from lang.ops import INTEGER, INTEGER_BUILTINS, OPS
+from lang.ops import INTEGER, INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
 from lang.types import VECTOR_WIDTHS, scalar
 
+RELATIONAL = frozenset(name for name, _, _ in RELATIONAL_BUILTINS)
 SPIRV_OPS = frozenset(name for name, spec in OPS.items() if spec.area == "spirv")
 """The forms only SPIR-V has (lang.spirv_corners)."""
 FLOATS = ("float", "double", "half")
@@ -225,6 +229,23 @@ def _integer_corners() -> list[Corner]:
     return out
 
 
+def relational_keys(arity: int) -> list[str]:
+    """The operand-class keys of a relational built-in: each class of one operand, every pair of two."""
+    if arity == 2:
+        return [f"x={a},y={b}" for a in FLOAT_CLASSES for b in FLOAT_CLASSES]
+    return [f"x={c}" for c in FLOAT_CLASSES]
+
+
+def _relational_corners() -> list[Corner]:
+    out = []
+    for name, arity, _ in RELATIONAL_BUILTINS:
+        for t in FLOATS:
+            needs = _needs(name, t)
+            out += [Corner(name, t, f"w{w}", needs) for w in VECTOR_WIDTHS]
+            out += [Corner(name, t, k, needs) for k in relational_keys(arity)]
+    return out
+
+
 def _spirv_corners() -> list[Corner]:
     return [Corner(op, t, key, needs) for op, t, key, needs in spirv_corners.rows()]
 
@@ -244,11 +265,11 @@ def _conversion_corners() -> list[Corner]:
 
 @lru_cache(maxsize=None)
 def table() -> tuple[Corner, ...]:
-    """Every corner of every operation the table covers (math functions, integer built-ins,
-    explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`,
+    """Every corner of every operation the table covers (math functions, integer built-ins, the
+    relational built-ins, explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`,
     atomics: :mod:`lang.atomic_corners`, the SPIR-V-only forms: :mod:`lang.spirv_corners`)."""
-    return tuple(_math_corners() + _integer_corners() + _conversion_corners() + _image_corners()
-                 + _atomic_corners() + _spirv_corners())
+    return tuple(_math_corners() + _integer_corners() + _relational_corners() + _conversion_corners()
+                 + _image_corners() + _atomic_corners() + _spirv_corners())
 
 
 def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
@@ -400,6 +421,17 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
     elif op.op in INTEGER:
         tname = op.args[0].type.scalar
         keys = _integer_reached(op, program, inputs)
+    elif op.op in RELATIONAL:
+        first = op.args[0].type
+        tname, keys = first.scalar, {f"w{first.width}"}
+        lanes = [_lanes(a, program, inputs, first.width) for a in op.args]
+        if not any(v is None for v in lanes):
+            idx = [float_classes(v) for v in lanes]
+            if len(idx) == 2:
+                n = len(FLOAT_CLASSES)
+                keys |= {f"x={FLOAT_CLASSES[p // n]},y={FLOAT_CLASSES[p % n]}" for p in np.unique(idx[0] * n + idx[1])}
+            else:
+                keys |= {f"x={FLOAT_CLASSES[i]}" for i in np.unique(idx[0])}
     elif op.op in SPIRV_OPS:
         tname = op.args[0].type.scalar
         lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args] if op.op in spirv_corners.BY_VALUE else []
@@ -450,6 +482,7 @@ def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[
             continue
         for node in walk(s.value):
             if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in SPIRV_OPS
+                                         or node.op in RELATIONAL
                                          or node.op in ("convert", "read_image") or node.op.startswith("atomic_")):
                 out |= op_reached(node, program, inputs)
     return out

@@ -549,3 +549,21 @@ def test_the_spirv_sweep_reaches_every_spirv_only_corner_with_valid_modules():
     assert {"rem:int:mod:x=-,y=+", "rem:uint:mod:x=0,y=+", "extended:ulong:UMulExtended:m1:over",
             "extended:long:SMulExtended:m0:within"} <= names
     assert "rem:uint:mod:x=-,y=+" not in {c.name for c in want}  # unsigned: no negative class
+
+
+def test_relational_corners_are_every_class_or_pair_and_the_sweep_reaches_them():
+    """§6.15.6 Table 18 on floats: every width, every class of a unary function's operand and every
+    pair of classes of a binary one (isequal(NaN, x) is 0, isnotequal 1, isordered/isunordered by
+    NaN, signbit by the sign of a zero or NaN); the expressions sweep reaches all of them."""
+    from lang.corners import RELATIONAL
+
+    rows = [c for c in table() if c.op in RELATIONAL]
+    assert {c.key for c in rows if c.op == "isunordered" and c.type == "half" and "=" in c.key} == {
+        f"x={a},y={b}" for a in FLOAT_CLASSES for b in FLOAT_CLASSES}
+    assert {c.key for c in rows if c.op == "signbit" and c.type == "double" and "=" in c.key} == {
+        f"x={a}" for a in FLOAT_CLASSES}
+    got = set()
+    for p in sweep_programs("expressions", ALL_CAPS, Policy()):
+        validate(p)
+        got |= reached(p)
+    assert set(rows) <= got

@@ -65,7 +65,7 @@ from lang.corners import (
 )
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
 from lang.maths import FUNCTIONS
-from lang.ops import INTEGER_BUILTINS, ROUNDINGS, requirements
+from lang.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, ROUNDINGS, requirements
 from lang.policy import Policy
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
@@ -250,7 +250,27 @@ def _integer_statement(name: str, tname: str, width: int, scalar_form: bool):
     return build
 
 
+def _relational_statement(name: str, arity: int, tname: str, width: int):
+    """One statement of a relational built-in (§6.15.6) whose lanes run through every class of its
+    operand, or every pair of classes of its two (the math sweep's representatives); its result is
+    int for a scalar, the signed integer vector of the operands' lane size otherwise."""
+    def build(s: _Sweep) -> Store:
+        t = Type(tname, width)
+        floats = float_representatives(tname)
+        if arity == 2:
+            first = tuple(floats[c][0] for c in FLOAT_CLASSES)
+            pairs = list(itertools.product(first, first))
+            columns = [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
+        else:
+            columns = [tuple(v for c in FLOAT_CLASSES for v in floats[c])]
+        result = Type("int") if width == 1 else Type({16: "short", 32: "int", 64: "long"}[scalar(tname).bits], width)
+        op = Op(name, tuple(s.load(t, values) for values in columns), result)
+        return Store(s.output(result), op)
+    return build
+
+
 def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
+    """The expressions sweep: the integer built-ins of Table 13 and the relational built-ins."""
     statements = []
     for b in INTEGER_BUILTINS:
         if b.since != "1.0" and "cl2.0" not in caps.versions:
@@ -262,6 +282,9 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
                 statements.append(_integer_statement(b.name, tname, w, False))
                 if b.name in ("min", "max", "clamp") and w > 1:
                     statements.append(_integer_statement(b.name, tname, w, True))
+    floats = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
+    statements += [_relational_statement(name, arity, t, w) for name, arity, _ in RELATIONAL_BUILTINS
+                   for t in floats for w in VECTOR_WIDTHS]
     return [_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in _chunks(statements, policy.statements)]
 
 
