@@ -11,9 +11,9 @@ are accepted, each within the tolerance:
 
 * the formula's infinitely precise value (exact rational arithmetic), and
 * the formula evaluated in the argument type with each operation correctly rounded (§7.4: + - * are
-  correctly rounded; smoothstep's / is within 2.5 ulp there, far inside the tolerance), and for ``mix`` also with the multiply and add fused (§6.15.4
-  allows ``mad`` or ``fma`` contractions for half; accepted for every type, since FP_CONTRACT is on
-  by default, §6.10 and C99 §7.12.2).
+  correctly rounded; smoothstep's / is within 2.5 ulp there, far inside the tolerance), and for
+  ``mix`` also with the multiply and add fused (§6.15.4 allows ``mad`` or ``fma`` contractions for
+  half; accepted for every type, since FP_CONTRACT is on by default, §6.10 and C99 §7.12.2).
 
 Where that in-type evaluation overflows (``y - x`` past FLT_MAX; for ``mix``, ``a = 0`` then gives
 inf * 0), or passes through a subnormal on a build that may flush denormals (§7.2, §7.5.3), the

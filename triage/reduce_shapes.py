@@ -2,10 +2,11 @@
 
 * ``twin``: the straight-line twin (lang.ir.twin) in place of the shaped program. Kept when it
   shows the disagreement: the built-in is wrong whatever the structure, and the bug is keyed on it.
-* ``shape_parts``: the SPIR-V's control flow structured (lang.shapes.CFGS); one step or wrap fewer; a loop that runs the statements on every iteration
-  runs them once; a loop's trip count shortened to one iteration (the wrap's, ``carried``'s and
-  ``rounds``'s: the constants the program checks follow from the words, lang.shapes.expected); the
-  smallest shape that still differs is what a wrong-code bucket keys on.
+* ``shape_parts``: the SPIR-V's control flow structured (lang.shapes.CFGS); one step or wrap fewer;
+  a loop that runs the statements on every iteration runs them once; a loop's trip count shortened
+  to one iteration (the wrap's, ``carried``'s and ``rounds``'s: the constants the program checks
+  follow from the words, lang.shapes.expected); the smallest shape that still differs is what a
+  wrong-code bucket keys on.
 * ``work_group``: a shape with local memory keeps the failing work-item's work-group only (its
   inputs as explicit values), where the ``work_items`` pass cannot go below a work-group.
 

@@ -7,7 +7,8 @@ call (before the kernel, as the OpenCL C helpers are), the steps that compute th
 it, as ``gid`` is without a shape) and the statements inside the wraps (:meth:`Shapes.wrap`).
 
 Structured control flow (SPIR-V 1.0 §2.11) unless the shape says ``unstructured``
-(lang.shapes.CFGS): an ``if`` is OpSelectionMerge + OpBranchConditional, a ``switch`` OpSelectionMerge + OpSwitch, a loop a preheader, a header with
+(lang.shapes.CFGS): an ``if`` is OpSelectionMerge + OpBranchConditional, a ``switch``
+OpSelectionMerge + OpSwitch, a loop a preheader, a header with
 OpLoopMerge, a body, a continue target holding the back edge and a merge block (``for``/``while``
 test at the top of the header, ``do`` in the continue target); ``break`` and ``continue`` branch
 to the merge block and the continue target. Loop counters are OpPhi in the header; the other
@@ -349,10 +350,11 @@ def _helper(m: Module, s: Shapes, i: int, part: Part) -> int:
     ret = m.void() if form == "swap" else uint
     if form == "generic":
         m.capability("GenericPointer")
-    params = {"add": lambda: (m.pointer("Function", uint), uint), "noinline": lambda: (m.pointer("Function", uint), uint),
-              "global": lambda: (cw, uint), "struct": lambda: (s.pair,), "swap": lambda: (m.pointer("Function", s.pair),),
-              "generic": lambda: (m.pointer("Generic", uint), uint),
-              "local": lambda: (m.pointer("Workgroup", uint), uint)}[form]()  # only the form's types declared
+    pointee = {"add": "Function", "noinline": "Function", "generic": "Generic", "local": "Workgroup"}
+    if form in pointee:  # only the form's types are declared (Generic needs its capability)
+        params = (m.pointer(pointee[form], uint), uint)
+    else:
+        params = {"global": (cw, uint), "struct": (s.pair,), "swap": (m.pointer("Function", s.pair),)}[form]
     fn = m.id()
     control = m.g.enum("FunctionControl", "DontInline" if form == "noinline" else "None")
     m.inst("function", "OpFunction", ret, fn, control, m.function_type(ret, *params))

@@ -4,13 +4,14 @@ the formats the devices report (``Caps.images``, one set per device: never assum
 
 For each device's format set (identical sets once), each corner it can run gets one statement: a
 read of a small image of that kind in the first format (sorted) whose channel type takes the read
-function (one image per coordinate normalization, §6.15.15.1), at coordinates from the images strategy's pool (texel centres and edges, a hair inside
-and outside them, the border and beyond, layer ties; float coordinates through a sampler, int
-ones without). Texels are PCG64 bits from a fixed seed (every class of value a channel type
-holds, NaN and INF included for float data: the oracle decides what is judged). A program holds
-``policy.image_statements`` reads, at most ``policy.image_count`` images and
-``policy.image_samplers`` samplers (CL_DEVICE_MAX_SAMPLERS >= 16); read_imageh only with fp16.
-Valid by construction as the random programs are (fuzz.strategies.images; lang.ir validates).
+function (one image per coordinate normalization, §6.15.15.1), at coordinates from the images
+strategy's pool (texel centres and edges, a hair inside and outside them, the border and beyond,
+layer ties; float coordinates through a sampler, int ones without). Texels are PCG64 bits from a
+fixed seed (every class of value a channel type holds, NaN and INF included for float data: the
+oracle decides what is judged). A program holds ``policy.image_statements`` reads, at most
+``policy.image_count`` images and ``policy.image_samplers`` samplers (CL_DEVICE_MAX_SAMPLERS >= 16);
+read_imageh only with fp16. Valid by construction as the random programs are
+(fuzz.strategies.images; lang.ir validates).
 """
 
 from __future__ import annotations

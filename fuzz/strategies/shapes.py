@@ -75,7 +75,8 @@ def words(kind: str, form: str, rnd: random.Random, local_size: int) -> tuple[in
 
 def _part(kind: str, rnd: random.Random, local_size: int, shared: bool, features: frozenset[str]) -> Part:
     needs, local = dict(KINDS[kind].needs), KINDS[kind].local_forms
-    forms = [f for f in KINDS[kind].forms if not (shared and f.endswith("every")) and needs.get(f, "") in features | {""}
+    forms = [f for f in KINDS[kind].forms
+             if not (shared and f.endswith("every")) and needs.get(f, "") in features | {""}
              and (f not in local or local_size)]  # a local array needs the power-of-two local size drawn
     form = rnd.choice(forms)
     return Part(kind, form, words(kind, form, rnd, local_size))

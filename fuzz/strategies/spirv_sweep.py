@@ -13,6 +13,8 @@ capabilities (double with fp64, half with fp16, long and ulong with int64).
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
@@ -35,6 +37,9 @@ from lang.types import Type, scalar
 GLOBAL_SIZE = 64
 SIGN_VALUES = {"-": -7, "0": 0, "+": 7}
 DIVISOR_VALUES = {"-": -3, "+": 3}
+
+
+Build = Callable[["_Statements"], None]
 
 
 def _bits(values: list[float | int], tname: str) -> tuple[int, ...]:
@@ -71,48 +76,63 @@ def _lane_pairs(t: Type, xs: list, ys: list) -> tuple[tuple[int, ...], tuple[int
     return x, y
 
 
-def _builders(types: tuple[str, ...]) -> list:
-    out = []
-    for a, b in bitcast_pairs(types):
-        out.append(lambda s, a=a, b=b: s.store(Op("bitcast", (s.load(a, _ordinary(a.scalar)),), b)))
+def _bitcast(a: Type, b: Type) -> Build:
+    return lambda s: s.store(Op("bitcast", (s.load(a, _ordinary(a.scalar)),), b))
+
+
+def _shuffle(t: str, same: bool, wr: int) -> Build:
+    wa, wb = (4, 4) if same else (2, 8)
+    comps = tuple([-1] + [k % (wa + wb) for k in range(1, wr)])  # the first component undefined
+    return lambda s: s.store(Op("vector_shuffle", (s.load(Type(t, wa), _ordinary(t)), s.load(Type(t, wb), _ordinary(t))),
+                                Type(t, wr), (("components", comps),)))
+
+
+def _rem(t: str, mode: str) -> Build:
+    pairs = [(SIGN_VALUES[x], DIVISOR_VALUES[y]) for x in signs(t, SIGNS_X) for y in signs(t, SIGNS_Y)]
+    vt = Type(t, 4)
+    xs, ys = _lane_pairs(vt, [p[0] for p in pairs], [p[1] for p in pairs])
+    return lambda s: s.store(Op("rem", (s.load(vt, xs), s.load(vt, ys)), vt, (("mode", mode),)))
+
+
+def _rotated(t: str, k: int) -> tuple[int, ...]:
+    values = _ordinary(t)
+    return values[k:] + values[:k]
+
+
+def _select(t: str, attrs: tuple) -> Build:
+    vt = Type(t, 4)
+    return lambda s: s.store(Op("op_select", tuple(s.load(vt, _rotated(t, k)) for k in range(4)), vt, attrs))
+
+
+def _reduce(t: str, attrs: tuple, reduce: str) -> Build:
+    vt = Type(t, 4)
+    return lambda s: s.store(Op("reduce", (s.load(vt, _rotated(t, 0)), s.load(vt, _rotated(t, 1))), Type("int"),
+                                tuple(sorted(attrs + (("reduce", reduce),)))))
+
+
+def _extended(t: str, opcode: str, member: int) -> Build:
+    """Two work-items: an operand pair whose exact result leaves the type, then one within it."""
+    s_ = scalar(t)
+    top = (1 << (s_.bits - 1)) - 1 if s_.signed else (1 << s_.bits) - 1
+    least = -(1 << (s_.bits - 1)) if s_.signed else 0
+    over = {"IAddCarry": (top, 1), "ISubBorrow": (0, 1), "UMulExtended": (top, 2), "SMulExtended": (least, -1)}[opcode]
+    vt = Type(t, 2)
+    xs, ys = _lane_pairs(vt, [over[0], 1], [over[1], 1])
+    return lambda s: s.store(Op("extended", (s.load(vt, xs), s.load(vt, ys)), vt,
+                                (("member", member), ("opcode", opcode))))
+
+
+def _builders(types: tuple[str, ...]) -> list[Build]:
+    out = [_bitcast(a, b) for a, b in bitcast_pairs(types)]
     for t in types:
-        for same in (True, False):
-            for wr in VECTORS:
-                wa, wb = (4, 4) if same else (2, 8)
-                comps = tuple([-1] + [k % (wa + wb) for k in range(1, wr)])
-                out.append(lambda s, t=t, wa=wa, wb=wb, wr=wr, comps=comps: s.store(Op(
-                    "vector_shuffle", (s.load(Type(t, wa), _ordinary(t)), s.load(Type(t, wb), _ordinary(t))),
-                    Type(t, wr), (("components", comps),))))
-        for mode in rem_modes(t):
-            pairs = [(SIGN_VALUES[x], DIVISOR_VALUES[y]) for x in signs(t, SIGNS_X) for y in signs(t, SIGNS_Y)]
-            vt = Type(t, 4)
-            xs, ys = _lane_pairs(vt, [p[0] for p in pairs], [p[1] for p in pairs])
-            out.append(lambda s, vt=vt, xs=xs, ys=ys, mode=mode: s.store(Op(
-                "rem", (s.load(vt, xs), s.load(vt, ys)), vt, (("mode", mode),))))
-        floats = scalar(t).is_float
+        out += [_shuffle(t, same, wr) for same in (True, False) for wr in VECTORS]
+        out += [_rem(t, mode) for mode in rem_modes(t)]
         for compare in COMPARES:
-            for ordered in ((True, False) if floats else (None,)):
-                attrs = (("compare", compare),) + ((("ordered", ordered),) if floats else ())
-                vt = Type(t, 4)
-                out.append(lambda s, vt=vt, attrs=attrs: s.store(Op(
-                    "op_select", tuple(s.load(vt, _ordinary(vt.scalar)[k:] + _ordinary(vt.scalar)[:k]) for k in range(4)),
-                    vt, tuple(sorted(attrs)))))
-                for reduce in ("any", "all"):
-                    out.append(lambda s, vt=vt, attrs=attrs, reduce=reduce: s.store(Op(
-                        "reduce", (s.load(vt, _ordinary(vt.scalar)), s.load(vt, _ordinary(vt.scalar)[1:] + _ordinary(vt.scalar)[:1])),
-                        Type("int"), tuple(sorted(attrs + (("reduce", reduce),))))))
-    for opcode in EXTENDED:
-        for t in extended_types(opcode):
-            if t not in types:
-                continue
-            s_ = scalar(t)
-            hi, lo = (1 << (s_.bits - 1)) - 1 if s_.signed else (1 << s_.bits) - 1, -(1 << (s_.bits - 1)) if s_.signed else 0
-            over = {"IAddCarry": (hi, 1), "ISubBorrow": (0, 1), "UMulExtended": (hi, 2), "SMulExtended": (lo, -1)}[opcode]
-            vt = Type(t, 2)
-            xs, ys = _lane_pairs(vt, [over[0], 1], [over[1], 1])
-            for member in (0, 1):
-                out.append(lambda s, vt=vt, xs=xs, ys=ys, opcode=opcode, member=member: s.store(Op(
-                    "extended", (s.load(vt, xs), s.load(vt, ys)), vt, (("member", member), ("opcode", opcode)))))
+            for ordered in ((True, False) if scalar(t).is_float else (None,)):
+                attrs = tuple(sorted((("compare", compare),) + ((("ordered", ordered),) if ordered is not None else ())))
+                out += [_select(t, attrs)] + [_reduce(t, attrs, r) for r in ("any", "all")]
+    out += [_extended(t, opcode, member) for opcode in EXTENDED for t in extended_types(opcode) if t in types
+            for member in (0, 1)]
     return out
 
 
