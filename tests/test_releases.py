@@ -260,3 +260,17 @@ def test_a_bucket_whose_reproducer_is_a_variants_is_checked_from_a_row_on_a_targ
     assert ran == [(programs[0].id, "pocl", "pocl"), (programs[0].id, "pocl", "pocl-7.1")]
     with pytest.raises(ValueError, match="not installed here"):
         versions.check_bucket(memory_corpus, bucket["id"], [_target("rusticl", {"platform_name": "rusticl"})])
+
+
+def test_a_variant_the_driver_does_not_honour_is_refused_with_its_reason(monkeypatch):
+    """fuzz.drivers.variants: a PoCL work-group method the driver does not know is not offered, and
+    naming it says why in one line (a release discovered afterwards keeps that reason)."""
+    from fuzz.drivers import discovery
+
+    monkeypatch.setattr(discovery, "variants", lambda timeout_s=30: [])
+    monkeypatch.setattr(discovery, "installed", lambda: [])
+    monkeypatch.setitem(discovery.UNAVAILABLE, "pocl+wg-cbs", "POCL_WORK_GROUP_METHOD=cbs: the driver does not know "
+                                                             "this value (it uses 'auto')")
+    with pytest.raises(discovery.UnknownDriver, match="cannot run here: POCL_WORK_GROUP_METHOD=cbs"):
+        select([_target("pocl", POCL_FP)], ["pocl+wg-cbs"])
+    assert [t.name for t in select([_target("pocl", POCL_FP)], ["pocl"])] == ["pocl"]

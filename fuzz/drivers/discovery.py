@@ -135,7 +135,8 @@ def _folders(releases: bool) -> list[tuple[str, str, str]]:
     """(ICD folder, release root, suite) of the system's drivers, or of every runnable release."""
     if not releases:
         return [(str(f), "", "") for f in icd_folders()]
-    UNAVAILABLE.clear()
+    for name in [n for n in UNAVAILABLE if "+" not in n]:  # the releases' entries (a variant's stay)
+        del UNAVAILABLE[name]
     found = []
     for release in installed():
         problem = release.problem
@@ -291,6 +292,8 @@ def select(targets: list[Target], names: list[str] | None) -> list[Target]:
         found = {i for i, t in enumerate(targets)
                  if name in (t.name, t.driver, t.fingerprint_id)
                  or (name in (t.family, t.path) if not (t.release or t.settings) else name == t.release)}
+        if not found and name in UNAVAILABLE:  # a variant or release that was found but cannot run
+            raise UnknownDriver(f"driver {name!r} cannot run here: {UNAVAILABLE[name]}")
         if not found:
             known = ", ".join(t.name for t in targets) or "none (no OpenCL device found)"
             raise UnknownDriver(f"unknown driver {name!r}; known drivers: {known}")
