@@ -15,7 +15,9 @@ strong and weak; every integer type the spelling takes (int and uint; long and u
 
 from __future__ import annotations
 
-from lang.ops import ATOMICS, MEMORY_ORDERS, MEMORY_SCOPES
+from lang.ir import Op
+from lang.ops import ATOMICS, MEMORY_ORDERS, MEMORY_SCOPES, atomic_requirements
+from lang.types import Type
 
 MEMORIES = ("global", "group", "local")
 
@@ -28,20 +30,10 @@ def _orders(name: str) -> tuple[str, ...]:
     return MEMORY_ORDERS
 
 
-def _needs(bits: int, form: str, order: str = "", scope: str = "") -> frozenset[str]:
-    """As lang.ops.atomic_requirements reads an operation with these attributes."""
-    out = {"int64_atomics"} if bits == 64 else set()
-    if form in ("c11", "explicit"):
-        out.add("cl3.0")
-    if form == "c11":
-        out |= {"atomic_order_seq_cst", "atomic_scope_device"}
-    if order in ("acquire", "release", "acq_rel"):
-        out.add("atomic_order_acq_rel")
-    if order == "seq_cst":
-        out.add("atomic_order_seq_cst")
-    if scope == "device":
-        out.add("atomic_scope_device")
-    return frozenset(out)
+def _needs(op: str, t: str, form: str, order: str = "", scope: str = "") -> frozenset[str]:
+    """What lang.ops.atomic_requirements says an operation with these attributes needs."""
+    attrs = {"form": form, **({"order": order, "scope": scope} if order else {})}
+    return atomic_requirements(Op(op, (), Type(t), tuple(sorted(attrs.items()))))
 
 
 def rows() -> list[tuple[str, str, str, frozenset[str]]]:
@@ -54,15 +46,15 @@ def rows() -> list[tuple[str, str, str, frozenset[str]]]:
         memories = ("local",) if flag else MEMORIES
         weak = ("", ":weak") if name == "compare_exchange" else ("",)
         for t in types:
-            bits = 64 if t in ("long", "ulong") else 32
+            wide = t in ("long", "ulong")
             for memory in memories:
                 if legacy:
-                    out += [(op, t, f"{form}:{memory}", _needs(bits, form)) for form in ("atomic", "atom")
-                            if form == "atom" or bits == 32]
+                    out += [(op, t, f"{form}:{memory}", _needs(op, t, form)) for form in ("atomic", "atom")
+                            if form == "atom" or not wide]
                 if c11:
-                    out += [(op, t, f"c11:{memory}{w}", _needs(bits, "c11")) for w in weak]
+                    out += [(op, t, f"c11:{memory}{w}", _needs(op, t, "c11")) for w in weak]
                     scopes = ("device",) if memory == "global" else MEMORY_SCOPES
-                    out += [(op, t, f"explicit:{memory}:{order}:{scope}{w}", _needs(bits, "explicit", order, scope))
+                    out += [(op, t, f"explicit:{memory}:{order}:{scope}{w}", _needs(op, t, "explicit", order, scope))
                             for order in _orders(name) for scope in scopes for w in weak]
     return out
 
