@@ -139,13 +139,26 @@ def param_classes(letter: str, tname: str = "float") -> tuple[str, ...]:
     return {"g": FLOAT_CLASSES, "i": EXP_CLASSES, "u": CODE_CLASSES}[letter]
 
 
+def class_keys(names: list[tuple[str, ...]]) -> list[str]:
+    """The operand-class keys of an operation whose operands take these classes: each class of
+    each operand, or every pair of classes of two operands (F.9's pair rules)."""
+    if len(names) == 2:
+        return [f"x={a},y={b}" for a in names[0] for b in names[1]]
+    return [f"{PARAM_NAMES[k]}={c}" for k, classes in enumerate(names) for c in classes]
+
+
+def reached_class_keys(idx: list[np.ndarray], names: list[tuple[str, ...]]) -> set[str]:
+    """The :func:`class_keys` some lane reaches, from each operand's class indices into ``names``."""
+    if len(idx) == 2:
+        n = len(names[1])
+        return {f"x={names[0][pair // n]},y={names[1][pair % n]}" for pair in np.unique(idx[0] * n + idx[1])}
+    return {f"{PARAM_NAMES[k]}={names[k][i]}" for k, ix in enumerate(idx) for i in np.unique(ix)}
+
+
 def value_keys(name: str) -> list[str]:
     """The operand-class keys of one math function: each class of a unary or ternary function's
     operands, every pair of classes of a binary one."""
-    inputs = FUNCTIONS[name].inputs
-    if len(inputs) == 2:
-        return [f"x={a},y={b}" for a in param_classes(inputs[0]) for b in param_classes(inputs[1])]
-    return [f"{PARAM_NAMES[k]}={c}" for k, letter in enumerate(inputs) for c in param_classes(letter)]
+    return class_keys([param_classes(letter) for letter in FUNCTIONS[name].inputs])
 
 
 def _math_corners() -> list[Corner]:
@@ -229,20 +242,13 @@ def _integer_corners() -> list[Corner]:
     return out
 
 
-def relational_keys(arity: int) -> list[str]:
-    """The operand-class keys of a relational built-in: each class of one operand, every pair of two."""
-    if arity == 2:
-        return [f"x={a},y={b}" for a in FLOAT_CLASSES for b in FLOAT_CLASSES]
-    return [f"x={c}" for c in FLOAT_CLASSES]
-
-
 def _relational_corners() -> list[Corner]:
     out = []
     for name, arity, _ in RELATIONAL_BUILTINS:
         for t in FLOATS:
             needs = _needs(name, t)
             out += [Corner(name, t, f"w{w}", needs) for w in VECTOR_WIDTHS]
-            out += [Corner(name, t, k, needs) for k in relational_keys(arity)]
+            out += [Corner(name, t, k, needs) for k in class_keys([FLOAT_CLASSES] * arity)]
     return out
 
 
@@ -388,15 +394,7 @@ def _math_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> se
         return out
     classify = {"g": float_classes, "i": exp_classes, "u": lambda v: (v != 0).astype(np.int64)}
     idx = [classify[letter](v) for letter, v in zip(f.inputs, lanes)]
-    names = [param_classes(letter) for letter in f.inputs]
-    if len(idx) == 2:
-        n = len(names[1])
-        for pair in np.unique(idx[0] * n + idx[1]):
-            out.add(f"x={names[0][pair // n]},y={names[1][pair % n]}")
-    else:
-        for k, ix in enumerate(idx):
-            out |= {f"{PARAM_NAMES[k]}={names[k][i]}" for i in np.unique(ix)}
-    return out
+    return out | reached_class_keys(idx, [param_classes(letter) for letter in f.inputs])
 
 
 def _integer_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[str]:
@@ -426,12 +424,7 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
         tname, keys = first.scalar, {f"w{first.width}"}
         lanes = [_lanes(a, program, inputs, first.width) for a in op.args]
         if not any(v is None for v in lanes):
-            idx = [float_classes(v) for v in lanes]
-            if len(idx) == 2:
-                n = len(FLOAT_CLASSES)
-                keys |= {f"x={FLOAT_CLASSES[p // n]},y={FLOAT_CLASSES[p % n]}" for p in np.unique(idx[0] * n + idx[1])}
-            else:
-                keys |= {f"x={FLOAT_CLASSES[i]}" for i in np.unique(idx[0])}
+            keys |= reached_class_keys([float_classes(v) for v in lanes], [FLOAT_CLASSES] * len(lanes))
     elif op.op in SPIRV_OPS:
         tname = op.args[0].type.scalar
         lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args] if op.op in spirv_corners.BY_VALUE else []
@@ -481,8 +474,6 @@ def reached(program: Program, statements: tuple[int, ...] | None = None) -> set[
         if statements is not None and i not in statements:
             continue
         for node in walk(s.value):
-            if isinstance(node, Op) and (node.op in FUNCTIONS or node.op in INTEGER or node.op in SPIRV_OPS
-                                         or node.op in RELATIONAL
-                                         or node.op in ("convert", "read_image") or node.op.startswith("atomic_")):
-                out |= op_reached(node, program, inputs)
+            if isinstance(node, Op):
+                out |= op_reached(node, program, inputs)  # nothing for an operation without corners
     return out

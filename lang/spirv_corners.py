@@ -29,7 +29,6 @@ import numpy as np
 from lang.ops import COMPARES, EXTENDED
 from lang.types import SCALARS, VECTOR_WIDTHS, Type, scalar
 
-TYPE_NEEDS = {"double": "fp64", "half": "fp16", "long": "int64", "ulong": "int64"}
 TYPES = tuple(t for t in SCALARS if t != "half")
 """No half: spirv-val accepts the Float16 capability in no OpenCL environment, so no SPIR-V route
 takes a program that needs fp16 (fuzz.drivers.routes)."""
@@ -66,7 +65,7 @@ def signs(tname: str, classes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _needs(*types: str) -> frozenset[str]:
-    return frozenset({"spirv"} | {TYPE_NEEDS[t] for t in types if t in TYPE_NEEDS})
+    return frozenset({"spirv"} | {scalar(t).needs for t in types if scalar(t).needs})
 
 
 def rows() -> list[tuple[str, str, str, frozenset[str]]]:

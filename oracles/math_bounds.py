@@ -87,7 +87,7 @@ def rule_for(fn: str, kind: str, profile: str, bound: Bound | None = None) -> st
             }[kind]
     section = f"OpenCL C 3.0 §7.4 {_TABLES[profile]}"
     if kind == "formula":  # oracles.math_formulas
-        section = f"OpenCL C 3.0 §6.15.4 Table 16 (\"implemented as\", a definition); {section[13:]} (declarative)"
+        section = f"OpenCL C 3.0 §6.15.4 Table 16 (\"implemented as\", a definition); §7.4 {_TABLES[profile]} (declarative)"
     rules.register(rid, text, section)
     return rid
 

@@ -15,6 +15,7 @@ from mpmath import mpf
 
 from lang.types import scalar
 from oracles.floats import Format, round_to
+from oracles.math_lanes import same
 from oracles.math_specials import INF, NAN, is_negative, is_signaling
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -83,16 +84,15 @@ def _clamp(x: float, lo: float, hi: float):
     and fmax are C99's (a NaN x gives minval; the order of ±0 is free)."""
     if math.isnan(lo) or math.isnan(hi) or lo > hi:
         return "skip"
-    out = []
-    for m in (_fmax(x, lo) if isinstance(_fmax(x, lo), list) else [_fmax(x, lo)]):
-        r = _fmin(m, hi)
-        out += r if isinstance(r, list) else [r]
-    out = [v for i, v in enumerate(out) if not any(_same(v, w) for w in out[:i])]
+    out: list[float] = []
+    for m in _values(_fmax(x, lo)):
+        out += [v for v in _values(_fmin(m, hi)) if not any(same(v, w) for w in out)]
     return out if len(out) > 1 else out[0]
 
 
-def _same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or (a == b and is_negative(a) == is_negative(b))
+def _values(result) -> list:
+    """An exact function's result as a list of the values it allows."""
+    return result if isinstance(result, list) else [result]
 
 
 def _round_half_away(x: float) -> float:

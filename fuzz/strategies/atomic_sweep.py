@@ -56,8 +56,8 @@ def _statement(i: int, op: str, t: str, key: str) -> tuple[list[Buffer], Store]:
 
 def atomic_sweep(caps: Caps, policy: Policy) -> list[Program]:
     """The atomics sweep (module docstring): deterministic for given capabilities."""
-    corners = sorted(((op, t, key) for op, t, key, needs in rows() if needs <= caps.atomics),
-                     key=lambda c: (sorted(_needs(*c)), c))
+    corners = [(op, t, key) for needs, op, t, key in
+               sorted((sorted(needs), op, t, key) for op, t, key, needs in rows() if needs <= caps.atomics)]
     programs = []
     for start in range(0, len(corners), STATEMENTS):
         buffers, body = [], []
@@ -70,6 +70,3 @@ def atomic_sweep(caps: Caps, policy: Policy) -> list[Program]:
                                 local_size=LOCAL_SIZE))
     return programs
 
-
-def _needs(op: str, t: str, key: str) -> frozenset[str]:
-    return atomic_requirements(_statement(0, op, t, key)[1].value)

@@ -67,7 +67,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, ROUNDINGS, requirements
 from lang.policy import Policy
-from lang.types import VECTOR_WIDTHS, Type, scalar
+from lang.types import VECTOR_WIDTHS, Type, scalar, truth_type
 
 INTEGER_GLOBAL_SIZE = 1024  # work-items of an integer sweep program: 9^3 operand triples fit one lane each
 
@@ -252,8 +252,8 @@ def _integer_statement(name: str, tname: str, width: int, scalar_form: bool):
 
 def _relational_statement(name: str, arity: int, tname: str, width: int):
     """One statement of a relational built-in (§6.15.6) whose lanes run through every class of its
-    operand, or every pair of classes of its two (the math sweep's representatives); its result is
-    int for a scalar, the signed integer vector of the operands' lane size otherwise."""
+    operand, or every pair of classes of its two (the math sweep's representatives), typed as a
+    relational result is (lang.types.truth_type)."""
     def build(s: _Sweep) -> Store:
         t = Type(tname, width)
         floats = float_representatives(tname)
@@ -263,7 +263,7 @@ def _relational_statement(name: str, arity: int, tname: str, width: int):
             columns = [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
         else:
             columns = [tuple(v for c in FLOAT_CLASSES for v in floats[c])]
-        result = Type("int") if width == 1 else Type({16: "short", 32: "int", 64: "long"}[scalar(tname).bits], width)
+        result = truth_type(t)
         op = Op(name, tuple(s.load(t, values) for values in columns), result)
         return Store(s.output(result), op)
     return build

@@ -24,7 +24,6 @@ from lang.policy import Policy
 from lang.spirv_corners import (
     SIGNS_X,
     SIGNS_Y,
-    TYPE_NEEDS,
     TYPES,
     VECTORS,
     bitcast_pairs,
@@ -138,8 +137,7 @@ def _builders(types: tuple[str, ...]) -> list[Build]:
 
 def spirv_sweep(caps: Caps, policy: Policy) -> list[Program]:
     """The spirv sweep (module docstring): deterministic for given capabilities."""
-    have = {"fp64": caps.fp64, "fp16": caps.fp16, "int64": caps.int64}
-    types = tuple(t for t in TYPES if have.get(TYPE_NEEDS.get(t, ""), True))
+    types = tuple(t for t in TYPES if t in caps.scalars(frozenset({"fp64"})))
     builders = _builders(types)
     programs = []
     for start in range(0, len(builders), policy.statements):
