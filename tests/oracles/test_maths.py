@@ -828,3 +828,20 @@ def test_every_special_rule_cites_a_section_and_its_verb():
         r = rules.rule(rules.index(rid))
         assert r.section and r.severity == "violation", rid
         assert any(w in r.section for w in ("shall", "must", "definition", "F.3", "may choose")), (rid, r.section)
+
+
+def test_common_min_max_clamp_follow_their_definitions():
+    """§6.15.4 Table 16, worked by hand: min "returns y if y < x, otherwise x", max "y if x < y,
+    otherwise x" (an infinity or NaN operand: undefined, not judged; two zeros of different sign:
+    either); clamp "returns fmin(fmax(x, minval), maxval)", undefined when minval > maxval."""
+    def allowed(fn, *args):
+        lane, = lanewise(fn, "float", NONE, args)
+        return None if not lane.judged else sorted((v, math.copysign(1, v)) for v in lane.values)
+
+    assert allowed("fmin_common", 1.5, -2.0) == [(-2.0, -1)]
+    assert allowed("fmax_common", 1.5, -2.0) == [(1.5, 1)]
+    assert allowed("fmin_common", 0.0, -0.0) == allowed("fmax_common", 0.0, -0.0) == [(0.0, -1), (0.0, 1)]
+    assert allowed("fmin_common", math.inf, 1.0) is None and allowed("fmax_common", 1.0, math.nan) is None
+    assert allowed("fclamp", 5.0, 1.0, 3.0) == [(3.0, 1)] and allowed("fclamp", -4.0, -1.0, 3.0) == [(-1.0, -1)]
+    assert allowed("fclamp", math.nan, 1.0, 3.0) == [(1.0, 1)]  # fmax(NaN, 1) = 1 (C99 F.9.9.2)
+    assert allowed("fclamp", 2.0, 3.0, 1.0) is None  # minval > maxval
