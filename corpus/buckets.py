@@ -2,7 +2,7 @@
 
 Two disagreements are the same bug when they agree on every field of :func:`signature`: the
 driver family; for a wrong or imprecise value, the operation without vector widths
-(``convert_int_sat_rte``: saturation and rounding kept), its element types, the rule that judged
+(``convert_int_sat_rte``: saturation kept, rounding where the rule depends on it), its element types, the rule that judged
 it, the deviation class of the wrong value (oracles.deviation: another layer's texel, a type
 limit, off by k ulps, ...); not the input class (a rule of special values names its case); for a
 build error, crash or timeout, its kind
@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 8
+SIGNATURE_VERSION = 9
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -43,7 +43,11 @@ ulp bound, whichever the lane's operand chose). 8: the driver without release or
 of one driver share is one bucket seen on several versions. A row of a shaped program (area
 ``shapes``) keys on its ``shape`` (its culprit's: ``unreduced`` until triage, then the bucket of the
 built-in when the straight-line twin shows it, or of the smallest shape that still differs, kind
-``wrong-code``); no row had one before, so the version stays."""
+``wrong-code``); no row had one before, so the version stays. 9: a conversion judged under a rule
+whose value no rounding mode changes without its rounding suffix (:data:`ROUNDING_FREE_RULES`:
+rusticl's saturated conversion of NaN was five buckets per destination family, one per suffix), and
+a missing kernel-library symbol as a family only for the prefixes of one library
+(:data:`SYMBOL_FAMILIES`: PoCL's missing ``fmin_common`` read ``fmin_*``)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -90,11 +94,18 @@ def first_error(log: str) -> str:
 _MANGLED = re.compile(r"_Z(\d+)([A-Za-z_]\w*)")
 
 
+SYMBOL_FAMILIES = ("half_", "native_")
+"""Prefixes of the built-in families a kernel library implements as one piece (OpenCL C 3.0.19
+§6.15.3: the ``half_`` and ``native_`` forms of the math functions): a missing symbol of one is the
+family missing. Every other name is kept whole (``fmin_common`` is not C99's ``fmin``)."""
+
+
 def _function_family(m: re.Match) -> str:
-    """An Itanium-mangled function name as its family: ``_Z8half_cosDv3_f`` -> ``half_*``
-    (overloads and siblings of one prefix are one missing piece of a kernel library)."""
+    """An Itanium-mangled function name without its overload (``_Z11fmin_commonDv4_fS_`` ->
+    ``fmin_common``), and a name of :data:`SYMBOL_FAMILIES` as its family (``_Z8half_cosDv3_f`` ->
+    ``half_*``: overloads and siblings of one prefix are one missing piece of a kernel library)."""
     name = m.group(2)[: int(m.group(1))]
-    return name.split("_")[0] + "_*" if "_" in name else name
+    return next((prefix + "*" for prefix in SYMBOL_FAMILIES if name.startswith(prefix)), name)
 
 
 def failure_message(text: str) -> str:
@@ -160,6 +171,17 @@ def operation_family(operation: str) -> str:
     return _OWN_TYPE.sub(r"\1T", base_operation(operation))
 
 
+ROUNDING_FREE_RULES = frozenset({"convert.identity", "convert.int.exact", "convert.int.wrap", "convert.sat.clamp",
+                                 "convert.sat.nan", "convert.to_float.exact", "convert.nan", "convert.inf"})
+"""Conversion rules (oracles.conversions) whose value no rounding mode changes: a value kept
+exactly, wrapped, clamped, NaN to 0, a NaN or an infinity (OpenCL C 3.0.19 §6.4.3). A wrong lane
+under one of them keys its conversion without the rounding suffix (``convert_T_sat_rtp`` ->
+``convert_T_sat``): the suffix is not what the driver got wrong. tests/test_triage.py checks the
+set against the oracle, every conversion in every rounding mode."""
+
+_ROUNDING = re.compile(r"_rt[eznp]$")
+
+
 def rule_family(rule: str) -> str:
     """What a signature keeps of a rule: without its front end (``convert.sat.nan.spirv`` ->
     ``convert.sat.nan``: the SPIR-V text of a rule the OpenCL C text also states, one bug on both
@@ -187,7 +209,8 @@ CULPRIT_FIELDS = ("operation", "src_type", "dst_type", "rule", "deviation", "sha
 def signature(row: dict[str, Any]) -> dict[str, Any]:
     """The bucket signature of one disagreement row (see the module docstring): the driver family,
     the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths
-    or its own type name, its element types' families, the rule without its front end, the deviation class of the wrong value (oracles.deviation;
+    or its own type name (or its rounding suffix, under a rule of :data:`ROUNDING_FREE_RULES`), its element
+    types' families, the rule without its front end, the deviation class of the wrong value (oracles.deviation;
     :data:`COINCIDENTAL` classes as one) and the kind. The paths and
     driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": driver_family(row.get("target", ""))}
@@ -199,9 +222,11 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     if sig["kind"] not in LANE_KINDS:  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
     else:
-        sig.update(operation=operation_family(row.get("operation", "")), src_type=type_family(row.get("src_type", "")),
-                   dst_type=type_family(row.get("dst_type", "")), rule=rule_family(row.get("rule", "")),
-                   deviation=_deviation_key(row.get("deviation") or "unclassified"))
+        rule = rule_family(row.get("rule", ""))
+        operation = operation_family(row.get("operation", ""))
+        sig.update(operation=_ROUNDING.sub("", operation) if rule in ROUNDING_FREE_RULES else operation,
+                   src_type=type_family(row.get("src_type", "")), dst_type=type_family(row.get("dst_type", "")),
+                   rule=rule, deviation=_deviation_key(row.get("deviation") or "unclassified"))
     if row.get("confirmation") == "flaky":
         sig["flaky"] = True
     return sig

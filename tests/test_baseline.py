@@ -30,7 +30,7 @@ def _corpus(path, operations, campaign="c") -> Corpus:
 
 def test_mark_all_new_then_write_and_read_a_baseline(tmp_path):
     db, out = tmp_path / "c.db", tmp_path / "baseline.txt"
-    corpus = _corpus(db, ["convert_int_sat", "convert_int_sat_rtz", "add_sat"])
+    corpus = _corpus(db, ["convert_int_sat", "convert_int", "add_sat"])
     corpus.mark(corpus.buckets()[0]["id"], "reported", "pocl#1")
     corpus.close()
     runner = CliRunner()

@@ -37,6 +37,15 @@ def test_one_missing_family_one_message_whatever_the_overload_and_the_remark_noi
     assert failure_message(POCL_LINK) == failure_message(other) == "Cannot find symbol half_* in kernel library"
 
 
+def test_only_a_library_family_collapses_other_names_stay_whole():
+    """fmin_common missing is not C99's fmin missing (PoCL 3.1 through SPIR-V), nor a family; a
+    native_ form is its family as half_ is."""
+    assert failure_message("Cannot find symbol _Z11fmin_commonDv4_fS_ in kernel library") == (
+        "Cannot find symbol fmin_common in kernel library")
+    assert failure_message("Cannot find symbol _Z10native_expf in kernel library") == (
+        "Cannot find symbol native_* in kernel library")
+
+
 def test_the_same_panic_at_another_line_reads_the_same():
     assert failure_message(RUSTICL_PANIC) == failure_message(RUSTICL_PANIC.replace("588:14", "601:9"))
 

@@ -40,7 +40,7 @@ def test_one_bug_one_signature_whatever_width_path_version_area_or_input():
     signed destination, in any area and driver version, whatever the input class (the rule,
     convert.sat.nan, names the case)."""
     sig = signature({**ROW, "deviation": "type-limit"})
-    assert sig == {"kind": "wrong-result", "driver": "pocl", "operation": "convert_T_sat_rte", "src_type": "float",
+    assert sig == {"kind": "wrong-result", "driver": "pocl", "operation": "convert_T_sat", "src_type": "float",
                    "dst_type": "signed integer", "rule": "convert.sat.nan", "deviation": "wrong-value"}
     # a value that happens to be an operand's or off by one on another lane: the same bug
     assert bucket_id(signature({**ROW, "deviation": "off-by-ulps"})) == bucket_id(sig)
@@ -48,7 +48,8 @@ def test_one_bug_one_signature_whatever_width_path_version_area_or_input():
                                                            "dst_type": "int16"},
                   {"operation": "convert_int_sat_rte", "src_type": "float", "dst_type": "int"},
                   {"operation": "convert_short2_sat_rte", "dst_type": "short2"},
-                  {"rule": "convert.sat.nan.spirv"}):
+                  {"rule": "convert.sat.nan.spirv"}, {"operation": "convert_int4_sat_rtp"},
+                  {"operation": "convert_int4_sat"}):
         assert bucket_id(signature({**ROW, "deviation": "type-limit", **other})) == bucket_id(sig)
     assert bucket_id(signature({**ROW, "deviation": "type-limit", "input_class": "huge"})) == bucket_id(sig)
 
@@ -62,6 +63,65 @@ def test_two_bugs_behind_one_operation_stay_two():
                   {"dst_type": "uint4", "operation": "convert_uint4_sat_rte"}, {"src_type": "double4"},
                   {"target": "rusticl/spirv"}):
         assert bucket_id(signature({**ROW, "deviation": "unsaturated", **other})) != sig, other
+
+
+def test_a_rounding_suffix_keys_only_where_the_rule_rounds():
+    """NaN to 0 is one bug whatever rounding suffix the conversion spelled (rusticl's was ten buckets);
+    a wrongly rounded value is a bug of its rounding mode."""
+    nan = {**ROW, "deviation": "type-limit"}
+    assert len({bucket_id(signature({**nan, "operation": f"convert_int4_sat{r}"}))
+                for r in ("", "_rte", "_rtz", "_rtp", "_rtn")}) == 1
+    rounded = {**ROW, "rule": "convert.float_to_int.round", "deviation": "other-rounding"}
+    assert len({bucket_id(signature({**rounded, "operation": f"convert_int4_sat{r}"}))
+                for r in ("", "_rte", "_rtz", "_rtp", "_rtn")}) == 5
+
+
+def _edges(s) -> np.ndarray:
+    """Every value class of a conversion's operand: both ends of each integer type and the integers
+    next to 2^24 and 2^53 (float's and double's last exact integers), signed zeros, infinities, NaN,
+    subnormals, halves and every bit pattern's share of random ones."""
+    ints = [0, 1, -1, 2**24 + 1, -(2**24) - 1, 2**53 + 1, 2**63 - 1, -(2**63)]
+    ints += [v for b in (8, 16, 32) for v in (2**(b - 1) - 1, -(2**(b - 1)), 2**b - 1, 2**b)]
+    if s.is_float:
+        specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, -2.5, 65504.0, 1e-40, 3.4e38, 1e300,
+                             2.0**63, 2.0**64, -(2.0**63) - 2048] + ints, np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            specials = specials.astype(s.dtype)
+    else:
+        specials = np.array([v % 2**s.bits for v in ints], np.uint64).astype(s.bits_dtype).view(s.dtype)
+    noise = np.random.default_rng(s.bits).integers(0, 2**63, 4000, dtype=np.uint64).astype(s.bits_dtype)
+    return np.concatenate([specials, noise.view(s.dtype)])
+
+
+def test_rounding_free_rules_are_those_no_rounding_mode_changes():
+    """corpus.buckets.ROUNDING_FREE_RULES, checked against the oracle (oracles.conversions): on every
+    conversion between scalar types, with and without _sat, a lane judged under one of those rules
+    has the same bits in all five rounding spellings, each of those rules is met, and every other
+    rule that judges a lane gives different bits in two modes somewhere."""
+    from corpus.buckets import ROUNDING_FREE_RULES
+    from lang.types import scalar
+    from oracles.conversions import ROUNDINGS, convert_all
+    from oracles.rules import rule
+
+    names = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "double")
+    seen, differs = set(), set()
+    for src in names:
+        values = _edges(scalar(src))
+        for dst in names:
+            for sat in (False, True) if not scalar(dst).is_float else (False,):
+                out = [convert_all(values, src, dst, saturate=sat, rounding=r) for r in (None, *ROUNDINGS)]
+                bits = np.stack([v.view(scalar(dst).bits_dtype) for v, _, _ in out])
+                same = (bits == bits[0]).all(axis=0)
+                for index in np.unique(out[0][2][out[0][1]]):
+                    name = rule(int(index)).id
+                    lanes = out[0][1] & (out[0][2] == index)
+                    seen.add(name)
+                    if name in ROUNDING_FREE_RULES:
+                        assert same[lanes].all(), (src, dst, sat, name)
+                    elif not same[lanes].all():
+                        differs.add(name)
+    assert ROUNDING_FREE_RULES <= seen
+    assert seen - ROUNDING_FREE_RULES == differs
 
 
 def test_failures_bucket_by_their_message_without_numbers():
