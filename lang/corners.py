@@ -52,11 +52,21 @@ from functools import lru_cache
 
 import numpy as np
 
-from lang import atomic_corners, conversion_corners, image_corners, spirv_corners
+from lang import atomic_corners, conversion_corners, image_corners, operator_corners, spirv_corners
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER, INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
 from lang.types import VECTOR_WIDTHS, scalar
+from lang.value_classes import (
+    EXP_CLASSES,
+    FLOAT_CLASSES,
+    RESULT_CLASSES,
+    exact_results,
+    exp_classes,
+    float_classes,
+    int_class_names,
+    int_classes,
+)
 
 RELATIONAL = frozenset(name for name, _, _ in RELATIONAL_BUILTINS)
 SPIRV_OPS = frozenset(name for name, spec in OPS.items() if spec.area == "spirv")
@@ -65,24 +75,8 @@ FLOATS = ("float", "double", "half")
 INTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 NEEDS = {"double": "fp64", "half": "fp16", "long": "int64", "ulong": "int64"}
 
-FLOAT_KINDS = ("0", "inf", "1", "sub", "frac", "half", "odd", "even", "real")
-FLOAT_CLASSES: tuple[str, ...] = ("nan",) + tuple(f"{s}{k}" for k in FLOAT_KINDS for s in "+-")
-"""Operand classes of a floating-point operand: NaN (any sign, any payload), and for each sign
-zero, infinity, 1, subnormal, a normal non-integer below 1 in magnitude (not 0.5), an odd
-integer other than 1, an even integer, a half-integer n + 0.5, and any other value (above 1)."""
-
-EXP_CLASSES: tuple[str, ...] = ("0", "+1", "-1", "+odd", "-odd", "+even", "-even", "max", "min")
-"""Classes of an int exponent (pown, rootn, ldexp): the parity rules of §7.5.1 and the limits."""
-
 CODE_CLASSES: tuple[str, ...] = ("0", "other")
 """Classes of nan()'s code: 0 and the rest."""
-
-INT_CLASSES: tuple[str, ...] = ("0", "1", "-1", "max", "min", "+small", "-small", "+large", "-large")
-"""Classes of an integer built-in's operand: the named points and magnitudes below or above 2^(N/2)."""
-
-RESULT_CLASSES: tuple[str, ...] = ("in-", "in+", "=max", "=min", ">max", "<min")
-"""Where an exact sum or product lies against the type's range: inside (negative, or zero and
-positive), exactly at a limit, or beyond it (saturated by the _sat forms, cut by mul_hi)."""
 
 RESULTS: dict[str, tuple[tuple[str, str], ...]] = {
     # built-in -> (what, exact expression over the operands a, b, c) whose class is a corner
@@ -205,12 +199,6 @@ def result_type(name: str, tname: str) -> str:
     return tname
 
 
-def int_classes(tname: str, limited: bool = False) -> tuple[str, ...]:
-    """The operand classes a value of ``tname`` can be in (``limited``: mul24's 24-bit operands,
-    which are never the type's limits)."""
-    s = scalar(tname)
-    out = INT_CLASSES if s.signed else ("0", "1", "max", "+small", "+large")
-    return tuple(c for c in out if not (limited and c in ("max", "min")))
 
 
 def result_classes(name: str, what: str, tname: str) -> tuple[str, ...]:
@@ -264,6 +252,10 @@ def _image_corners() -> list[Corner]:
     return [Corner("read_image", t, key, needs) for t, key, needs in image_corners.rows()]
 
 
+def _operator_corners() -> list[Corner]:
+    return [Corner(op, t, key, needs | OPS[op].requires) for op, t, key, needs in operator_corners.rows()]
+
+
 def _conversion_corners() -> list[Corner]:
     return [Corner("convert", src, k, _needs("convert", src, conversion_corners.dst_of(k)))
             for src in FLOATS + INTS for k in conversion_corners.keys(src)]
@@ -272,100 +264,17 @@ def _conversion_corners() -> list[Corner]:
 @lru_cache(maxsize=None)
 def table() -> tuple[Corner, ...]:
     """Every corner of every operation the table covers (math functions, integer built-ins, the
-    relational built-ins, explicit conversions: :mod:`lang.conversion_corners`, image reads: :mod:`lang.image_corners`,
+    relational built-ins, explicit conversions: :mod:`lang.conversion_corners`, the operators, vector
+    operations, casts and as_: :mod:`lang.operator_corners`, image reads: :mod:`lang.image_corners`,
     atomics: :mod:`lang.atomic_corners`, the SPIR-V-only forms: :mod:`lang.spirv_corners`)."""
     return tuple(_math_corners() + _integer_corners() + _relational_corners() + _conversion_corners()
-                 + _image_corners() + _atomic_corners() + _spirv_corners())
+                 + _operator_corners() + _image_corners() + _atomic_corners() + _spirv_corners())
 
 
 def runnable(capabilities: frozenset[str] | set[str]) -> tuple[Corner, ...]:
     """The corners a target with these capabilities (fingerprint keys ``fp64``, ``fp16``,
     ``int64``, ``cl2.0``) can run."""
     return tuple(c for c in table() if c.needs <= set(capabilities))
-
-
-# ---- classifying operand values ----------------------------------------------------------------
-
-
-def float_classes(values: np.ndarray) -> np.ndarray:
-    """Index into :data:`FLOAT_CLASSES` of each value of a half, float or double array."""
-    tiny = float(np.finfo(values.dtype).tiny)
-    with np.errstate(all="ignore"):
-        v = values.astype(np.float64)
-        a = np.abs(v)
-        finite = np.isfinite(v)
-        integral = finite & (a == np.floor(a))
-        half = finite & ~integral & (2 * a == np.floor(2 * a))
-        odd = integral & (np.fmod(a, 2.0) == 1.0)
-        kind = np.select([np.isinf(v), a == 0, a == 1, a < tiny, half, odd, integral, a < 1],
-                         [1, 0, 2, 3, 5, 6, 7, 4], default=8)
-    index = 1 + 2 * kind + np.signbit(v)
-    return np.where(np.isnan(v), 0, index)
-
-
-def exp_classes(values: np.ndarray) -> np.ndarray:
-    """Index into :data:`EXP_CLASSES` of each int exponent."""
-    v = values.astype(np.int64)
-    odd = (v % 2) != 0
-    return np.select([v == 0, v == 1, v == -1, v == 2**31 - 1, v == -(2**31), odd & (v > 0), odd, v > 0],
-                     [0, 1, 2, 7, 8, 3, 4, 5], default=6)
-
-
-def _limits(tname: str) -> tuple[int, int]:
-    s = scalar(tname)
-    return ((1 << (s.bits - 1)) - 1, -(1 << (s.bits - 1))) if s.signed else ((1 << s.bits) - 1, 0)
-
-
-def int_class_names(values: np.ndarray, tname: str) -> set[str]:
-    """The :data:`INT_CLASSES` names the values of an integer type fall in."""
-    maxv, minv = _limits(tname)
-    small = 1 << (scalar(tname).bits // 2)
-    signed = scalar(tname).signed
-    v = values.astype(np.int64 if signed else np.uint64)
-    never = np.zeros(v.shape, bool)
-    if signed:
-        neg, mag = v < 0, np.where(v < 0, -(v + 1), v)  # |v| - 1 for negatives: no overflow at MIN
-        big = np.where(neg, mag >= small - 1, mag >= small)
-    else:
-        neg, big = never, v >= np.uint64(small)
-    index = np.select([v == 0, v == 1, (v == -1) if signed else never, v == maxv,
-                       (v == minv) if signed else never, neg], [0, 1, 2, 3, 4, 6], default=5)
-    index = np.where(index >= 5, index + 2 * big, index)
-    return {INT_CLASSES[i] for i in np.flatnonzero(np.bincount(index.ravel(), minlength=len(INT_CLASSES)))}
-
-
-def exact_results(expression: str, args: list[np.ndarray], tname: str) -> set[str]:
-    """The :data:`RESULT_CLASSES` the exact value of one :data:`RESULTS` expression takes over the
-    lanes ``args`` (numbers of ``tname``). Below 64 bits it is computed exactly in 64-bit lanes;
-    for 64-bit types in double precision, and exactly (Python integers) on the lanes whose double
-    value lies within 2^-40 of a limit, the only ones a double can misplace."""
-    maxv, minv = _limits(tname)
-    signed = scalar(tname).signed
-    exact = scalar(tname).bits < 64
-    if exact:
-        cols = [a.astype(np.int64 if signed else np.uint64) for a in args]
-        if not signed and expression == "a - b":
-            cols = [a.astype(np.int64) for a in args]
-    else:
-        cols = [a.astype(np.float64) for a in args]
-    with np.errstate(all="ignore"):
-        v = _expression(expression, cols)
-    index = np.select([v > maxv, v < minv, v == maxv, v == minv, v < 0], [4, 5, 2, 3, 0], default=1)
-    if not exact:
-        near = (np.abs(v - float(maxv)) <= 2.0**24) | (np.abs(v - float(minv)) <= 2.0**24)
-        rows = np.flatnonzero(near)
-        if len(rows):
-            values = _expression(expression, [a[rows].astype(object) for a in args])
-            index[rows] = [4 if x > maxv else 5 if x < minv else 2 if x == maxv else 3 if x == minv else 0 if x < 0
-                           else 1 for x in values]
-    return {RESULT_CLASSES[i] for i in np.flatnonzero(np.bincount(index.ravel(), minlength=len(RESULT_CLASSES)))}
-
-
-def _expression(expression: str, cols: list) -> np.ndarray:
-    a, b = cols[0], cols[1]
-    c = cols[2] if len(cols) > 2 else 0
-    return {"a + b": lambda: a + b, "a - b": lambda: a - b, "a * b": lambda: a * b, "a * b + c": lambda: a * b + c,
-            "a + b + 1": lambda: a + b + 1}[expression]()
 
 
 # ---- what a program reaches ---------------------------------------------------------------------
@@ -440,6 +349,12 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
         form = conversion_corners.form_of(dict(op.attrs), tname, dst)
         keys = set() if lanes is None else {
             f"{form}:x={c}" for c in conversion_corners.value_classes(lanes, tname, dst)}
+    elif op.op in operator_corners.OPERATIONS:
+        width = max(a.type.width for a in op.args)
+        lanes = [_lanes(a, program, inputs, width) if op.op in operator_corners.BY_VALUE
+                 else _lanes(a, program, inputs, a.type.width) if op.op in operator_corners.BY_OWN_VALUE else None
+                 for a in op.args]
+        tname, keys = operator_corners.keys(op, lanes)
     else:
         return set()
     known = _known()

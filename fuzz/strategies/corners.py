@@ -39,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -47,7 +46,18 @@ import numpy as np
 from fuzz.strategies.atomic_sweep import atomic_sweep
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.image_sweep import image_sweep
+from fuzz.strategies.operator_sweep import GLOBAL_SIZE as OPERATOR_GLOBAL_SIZE
+from fuzz.strategies.operator_sweep import conversion_operator_statements, operator_statements
 from fuzz.strategies.spirv_sweep import spirv_sweep
+from fuzz.strategies.sweep_base import (
+    EXP_REPRESENTATIVES,
+    Sweep,
+    bits_of,
+    chunks,
+    float_representatives,
+    int_representatives,
+    sweep_program,
+)
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang import conversion_corners
 from lang.corners import (
@@ -55,110 +65,19 @@ from lang.corners import (
     FLOAT_CLASSES,
     INTS,
     RESULTS,
-    float_classes,
-    int_classes,
     integer_param_types,
     integer_types,
     math_types,
     math_widths,
     result_type,
 )
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
+from lang.ir import Load, Op, Program, Store
 from lang.maths import FUNCTIONS
-from lang.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, ROUNDINGS, requirements
+from lang.ops import INTEGER_BUILTINS, RELATIONAL_BUILTINS, ROUNDINGS
 from lang.policy import Policy
 from lang.types import VECTOR_WIDTHS, Type, scalar, truth_type
 
 INTEGER_GLOBAL_SIZE = 1024  # work-items of an integer sweep program: 9^3 operand triples fit one lane each
-
-_FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
-    "0": (0.0,), "inf": (math.inf,), "1": (1.0,), "frac": (0.3, 0.75, 1e-3, 0.9999),
-    "half": (0.5, 2.5, 1.5, 1000.5), "odd": (3.0, 2047.0, 2.0**24 - 1, 2.0**53 - 1),
-    "even": (2.0, 4.0, 2.0**24, 1e30, 1e300), "real": (2.7, 1.0001, 1e4 + 0.3, 100.25),
-}
-
-
-@lru_cache(maxsize=None)
-def float_representatives(tname: str) -> dict[str, tuple[int, ...]]:
-    """Bit patterns of ``tname`` in each class of :data:`lang.corners.FLOAT_CLASSES`, the
-    simplest first; every candidate is checked to lie in its class once converted."""
-    s = scalar(tname)
-    info = np.finfo(s.dtype)
-    tiny, least = float(info.tiny), float(info.smallest_subnormal)
-    candidates = dict(_FLOAT_CANDIDATES, sub=(least, tiny - least, tiny / 2),
-                      even=_FLOAT_CANDIDATES["even"] + (float(info.max),))
-    out: dict[str, tuple[int, ...]] = {}
-    with np.errstate(all="ignore"):
-        for kind, values in candidates.items():
-            for sign in (1.0, -1.0):
-                arr = np.array([sign * v for v in values], np.float64).astype(s.dtype)
-                name = f"{'+' if sign > 0 else '-'}{kind}"
-                keep = [int(b) for b, c in zip(arr.view(s.bits_dtype), float_classes(arr))
-                        if FLOAT_CLASSES[c] == name]
-                out[name] = tuple(dict.fromkeys(keep))
-        nans = np.array([math.nan, -math.nan], np.float64).astype(s.dtype).view(s.bits_dtype)
-    out["nan"] = tuple(int(b) for b in nans) + (int(nans[0]) ^ (1 << (info.nmant - 1)) | 1,)  # quiet, -quiet, signaling
-    return {c: out[c] for c in FLOAT_CLASSES}
-
-
-EXP_REPRESENTATIVES: dict[str, tuple[int, ...]] = {
-    "0": (0,), "+1": (1,), "-1": (-1,), "+odd": (3, 127, 149, 1075), "-odd": (-3, -127, -149, -1075),
-    "+even": (2, 128, 300, 1024), "-even": (-2, -126, -300, -1076), "max": (2**31 - 1,), "min": (-(2**31),),
-}
-"""Exponents of pown, rootn and ldexp in each class of :data:`lang.corners.EXP_CLASSES`."""
-
-
-def int_representatives(tname: str, limited: bool = False) -> dict[str, tuple[int, ...]]:
-    """Values of an integer type in each class it can take (:func:`lang.corners.int_classes`):
-    ``small`` below 2^(N/2), ``large`` a third of MAX, so that two large ones overflow a product
-    and a small and a large one do not; ``limited``: within mul24's 24 bits."""
-    s = scalar(tname)
-    small = 1 << (s.bits // 2)
-    top = (1 << 23) - 5 if limited and s.signed else (1 << 24) - 5 if limited else s.max // 3
-    reps = {"0": (0,), "1": (1,), "-1": (-1,), "max": (s.max,), "min": (s.min,),
-            "+small": (5, small - 3), "-small": (-5, -(small - 3)), "+large": (top, small + 3),
-            "-large": (-top, -(small + 3))}
-    return {c: reps[c] for c in int_classes(tname, limited)}
-
-
-def _bits(value: int, tname: str) -> int:
-    return value & ((1 << scalar(tname).bits) - 1)
-
-
-class _Sweep:
-    """The statements and buffers of one sweep program being built."""
-
-    def __init__(self) -> None:
-        self.buffers: list[Buffer] = []
-        self.body: list[Store] = []
-        self._inputs: dict[tuple[Type, tuple[int, ...]], str] = {}
-
-    def load(self, t: Type, values: tuple[int, ...]) -> Load:
-        key = (t, values)
-        if key not in self._inputs:
-            self._inputs[key] = f"in{len(self._inputs)}"
-            self.buffers.append(Buffer(self._inputs[key], t, "in", Fill(0, (), values=values)))
-        return Load(self._inputs[key], t)
-
-    def output(self, t: Type) -> str:
-        name = f"out{sum(b.role == 'out' for b in self.buffers)}"
-        self.buffers.append(Buffer(name, t, "out"))
-        return name
-
-
-def _chunks(statements: list, size: int) -> list[list]:
-    return [statements[i:i + size] for i in range(0, len(statements), size)]
-
-
-def _program(statements: list, global_size: int, area: str) -> Program:
-    """One program of ``statements`` (each a function of a :class:`_Sweep` returning its Store)."""
-    s = _Sweep()
-    for build in statements:
-        s.body.append(build(s))
-    program = Program(tuple(s.buffers), tuple(s.body), global_size, area=area)
-    # the types of every node, intermediate ones included (long -> double -> float needs fp64)
-    return replace(program, requires=type_needs(program) | requirements(program))
-
 
 # ---- math --------------------------------------------------------------------------------------
 
@@ -171,8 +90,8 @@ def math_operands(name: str, tname: str) -> list[tuple[int, ...]]:
     floats = float_representatives(tname)
     every = tuple(v for c in FLOAT_CLASSES for v in floats[c])
     first = tuple(floats[c][0] for c in FLOAT_CLASSES)
-    exps = tuple(_bits(v, "int") for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c])
-    codes = tuple(_bits(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))
+    exps = tuple(bits_of(v, "int") for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c])
+    codes = tuple(bits_of(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))
     if f.inputs == "g":
         return [every]
     if f.inputs == "u":
@@ -188,7 +107,7 @@ def math_operands(name: str, tname: str) -> list[tuple[int, ...]]:
 def _math_statement(name: str, tname: str, width: int, params: str):
     """One statement of ``name`` at ``tname``/``width`` calling the overload ``params`` (the
     declared letters or :attr:`lang.maths.MathFn.scalar_form`)."""
-    def build(s: _Sweep) -> Store:
+    def build(s: Sweep) -> Store:
         f = FUNCTIONS[name]
         t = Type(tname, width)
         inputs = [p for p in params if p not in "GI"]
@@ -205,7 +124,7 @@ def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
     for tname in types:
         statements = [_math_statement(name, tname, w, params) for name in FUNCTIONS if tname in math_types(name)
                       for w in math_widths(name) for params in FUNCTIONS[name].forms(Type(tname, w))]
-        out += [_program(c, policy.math_global_size, "math") for c in _chunks(statements, policy.statements)]
+        out += [sweep_program(c, policy.math_global_size, "math") for c in chunks(statements, policy.statements)]
     return out
 
 
@@ -239,12 +158,12 @@ def integer_operands(name: str, tname: str) -> list[tuple[int, ...]]:
 
 
 def _integer_statement(name: str, tname: str, width: int, scalar_form: bool):
-    def build(s: _Sweep) -> Store:
+    def build(s: Sweep) -> Store:
         values = integer_operands(name, tname)
         args = []
         for k, (pt, vals) in enumerate(zip(integer_param_types(name, tname), values)):
             t = Type(pt, 1 if scalar_form and k > 0 else width)
-            args.append(s.load(t, tuple(_bits(v, pt) for v in vals)))
+            args.append(s.load(t, tuple(bits_of(v, pt) for v in vals)))
         op = Op(name, tuple(args), Type(result_type(name, tname), width))
         return Store(s.output(op.type), op)
     return build
@@ -254,7 +173,7 @@ def _relational_statement(name: str, arity: int, tname: str, width: int):
     """One statement of a relational built-in (§6.15.6) whose lanes run through every class of its
     operand, or every pair of classes of its two (the math sweep's representatives), typed as a
     relational result is (lang.types.truth_type)."""
-    def build(s: _Sweep) -> Store:
+    def build(s: Sweep) -> Store:
         t = Type(tname, width)
         floats = float_representatives(tname)
         if arity == 2:
@@ -285,7 +204,9 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
     floats = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
     statements += [_relational_statement(name, arity, t, w) for name, arity, _ in RELATIONAL_BUILTINS
                    for t in floats for w in VECTOR_WIDTHS]
-    return [_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in _chunks(statements, policy.statements)]
+    return ([sweep_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in chunks(statements, policy.statements)]
+            + [sweep_program(c, OPERATOR_GLOBAL_SIZE, "expressions")
+               for c in chunks(operator_statements(caps), policy.statements)])
 
 
 # ---- conversions: 64-bit integers at float and double rounding midpoints -------------------------------
@@ -368,11 +289,11 @@ def conversion_sources(src: str) -> tuple[int, ...]:
     if s.bits == 64:
         values += [v - (1 << 64) if s.signed and v >> 63 else v for v in midpoint_integers(src)]
     values += [-v for v in values if s.signed and -v >= s.min]
-    return tuple(dict.fromkeys(_bits(v, src) for v in values if s.min <= v <= s.max))
+    return tuple(dict.fromkeys(bits_of(v, src) for v in values if s.min <= v <= s.max))
 
 
 def _convert_statement(src: str, dst: str, form: str, through_double: bool = False, width: int = 4):
-    def build(s: _Sweep) -> Store:
+    def build(s: Sweep) -> Store:
         parts = form.split(":")[1:]
         attrs = tuple(sorted((("sat", True),) * ("sat" in parts) + tuple(("rounding", p) for p in parts
                                                                          if p in ROUNDINGS)))
@@ -392,7 +313,9 @@ def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
     if caps.fp64 and caps.int64:  # long -> double -> float rounds twice (a value next to a float midpoint)
         statements += [_convert_statement(src, "float", f"to=float{r}", True, 1)
                        for src in ("long", "ulong") for r in ("", *(f":{x}" for x in ROUNDINGS))]
-    return [_program(c, policy.math_global_size, "conversions") for c in _chunks(statements, policy.statements)]
+    return ([sweep_program(c, policy.math_global_size, "conversions") for c in chunks(statements, policy.statements)]
+            + [sweep_program(c, OPERATOR_GLOBAL_SIZE, "conversions")
+               for c in chunks(conversion_operator_statements(caps), policy.statements)])
 
 
 SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep,
