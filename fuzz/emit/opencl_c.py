@@ -279,15 +279,18 @@ def _splat(t: Type, value: int) -> str:
 @emitter("div")
 def _div(body: Body, op: Op, args: list[str]) -> str:
     """``x / y`` with the divisor replaced by 1 where it is 0, or -1 under MIN, in the program
-    itself: ``(y == 0 | (x == MIN & y == -1)) ? 1 : y`` (a vector condition's lanes are -1/0, so
-    ?: picks by lane, §6.5.9)."""
+    itself: ``(y == 0 || (x == MIN && y == -1)) ? 1 : y`` for scalars, and for vectors
+    ``select(y, (T)1, (y == 0) | (x == MIN & y == -1))`` (the condition's lanes are -1/0, §6.15.6).
+    Not a vector ?:, whose own bugs would then be reported as the division's: Oclgrind 21.10 gives
+    0xFF in the true lanes of ``(s == (short2)0) ? (short2)1 : s``."""
     t = op.type
     x, y = body.temp(t, args[0]), body.temp(t, args[1])
     either, both = ("|", "&") if t.is_vector else ("||", "&&")
     unsafe = f"({y} == {_splat(t, 0)})"
     if t.elem.signed:
         unsafe = f"({unsafe} {either} (({x} == {_splat(t, t.elem.min)}) {both} ({y} == {_splat(t, -1)})))"
-    return f"({x} {op.attr('operator')} ({unsafe} ? {_splat(t, 1)} : {y}))"
+    divisor = f"select({y}, {_splat(t, 1)}, {unsafe})" if t.is_vector else f"({unsafe} ? {_splat(t, 1)} : {y})"
+    return f"({x} {op.attr('operator')} {divisor})"
 
 
 def _call(body: Body, op: Op, args: list[str]) -> str:

@@ -47,7 +47,12 @@ from fuzz.strategies.atomic_sweep import atomic_sweep
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.image_sweep import image_sweep
 from fuzz.strategies.operator_sweep import GLOBAL_SIZE as OPERATOR_GLOBAL_SIZE
-from fuzz.strategies.operator_sweep import conversion_operator_statements, operator_statements
+from fuzz.strategies.operator_sweep import (
+    conversion_operator_statements,
+    operator_statements,
+    types_of,
+    undefined_lane_statements,
+)
 from fuzz.strategies.spirv_sweep import spirv_sweep
 from fuzz.strategies.sweep_base import (
     EXP_REPRESENTATIVES,
@@ -206,7 +211,8 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
                    for t in floats for w in VECTOR_WIDTHS]
     return ([sweep_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in chunks(statements, policy.statements)]
             + [sweep_program(c, OPERATOR_GLOBAL_SIZE, "expressions")
-               for c in chunks(operator_statements(caps), policy.statements)])
+               for c in chunks(operator_statements(caps), policy.statements)]
+            + [sweep_program(undefined_lane_statements(t), OPERATOR_GLOBAL_SIZE, "expressions") for t in types_of(caps)])
 
 
 # ---- conversions: 64-bit integers at float and double rounding midpoints -------------------------------
