@@ -8,7 +8,7 @@ import pytest
 
 from campaign.caps import capabilities
 from campaign.execute import execute
-from fuzz.drivers import Worker, discover
+from fuzz.drivers import Worker
 from fuzz.strategies.corners import sweep_programs
 from fuzz.strategies.operator_sweep import GLOBAL_SIZE, types_of, undefined_lane_statements
 from fuzz.strategies.sweep_base import sweep_program
