@@ -30,6 +30,9 @@ computes is the oracle's business, not the table's). The math and integer strate
 
 * **atomics** (:mod:`lang.atomic_corners`): every atomic operation in every spelling, memory,
   order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);
+* **operators and vector operations** (:mod:`lang.operator_corners`): arithmetic, division,
+  shifts and comparisons by operand classes, truth values, conditions, swizzles, inserts, vector
+  literals, vloadn/vstoren, shuffles, casts and as_ (``compare:float:<:x=nan,y=+0``);
 * **relational built-ins** (§6.15.6 Table 18, on floats): every width and every class of each
   operand (unary) or pair of classes (binary: isequal and friends are defined by them on NaN,
   infinities and signed zeros);

@@ -20,7 +20,8 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   product of the operand classes (0, 1, -1, MAX, MIN, small and large of each sign), beside
   operands of every magnitude for the products (:func:`fuzz.strategies.values.mixed_magnitudes`)
   so that in-range negative products and overflowing ones both occur; mul24/mad24 operands stay
-  within 24 bits and clamp's bounds are ordered lane by lane (defined by construction);
+  within 24 bits and clamp's bounds are ordered lane by lane (defined by construction); the
+  relational built-ins; then the operators and vector operations (:mod:`fuzz.strategies.operator_sweep`);
 * ``conversions``: every explicit conversion with corners (:mod:`lang.conversion_corners`: float
   to integer, integer to a narrower significand, integer to a narrower integer, floating to
   another floating type), with and without _sat (integer destinations only, §6.4.3.3) and with
@@ -28,7 +29,8 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   and next to the float and double rounding midpoints above 2^53,
   :func:`fuzz.strategies.values.midpoint_integers`; a floating operand at and next to the ties,
   overflow and underflow edges of each narrower floating type,
-  :func:`float_conversion_representatives`), and long/ulong to float through double.
+  :func:`float_conversion_representatives`), and long/ulong to float through double; then
+  arithmetic, casts and as_ (:mod:`fuzz.strategies.operator_sweep`).
 
 Programs hold ``policy.statements`` statements each; a statement over double requires fp64
 (``requires``), one using ``ctz`` OpenCL C 2.0, as the random programs do.
