@@ -109,8 +109,8 @@ def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
     with SpecCluster(scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}}, workers=workers,
                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         client.wait_for_workers(len(NODES))
-        result = run_distributed(corpus, client, minutes=0.6, seed=5, areas=("conversions", "expressions"),
-                                 policy=SMALL, name="spread", slice_minutes=0.25, on_slice=events.append)
+        result = run_distributed(corpus, client, minutes=0.45, seed=5, areas=("conversions", "expressions"),
+                                 policy=SMALL, name="spread", slice_minutes=0.2, on_slice=events.append)
         assert set(result.nodes) == set(NODES)
         for node, n in result.nodes.items():
             assert n.slices >= 2 and n.programs > 0 and n.judged > 0 and not n.errors, (node, n)
