@@ -181,10 +181,11 @@ def run_campaign(
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
     unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
     shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
-    scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
-                          targets=tuple(t.name for t in targets), floor=policy.area_floor)
     sweeps = {a: (sweep_key(a, caps, run_policy), sweep_programs(a, caps, run_policy))
               for a in areas} if policy.corner_sweep else {}
+    scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
+                          targets=tuple(t.name for t in targets), floor=policy.area_floor,
+                          sweeps={a: (key, len(programs)) for a, (key, programs) in sweeps.items()})
     drawer = _Drawer(draws, {}, scheduler, shares, seed, cells, sweeps)
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): campaign.targeted

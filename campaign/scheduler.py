@@ -7,6 +7,9 @@ the campaign's whole life, across resumed runs; an area that has spent its budge
 from again, and a campaign whose every area is spent ends early.
 
 Policy. Every target picks its own next area (campaign.feed: targets run at their own pace).
+Corners first: while some area the target takes has corner-sweep programs not yet handed out
+(fuzz.strategies.corners; every target runs each of them, campaign.feed), the target draws from
+the one with the fewest handed out, so every sweep is out before the random draws begin.
 Each run of a program on a target is a *find* when it opened a bucket the corpus did not have: a
 distinct bug (corpus.buckets), not a new cell or a second bucket of a known bug, which cheap areas
 produce without end. An area's find rate is unknown and drifts (finds get rarer as an area is
@@ -108,8 +111,9 @@ class Scheduler:
 
     def __init__(self, areas: tuple[str, ...], budgets: dict[str, Budget] | None = None,
                  state: dict | None = None, seed: int = 0, *, targets: tuple[str, ...] = (),
-                 floor: float = 0.0) -> None:
+                 floor: float = 0.0, sweeps: dict[str, tuple[str, int]] | None = None) -> None:
         self.areas, self.targets, self.floor = areas, targets, floor
+        self.sweeps = sweeps or {}  # per area: its corner sweep's key and number of programs
         self.budgets = budgets or {}
         stored = (state or {}).get("areas", {})
         self.state = {a: AreaState(**stored.get(a, {})) for a in areas}
@@ -147,6 +151,9 @@ class Scheduler:
         candidates = [a for a in self.areas if self.open(a, target)]
         if not candidates:
             return None
+        sweeping = {a: self._swept(a) for a in candidates if self._swept(a) is not None}
+        if sweeping:  # corners first
+            return min(sweeping, key=sweeping.__getitem__)
         pace = self.pace.get(target) if target is not None else None
         ran = (lambda a: pace[a].programs) if pace else (lambda a: self.state[a].next)
         cold = [a for a in candidates if ran(a) < WARMUP]
@@ -178,6 +185,13 @@ class Scheduler:
             return None
         s.swept += 1
         return s.swept - 1
+
+    def _swept(self, area: str) -> int | None:
+        """How many of ``area``'s sweep programs are handed out, None once all are (or it has none)."""
+        key, size = self.sweeps.get(area, ("", 0))
+        s = self.state[area]
+        swept = s.swept if s.sweep == key else 0
+        return swept if swept < size else None
 
     def searched(self, area: str) -> None:
         """A program of ``area`` came from its targeted search instead of its draws."""
