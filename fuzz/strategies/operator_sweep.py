@@ -30,6 +30,7 @@ import numpy as np
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweep_base import Sweep, bits_of, float_representatives, int_representatives
+from fuzz.strategies.swizzles import selection
 from lang.ir import Load, Op, Store
 from lang.operator_corners import (
     ARITH,
@@ -213,14 +214,10 @@ def _load(t: Type) -> Callable[[Sweep], Load]:
     return lambda s: s.load(t, ordinary(t.scalar))
 
 
-def _swizzle(x, form: str, comps: tuple[int, ...]) -> Op:
-    return Op("swizzle", (x,), Type(x.type.scalar, len(comps)), (("components", comps), ("form", form)))
-
-
 def _rvalue(s: Sweep, tname: str, width: int) -> Op:
     """A ``width``-lane swizzle rvalue (3 included) of a wider input."""
     source = s.load(Type(tname, 4 if width <= 4 else 16), ordinary(tname))
-    return _swizzle(source, "s", tuple((width - 1 - k) % source.type.width for k in range(width)))
+    return selection(source, "s", tuple((width - 1 - k) % source.type.width for k in range(width)))
 
 
 def _swizzles(tname: str) -> list[Build]:
@@ -231,12 +228,12 @@ def _swizzles(tname: str) -> list[Build]:
                 if form == "xyzw" and (w > 4 or n > 4):
                     continue
                 comps = tuple((w - 1 - k) % w for k in range(n))
-                out.append(lambda s, w=w, f=form, c=comps: _store(s, _swizzle(s.load(Type(tname, w), ordinary(tname)), f, c)))
+                out.append(lambda s, w=w, f=form, c=comps: _store(s, selection(s.load(Type(tname, w), ordinary(tname)), f, c)))
         for form in HALVES:
             comps = half_components(form, w)
-            out.append(lambda s, w=w, f=form, c=comps: _store(s, _swizzle(s.load(Type(tname, w), ordinary(tname)), f, c)))
+            out.append(lambda s, w=w, f=form, c=comps: _store(s, selection(s.load(Type(tname, w), ordinary(tname)), f, c)))
             if not _undefined_lane(form, w):
-                out.append(lambda s, w=w, f=form, c=comps: _store(s, _swizzle(_rvalue(s, tname, w), f, c)))
+                out.append(lambda s, w=w, f=form, c=comps: _store(s, selection(_rvalue(s, tname, w), f, c)))
     return out
 
 
@@ -249,9 +246,9 @@ def undefined_lane_statements(tname: str) -> list[Build]:
     """The halves of a 3-component swizzle rvalue that hold its undefined lane, and that lane
     read alone: the shapes clang 14 and 15 crash on (PoCL 3.1, Oclgrind and rusticl 22.3 through
     OpenCL C), kept apart so that a crash takes no other corner with it."""
-    out = [lambda s, f=form: _store(s, _swizzle(_rvalue(s, tname, 3), f, half_components(f, 3)))
+    out = [lambda s, f=form: _store(s, selection(_rvalue(s, tname, 3), f, half_components(f, 3)))
            for form in HALVES if _undefined_lane(form, 3)]
-    return out + [lambda s: _store(s, _swizzle(_swizzle(_rvalue(s, tname, 3), "hi", half_components("hi", 3)), "s", (1,)))]
+    return out + [lambda s: _store(s, selection(selection(_rvalue(s, tname, 3), "hi", half_components("hi", 3)), "s", (1,)))]
 
 
 def _store(s: Sweep, op: Op) -> Store:

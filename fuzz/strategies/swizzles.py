@@ -47,11 +47,11 @@ def _rvalue(g, elem: str, width: int, depth: int) -> Expr:
     """A swizzle rvalue of ``width`` lanes (3 included) of some vector expression."""
     source = g.rnd.choice(VECTORS)
     form, comps = _components(g.rnd, source, width)
-    inner = g.expr(Type(elem, source), depth)
-    return Op("swizzle", (inner,), Type(elem, width), (("components", comps), ("form", form)))
+    return selection(g.expr(Type(elem, source), depth), form, comps)
 
 
-def _swizzle(x: Expr, form: str, comps: tuple[int, ...]) -> Op:
+def selection(x: Expr, form: str, comps: tuple[int, ...]) -> Op:
+    """``x`` with the components ``comps`` selected, spelled ``form`` (§6.3.7)."""
     return Op("swizzle", (x,), Type(x.type.scalar, len(comps)), (("components", comps), ("form", form)))
 
 
@@ -59,8 +59,8 @@ def undefined_lane(g, t: Type, depth: int) -> Expr:
     """``r.hi.y`` / ``r.odd.s1`` on a 3-component swizzle rvalue ``r``: its undefined w lane alone
     (a scalar; t is scalar)."""
     form = g.rnd.choice(("hi", "odd"))  # (2, 3) and (1, 3) of a 3-vector: lane 1 is the w lane
-    half = _swizzle(_rvalue(g, t.scalar, 3, depth), form, half_components(form, 3))
-    return _swizzle(half, g.rnd.choice(("xyzw", "s", "S")), (1,))
+    half = selection(_rvalue(g, t.scalar, 3, depth), form, half_components(form, 3))
+    return selection(half, g.rnd.choice(("xyzw", "s", "S")), (1,))
 
 
 def swizzle_shape(g, t: Type, depth: int) -> Expr | None:
@@ -71,7 +71,7 @@ def swizzle_shape(g, t: Type, depth: int) -> Expr | None:
     if sources and g.rnd.random() < 0.75:
         w = 3 if 3 in sources and g.rnd.random() < 0.5 else max(sources)
         form = g.rnd.choice(HALVES)
-        return _swizzle(_rvalue(g, t.scalar, w, depth), form, half_components(form, w))
+        return selection(_rvalue(g, t.scalar, w, depth), form, half_components(form, w))
     w = g.rnd.choice(VECTORS)
     form, comps = _components(g.rnd, w, t.width)
-    return _swizzle(_rvalue(g, t.scalar, w, depth), form, comps)
+    return selection(_rvalue(g, t.scalar, w, depth), form, comps)
