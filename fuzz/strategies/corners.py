@@ -32,7 +32,9 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   :func:`float_conversion_representatives`), and long/ulong to float through double; then
   arithmetic, casts and as_ (:mod:`fuzz.strategies.operator_sweep`).
 
-Programs hold ``policy.statements`` statements each; a statement over double requires fp64
+Programs hold ``policy.statements`` statements each (math: ``policy.math_statements``, as the random
+math programs: a 64-statement math program on 1,024 work-items took rusticl 22.3 over the 60 s
+timeout, and each timeout is isolated by halving); a statement over double requires fp64
 (``requires``), one using ``ctz`` OpenCL C 2.0, as the random programs do.
 """
 
@@ -131,7 +133,7 @@ def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
     for tname in types:
         statements = [_math_statement(name, tname, w, params) for name in FUNCTIONS if tname in math_types(name)
                       for w in math_widths(name) for params in FUNCTIONS[name].forms(Type(tname, w))]
-        out += [sweep_program(c, policy.math_global_size, "math") for c in chunks(statements, policy.statements)]
+        out += [sweep_program(c, policy.math_global_size, "math") for c in chunks(statements, policy.math_statements)]
     return out
 
 

@@ -94,11 +94,20 @@ def chunks(statements: list, size: int) -> list[list]:
     return [statements[i:i + size] for i in range(0, len(statements), size)]
 
 
+WORK_GROUP = 64
+"""A sweep program's work-items are a multiple of this (what every local driver's batch takes)."""
+
+
 def sweep_program(statements: list, global_size: int, area: str) -> Program:
-    """One program of ``statements`` (each a function of a :class:`Sweep` returning its Store)."""
+    """One program of ``statements`` (each a function of a :class:`Sweep` returning its Store), on
+    at most ``global_size`` work-items and no more than its longest operand list needs: with one
+    work-item per listed value every value reaches a lane of every statement (a slow driver's
+    math sweep ran ten times the lanes it needed, and timed out)."""
     s = Sweep()
     for build in statements:
         s.body.append(build(s))
-    program = Program(tuple(s.buffers), tuple(s.body), global_size, area=area)
+    longest = max((len(b.fill.values) for b in s.buffers if b.role == "in"), default=1)
+    needed = -(-longest // WORK_GROUP) * WORK_GROUP
+    program = Program(tuple(s.buffers), tuple(s.body), min(global_size, needed), area=area)
     # the types of every node, intermediate ones included (long -> double -> float needs fp64)
     return replace(program, requires=type_needs(program) | requirements(program))
