@@ -15,6 +15,7 @@ import json
 from typing import Iterable
 
 from fuzz.drivers.routes import PATH_OPENCL_C, chain_of
+from lang.maths import FUNCTIONS
 from oracles.references import severity_of
 from oracles.rules import SEVERITIES, by_id
 
@@ -42,13 +43,34 @@ def _targets(lineage: str, bucket: dict) -> list[dict]:
             for t in seen]
 
 
+def section_of(rule: str) -> str:
+    """Where the spec states a bucket's rule: the registered rule's section, and for a math
+    function's rules keyed as one (corpus.buckets.rule_family: ``math.tanpi``) the function's
+    declared section (lang.maths), which covers its bound and its special values."""
+    found = by_id(rule)
+    if found:
+        return found.section
+    fn = rule.split(".")[1] if rule.startswith("math.") and rule.count(".") == 1 else ""
+    return FUNCTIONS[fn].section if fn in FUNCTIONS else ""
+
+
+def types_of(sig: dict) -> str:
+    """A wrong value's element types as its signature keeps them (``float``, ``float -> signed
+    integer``); nothing for a failure."""
+    if "failure" in sig:
+        return ""
+    src, dst = sig.get("src_type", ""), sig.get("dst_type", "")
+    return f"{src} -> {dst}" if src and src != dst else dst
+
+
 def _without_driver(sig: dict) -> str:
     return json.dumps({k: v for k, v in sig.items() if k != "driver"}, sort_keys=True)
 
 
 def bug_list(buckets: Iterable[dict]) -> list[dict]:
     """The buckets as bugs: each with ``driver``, ``operation`` (the failure's first error line
-    for a build error, crash or timeout), ``kind``, ``deviation``, ``rule`` and its ``section``,
+    for a build error, crash or timeout), its element ``types``, ``kind``, ``deviation``, ``rule``
+    and its ``section`` (:func:`section_of`),
     ``severity``, the ``targets`` its rows were seen on (``{"target", "path", "route"}``) and their
     distinct ``routes`` (:func:`route_seen`), and the ``related`` buckets: those of other
     drivers that fail the same way (same signature but the driver; the local drivers share LLVM
@@ -64,8 +86,8 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
         rule = sig.get("rule", "valid-program" if "failure" in sig else "")
         targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
-                    "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
-                    "section": getattr(by_id(rule), "section", ""), "severity": bucket_severity(b),
+                    "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
+                    "section": section_of(rule), "severity": bucket_severity(b),
                     "targets": targets, "routes": list(dict.fromkeys(t["route"] for t in targets)),
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
@@ -81,7 +103,8 @@ def markdown(bugs: list[dict], limit: int = 60) -> str:
     for b in bugs[:limit]:
         reduced = (f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else "pending")
         lines.append(f"| {b['id']} | {b['status']} | {b['severity']} | {b['driver']} | {', '.join(b['paths'])} "
-                     f"| {b['operation'].replace('|', '/')} | {b['deviation'] or b['kind']} | {b['rule']} "
+                     f"| {(b['operation'] + (' ' + b['types'] if b['types'] else '')).replace('|', '/')} "
+                     f"| {b['deviation'] or b['kind']} | {b['rule']} "
                      f"({b['section']}) | {b['rows']} | {reduced} |")
     if len(bugs) > limit:
         lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | |")
