@@ -4,7 +4,8 @@
 raw output against the oracle and hands each run to :mod:`campaign.record`, the one writer of
 runs and disagreements. A program that fails to build, crashes or hangs is split in halves and
 each half re-run, recursively, so the other statements still get a verdict and the statement that
-fails is isolated and recorded as a failure of its own (a valid program must build and run). A run
+fails is isolated and recorded as a failure of its own (a valid program must build and run); a
+part of up to :data:`TIMEOUT_SPLIT` statements that hangs is split into its statements at once. A run
 in which most statements disagree at once (a driver that drops the whole kernel, as PoCL 3.1 does
 for some constant conversions) is isolated the same way, so the disagreement is recorded on the
 statement that causes it rather than on every statement beside it.
@@ -53,6 +54,12 @@ class Outcome:
         return self
 
 
+TIMEOUT_SPLIT = 16
+"""A part of at most this many statements that timed out is split into single statements, not
+halves: every half that holds the slow statement times out again at the full limit (a 16-statement
+part cost five timeouts, 300 s at the ceiling), while a statement alone costs one build."""
+
+
 @dataclass
 class Part:
     """A program, or a part of one, to run on a target, with its expectations; ``depth`` counts
@@ -99,6 +106,8 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
         pass
     elif len(program.body) == 1:  # build error, crash, timeout, runtime error of one statement
         run.rows = outcome.failures = [failure_row(program, result.status, result.log)]
+    elif result.status == "timeout" and len(program.body) <= TIMEOUT_SPLIT:  # ... one statement each
+        halves = [part.half([i]) for i in range(len(program.body))]
     else:  # ... of several: record, then isolate by halving
         halves = _halves(part)
     return outcome, halves, run

@@ -6,6 +6,7 @@ part follow the measured part times."""
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 from conftest import SMALL
 
@@ -111,3 +112,19 @@ def test_statements_per_part_follow_the_measured_part_times():
     assert b.get("conversions").statements == 32
     b.observe("conversions", 5, PART_S[0] / 2)  # a program smaller than the batch: no evidence
     assert b.get("conversions").statements == 32
+
+
+def test_a_part_that_times_out_is_split_into_its_statements():
+    """A timed-out part of up to TIMEOUT_SPLIT statements runs each statement alone next (halves
+    would each time out again while they hold the slow one); a larger one is halved, and a crash
+    is halved whatever its size."""
+    from campaign.execute import TIMEOUT_SPLIT, Part, conclude
+
+    program = Draws(conversion_programs(Caps(), replace(SMALL, statements=TIMEOUT_SPLIT + 1)), 3)[0]
+    for n, status, parts in ((TIMEOUT_SPLIT, "timeout", [1] * TIMEOUT_SPLIT), (TIMEOUT_SPLIT + 1, "timeout", None),
+                             (4, "crash", [2, 2])):
+        sub = restrict(program, list(range(n)))
+        _, halves, run = conclude(Part(sub, Expectations(sub)), TARGET, Result(status, log="no result after 9 s"))
+        sizes = [len(h.program.body) for h in halves]
+        assert sizes == (parts or [n // 2, n - n // 2]) and run.status == status
+        assert [s for h in halves for s in h.program.body] == list(sub.body)
