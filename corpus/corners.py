@@ -19,7 +19,7 @@ from lang.ir import Program
 from lang.ops import ATOMIC_FEATURES
 
 CAPABILITIES = ("fp64", "fp16", "int64", "cl2.0", *ATOMIC_FEATURES)
-"""The fingerprint keys a corner may need (lang.corners.NEEDS, lang.ops.C_VERSIONS, the atomics'
+"""The fingerprint keys a corner may need (lang.types.needs_of, lang.ops.C_VERSIONS, the atomics'
 lang.ops.ATOMIC_FEATURES)."""
 
 

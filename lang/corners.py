@@ -59,16 +59,19 @@ from lang import atomic_corners, conversion_corners, image_corners, operator_cor
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import INTEGER, INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
-from lang.types import VECTOR_WIDTHS, scalar
+from lang.types import VECTOR_WIDTHS, needs_of, scalar
 from lang.value_classes import (
     EXP_CLASSES,
     FLOAT_CLASSES,
+    PARAM_NAMES,
     RESULT_CLASSES,
+    class_keys,
     exact_results,
     exp_classes,
     float_classes,
     int_class_names,
     int_classes,
+    reached_class_keys,
 )
 
 RELATIONAL = frozenset(name for name, _, _ in RELATIONAL_BUILTINS)
@@ -76,7 +79,6 @@ SPIRV_OPS = frozenset(name for name, spec in OPS.items() if spec.area == "spirv"
 """The forms only SPIR-V has (lang.spirv_corners)."""
 FLOATS = ("float", "double", "half")
 INTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
-NEEDS = {"double": "fp64", "half": "fp16", "long": "int64", "ulong": "int64"}
 
 CODE_CLASSES: tuple[str, ...] = ("0", "other")
 """Classes of nan()'s code: 0 and the rest."""
@@ -91,8 +93,6 @@ RESULTS: dict[str, tuple[tuple[str, str], ...]] = {
 """The result halves of Table 13's built-ins whose results change where the exact value leaves
 the type (saturation for add_sat/sub_sat/mad_sat, the carry of hadd/rhadd, the high half of
 mul_hi/mad_hi)."""
-
-PARAM_NAMES = "xyz"
 
 WORK_ITEMS = 2048
 """Operand classes are read from a program's first work-items only (the sweeps use at most 1024;
@@ -116,7 +116,7 @@ class Corner:
 
 
 def _needs(op: str, *types: str) -> frozenset[str]:
-    return frozenset(NEEDS[t] for t in types if t in NEEDS) | OPS[op].requires
+    return needs_of(*types) | OPS[op].requires
 
 
 # ---- the math functions (lang.maths) ------------------------------------------------------------
@@ -134,22 +134,6 @@ def math_widths(name: str) -> tuple[int, ...]:
 def param_classes(letter: str, tname: str = "float") -> tuple[str, ...]:
     """The classes of one parameter letter of lang.maths (``g``, ``i``, ``u``)."""
     return {"g": FLOAT_CLASSES, "i": EXP_CLASSES, "u": CODE_CLASSES}[letter]
-
-
-def class_keys(names: list[tuple[str, ...]]) -> list[str]:
-    """The operand-class keys of an operation whose operands take these classes: each class of
-    each operand, or every pair of classes of two operands (F.9's pair rules)."""
-    if len(names) == 2:
-        return [f"x={a},y={b}" for a in names[0] for b in names[1]]
-    return [f"{PARAM_NAMES[k]}={c}" for k, classes in enumerate(names) for c in classes]
-
-
-def reached_class_keys(idx: list[np.ndarray], names: list[tuple[str, ...]]) -> set[str]:
-    """The :func:`class_keys` some lane reaches, from each operand's class indices into ``names``."""
-    if len(idx) == 2:
-        n = len(names[1])
-        return {f"x={names[0][pair // n]},y={names[1][pair % n]}" for pair in np.unique(idx[0] * n + idx[1])}
-    return {f"{PARAM_NAMES[k]}={names[k][i]}" for k, ix in enumerate(idx) for i in np.unique(ix)}
 
 
 def value_keys(name: str) -> list[str]:
@@ -200,8 +184,6 @@ def result_type(name: str, tname: str) -> str:
     if name == "upsample":
         return (SIGNED_OF if s.signed else UNSIGNED_OF)[2 * s.bits]
     return tname
-
-
 
 
 def result_classes(name: str, what: str, tname: str) -> tuple[str, ...]:

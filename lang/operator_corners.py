@@ -39,15 +39,17 @@ import numpy as np
 
 from lang.ir import Op
 from lang.ops import COMPARES, SWIZZLE_FORMS, half_components
-from lang.types import SCALARS, VECTOR_WIDTHS, Type, operand_type, promoted, scalar
+from lang.types import SCALARS, VECTOR_WIDTHS, Type, needs_of, operand_type, promoted, scalar
 from lang.value_classes import (
     FLOAT_CLASSES,
     INT_CLASSES,
+    class_keys,
     exact_results,
     float_classes,
     int_class_index,
     int_class_names,
     int_classes,
+    reached_class_keys,
 )
 
 TYPES = tuple(SCALARS)
@@ -74,10 +76,6 @@ RELATIONS = ("lt", "eq", "gt")
 CONDITIONS = ("0", "msb", "low")
 """A condition lane: zero, MSB set, nonzero with the MSB clear (§6.15.6 select, §6.5.9)."""
 MSB_LANES = ("none", "some", "all")
-
-
-def _needs(*types: str) -> frozenset[str]:
-    return frozenset(scalar(t).needs for t in types if scalar(t).needs)
 
 
 def scalar_ok(tname: str) -> bool:
@@ -153,20 +151,20 @@ def rows() -> list[tuple[str, str, str, frozenset[str]]]:
     """``(operation, type, key, needs)`` of every corner of this module (module docstring)."""
     out = []
     for t in TYPES:
-        s, need = scalar(t), _needs(t)
+        s, need = scalar(t), needs_of(t)
         ws = widths(t)
         shapes = [f"w{w}" for w in ws] + [f"w{w}:scalar" for w in VECTORS]
         for o in ARITH + (BITWISE if s.is_int else ()):
             out += [("arith", t, f"{o}:{k}", need) for k in shapes]
             if s.is_float:
-                out += [("arith", t, f"{o}:x={a},y={b}", need) for a in COARSE for b in COARSE]
+                out += [("arith", t, f"{o}:{k}", need) for k in class_keys([COARSE, COARSE])]
             else:
                 out += [("arith", t, f"{o}:{p}={c}", need) for p in "xy" for c in int_classes(t)]
                 if o in ARITH:
                     out += [("arith", t, f"{o}:result={c}", need) for c in int_results(t, o)]
         for o in COMPARES:
             out += [("compare", t, f"{o}:{k}", need) for k in shapes]
-            pairs = [f"x={a},y={b}" for a in COARSE for b in COARSE] if s.is_float else RELATIONS
+            pairs = class_keys([COARSE, COARSE]) if s.is_float else RELATIONS
             out += [("compare", t, f"{o}:{k}", need) for k in pairs]
         for o in LOGIC:
             out += [("logic", t, f"{o}:w{w}", need) for w in VECTOR_WIDTHS]
@@ -184,8 +182,8 @@ def rows() -> list[tuple[str, str, str, frozenset[str]]]:
         out += [(op, t, f"w{n}:m{m}", need) for op in ("vload", "vstore") for n, m in vload_shapes()]
         for op in ("shuffle", "shuffle2"):
             out += [(op, t, f"w{m}:n{n}", need) for m in POW2 for n in POW2] + [(op, t, "mask=high", need)]
-        out += [("cast", t, f"to={d}:w{w}", _needs(t, d)) for d in TYPES for w in VECTOR_WIDTHS]
-        out += [("as", t, f"w{w}:to={d}{v}", _needs(t, d)) for w in VECTOR_WIDTHS for d, v in as_targets(t, w)]
+        out += [("cast", t, f"to={d}:w{w}", needs_of(t, d)) for d in TYPES for w in VECTOR_WIDTHS]
+        out += [("as", t, f"w{w}:to={d}{v}", needs_of(t, d)) for w in VECTOR_WIDTHS for d, v in as_targets(t, w)]
         if s.is_int:
             for o in DIVIDE:
                 out += [("div", t, f"{o}:{k}", need) for k in shapes]
@@ -223,9 +221,8 @@ def _as_type(values: np.ndarray, tname: str) -> np.ndarray:
 
 
 def _pairs(x: np.ndarray, y: np.ndarray, prefix: str) -> set[str]:
-    a, b = coarse_classes(x), coarse_classes(y)
-    return {f"{prefix}x={COARSE[p // len(COARSE)]},y={COARSE[p % len(COARSE)]}"
-            for p in np.unique(a * len(COARSE) + b)}
+    """The class-pair keys (:data:`COARSE`) of two floating-point operands' lanes."""
+    return {prefix + k for k in reached_class_keys([coarse_classes(x), coarse_classes(y)], [COARSE, COARSE])}
 
 
 def _truth(values: np.ndarray) -> set[str]:

@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from lang.ops import COMPARES, EXTENDED
-from lang.types import SCALARS, VECTOR_WIDTHS, Type, scalar
+from lang.types import SCALARS, VECTOR_WIDTHS, Type, needs_of, scalar
 
 TYPES = tuple(t for t in SCALARS if t != "half")
 """No half: spirv-val accepts the Float16 capability in no OpenCL environment, so no SPIR-V route
@@ -65,7 +65,7 @@ def signs(tname: str, classes: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _needs(*types: str) -> frozenset[str]:
-    return frozenset({"spirv"} | {scalar(t).needs for t in types if scalar(t).needs})
+    return needs_of(*types) | {"spirv"}
 
 
 def rows() -> list[tuple[str, str, str, frozenset[str]]]:

@@ -160,6 +160,12 @@ class Type:
         return cls(base, width)
 
 
+def needs_of(*names: str) -> frozenset[str]:
+    """The device capabilities the scalar types ``names`` need (double: fp64, half: fp16, long and
+    ulong: int64; OpenCL C 3.0 §6.1.1.1)."""
+    return frozenset(scalar(n).needs for n in names if scalar(n).needs)
+
+
 def truth_type(t: Type) -> Type:
     """The type of a relational, equality or logical result on operands of type ``t``
     (OpenCL C 3.0 §6.5.4-§6.5.8, §6.15.6): ``int`` for scalars, and for vectors the signed integer

@@ -119,3 +119,23 @@ def _expression(expression: str, cols: list) -> np.ndarray:
     c = cols[2] if len(cols) > 2 else 0
     return {"a + b": lambda: a + b, "a - b": lambda: a - b, "a * b": lambda: a * b, "a * b + c": lambda: a * b + c,
             "a + b + 1": lambda: a + b + 1}[expression]()
+
+
+PARAM_NAMES = "xyz"
+"""How an operand is named in a corner key (``x=-0``, ``x=nan,y=+inf``)."""
+
+
+def class_keys(names: list[tuple[str, ...]]) -> list[str]:
+    """The operand-class keys of an operation whose operands take these classes: each class of
+    each operand, or every pair of classes of two operands (F.9's pair rules)."""
+    if len(names) == 2:
+        return [f"x={a},y={b}" for a in names[0] for b in names[1]]
+    return [f"{PARAM_NAMES[k]}={c}" for k, classes in enumerate(names) for c in classes]
+
+
+def reached_class_keys(idx: list[np.ndarray], names: list[tuple[str, ...]]) -> set[str]:
+    """The :func:`class_keys` some lane reaches, from each operand's class indices into ``names``."""
+    if len(idx) == 2:
+        n = len(names[1])
+        return {f"x={names[0][pair // n]},y={names[1][pair % n]}" for pair in np.unique(idx[0] * n + idx[1])}
+    return {f"{PARAM_NAMES[k]}={names[k][i]}" for k, ix in enumerate(idx) for i in np.unique(ix)}

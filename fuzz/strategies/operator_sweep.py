@@ -90,49 +90,41 @@ def _fits(tname: str, operator: str) -> Callable[[int, int], bool]:
     return lambda a, b: s.min <= exact(a, b) <= s.max
 
 
-def _columns(t: Type, pairs: list[tuple[int, int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Two operand lists of type ``t`` holding ``pairs`` lane by lane (numbers as bit patterns)."""
-    return tuple(bits_of(a, t.scalar) for a, _ in pairs), tuple(bits_of(b, t.scalar) for _, b in pairs)
-
-
 def _binary(name: str, operator: str, t: Type, pairs, result: Type, scalar_y: bool = False) -> Build:
-    """``x op y`` over ``pairs`` (numbers; for floats, bit patterns), or beside a small scalar."""
+    """``x op y`` over ``pairs`` (bit patterns), or beside a small scalar."""
     def build(s: Sweep) -> Store:
         if scalar_y:
             x, y = s.load(t, ordinary(t.scalar)), s.load(Type(t.scalar), ordinary(t.scalar))
-        elif scalar(t.scalar).is_float:
-            x, y = s.load(t, tuple(a for a, _ in pairs)), s.load(t, tuple(b for _, b in pairs))
         else:
-            xs, ys = _columns(t, pairs)
-            x, y = s.load(t, xs), s.load(t, ys)
+            x, y = s.load(t, tuple(a for a, _ in pairs)), s.load(t, tuple(b for _, b in pairs))
         op = Op(name, (x, y), result, (("operator", operator),))
         return Store(s.output(result), op)
     return build
 
 
 def _value_pairs(name: str, operator: str, tname: str) -> list[tuple[int, int]]:
+    """The operand pairs (bit patterns) of a ``name`` statement on ``tname``."""
     s = scalar(tname)
     if s.is_float:
         c = _coarse(tname)
         return [(c[a], c[b]) for a in COARSE for b in COARSE]
     if name == "div":
-        return _int_pairs(tname, lambda a, b: b != 0 and not (a == s.min and b == -1 and s.signed))
-    if name == "compare":
-        return [(0, 5), (5, 5), (5, 0), (-1 if s.signed else s.max, 1)]
-    return _int_pairs(tname, _fits(tname, operator) if name == "arith" else lambda a, b: True)
+        numbers = _int_pairs(tname, lambda a, b: b != 0 and not (a == s.min and b == -1 and s.signed))
+    elif name == "compare":
+        numbers = [(0, 5), (5, 5), (5, 0), (-1 if s.signed else s.max, 1)]
+    else:
+        numbers = _int_pairs(tname, _fits(tname, operator) if name == "arith" else lambda a, b: True)
+    return [(bits_of(a, tname), bits_of(b, tname)) for a, b in numbers]
 
 
 def _operator_statements(name: str, operators: tuple[str, ...], tname: str) -> list[Build]:
+    """Each operator at every width, then beside a scalar at every vector width."""
     out = []
     for o in operators:
         pairs = _value_pairs(name, o, tname)
-        for w in widths(tname):
+        for w, scalar_y in [(w, False) for w in widths(tname)] + [(w, True) for w in VECTORS]:
             t = Type(tname, w)
-            result = truth_type(t) if name == "compare" else t
-            out.append(_binary(name, o, t, pairs, result))
-        for w in VECTORS:
-            t = Type(tname, w)
-            out.append(_binary(name, o, t, pairs, truth_type(t) if name == "compare" else t, scalar_y=True))
+            out.append(_binary(name, o, t, pairs, truth_type(t) if name == "compare" else t, scalar_y))
     return out
 
 

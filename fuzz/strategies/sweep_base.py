@@ -24,7 +24,7 @@ _FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
 
 @lru_cache(maxsize=None)
 def float_representatives(tname: str) -> dict[str, tuple[int, ...]]:
-    """Bit patterns of ``tname`` in each class of :data:`lang.corners.FLOAT_CLASSES`, the
+    """Bit patterns of ``tname`` in each class of :data:`lang.value_classes.FLOAT_CLASSES`, the
     simplest first; every candidate is checked to lie in its class once converted."""
     s = scalar(tname)
     info = np.finfo(s.dtype)
@@ -101,8 +101,8 @@ WORK_GROUP = 64
 def sweep_program(statements: list, global_size: int, area: str) -> Program:
     """One program of ``statements`` (each a function of a :class:`Sweep` returning its Store), on
     at most ``global_size`` work-items and no more than its longest operand list needs: with one
-    work-item per listed value every value reaches a lane of every statement (a slow driver's
-    math sweep ran ten times the lanes it needed, and timed out)."""
+    work-item per listed value every value reaches a lane of every statement (the math sweep ran
+    2.7 to 16 times the lanes it needed on 1,024 work-items, and timed out on a slow driver)."""
     s = Sweep()
     for build in statements:
         s.body.append(build(s))
