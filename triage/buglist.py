@@ -17,7 +17,7 @@ from typing import Iterable
 from fuzz.drivers.routes import PATH_OPENCL_C, chain_of
 from lang.maths import FUNCTIONS
 from oracles.references import severity_of
-from oracles.rules import SEVERITIES, by_id
+from oracles.rules import FAILURE, SEVERITIES, by_id
 
 
 def bucket_severity(bucket: dict) -> str:
@@ -44,10 +44,11 @@ def _targets(lineage: str, bucket: dict) -> list[dict]:
 
 
 def section_of(rule: str) -> str:
-    """Where the spec states a bucket's rule: the registered rule's section, and for a math
+    """Where the spec states a bucket's rule: the registered rule's section (a build error's,
+    crash's or hang's: oracles.rules.FAILURE, which is not registered), and for a math
     function's rules keyed as one (corpus.buckets.rule_family: ``math.tanpi``) the function's
     declared section (lang.maths), which covers its bound and its special values."""
-    found = by_id(rule)
+    found = FAILURE if rule == FAILURE.id else by_id(rule)
     if found:
         return found.section
     fn = rule.split(".")[1] if rule.startswith("math.") and rule.count(".") == 1 else ""
