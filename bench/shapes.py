@@ -7,7 +7,7 @@ statements without the shape):
 * driver: build and run time on each ``--drivers`` target (one worker each, the shaped program
   and its twin alternating);
 and the agreement: lanes where the shaped program disagrees and its twin does not (wrong code,
-triage.reduce_shapes), per target.
+triage.reduce.passes.shapes), per target.
 and, with ``--modules N``, the spirv-val pass rate of N drawn shaped modules (programs without half).
 Run: python3 bench/shapes.py [--programs 30] [--seed 0] [--drivers pocl,rusticl,oclgrind] [--modules 1000]
 """

@@ -78,7 +78,7 @@ WRONG_CODE = register(
     "it stores: the kernel's straight-line twin computes the same outputs (its lanes agree with the oracle here)",
     "OpenCL C 3.0.19 §6 (C99 §6.8: the statements' semantics, 'shall'); §6.15.9 barrier: local memory written "
     "before it is visible to the work-group after it ('must')")
-"""The rule a wrong-code bucket breaks (corpus.buckets.WRONG_CODE, triage.reduce_shapes)."""
+"""The rule a wrong-code bucket breaks (corpus.buckets.WRONG_CODE, triage.reduce.passes.shapes)."""
 
 
 def by_id(rule_id: str) -> Rule | None:

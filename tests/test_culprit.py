@@ -11,7 +11,7 @@ from corpus.store import Corpus
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from oracles.evaluate import evaluate
-from triage import reduce as reducer
+from triage.reduce import engine as reducer
 from triage import session
 
 T = Type("int", 4)

@@ -1,7 +1,7 @@
-"""The reducer's atomics passes (triage.reduce_atomics) against a simulated driver that loses an
-atomic update under contention: the atomics program is reduced to the fewest work-items, shared
-locations and statements that still show the same disagreement, and the reduction says why it is
-not one operation on one work-item."""
+"""The reducer's atomics passes (triage.reduce.passes.atomics) against a simulated driver that
+loses an atomic update under contention: the atomics program is reduced to the fewest work-items,
+shared locations and statements that still show the same disagreement, and the reduction says why
+it is not one operation on one work-item."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from lang.types import Type
 from oracles.atomic_ops import KINDS, apply
 from simulated import SimTarget, expected_by_oracle
 from triage import observe as triage_observe
-from triage import reduce as reducer
-from triage import reduce_atomics
 from triage.reduce import Goal
+from triage.reduce import engine as reducer
+from triage.reduce.passes import atomics as reduce_atomics
 
 INT = Type("int")
 
@@ -108,7 +108,7 @@ def test_unused_locations_are_trimmed_and_indices_moved():
     program = _program()
     body = (Store("out0", _atomic("add", "A0", ("gid", 1, 2, 2), (Load("in0", INT),))),)
     program = restrict(Program(program.buffers, body, 64, area="atomics", local_size=16), [0])
-    one, trimmed = reduce_atomics._locations(program, [{"buffer": "A0", "lane": 3}], SimTarget())
+    one, trimmed = reduce_atomics.locations_pass(program, [{"buffer": "A0", "lane": 3}], SimTarget())
     init = Expectations(program).inputs["A0"]
     validate(one)
     assert one.buffer("A0").count == 1 and one.body[0].value.attr("index") == ("gid", 1, 1, 0)

@@ -1,7 +1,7 @@
-"""The reducer's image passes (triage.reduce_images) against simulated driver bugs: the driver is
-the oracle with one rule of §8.2 made wrong, so every candidate is judged as a driver would judge
-it and the reduction is deterministic. The image shrinks to the texels the failing read touches,
-the texels, format and sampler get simpler, and the reduced program still shows the same
+"""The reducer's image passes (triage.reduce.passes.images) against simulated driver bugs: the
+driver is the oracle with one rule of §8.2 made wrong, so every candidate is judged as a driver
+would judge it and the reduction is deterministic. The image shrinks to the texels the failing read
+touches, the texels, format and sampler get simpler, and the reduced program still shows the same
 disagreement."""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from lang.layout import input_values
 from lang.types import Type
 from oracles.evaluate import evaluate
 from simulated import SimTarget, simulated
-from triage import reduce as reducer
-from triage import reduce_images
 from triage.reduce import Goal
+from triage.reduce import engine as reducer
+from triage.reduce.passes import images as reduce_images
 
 FORMATS = ["RGBA/UNORM_INT8", "R/UNORM_INT8", "RG/UNORM_INT8", "RGBA/UNORM_INT16", "RGBA/FLOAT", "R/FLOAT"]
 
@@ -156,7 +156,7 @@ def test_texels_the_failing_read_does_not_touch_become_zero():
             (("dim", "2d"), ("form", read_form(sampler)), ("image", "img"), ("sampler", "smp")))
     program = Program((coord, Buffer("o0", Type("float", 4), "out")), (Store("o0", op),), 1, area="images",
                       images=(image,), samplers=(sampler,))
-    (first, *_) = reduce_images._texels(program, [{"buffer": "o0"}], ImageTarget())
+    (first, *_) = reduce_images.texels_pass(program, [{"buffer": "o0"}], ImageTarget())
     values = input_values(first)["img"]
     assert list(values) == [0] * 6 + [7] + [0] * 5  # texel (2, 1) kept
 

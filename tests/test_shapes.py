@@ -25,7 +25,7 @@ from lang.policy import Policy
 from lang.shapes import KINDS, MASK, Part, Shape, ShapeError, carried_sum, check, permutation, tree_sum
 from lang.types import Type
 from oracles.evaluate import evaluate
-from triage import reduce as reducer
+from triage.reduce import engine as reducer
 
 T = Type("int", 4)
 

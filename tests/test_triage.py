@@ -25,9 +25,10 @@ from oracles.evaluate import evaluate
 from simulated import SimTarget, simulated
 from triage.buglist import bug_list
 from triage import observe as triage_observe
-from triage import reduce as reducer
 from triage.observe import size
 from triage.reduce import Goal, Reducer, simplest
+from triage.reduce import engine as reducer
+from triage.reduce.passes.narrow import narrow_pass
 
 ROW = {"program_id": "p", "target": "pocl/spirv", "fingerprint_id": "f", "path": "spirv", "buffer": "out0",
        "lane": 3, "work_item": 3, "kind": "wrong-result", "operation": "convert_int4_sat_rte", "src_type": "float4",
@@ -349,7 +350,7 @@ def test_narrowing_keeps_statements_whose_scalar_form_would_be_promoted(root, na
     scalar statement of another meaning. Where it narrows, the scalar's expectation is the lane's."""
     inputs = {"x": (0xC000, 3, 200, 7), "y": (17, 1, 100, 16)}
     program = _one_statement(root, inputs)
-    made = list(reducer._narrow(program, [{"lane": 2}], None))
+    made = list(narrow_pass(program, [{"lane": 2}], None))
     assert len(made) == int(narrows)
     if narrows:
         vector = Expectations(program).get(frozenset())["out0"]

@@ -166,7 +166,7 @@ def _rule_lines(sig: dict, first: dict) -> list[str]:
 
 def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
     """The wrong-code bucket's second program: the same statements without the shape (lang.ir.twin),
-    which the driver computes right (triage.reduce_shapes), as the kernel of the report's path."""
+    which the driver computes right (triage.reduce.passes.shapes), as the kernel of the report's path."""
     other = twin(program)
     (folder / "twin.json").write_text(json.dumps(json.loads(other.to_json()), indent=1, sort_keys=True))
     if path == PATH_OPENCL_C:

@@ -1,5 +1,5 @@
-"""The reducer's atomics passes (triage.reduce PASSES): fewer statements, work-items and shared
-locations for a program whose disagreement is about atomic operations on shared locations.
+"""The reducer's atomics passes (triage.reduce.passes PASSES): fewer statements, work-items and
+shared locations for a program whose disagreement is about atomic operations on shared locations.
 
 An atomics disagreement is a location's history (OpenCL C 3.0 §6.15.12.7-9, §3.3.4: the atomic
 operations on one location are totally ordered, each reading what the one before wrote; DIGEST
@@ -33,7 +33,7 @@ import numpy as np
 from lang.ir import Buffer, Expr, Op, Program, Store, restrict, walk
 from lang.layout import input_values
 from oracles.atomic_histories import histories
-from triage.reduce_base import Candidates, Reducing, explicit
+from triage.reduce.base import Candidates, Reducing, explicit
 
 
 def _atomic_rows(program: Program, rows: list[dict]) -> list[dict]:
@@ -41,7 +41,7 @@ def _atomic_rows(program: Program, rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["buffer"] in shared]
 
 
-def _atomic_statements(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def atomic_statements_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     buffers = {r["buffer"] for r in _atomic_rows(program, rows)}
     keep = [i for i, s in enumerate(program.body) if isinstance(s.value, Op) and s.value.attr("location") in buffers]
     if keep and len(keep) < len(program.body):
@@ -57,7 +57,7 @@ def _shapes(program: Program) -> list[tuple[int, int]]:
     return sorted((s for s in shapes if s[0] * s[1] < total), key=lambda s: (s[0] * s[1], s[0]))
 
 
-def _work_groups(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def work_groups_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     if not program.shared:
         return
     for groups, local in _shapes(program):
@@ -80,7 +80,7 @@ def _indexed(program: Program, name: str, index: Callable[[tuple], tuple]) -> tu
     return tuple(Store(s.buffer, change(s.value)) for s in program.body)
 
 
-def _locations(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def locations_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     failing = {r["buffer"]: int(r["lane"]) for r in reversed(_atomic_rows(program, rows))}
     inputs = input_values(program)
     for b in program.shared:
@@ -130,11 +130,3 @@ def why(program: Program, rows: list[dict]) -> str:
     if program.global_size > items:
         extra.append(f"{program.global_size} work-items in {program.groups} work-group(s)")
     return head + (f"; the program keeps {', '.join(extra)}" if extra else "")
-
-
-PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducing], Candidates]], ...] = (
-    ("atomic_statements", _atomic_statements),
-    ("work_groups", _work_groups),
-    ("locations", _locations),
-)
-"""The atomics passes, in the order triage.reduce runs them."""

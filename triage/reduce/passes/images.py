@@ -1,5 +1,5 @@
-"""The reducer's image passes (triage.reduce PASSES): a smaller image, a simpler sampler, a simpler
-format and simpler texels for the images the failing statements read.
+"""The reducer's image passes (triage.reduce.passes PASSES): a smaller image, a simpler sampler, a
+simpler format and simpler texels for the images the failing statements read.
 
 What a read selects is the spec's addressing (OpenCL C 3.0 §8.2 Table 70, the layer of an array
 §8.4), computed as the oracle computes it (:mod:`oracles.image_addressing`): for each work-item,
@@ -24,7 +24,7 @@ the goal and no lane disagrees that agreed before (triage.reduce.Reducer.keeps).
    clfuzz models and the read function is defined on (§6.15.15.3-6); texels re-encoded by value
    (§8.3: c / (2^n - 1) for UNORM and the like).
 4. ``texels``: every texel no read touches becomes 0; the touched ones the simplest value of their
-   input class (triage.reduce_base.simplest), all at once, then one texel at a time.
+   input class (triage.reduce.base.simplest), all at once, then one texel at a time.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from lang.ir import Expr, Image, Load, Op, Program, Sampler, Store, restrict, wa
 from lang.layout import input_values
 from lang.types import scalar
 from oracles.image_addressing import address, array_layer, axis_candidates, int_floor
-from triage.reduce_base import Candidates, Reducing, explicit, simplest
+from triage.reduce.base import Candidates, Reducing, explicit, simplest
 
 ADDRESSING_ORDER = ("clamp_to_edge", "none", "clamp", "repeat", "mirrored_repeat")
 """Addressing modes, simplest first (the ``sampler`` pass only moves down this list): Table 70's
@@ -171,7 +171,7 @@ def _cropped(program: Program, image: Image, box: list[tuple[int, int]], inputs:
     return replace(moved, images=tuple(new if i.name == image.name else i for i in moved.images))
 
 
-def _image_size(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def image_size_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     inputs = input_values(program)
     for image in failing_images(program, rows):
         selections = _selections(program, image, inputs)
@@ -212,7 +212,7 @@ def _with_sampler(program: Program, old: Sampler, new: Sampler | None) -> Progra
                       if op.attr("sampler") == old.name else op)
 
 
-def _sampler(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def sampler_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     inputs = input_values(program)
     for image in failing_images(program, rows):
         reads = _reads(program, image.name)
@@ -277,7 +277,7 @@ def _encoded(x: np.ndarray, channel: str) -> np.ndarray:
     return np.clip(np.rint(x), info.min, info.max).astype(dtype)
 
 
-def _format(program: Program, rows: list[dict], reducer: Reducing) -> Candidates:
+def format_pass(program: Program, rows: list[dict], reducer: Reducing) -> Candidates:
     inputs = input_values(program)
     reported = reducer.target.fingerprint.get("image_formats", {})
     for image in failing_images(program, rows):
@@ -296,7 +296,7 @@ def _format(program: Program, rows: list[dict], reducer: Reducing) -> Candidates
             yield replace(program, images=tuple(new if i.name == image.name else i for i in program.images))
 
 
-def _texels(program: Program, rows: list[dict], _: Reducing) -> Candidates:
+def texels_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     inputs = input_values(program)
     for image in failing_images(program, rows):
         read = texels_read(program, image, inputs)
@@ -334,12 +334,3 @@ def why(program: Program, rows: list[dict]) -> str:
         else:
             out.append(f"image: {image.name} keeps {'x'.join(map(str, image.shape))} texels; no smaller image shows it")
     return "; ".join(out)
-
-
-PASSES: tuple[tuple[str, Callable[[Program, list[dict], Reducing], Candidates]], ...] = (
-    ("image_size", _image_size),
-    ("sampler", _sampler),
-    ("format", _format),
-    ("texels", _texels),
-)
-"""The image passes, in the order triage.reduce runs them."""

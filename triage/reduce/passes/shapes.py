@@ -25,10 +25,10 @@ from lang.layout import input_values
 from lang.shapes import Shape, repeats
 from oracles.rules import WRONG_CODE as RULE
 from oracles.rules import rule
-from triage.reduce_base import Candidate, Candidates
+from triage.reduce.base import Candidate, Candidates, Reducing
 
 
-def _twin(program: Program, rows: list[dict], _) -> Candidates:
+def twin_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     if program.shape is not None:
         yield twin(program)
 
@@ -37,7 +37,7 @@ def _without(shape: Shape, steps: tuple, wraps: tuple) -> Shape:
     return replace(shape, steps=steps, wraps=wraps)
 
 
-def _parts(program: Program, rows: list[dict], _) -> Candidates:
+def shape_parts_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     shape = program.shape
     if shape is None:
         return
@@ -75,7 +75,7 @@ def _shorter(program: Program) -> Candidates:
             parts[i] = old
 
 
-def _work_group(program: Program, rows: list[dict], _) -> Candidates:
+def work_group_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     if program.shape is None or not program.shape.local or program.global_size <= program.local_size:
         return
     n = program.local_size
@@ -90,9 +90,6 @@ def _group_fill(values, mem_lanes: int, first: int, n: int) -> Fill:
     lanes = values[first * mem_lanes:(first + n) * mem_lanes]
     bits = lanes.view(f"u{lanes.dtype.itemsize}")
     return Fill(0, values=tuple(int(v) for v in bits))
-
-
-PASSES = (("twin", _twin), ("shape_parts", _parts), ("work_group", _work_group))
 
 
 def blame(program: Program) -> dict[str, str]:

@@ -1,18 +1,19 @@
-"""What the reducer's passes share (triage.reduce and its pass modules triage.reduce_images and
-triage.reduce_atomics, which triage.reduce's PASSES table puts together): the :class:`Candidate` a
-pass proposes, the reducer as a pass sees it (:class:`Reducing`), explicit input values and the
-simplest value of an input class (:func:`simplest`).
+"""What the reducer's passes share (the engine, triage.reduce.engine, and the pass modules of
+triage.reduce.passes, whose PASSES table puts them in order): the :class:`Candidate` a pass
+proposes, the reducer as a pass sees it (:class:`Reducing`), explicit input values, the simplest
+value of an input class (:func:`simplest`) and the edits of a statement's expression tree
+(:func:`paths`, :func:`replace_at`, :func:`with_statement`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Protocol
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Protocol
 
 import numpy as np
 
 from fuzz.drivers import Target
-from lang.ir import Fill, Program
+from lang.ir import Buffer, Expr, Fill, Op, Program, Store, restrict
 from lang.types import scalar
 from oracles.classes import input_class
 
@@ -46,6 +47,11 @@ class Reducing(Protocol):
     target: Target
 
 
+Pass = Callable[[Program, list[dict], Reducing], Candidates]
+"""A pass: the candidates it proposes from a program, given the goal's rows on it and the reducer
+(triage.reduce.passes.PASSES names each and puts them in order)."""
+
+
 def explicit(values: np.ndarray) -> Fill:
     """A fill giving exactly ``values`` (typed lanes, as lang.layout.input_values gives them)."""
     bits = np.ascontiguousarray(values).view(np.dtype(f"u{values.dtype.itemsize}"))
@@ -76,3 +82,34 @@ def simplest(bits: int, scalar_name: str) -> int:
     if str(input_class(out, scalar_name)[0]) != label:
         return bits
     return int(out.view(s.bits_dtype)[0])
+
+
+def work_item_lanes(values: np.ndarray, b: Buffer, item: int) -> np.ndarray:
+    """The lanes of work-item ``item`` in ``b``'s typed ``values``, as bit patterns."""
+    n = b.type.mem_lanes
+    return np.ascontiguousarray(values[item * n:(item + 1) * n]).view(b.type.elem.bits_dtype)
+
+
+def paths(expr: Expr, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], Expr]]:
+    """Every node with its path of argument indices, parents first."""
+    yield path, expr
+    if isinstance(expr, Op):
+        for i, a in enumerate(expr.args):
+            yield from paths(a, path + (i,))
+
+
+def replace_at(expr: Expr, path: tuple[int, ...], new: Expr) -> Expr:
+    """``expr`` with the node at ``path`` (:func:`paths`) replaced by ``new``."""
+    if not path:
+        return new
+    assert isinstance(expr, Op)
+    args = list(expr.args)
+    args[path[0]] = replace_at(args[path[0]], path[1:], new)
+    return replace(expr, args=tuple(args))
+
+
+def with_statement(program: Program, index: int, value: Expr) -> Program:
+    """``program`` with statement ``index`` storing ``value``, inputs no statement reads dropped."""
+    body = list(program.body)
+    body[index] = Store(body[index].buffer, value)
+    return restrict(replace(program, body=tuple(body)), list(range(len(body))))  # drops unused inputs
