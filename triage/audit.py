@@ -7,7 +7,7 @@ imprecise-result; a build error, crash or timeout is not a value verdict: those 
 counted and skipped) are grouped by area and operation, the groups taken in turn (sorted by name,
 each group's buckets by id) until the sample is full. Of each bucket the row with the least id is
 audited: its program is loaded from the corpus, the statement that writes its buffer is evaluated
-for its work-item by the audit's own evaluator (:mod:`triage.audit_eval`: exact integers and
+for its work-item by the audit's own evaluator (:mod:`audit.eval`: exact integers and
 Fractions from OpenCL C 3.0.19 §6.3-§6.15, mpmath for the math built-ins, a plain texel walk for
 images), with the inputs the row records and the float environment of its target (the floating
 types without CL_FP_DENORM may flush, §7.2), and the lane the row names is compared:
@@ -20,7 +20,8 @@ types without CL_FP_DENORM may flush, §7.2), and the lane the row names is comp
 * **not audited (reason)**: what the audit has no independent reference for (atomics, LINEAR and
   near-boundary normalized image reads, geometric functions, ...), never counted as reproduced.
 
-No module of ``oracles`` is imported here or by the audit's modules (tests/test_audit.py).
+No module of ``oracles`` is imported here or by the audit's package, :mod:`audit` (its import-linter
+contract ``audit-independent``, pyproject.toml).
 """
 
 from __future__ import annotations
@@ -29,13 +30,10 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from audit import NOT_AUDITED, Env, Evaluator, TooMany, Unsupported, bits_text, decode, is_float
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from lang.ir import Program, Store
-from triage.audit_base import NOT_AUDITED, Unsupported
-from triage.audit_convert import Env
-from triage.audit_eval import Evaluator
-from triage.audit_values import TooMany, bits_text, decode, is_float
 
 DEFAULT_SAMPLE = 50
 

@@ -2,7 +2,7 @@
 §7.4 (Tables 65, 67, 68), §7.5 and C99 Annex F.9, with no oracle code.
 
 A lane's result is the value prescribed for its operands where §7.5.1 or C99 F.9 prescribe one
-(exact, sign included: "the usual allowances ... shall not apply"; :mod:`triage.audit_specials`),
+(exact, sign included: "the usual allowances ... shall not apply"; :mod:`audit.specials`),
 else the function's bound around its infinitely precise value: computed exactly with Fractions
 for the functions that need no rounding or are correctly rounded, and with mpmath at four times
 the format's precision plus 64 bits for the others. Where the device may flush denormals
@@ -21,12 +21,11 @@ from itertools import product
 
 import mpmath
 
-from lang.ir import Op
-from triage.audit_base import Lanes, Registry, Unsupported
-from triage.audit_convert import merge
-from triage.audit_exact import EXACT_FUNCTIONS, exact_value
-from triage.audit_specials import special
-from triage.audit_values import (
+from audit.base import Lanes, Registry, Unsupported
+from audit.convert import merge
+from audit.exact import EXACT_FUNCTIONS, exact_value
+from audit.specials import special
+from audit.values import (
     FINITE,
     FORMATS,
     INF,
@@ -46,6 +45,7 @@ from triage.audit_values import (
     ulp,
     undefined_lane,
 )
+from lang.ir import Op
 
 HANDLERS = Registry()
 

@@ -2,12 +2,12 @@
 operands and its result, from OpenCL C 3.0.19 §6.4.6 and §6.5 and C99 §6.3.1.1/§6.3.1.8, so
 that the audit can check the IR's types instead of trusting them.
 
-Types are ``(scalar, width)`` pairs of the audit's own scalar table (triage.audit_values).
+Types are ``(scalar, width)`` pairs of the audit's own scalar table (audit.values).
 """
 
 from __future__ import annotations
 
-from triage.audit_values import SCALARS, is_float, signed, width
+from audit.values import SCALARS, is_float, signed, width
 
 AType = tuple[str, int]
 

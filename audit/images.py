@@ -23,10 +23,8 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import product
 
-from lang.images import CHANNEL_TYPES, DIMS, ORDERS
-from lang.ir import Op
-from triage.audit_base import NOT_AUDITED, Lanes, Registry, Unsupported
-from triage.audit_values import (
+from audit.base import NOT_AUDITED, Lanes, Registry, Unsupported
+from audit.values import (
     FINITE,
     AuditLane,
     decode,
@@ -42,6 +40,8 @@ from triage.audit_values import (
     undefined_lane,
     width,
 )
+from lang.images import CHANNEL_TYPES, DIMS, ORDERS
+from lang.ir import Op
 
 HANDLERS = Registry()
 

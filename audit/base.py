@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from audit.convert import convert_lane, float_equal, float_less
+from audit.types import AType, NotOpenCL, truth_type
+from audit.values import AuditLane, int_bits, int_value, is_float, width
 from lang.ir import Op
-from triage.audit_convert import convert_lane, float_equal, float_less
-from triage.audit_types import AType, NotOpenCL, truth_type
-from triage.audit_values import AuditLane, int_bits, int_value, is_float, width
 
 Lanes = list[AuditLane]
 Handler = Callable[[Any, Op, list[Lanes]], Lanes]

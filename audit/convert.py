@@ -1,5 +1,5 @@
 """The audit's conversions and floating-point arithmetic (triage.audit), one lane at a time, from
-OpenCL C 3.0.19 §6.4 and §7 with exact arithmetic (triage.audit_values); no oracle code.
+OpenCL C 3.0.19 §6.4 and §7 with exact arithmetic (audit.values); no oracle code.
 
 * ``convert_T[_sat][_rte|_rtz|_rtp|_rtn]`` (§6.4.3): rtz to integers and rte to floats by default;
   integer -> integer keeps a representable value, clamps with _sat, and otherwise wraps modulo
@@ -20,7 +20,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Callable, Sequence
 
-from triage.audit_values import (
+from audit.values import (
     FINITE,
     INF,
     NAN,

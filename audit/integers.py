@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from lang.ir import Op
-from triage.audit_base import Lanes, Registry, atype, check, implicit, relation
-from triage.audit_convert import compute, merge
-from triage.audit_types import NotOpenCL, promoted, unsigned_of
-from triage.audit_values import (
+from audit.base import Lanes, Registry, atype, check, implicit, relation
+from audit.convert import compute, merge
+from audit.types import NotOpenCL, promoted, unsigned_of
+from audit.values import (
     FINITE,
     NAN,
     AuditLane,
@@ -33,6 +32,7 @@ from triage.audit_values import (
     undefined_lane,
     width,
 )
+from lang.ir import Op
 
 HANDLERS = Registry()
 handles = HANDLERS.handles

@@ -1,10 +1,10 @@
-"""The audit's prescribed values of the math built-ins (triage.audit_math): OpenCL C 3.0.19 §7.5.1
+"""The audit's prescribed values of the math built-ins (audit.math): OpenCL C 3.0.19 §7.5.1
 and C99 Annex F.9 (which §7.5 incorporates). No oracle code.
 
-``special`` returns a :class:`~triage.audit_values.Real` where a value is prescribed exactly,
+``special`` returns a :class:`~audit.values.Real` where a value is prescribed exactly,
 ``("ref", mpf)`` where the prescribed value is not a float (atan(inf) = pi/2: the function's
 bound applies around it), or None. The functions computed exactly are in
-:mod:`triage.audit_exact`.
+:mod:`audit.exact`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import mpmath
 
-from triage.audit_values import (
+from audit.values import (
     FINITE,
     INF,
     NAN,
@@ -24,15 +24,18 @@ NAN_R = Real(NAN, False)
 ONE = Real(FINITE, False, Fraction(1))
 
 
-def _inf(neg: bool) -> Real:
+def infinity(neg: bool) -> Real:
+    """The infinity of sign ``neg``."""
     return Real(INF, neg)
 
 
-def _zero(neg: bool) -> Real:
+def signed_zero(neg: bool) -> Real:
+    """The zero of sign ``neg``."""
     return Real(FINITE, neg, Fraction(0))
 
 
-def _val(v: Fraction) -> Real:
+def finite(v: Fraction) -> Real:
+    """The finite value ``v`` (a zero ``v`` is +0)."""
     return Real(FINITE, v < 0, v)
 
 
@@ -68,7 +71,7 @@ def _pow_nan(xs):  # C99 F.9.4.4: pow(+1, y) = 1 and pow(x, +-0) = 1 even for Na
 _NAN_EXEMPT = {
     "pow": _pow_nan,
     "pown": lambda xs: ONE if xs[1] == 0 else None,  # §7.5.1: pown(x, 0) is 1 for any x
-    "hypot": lambda xs: _inf(False) if any(r.kind == INF for r in xs) else None,  # F.9.4.3
+    "hypot": lambda xs: infinity(False) if any(r.kind == INF for r in xs) else None,  # F.9.4.3
 }
 
 
@@ -85,14 +88,14 @@ def _exp_like(limit_neg):
         if x.is_zero:
             return ONE
         if x.kind == INF:
-            return _inf(False) if not x.neg else limit_neg
+            return infinity(False) if not x.neg else limit_neg
         return None
     return f
 
 
 def _exp10(x, xs, s, spirv):
     if x.kind == INF:
-        return _inf(False) if not x.neg else _zero(False)
+        return infinity(False) if not x.neg else signed_zero(False)
     if x.is_zero:  # not listed by §7.5.1 for OpenCL C; the SPIR-V environment prescribes 1
         return ONE if spirv else ("ref", mpmath.mpf(1))
     return None
@@ -101,13 +104,13 @@ def _exp10(x, xs, s, spirv):
 def _log_like(one_value):
     def f(x, xs, s, spirv):
         if x.is_zero:
-            return _inf(True)
+            return infinity(True)
         if x.neg:
             return NAN_R
         if x.kind == INF:
-            return _inf(False)
+            return infinity(False)
         if x.value == 1 and one_value:
-            return _zero(False)
+            return signed_zero(False)
         return None
     return f
 
@@ -116,9 +119,9 @@ def _log1p(x, xs, s, spirv):
     if x.is_zero:
         return x
     if x.kind == INF:
-        return NAN_R if x.neg else _inf(False)
+        return NAN_R if x.neg else infinity(False)
     if x.value == -1:
-        return _inf(True)
+        return infinity(True)
     return NAN_R if x.value < -1 else None
 
 
@@ -126,7 +129,7 @@ def _expm1(x, xs, s, spirv):
     if x.is_zero:
         return x
     if x.kind == INF:
-        return _val(Fraction(-1)) if x.neg else _inf(False)
+        return finite(Fraction(-1)) if x.neg else infinity(False)
     return None
 
 
@@ -148,7 +151,7 @@ def _sinpi(x, xs, s, spirv):
     if x.kind == INF:
         return NAN_R
     if _is_int(x):
-        return _zero(x.neg)
+        return signed_zero(x.neg)
     return None
 
 
@@ -158,7 +161,7 @@ def _cospi(x, xs, s, spirv):
     if x.is_zero:
         return ONE
     if (x.value * 2).denominator == 1 and not _is_int(x):
-        return _zero(False)
+        return signed_zero(False)
     return None
 
 
@@ -168,10 +171,10 @@ def _tanpi(x, xs, s, spirv):
     if x.kind == INF:
         return NAN_R
     if _is_int(x):
-        return _zero(x.neg if not _odd(x) else not x.neg)
+        return signed_zero(x.neg if not _odd(x) else not x.neg)
     if (x.value * 2).denominator == 1:
         n = (x.value - Fraction(1, 2)).numerator
-        return _inf(n % 2 == 1)
+        return infinity(n % 2 == 1)
     return None
 
 
@@ -188,15 +191,15 @@ def _asin(x, xs, s, spirv):
 def _acos(x, xs, s, spirv):
     if x.kind == INF or abs(x.value) > 1:
         return NAN_R
-    return _zero(False) if x.value == 1 else None
+    return signed_zero(False) if x.value == 1 else None
 
 
 def _acosh(x, xs, s, spirv):
     if x.kind == INF:
-        return NaN_or(x.neg, _inf(False))
+        return NaN_or(x.neg, infinity(False))
     if x.value < 1:
         return NAN_R
-    return _zero(False) if x.value == 1 else None
+    return signed_zero(False) if x.value == 1 else None
 
 
 def NaN_or(neg, value):  # noqa: N802
@@ -208,11 +211,11 @@ def _atanh(x, xs, s, spirv):
         return x
     if x.kind == INF or abs(x.value) > 1:
         return NAN_R
-    return _inf(x.neg) if abs(x.value) == 1 else None
+    return infinity(x.neg) if abs(x.value) == 1 else None
 
 
 def _cosh(x, xs, s, spirv):
-    return ONE if x.is_zero else _inf(False) if x.kind == INF else None
+    return ONE if x.is_zero else infinity(False) if x.kind == INF else None
 
 
 def _sqrt(x, xs, s, spirv):
@@ -220,21 +223,21 @@ def _sqrt(x, xs, s, spirv):
         return x
     if x.neg:
         return NAN_R
-    return _inf(False) if x.kind == INF else None
+    return infinity(False) if x.kind == INF else None
 
 
 def _rsqrt(x, xs, s, spirv):
     if x.is_zero:
-        return _inf(x.neg)
+        return infinity(x.neg)
     if x.neg:
         return NAN_R
-    return _zero(False) if x.kind == INF else None
+    return signed_zero(False) if x.kind == INF else None
 
 
 def _recip(x, xs, s, spirv):
     if x.is_zero:
-        return _inf(x.neg)
-    return _zero(x.neg) if x.kind == INF else None
+        return infinity(x.neg)
+    return signed_zero(x.neg) if x.kind == INF else None
 
 
 def _divide(x, xs, s, spirv):
@@ -244,23 +247,23 @@ def _divide(x, xs, s, spirv):
     if (a.kind == INF and b.kind == INF) or (a.is_zero and b.is_zero):
         return NAN_R
     if a.kind == INF or b.is_zero:
-        return _inf(neg)
+        return infinity(neg)
     if b.kind == INF or a.is_zero:
-        return _zero(neg)
+        return signed_zero(neg)
     return None
 
 
 def _erfc(x, xs, s, spirv):
     if x.kind == INF:
-        return _val(Fraction(2)) if x.neg else _zero(False)
+        return finite(Fraction(2)) if x.neg else signed_zero(False)
     return None
 
 
 def _tgamma(x, xs, s, spirv):
     if x.is_zero:
-        return _inf(x.neg)
+        return infinity(x.neg)
     if x.kind == INF:
-        return NAN_R if x.neg else _inf(False)
+        return NAN_R if x.neg else infinity(False)
     if x.value < 0 and _is_int(x):
         return NAN_R
     return None
@@ -269,9 +272,9 @@ def _tgamma(x, xs, s, spirv):
 def _hypot(x, xs, s, spirv):
     a, b = xs
     if a.is_zero:
-        return _val(abs(b.value))
+        return finite(abs(b.value))
     if b.is_zero:
-        return _val(abs(a.value))
+        return finite(abs(a.value))
     return None
 
 
@@ -290,10 +293,10 @@ def _atan2(scaled: bool):
         else:
             return None
         if v == 0:
-            return _zero(y.neg)
+            return signed_zero(y.neg)
         v = -v if y.neg else v
         if scaled:
-            return _val(v)
+            return finite(v)
         return ("ref", mpmath.mpf(v.numerator) / v.denominator * mpmath.pi)
     return f
 
@@ -303,21 +306,21 @@ def _pow(x, xs, s, spirv):
     a, b = xs
     if a.is_zero:
         if b.kind == INF:
-            return _inf(False) if b.neg else _zero(False)
+            return infinity(False) if b.neg else signed_zero(False)
         if b.value < 0:
-            return _inf(a.neg and _odd(b))
-        return _zero(a.neg and _odd(b))
+            return infinity(a.neg and _odd(b))
+        return signed_zero(a.neg and _odd(b))
     if a.kind == FINITE and a.value == -1 and b.kind == INF:
         return ONE
     if b.kind == INF:
         bigger = abs(a.value) > 1 if a.kind == FINITE else True
-        return _inf(False) if bigger != b.neg else _zero(False)
+        return infinity(False) if bigger != b.neg else signed_zero(False)
     if a.kind == INF:
         if a.neg:
             if b.value < 0:
-                return _zero(_odd(b))
-            return _inf(_odd(b))
-        return _zero(False) if b.value < 0 else _inf(False)
+                return signed_zero(_odd(b))
+            return infinity(_odd(b))
+        return signed_zero(False) if b.value < 0 else infinity(False)
     if a.neg and not _is_int(b):
         return NAN_R
     return None
@@ -327,10 +330,10 @@ def _pown(x, xs, s, spirv):
     a, n = xs
     if a.is_zero:
         odd = n % 2 == 1
-        return _inf(a.neg and odd) if n < 0 else _zero(a.neg and odd)
+        return infinity(a.neg and odd) if n < 0 else signed_zero(a.neg and odd)
     if a.kind == INF:
         odd = n % 2 == 1
-        return _zero(a.neg and odd) if n < 0 else _inf(a.neg and odd)
+        return signed_zero(a.neg and odd) if n < 0 else infinity(a.neg and odd)
     return None
 
 
@@ -340,12 +343,12 @@ def _rootn(x, xs, s, spirv):
         return NAN_R
     if a.is_zero:
         odd = n % 2 == 1
-        return _inf(a.neg and odd) if n < 0 else _zero(a.neg and odd)
+        return infinity(a.neg and odd) if n < 0 else signed_zero(a.neg and odd)
     if a.kind == INF:
         odd = n % 2 == 1
         if a.neg and not odd:
             return NAN_R
-        return _zero(a.neg) if n < 0 else _inf(a.neg)
+        return signed_zero(a.neg) if n < 0 else infinity(a.neg)
     return None
 
 
@@ -357,18 +360,18 @@ def _powr(x, xs, s, spirv):
         if b.is_zero:
             return NAN_R
         if b.neg:
-            return _inf(False)
-        return _zero(False) if b.kind == FINITE else (_zero(False) if not b.neg else _inf(False))
+            return infinity(False)
+        return signed_zero(False) if b.kind == FINITE else (signed_zero(False) if not b.neg else infinity(False))
     if a.kind == INF:
         if b.is_zero:
             return NAN_R
-        return _zero(False) if b.neg else _inf(False)
+        return signed_zero(False) if b.neg else infinity(False)
     if a.value == 1:
         return NAN_R if b.kind == INF else ONE
     if b.is_zero:
         return ONE
     if b.kind == INF:
-        return _inf(False) if (a.value > 1) != b.neg else _zero(False)
+        return infinity(False) if (a.value > 1) != b.neg else signed_zero(False)
     return None
 
 
@@ -377,11 +380,11 @@ def _pi_ref(v):
 
 
 _SPECIALS = {
-    "sin": _sin, "cos": _cos, "tan": _tan, "exp": _exp_like(_zero(False)), "exp2": _exp_like(_zero(False)),
+    "sin": _sin, "cos": _cos, "tan": _tan, "exp": _exp_like(signed_zero(False)), "exp2": _exp_like(signed_zero(False)),
     "exp10": _exp10, "expm1": _expm1, "log": _log_like(True), "log2": _log_like(True), "log10": _log_like(True),
-    "log1p": _log1p, "sinh": _odd_fn(_inf), "asinh": _odd_fn(_inf), "cbrt": _odd_fn(_inf),
-    "tanh": _odd_fn(lambda neg: _val(Fraction(-1 if neg else 1))), "erf": _odd_fn(lambda neg: _val(Fraction(-1 if neg else 1))),
-    "atan": _odd_fn(_pi_ref(lambda: mpmath.pi / 2)), "atanpi": _odd_fn(lambda neg: _val(Fraction(-1 if neg else 1, 2))),
+    "log1p": _log1p, "sinh": _odd_fn(infinity), "asinh": _odd_fn(infinity), "cbrt": _odd_fn(infinity),
+    "tanh": _odd_fn(lambda neg: finite(Fraction(-1 if neg else 1))), "erf": _odd_fn(lambda neg: finite(Fraction(-1 if neg else 1))),
+    "atan": _odd_fn(_pi_ref(lambda: mpmath.pi / 2)), "atanpi": _odd_fn(lambda neg: finite(Fraction(-1 if neg else 1, 2))),
     "asinpi": _asin, "acospi": _acos, "asin": _asin, "acos": _acos, "acosh": _acosh, "atanh": _atanh,
     "cosh": _cosh, "sinpi": _sinpi, "cospi": _cospi, "tanpi": _tanpi, "sqrt": _sqrt, "rsqrt": _rsqrt,
     "recip": _recip, "fdiv": _divide, "divide": _divide, "erfc": _erfc, "tgamma": _tgamma, "hypot": _hypot,

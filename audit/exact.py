@@ -1,4 +1,4 @@
-"""The audit's math built-ins that need no approximation (triage.audit_math): 0 ulp or correctly
+"""The audit's math built-ins that need no approximation (audit.math): 0 ulp or correctly
 rounded by OpenCL C 3.0.19 §7.4 Tables 65 and 68 (fabs, copysign, fmin/fmax, minmag/maxmag, fdim,
 ceil, floor, trunc, rint, round, fma, mad, fmod, remainder, remquo, ldexp, frexp, modf, fract,
 ilogb, logb, nextafter, sign, step, nan), computed exactly with Fractions from their definitions
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from triage.audit_specials import NAN_R, ONE, _inf, _val, _zero
-from triage.audit_values import (
+from audit.specials import NAN_R, ONE, finite, infinity, signed_zero
+from audit.values import (
     FINITE,
     FORMATS,
     INF,
@@ -120,7 +120,7 @@ def _integral(how):
         x = xs[0]
         if x.kind != FINITE or x.is_zero:
             return x
-        return _zero(x.neg) if _round_int(x.value, how) == 0 else _val(Fraction(_round_int(x.value, how)))
+        return signed_zero(x.neg) if _round_int(x.value, how) == 0 else finite(Fraction(_round_int(x.value, how)))
     return f
 
 
@@ -130,9 +130,9 @@ def _fdim(xs, s):
         return NAN_R
     if _key(a) > _key(b):
         if a.kind == INF or b.kind == INF:
-            return a if a.kind == INF else _inf(False)
+            return a if a.kind == INF else infinity(False)
         return _rounded(a.value - b.value, s)
-    return _zero(False)
+    return signed_zero(False)
 
 
 def _fma(xs, s, mad=False):
@@ -145,7 +145,7 @@ def _fma(xs, s, mad=False):
     if a.kind == INF or b.kind == INF:
         if c.kind == INF and c.neg != pneg:
             return NAN_R
-        return _inf(pneg)
+        return infinity(pneg)
     if c.kind == INF:
         return c
     exact = a.value * b.value + c.value
@@ -171,7 +171,7 @@ def _remainder(xs, s, mode: str):
     q = x.value / y.value
     k = _round_int(q, "trunc" if mode == "fmod" else "rint")
     r = x.value - k * y.value
-    value = _zero(x.neg) if r == 0 else _val(r)
+    value = signed_zero(x.neg) if r == 0 else finite(r)
     if mode != "remquo":
         return value
     return value, _quotient(k, q < 0)
@@ -213,7 +213,7 @@ def _frexp(xs, s):
     if x.kind != FINITE or x.is_zero:
         return x, 0
     e = _exponent(abs(x.value)) + 1
-    return _val(x.value / Fraction(2) ** e), e
+    return finite(x.value / Fraction(2) ** e), e
 
 
 def _modf(xs, s):
@@ -221,10 +221,10 @@ def _modf(xs, s):
     if x.kind == NAN:
         return NAN_R, NAN_R
     if x.kind == INF:
-        return _zero(x.neg), x
+        return signed_zero(x.neg), x
     t = _round_int(x.value, "trunc")
     frac = x.value - t
-    return (_zero(x.neg) if frac == 0 else _val(frac)), (_zero(x.neg) if t == 0 else _val(Fraction(t)))
+    return (signed_zero(x.neg) if frac == 0 else finite(frac)), (signed_zero(x.neg) if t == 0 else finite(Fraction(t)))
 
 
 def _fract(xs, s):
@@ -232,15 +232,15 @@ def _fract(xs, s):
     if x.kind == NAN:
         return NAN_R, NAN_R
     if x.kind == INF:
-        return _zero(x.neg), x
+        return signed_zero(x.neg), x
     if x.is_zero:
         return x, x
     f = _floor(x.value)
     below_one = Fraction((1 << FORMATS[s][0]) - 1, 1 << FORMATS[s][0])
     frac = _rounded(x.value - f, s)
     if frac.kind == FINITE and frac.value >= 1:
-        frac = _val(below_one)
-    return frac, (_zero(x.neg) if f == 0 else _val(Fraction(f)))
+        frac = finite(below_one)
+    return frac, (signed_zero(x.neg) if f == 0 else finite(Fraction(f)))
 
 
 def _ilogb(xs, s):
@@ -259,11 +259,11 @@ def _logb(xs, s):
     if x.kind == NAN:
         return NAN_R
     if x.kind == INF:
-        return _inf(False)
+        return infinity(False)
     if x.is_zero:
-        return _inf(True)
+        return infinity(True)
     e = _exponent(abs(x.value))
-    return _zero(False) if e == 0 else _val(Fraction(e))
+    return signed_zero(False) if e == 0 else finite(Fraction(e))
 
 
 def _nextafter(xs, s):
@@ -274,7 +274,7 @@ def _nextafter(xs, s):
         return y
     up = _key(y) > _key(x)
     if x.kind == INF:
-        return _val(max_finite(s) if not x.neg else -max_finite(s))
+        return finite(max_finite(s) if not x.neg else -max_finite(s))
     step = Fraction(2) ** (FORMATS[s][1] - FORMATS[s][0] + 1)
     v = x.value
     mode = "rtp" if up else "rtn"
@@ -287,17 +287,17 @@ def _nextafter(xs, s):
 def _sign(xs, s):
     x = xs[0]
     if x.kind == NAN:
-        return _zero(False)
+        return signed_zero(False)
     if x.is_zero:
         return x
-    return _val(Fraction(-1 if x.neg else 1))
+    return finite(Fraction(-1 if x.neg else 1))
 
 
 def _step(xs, s):
     edge, x = xs
     if _nan_any(xs):
         return undefined_lane(s, "step with a NaN operand is not defined (§6.15.4)")
-    return _zero(False) if _key(x) < _key(edge) else ONE
+    return signed_zero(False) if _key(x) < _key(edge) else ONE
 
 
 def _copysign(xs, s):

@@ -2,18 +2,18 @@
 OpenCL C 3.0.19 §6.3.6-§6.3.7, §6.4, §6.5.1 (+ - * & | ^ under the usual arithmetic conversions),
 §6.5.4-§6.5.9, §6.15.6, §6.15.7 and §6.15.13, with no oracle code.
 
-Every handler checks the IR's types against C's (triage.audit_types): an expression the IR types
+Every handler checks the IR's types against C's (audit.types): an expression the IR types
 otherwise is reported, never evaluated as the IR says.
 """
 
 from __future__ import annotations
 
+from audit.base import Lanes, Registry, Unsupported, atype, check, implicit, msb, nonzero, relation, truth
+from audit.convert import compute, convert_lane, float_arith, merge
+from audit.integers import integer_arith
+from audit.types import AType, NotOpenCL, c99_common, operands_type, truth_type
+from audit.values import FORMATS, AuditLane, decode, exact_lane, is_float, is_nan, undefined_lane, width
 from lang.ir import Load, Op
-from triage.audit_base import Lanes, Registry, Unsupported, atype, check, implicit, msb, nonzero, relation, truth
-from triage.audit_convert import compute, convert_lane, float_arith, merge
-from triage.audit_integers import integer_arith
-from triage.audit_types import AType, NotOpenCL, c99_common, operands_type, truth_type
-from triage.audit_values import FORMATS, AuditLane, decode, exact_lane, is_float, is_nan, undefined_lane, width
 
 HANDLERS = Registry()
 handles = HANDLERS.handles

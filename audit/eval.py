@@ -1,21 +1,24 @@
 """The audit's evaluator (triage.audit): one work-item of a stored program's statement, walked
 over the IR as the OpenCL C (or SPIR-V) that clfuzz emits for it means, with no oracle code.
 
-Each node gives a list of :class:`~triage.audit_values.AuditLane` (one per vector lane). The
-operations live in :mod:`triage.audit_ops` (conversions, lanes, selections, truth values),
-:mod:`triage.audit_integers` (integer operators and built-ins, SPIR-V's integer instructions),
-:mod:`triage.audit_math` (floating-point built-ins) and :mod:`triage.audit_images` (image reads);
-an operation none of them has raises :class:`~triage.audit_base.Unsupported`.
+Each node gives a list of :class:`~audit.values.AuditLane` (one per vector lane). The
+operations live in :mod:`audit.ops` (conversions, lanes, selections, truth values),
+:mod:`audit.integers` (integer operators and built-ins, SPIR-V's integer instructions),
+:mod:`audit.math` (floating-point built-ins) and :mod:`audit.images` (image reads);
+an operation none of them has raises :class:`~audit.base.Unsupported`.
 """
 
 from __future__ import annotations
 
+from audit import images as audit_images
+from audit import integers as audit_integers
+from audit import math as audit_math
+from audit import ops as audit_ops
+from audit.base import Lanes, Unsupported, atype, implicit
+from audit.convert import Env
+from audit.types import NotOpenCL
+from audit.values import exact_lane, undefined_lane
 from lang.ir import Literal, Load, Program, Store
-from triage import audit_images, audit_integers, audit_math, audit_ops
-from triage.audit_base import Lanes, Unsupported, atype, implicit
-from triage.audit_convert import Env
-from triage.audit_types import NotOpenCL
-from triage.audit_values import exact_lane, undefined_lane
 
 HANDLERS = {**audit_ops.HANDLERS, **audit_integers.HANDLERS, **audit_math.HANDLERS, **audit_images.HANDLERS}
 
