@@ -12,7 +12,7 @@ import pytest
 from corpus.store import Corpus
 from fuzz.drivers import Target, select
 from fuzz.drivers import releases as rel
-from fuzz.drivers.icd import _PROJECT_ROOT
+from fuzz.drivers.icd import PROJECT_ROOT
 from fuzz.drivers.rootfs import env_in, python_argv, usable
 from triage import versions
 
@@ -68,8 +68,8 @@ def test_command_line_here_and_inside_a_release_root():
     argv = python_argv("/r/testing", "fuzz.drivers.worker")
     assert argv[:2] == ["unshare", "--mount"] and "/r/testing" in argv
     after = argv[argv.index("--", argv.index("/r/testing")) + 1:]
-    assert after == ["env", "-C", _PROJECT_ROOT, "python3", "-m", "fuzz.drivers.worker"]
-    assert _PROJECT_ROOT in argv[argv.index("/r/testing"):argv.index("--", argv.index("/r/testing"))]
+    assert after == ["env", "-C", PROJECT_ROOT, "python3", "-m", "fuzz.drivers.worker"]
+    assert PROJECT_ROOT in argv[argv.index("/r/testing"):argv.index("--", argv.index("/r/testing"))]
 
 
 def test_environment_inside_a_root_has_the_project_only(tmp_path, monkeypatch):
@@ -77,7 +77,7 @@ def test_environment_inside_a_root_has_the_project_only(tmp_path, monkeypatch):
     monkeypatch.setenv("VIRTUAL_ENV", "/work/main/.venv")
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
     env = env_in(tmp_path / "icd" / "testing-pocl", "/r/testing")
-    assert env["PYTHONPATH"] == _PROJECT_ROOT and "VIRTUAL_ENV" not in env
+    assert env["PYTHONPATH"] == PROJECT_ROOT and "VIRTUAL_ENV" not in env
     assert env["OCL_ICD_VENDORS"] == str(tmp_path / "icd" / "testing-pocl")
     assert env_in(tmp_path / "icd" / "pocl", "")["PYTHONPATH"].endswith("/elsewhere")
 

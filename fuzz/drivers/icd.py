@@ -38,7 +38,7 @@ EXTRA_ENV = "CLFUZZ_EXTRA_ICDS"
 STATE_ENV = "CLFUZZ_STATE"
 
 # The project root, so that ``python -m fuzz.drivers.<x>`` works in a subprocess whatever its cwd.
-_PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
+PROJECT_ROOT = str(Path(__file__).resolve().parents[2])
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ def env_overrides(folder: str | os.PathLike) -> dict[str, str]:
         "POCL_CACHE_DIR": str(cache / "pocl"),
         "PYOPENCL_NO_CACHE": "1",
         "PYOPENCL_COMPILER_OUTPUT": "0",
-        "PYTHONPATH": _PROJECT_ROOT + (os.pathsep + pythonpath if pythonpath else ""),
+        "PYTHONPATH": PROJECT_ROOT + (os.pathsep + pythonpath if pythonpath else ""),
     }
 
 

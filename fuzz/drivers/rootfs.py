@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from .icd import _PROJECT_ROOT, env_for, state_dir
+from .icd import PROJECT_ROOT, env_for, state_dir
 
 # Bound into the root at the same paths, recursively (sysfs and devpts have sub-mounts).
 SYSTEM_MOUNTS = ("/proc", "/sys", "/dev")
@@ -34,7 +34,7 @@ def shared_paths() -> list[str]:
     """The host folders bound at the same path inside a release root: the project, the state."""
     state = state_dir()
     state.mkdir(parents=True, exist_ok=True)
-    return [_PROJECT_ROOT, str(state.resolve())]
+    return [PROJECT_ROOT, str(state.resolve())]
 
 
 def python_argv(root: str, module: str) -> list[str]:
@@ -45,7 +45,7 @@ def python_argv(root: str, module: str) -> list[str]:
     if os.geteuid() != 0:
         unshare.append("--map-root-user")  # a user namespace: mounts and chroot without root
     return [*unshare, "sh", "-c", _MOUNT_SCRIPT, "sh", root, *shared_paths(), "--",
-            "env", "-C", _PROJECT_ROOT, "python3", "-m", module]
+            "env", "-C", PROJECT_ROOT, "python3", "-m", module]
 
 
 def env_in(folder: str | os.PathLike, root: str) -> dict[str, str]:
@@ -55,7 +55,7 @@ def env_in(folder: str | os.PathLike, root: str) -> dict[str, str]:
     if root:
         for var in ("PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP", "LD_LIBRARY_PATH", "LD_PRELOAD"):
             env.pop(var, None)
-        env["PYTHONPATH"] = _PROJECT_ROOT
+        env["PYTHONPATH"] = PROJECT_ROOT
         env["PATH"] = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
     return env
 

@@ -81,7 +81,7 @@ _DUMP = (
 
 
 def test_fingerprints_stable_in_fresh_processes():
-    env = dict(os.environ, PYTHONPATH=icd._PROJECT_ROOT)
+    env = dict(os.environ, PYTHONPATH=icd.PROJECT_ROOT)
     runs = [
         json.loads(subprocess.run([sys.executable, "-c", _DUMP], env=env, check=True,
                                   capture_output=True, timeout=120).stdout)
