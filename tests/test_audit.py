@@ -20,7 +20,7 @@ from lang.images import read_form
 from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Store
 from lang.layout import input_values
 from lang.types import Type
-from oracles.evaluate import expected
+from oracles import expected
 from triage.audit import audit_corpus, flush_set, report_lines, sample_buckets
 from triage.audit_values import bits_text, decode, round_real
 

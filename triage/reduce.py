@@ -73,8 +73,7 @@ from lang.ir import (
 from lang.layout import input_values
 from lang.ops import OPS
 from lang.types import Type
-from oracles.evaluate import UndefinedBehaviour, environment, evaluate
-from oracles.operands import OPERATORS, operator_type
+from oracles import OPERATORS, UndefinedBehaviour, environment, evaluate, operator_type
 from triage import reduce_atomics, reduce_images, reduce_shapes
 from triage.observe import observe
 from triage.reduce_base import Candidate, Candidates, simplest

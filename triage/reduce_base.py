@@ -14,7 +14,7 @@ import numpy as np
 from fuzz.drivers import Target
 from lang.ir import Fill, Program
 from lang.types import scalar
-from oracles.classes import input_class
+from oracles import input_class
 
 
 @dataclass(frozen=True)
