@@ -59,7 +59,7 @@ from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from lang.ir import InvalidProgram
-from oracles.rules import at_least
+from oracles import at_least
 from triage.buglist import bucket_severity
 
 REGRESSIONS = "regressions"

@@ -14,7 +14,7 @@ from rich.live import Live
 from app.commands_versions import install_releases
 from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, budget_start, console, fail, local_targets, open_corpus
 from corpus.stats import markdown, summarize
-from oracles.rules import SEVERITIES
+from oracles import SEVERITIES
 
 
 @click.command()

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
-import oracles.maths
 from campaign.campaign import run_campaign
 from corpus.store import Corpus
 from fuzz.drivers import discover
+from oracles.math import engine
 
 
 def campaign(minutes: float, seed: int, path: Path) -> tuple[int, int, int]:
@@ -34,12 +34,12 @@ def main() -> None:
     args = ap.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-math-"))
     fast = campaign(args.minutes, args.seed, folder / "fast.db")
-    filtered = oracles.maths.filtered
-    oracles.maths.filtered = lambda *a, **k: None  # every lane to mpmath, as before the filter
+    filtered = engine.filtered
+    engine.filtered = lambda *a, **k: None  # every lane to mpmath, as before the filter
     try:
         slow = campaign(args.minutes, args.seed, folder / "mpmath.db")
     finally:
-        oracles.maths.filtered = filtered
+        engine.filtered = filtered
     print("| oracle | programs | judged lanes | buckets |\n|---|---|---|---|")
     for name, (programs, judged, buckets) in (("filter + mpmath", fast), ("mpmath only", slow)):
         print(f"| {name} | {programs} | {judged:,} | {buckets} |")

@@ -1,4 +1,4 @@
-"""Throughput of the math oracle (oracles.maths.outputs): the filter of oracles.math_fast in front
+"""Throughput of the math oracle (oracles.math.outputs): the filter of oracles.math.fast in front
 of mpmath, against mpmath alone (``fast=False``), per function and type on ordinary operands, and
 on whole drawn math programs.
 
@@ -41,7 +41,6 @@ import numpy as np
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-import oracles.evaluate  # noqa: F401  (registers every reference)
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
@@ -49,13 +48,9 @@ from lang.ir import Load, Op
 from lang.maths import FUNCTIONS
 from lang.policy import Policy
 from lang.types import Type, scalar
-from oracles import maths
-from oracles.evaluate import expected
-from oracles.expect import Expectation
-from oracles.floats import fmt
-from oracles.math_fast import filtered
-from oracles.math_fast_exact import DECIDED
-from oracles.math_references import REFERENCES, trusted
+from oracles import Expectation, expected, fmt
+from oracles.math import DECIDED, engine, filtered, geometric, lanewise
+from oracles.math.references import REFERENCES, trusted
 
 _EXP = {"exp": math.e, "exp2": 2.0, "exp10": 10.0, "expm1": math.e, "sinh": math.e, "cosh": math.e}
 _UNIT = ("asin", "acos", "atanh", "asinpi", "acospi")
@@ -111,9 +106,9 @@ def _rate(op: Op, cols: list[np.ndarray], tname: str, fast: bool, repeat: int) -
     args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
     best = math.inf
     for _ in range(repeat):
-        maths._lanewise_at.cache_clear()
+        lanewise.lanewise_at.cache_clear()
         t0 = time.process_time()
-        maths.outputs(op, args, len(cols[0]), frozenset(), fast=fast)
+        engine.outputs(op, args, len(cols[0]), frozenset(), fast=fast)
         best = min(best, time.process_time() - t0)
     return len(cols[0]) / best
 
@@ -147,7 +142,7 @@ def _programs(args: argparse.Namespace) -> None:
     """Whole drawn programs per size, fast and mpmath-only, and the per-function shares (module docstring)."""
     caps = Caps(fp64=True, fp16=True, cr_divide_sqrt=True, versions=frozenset({"cl2.0"}))
     per_fn: dict[str, list[float]] = {}  # lanes, decided, left to the exact path, evaluated there, seconds
-    outputs, original, original_geometric = maths.outputs, maths.filtered, maths.geometric_filtered
+    outputs, original, original_geometric = engine.outputs, engine.filtered, geometric.geometric_filtered
     fast = [True]
 
     def count(name: str, out, lanes: int) -> None:
@@ -178,7 +173,7 @@ def _programs(args: argparse.Namespace) -> None:
     for fn in REFERENCES:  # the start-up checks, outside the timing
         for tname in ("half", "float", "double"):
             trusted(fn, tname)
-    maths.filtered, maths.outputs, maths.geometric_filtered = counting, timed, counting_geometric
+    engine.filtered, engine.outputs, geometric.geometric_filtered = counting, timed, counting_geometric
     print("| statements x work-items | programs | lanes | filter lanes/s | mpmath lanes/s | ratio |\n"
           "|---|---:|---:|---:|---:|---:|")
     try:
@@ -190,7 +185,7 @@ def _programs(args: argparse.Namespace) -> None:
             for on, subset in ((True, programs), (True, programs[:args.mp_programs]),
                                (False, programs[:args.mp_programs])):
                 fast[0] = on
-                maths._lanewise_at.cache_clear()
+                lanewise.lanewise_at.cache_clear()
                 lanes, t0 = 0, time.process_time()
                 for p in subset:
                     lanes += sum(len(e) for e in expected(p, frozenset({"half"})).values())
@@ -198,7 +193,7 @@ def _programs(args: argparse.Namespace) -> None:
             print(f"| {size} | {len(programs)} | {rates[0][0]:,} | {rates[0][1]:,.0f} | {rates[2][1]:,.0f} | "
                   f"{rates[1][1] / rates[2][1]:.1f}x |", flush=True)
     finally:
-        maths.filtered, maths.outputs, maths.geometric_filtered = original, outputs, original_geometric
+        engine.filtered, engine.outputs, geometric.geometric_filtered = original, outputs, original_geometric
     total = sum(r[4] for r in per_fn.values())
     print("\n| function | lanes | decided | exact path | evaluated | oracle time |\n|---|---:|---:|---:|---:|---:|")
     for fn, (lanes, decided, rest, evaluated, seconds) in sorted(per_fn.items(), key=lambda kv: -kv[1][4]):

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from lang.ir import Program
 from lang.layout import input_values
-from oracles.atomic_histories import Histories, histories
-from oracles.evaluate import expected
-from oracles.expect import Expectation
+from oracles import Expectation, Histories, expected, histories
 
 
 class Expectations:

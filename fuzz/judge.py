@@ -23,12 +23,7 @@ from fuzz.emit.opencl_c import text as c_text
 from lang.ir import Literal, Load, Op, Program, Store, walk
 from lang.ops import spelling
 from lang.types import format_value, scalar
-from oracles.atomic_check import check
-from oracles.atomic_histories import Histories
-from oracles.classes import input_class
-from oracles.deviation import Classifier, Deviation
-from oracles.expect import Expectation, as_bits
-from oracles.rules import FAILURE, rule
+from oracles import FAILURE, Classifier, Deviation, Expectation, Histories, as_bits, check, input_class, rule
 
 UNEXPLAINED = Deviation("other", "")  # a row past ``explained``: stored as None (unclassified)
 

@@ -4,7 +4,7 @@ Every entry of :data:`FUNCTIONS` names an OpenCL C built-in (or ``fdiv``, the ``
 floats), its parameters, its result and the bound the spec gives it per type and profile
 (OpenCL C 3.0.19 §7.4 Tables 65, 66, 68, 69; DIGEST §5.4). The readers are the emitters (the
 function's name; in SPIR-V the OpenCL.std instruction of
-that name, OpFDiv for ``fdiv``, OpDot for ``dot``), the oracle (:mod:`oracles.maths`: the
+that name, OpFDiv for ``fdiv``, OpDot for ``dot``), the oracle (:mod:`oracles.math`: the
 reference, the special values of §7.5 and C99 Annex F, the bound) and the strategy
 (:mod:`fuzz.strategies.maths`), which draws operands of the parameters' kinds.
 
@@ -240,7 +240,7 @@ FLOAT_ONLY = frozenset(n for n, f in FUNCTIONS.items() if n.startswith(("half_",
 
 UNSAFE_BOUNDS: dict[str, Bound] = {
     # OpenCL C 3.0 Table 67 (single precision, -cl-unsafe-math-optimizations, OpenCL C >= 2.0);
-    # domain-limited rules are applied by oracles.maths.unsafe_bound
+    # domain-limited rules are applied by oracles.math.bounds.unsafe_domain
     "fdiv": Bound("ulp", 2.5), "acos": Bound("ulp", 4096), "asin": Bound("ulp", 4096), "atan": Bound("ulp", 4096),
     "sin": Bound("abs", 2.0**-11), "cos": Bound("abs", 2.0**-11), "sincos": Bound("abs", 2.0**-11),
     "sinpi": Bound("abs", 2.0**-11), "cospi": Bound("abs", 2.0**-11),
@@ -273,7 +273,7 @@ def build_flags(options: str, requires: frozenset[str]) -> frozenset[str]:
 
 
 def option_flags(options: str) -> frozenset[str]:
-    """What a program's build options allow, as flags of the float environment (oracles.maths):
+    """What a program's build options allow, as flags of the float environment (oracles.math):
     ``finite`` (no NaN/INF assumed: such lanes are not judged), ``unsafe`` (Table 67, signed zeros
     insignificant), ``mad`` (a*b+c may be a mad), ``daz`` (float and double denormals may be
     flushed), ``cr`` (float / and sqrt correctly rounded). -cl-fast-relaxed-math is finite + unsafe;

@@ -1,0 +1,43 @@
+"""The oracle: what the specs allow every output lane of a program to be, and why.
+
+This package's face is the contract the rest of clfuzz uses (``from oracles import ...``):
+
+* expectations: :func:`expected` (every output buffer of a program), :func:`evaluate` (one
+  expression), :func:`environment` (the float environment of a program on a device: the flushable
+  types and the flags of its build), :class:`Expectation` and :func:`as_bits`, and
+  :class:`UndefinedBehaviour` where a judged lane reaches a case the spec leaves undefined;
+* the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`), each with its
+  severity (:data:`SEVERITIES`, :func:`at_least`, :func:`severity_of`); :data:`FAILURE` (a build
+  error, crash or hang) and :data:`WRONG_CODE` (a statement's value changed by the code around it);
+* explaining a wrong value: the deviation classifier (:class:`Classifier`, :class:`Deviation`) and
+  the input class of an operand (:func:`input_class`);
+* the atomics: a program's :func:`histories` and their :func:`check`;
+* what triage and the strategies compute as the oracle does: the image addressing
+  (:func:`address`, :func:`array_layer`, :func:`axis_candidates`, :func:`int_floor`), the
+  operators' types (:data:`OPERATORS`, :func:`operator_type`), :func:`arith_is_defined`, and the
+  float formats (:func:`fmt`).
+
+The oracle's areas are subpackages with faces of their own (:mod:`oracles.math`,
+:mod:`oracles.images`, :mod:`oracles.atomics`, :mod:`oracles.deviation`); the bit-exact
+conversions are :mod:`oracles.conversions` (``convert``, which outside checkers import).
+"""
+
+from oracles.arith import arith_is_defined
+from oracles.atomics import Histories, Violation, check, histories
+from oracles.classes import input_class
+from oracles.deviation import Classifier, Deviation
+from oracles.evaluate import UndefinedBehaviour, environment, evaluate, expected
+from oracles.expect import ErrorScale, Expectation, as_bits
+from oracles.floats import fmt
+from oracles.images import address, array_layer, axis_candidates, int_floor
+from oracles.operands import OPERATORS, operator_type
+from oracles.references import REFERENCES, severity_of
+from oracles.rules import FAILURE, RULES, SEVERITIES, WRONG_CODE, Rule, at_least, by_id, rule
+
+__all__ = [
+    "FAILURE", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "WRONG_CODE", "Classifier", "Deviation",
+    "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
+    "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
+    "evaluate", "expected", "fmt", "histories", "input_class", "int_floor", "operator_type", "rule",
+    "severity_of",
+]

@@ -13,8 +13,9 @@ import numpy as np
 from lang.ir import Op
 from lang.ops import Handlers
 from lang.types import common_type, scalar
-from oracles import conversions, maths, rules
+from oracles import conversions, rules
 from oracles.expect import Expectation, as_bits
+from oracles.math.lanewise import flushable, relaxed_judged
 from oracles.operands import (
     MAX_CANDIDATES,
     Reference,
@@ -149,14 +150,14 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     judged = operands[0].judged & operands[1].judged
     outs: list[np.ndarray] = []
     if c.is_float:
-        if maths.flushable(c.name, ftz):  # a subnormal operand may be read as a zero of either sign (§7.5.3)
+        if flushable(c.name, ftz):  # a subnormal operand may be read as a zero of either sign (§7.5.3)
             choices = [[v for x in o.candidates() for v in [x, *flush_variants(x, c)]] for o in operands]
         else:
             choices = [o.candidates() for o in operands]
         for x, y in product(*choices):
             r = _float_op(operator, x, y, c.name)
             outs.append(r)
-            if maths.flushable(c.name, ftz):
+            if flushable(c.name, ftz):
                 with np.errstate(all="ignore"):
                     wide = _float_op(operator, x, y, "double")
                 outs.extend(flush_result(r, c.name, wide))
@@ -177,7 +178,7 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
     any_nan = np.zeros(len(judged), bool)
     if c.is_float:
         any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
-        judged = judged & maths.relaxed_judged(c.name, ftz, [o.reference for o in operands], outs[0], any_nan)
+        judged = judged & relaxed_judged(c.name, ftz, [o.reference for o in operands], outs[0], any_nan)
         if "unsafe" in ftz:  # signed zeros are not significant (-cl-no-signed-zeros, implied)
             outs.append(np.where(outs[0] == 0, -outs[0], outs[0]).astype(c.dtype))
     base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))

@@ -42,7 +42,7 @@ import numpy as np
 
 from lang.types import Scalar, scalar
 from oracles.expect import Expectation
-from oracles.rounding import Rounded, decode_float, decode_int, round_binary
+from oracles.rounding import Rounded, below_above, decode_float, decode_int, float64_to_int, round_binary
 from oracles.rules import register
 
 ROUNDINGS: tuple[str, ...] = ("rte", "rtz", "rtp", "rtn")
@@ -159,34 +159,6 @@ def _check(values: np.ndarray, src: str, dst: str, saturate: bool, rounding: str
     return values, s, d
 
 
-def _float64_to_int(r: np.ndarray, d: Scalar) -> np.ndarray:
-    """Integral float64 values known to lie in [d.min, d.max] (others: any value) -> d.dtype."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        r = np.where(np.isfinite(r), r, 0.0)
-        if d.bits == 64 and not d.signed:
-            hi = r >= 2.0**63
-            low = np.where(hi, r - 2.0**63, r)  # exact: r is an integer < 2**64
-            low = np.where((low >= -(2.0**63)) & (low < 2.0**63), low, 0.0)
-            u = low.astype(np.int64).view(np.uint64)
-            return np.where(hi, u + np.uint64(1 << 63), u)
-        r = np.where((r >= -(2.0**63)) & (r < 2.0**63), r, 0.0)
-        return r.astype(np.int64).astype(d.dtype)
-
-
-def _below_above(x: np.ndarray, d: Scalar) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``x < d.min`` and ``x > d.max`` for float64 ``x`` (False for NaN).
-
-    d.min is 0 or -2**(bits-1): exact in float64. d.max is exact for bits <= 32; for 64 bits it is
-    2**k - 1 and no float64 lies strictly between 2**k - 1 and 2**k, so ``x > max`` <=> ``x >= 2**k``.
-    """
-    below = x < float(d.min)
-    if d.bits <= 32:
-        above = x > float(d.max)
-    else:
-        above = x >= float(d.max + 1)
-    return below, above
-
-
 @dataclass
 class _Result:
     value: np.ndarray  # dst dtype
@@ -217,15 +189,15 @@ def _float_to_int(values: np.ndarray, s: Scalar, d: Scalar, saturate: bool, mode
     with np.errstate(invalid="ignore"):  # a signalling NaN sets 'invalid' when widened
         x = values.astype(np.float64)  # exact for half, float and double
     nan = np.isnan(x)
-    below, above = _below_above(x, d)
+    below, above = below_above(x, d)
     inside = ~(below | above | nan)
     with np.errstate(invalid="ignore"):
         r = {"rtz": np.trunc, "rte": np.rint, "rtp": np.ceil, "rtn": np.floor}[mode](x)
-    value = _float64_to_int(np.where(inside, r, 0.0), d)
+    value = float64_to_int(np.where(inside, r, 0.0), d)
     # With _sat the operand is clamped; because rounding is monotonic and the bounds are
     # integers, clamping the operand or the rounded value gives the same result.
     if saturate:
-        rbelow, rabove = _below_above(r, d)
+        rbelow, rabove = below_above(r, d)
         lo_hit = below | rbelow
         hi_hit = above | rabove
         value = np.where(lo_hit, d.dtype.type(d.min), value)

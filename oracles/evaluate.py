@@ -7,7 +7,7 @@ element ``i`` lane ``j`` is position ``i * width + j``.
 
 ``ftz`` is the float environment: the set of floating-point type names whose denormals the
 device may flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2), with the device's and the
-program's flags (:mod:`oracles.maths`: the profile, the OpenCL C version, what the build options
+program's flags (:mod:`oracles.math`: the profile, the OpenCL C version, what the build options
 allow, :func:`lang.maths.build_flags`); it widens the allowed results as §7.5.3 and the options
 say.
 """
@@ -20,9 +20,10 @@ from lang.ir import Expr, Literal, Load, Program
 from lang.layout import input_values
 from lang.maths import build_flags
 from lang.types import Type, scalar
-from oracles import atomic_histories, maths
-from oracles.atomic_histories import Histories
+from oracles.atomics.histories import Histories, final_values
+from oracles.atomics.histories import histories as histories_of
 from oracles.expect import Expectation, concat
+from oracles.math import engine
 from oracles.operands import UndefinedBehaviour, convert_to
 from oracles.references import REFERENCES
 
@@ -84,9 +85,9 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
         out[s.buffer] = _to_memory(value, target, program.global_size)
         if s.pointee:  # a math built-in's out-parameter (lang.maths), stored in its own buffer
             args = [evaluate(a, program, inputs, env) for a in s.value.args]
-            second = maths.outputs(s.value, args, program.global_size, env)[1]
+            second = engine.outputs(s.value, args, program.global_size, env)[1]
             out[s.pointee] = _to_memory(second, program.buffer(s.pointee).type, program.global_size)
     if program.shared:
-        out.update(atomic_histories.final_values(histories or atomic_histories.histories(program, inputs)))
+        out.update(final_values(histories or histories_of(program, inputs)))
     return out
 

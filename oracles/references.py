@@ -10,14 +10,17 @@ from __future__ import annotations
 from lang.ir import Op
 from lang.maths import FUNCTIONS
 from lang.ops import OPS
-from oracles import arith, atomics, expressions, images, integers, maths, rules, spirv_only
+from oracles import arith, expressions, integers, rules, spirv_only
+from oracles.atomics import references as atomics
+from oracles.images import reads as images
+from oracles.math import engine
 from oracles.expect import Expectation
 from oracles.operands import Reference
 
 
 def _math(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """A math, common or geometric built-in, or / on floats (oracles.maths): its result."""
-    return maths.outputs(op, args, n, ftz)[0]
+    """A math, common or geometric built-in, or / on floats (oracles.math): its result."""
+    return engine.outputs(op, args, n, ftz)[0]
 
 
 def _merge(*tables: dict[str, Reference]) -> dict[str, Reference]:

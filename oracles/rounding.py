@@ -5,7 +5,8 @@ float's significand, :func:`decode_int` / :func:`decode_float`), and rounding it
 of precision ``p`` (:func:`round_binary`) is integer shifting with an explicit remainder: no
 floating-point rounding is ever trusted. Gradual underflow and IEEE overflow (OpenCL C 3.0.19 §7.4,
 footnote [17]; IEEE 754-2008 §7.4) are part of the rounding. (:mod:`oracles.floats` does the same
-for single mpmath values.)
+for single mpmath values.) For the conversions to integer types, a float64's exact place against
+an integer type's range (:func:`below_above`) and the cast of integral values (:func:`float64_to_int`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,34 @@ def decode_int(values: np.ndarray, s: Scalar) -> tuple[np.ndarray, np.ndarray]:
         u = v.view(np.uint64)
         return sign, np.where(sign, _U64(0) - u, u)
     return np.zeros(values.shape, bool), values.astype(np.uint64)
+
+
+def float64_to_int(r: np.ndarray, d: Scalar) -> np.ndarray:
+    """Integral float64 values known to lie in [d.min, d.max] (others: any value) -> d.dtype."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.where(np.isfinite(r), r, 0.0)
+        if d.bits == 64 and not d.signed:
+            hi = r >= 2.0**63
+            low = np.where(hi, r - 2.0**63, r)  # exact: r is an integer < 2**64
+            low = np.where((low >= -(2.0**63)) & (low < 2.0**63), low, 0.0)
+            u = low.astype(np.int64).view(np.uint64)
+            return np.where(hi, u + np.uint64(1 << 63), u)
+        r = np.where((r >= -(2.0**63)) & (r < 2.0**63), r, 0.0)
+        return r.astype(np.int64).astype(d.dtype)
+
+
+def below_above(x: np.ndarray, d: Scalar) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ``x < d.min`` and ``x > d.max`` for float64 ``x`` (False for NaN).
+
+    d.min is 0 or -2**(bits-1): exact in float64. d.max is exact for bits <= 32; for 64 bits it is
+    2**k - 1 and no float64 lies strictly between 2**k - 1 and 2**k, so ``x > max`` <=> ``x >= 2**k``.
+    """
+    below = x < float(d.min)
+    if d.bits <= 32:
+        above = x > float(d.max)
+    else:
+        above = x >= float(d.max + 1)
+    return below, above
 
 
 @dataclass

@@ -18,8 +18,8 @@ from lang.ir import Program, memory_of
 from lang.layout import input_values
 from lang.ops import atomic_requirements, coverage_key
 from lang.types import scalar
-from oracles.atomic_histories import histories
-from oracles.atomic_ops import KINDS
+from oracles import histories
+from oracles.atomics import KINDS
 
 CAPS = Caps(atomics=frozenset(ATOMIC_CAPABILITIES))
 

@@ -20,7 +20,7 @@ from lang.images import read_form
 from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Store
 from lang.layout import input_values
 from lang.types import Type
-from oracles.evaluate import expected
+from oracles import expected
 from triage.audit import audit_corpus, flush_set, report_lines, sample_buckets
 
 FINGERPRINT = {"device_name": "fake", "driver_version": "1", "single_fp_config": {"denorm": True},

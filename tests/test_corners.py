@@ -227,7 +227,7 @@ def test_integer_sweep_reaches_every_corner_and_products_of_both_halves():
 
 
 def test_sweeps_are_valid_and_free_of_undefined_behaviour(math_sweep):
-    from oracles.evaluate import expected
+    from oracles import expected
 
     for area in ("expressions", "conversions"):
         for p in sweep_programs(area, ALL_CAPS, Policy()):
@@ -369,7 +369,7 @@ def test_corner_names():
 
 
 def test_conversion_sweep_reaches_every_conversion_corner_without_undefined_behaviour():
-    from oracles.evaluate import expected
+    from oracles import expected
 
     programs = sweep_programs("conversions", ALL_CAPS, Policy())
     got = set()
@@ -418,7 +418,7 @@ def test_swizzle_shapes_are_drawn_valid_and_leave_undefined_lanes_unjudged():
     from fuzz.emit.validate import validate as spirv_val
     from fuzz.strategies.draws import sample
     from fuzz.strategies.expressions import expression_programs
-    from oracles.evaluate import expected
+    from oracles import expected
 
     policy = Policy(statements=6, global_size=32, p_swizzle_shapes=1.0)
     programs = sample(expression_programs(Caps(), policy), 40, seed=5)

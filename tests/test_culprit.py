@@ -10,7 +10,7 @@ from simulated import SimTarget, simulated, store_observed
 from corpus.store import Corpus
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
-from oracles.evaluate import evaluate
+from oracles import evaluate
 from triage.reduce import engine as reducer
 from triage import session
 

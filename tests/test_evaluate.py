@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
 from lang.layout import input_values
 from lang.types import Type, common_type, scalar
-from oracles.arith import arith_is_defined
-from oracles.evaluate import UndefinedBehaviour, expected
+from oracles import UndefinedBehaviour, arith_is_defined, expected
 
 
 def _rte_float32(q: Fraction) -> int:

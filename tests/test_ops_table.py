@@ -9,7 +9,7 @@ from fuzz.strategies.images import OPERATIONS as IMAGE_OPERATIONS
 from fuzz.strategies.maths import OPERATIONS as MATH_OPERATIONS
 from fuzz.strategies.spirv_only import SPIRV_BUILDERS
 from lang.ops import OPS
-from oracles.references import REFERENCES
+from oracles import REFERENCES
 
 BUILDERS = {**CONVERSION_BUILDERS, **STATEMENTS, **SPIRV_BUILDERS}
 

@@ -15,7 +15,7 @@ from fuzz.strategies.draws import sample
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, validate
 from lang.policy import Policy
 from lang.types import Type
-from oracles.atomic_ops import KINDS, apply
+from oracles.atomics import KINDS, apply
 from simulated import SimTarget, expected_by_oracle
 from triage import observe as triage_observe
 from triage.reduce import Goal

@@ -19,7 +19,7 @@ from lang.images import CHANNEL_TYPES, DIMS, ORDERS, format_key, modelled, read_
 from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store, validate
 from lang.layout import input_values
 from lang.types import Type
-from oracles.evaluate import evaluate
+from oracles import evaluate
 from simulated import SimTarget, simulated
 from triage.reduce import Goal
 from triage.reduce import engine as reducer

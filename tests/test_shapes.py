@@ -24,7 +24,7 @@ from lang.layout import input_bytes, layout
 from lang.policy import Policy
 from lang.shapes import KINDS, MASK, Part, Shape, ShapeError, carried_sum, check, permutation, tree_sum
 from lang.types import Type
-from oracles.evaluate import evaluate
+from oracles import evaluate
 from triage.reduce import engine as reducer
 
 T = Type("int", 4)

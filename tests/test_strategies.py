@@ -10,8 +10,8 @@ from fuzz.strategies.draws import Draws, sample
 from lang.ir import Op, walk
 from lang.layout import input_values
 from lang.types import VECTOR_WIDTHS
+from oracles import expected
 from oracles.classes import input_class
-from oracles.evaluate import expected
 
 
 def _draw(n, caps, policy, s=1):

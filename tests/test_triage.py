@@ -20,8 +20,8 @@ from fuzz.strategies.expressions import expression_programs
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate, walk
 from lang.layout import input_values
 from lang.types import Type
+from oracles import evaluate
 from oracles.classes import input_class
-from oracles.evaluate import evaluate
 from simulated import SimTarget, simulated
 from triage.buglist import bug_list
 from triage import observe as triage_observe
@@ -102,7 +102,7 @@ def test_rounding_free_rules_are_those_no_rounding_mode_changes():
     from corpus.buckets import ROUNDING_FREE_RULES
     from lang.types import scalar
     from oracles.conversions import ROUNDINGS, convert_all
-    from oracles.rules import rule
+    from oracles import rule
 
     names = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "double")
     seen, differs = set(), set()

@@ -20,7 +20,7 @@ from fuzz.strategies.expressions import expression_programs
 from fuzz.strategies.ranges import bounds
 from lang.ir import Buffer, Op, Program, Store, walk
 from lang.policy import Policy
-from oracles.evaluate import expected
+from oracles import expected
 
 SMALL = replace(Policy(), statements=3, global_size=4)
 FTZ = frozenset({"float", "double"})

@@ -17,8 +17,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
 from lang.ops import OPS, requirements
 from lang.policy import Policy
 from lang.types import Type
-from oracles.evaluate import expected
-from oracles.rules import rule
+from oracles import expected, rule
 
 POLICY = Policy(statements=16, global_size=64)
 INT = Type("int")

@@ -16,8 +16,7 @@ from typing import Iterable
 
 from fuzz.drivers.routes import PATH_OPENCL_C, chain_of
 from lang.maths import FUNCTIONS
-from oracles.references import severity_of
-from oracles.rules import FAILURE, SEVERITIES, by_id
+from oracles import FAILURE, SEVERITIES, by_id, severity_of
 
 
 def bucket_severity(bucket: dict) -> str:

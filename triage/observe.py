@@ -16,7 +16,7 @@ from lang.ir import InvalidProgram, Program, validate, walk
 from lang.layout import split_outputs
 from lang.ops import paths_of
 from lang.types import scalar
-from oracles.evaluate import UndefinedBehaviour
+from oracles import UndefinedBehaviour
 
 
 def size(program: Program) -> dict[str, int]:

@@ -43,9 +43,7 @@ from lang.images import ADDRESSING, DIMS, FILTERS
 from lang.ir import Literal, Load, Program, twin, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
-from oracles.expect import as_bits
-from oracles.references import severity_of
-from oracles.rules import SEVERITIES, by_id, rule
+from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
 from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64

@@ -24,7 +24,7 @@ def ftz_of(target: Target) -> frozenset[str]:
 
 
 def ftz_for(fp: dict) -> frozenset[str]:
-    """The device's float environment (oracles.maths): the floating types whose denormals it may
+    """The device's float environment (oracles.math): the floating types whose denormals it may
     flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2; the flush-to-zero results of
     §7.5.3 are then allowed), ``embedded`` for an EMBEDDED_PROFILE device (Tables 66, 69) and
     ``spirv`` for a SPIR-V path (the SPIR-V environment's rules, 000/003, where they differ from

@@ -364,7 +364,7 @@ def _read_image(body: Body, op: Op, args: list[str]) -> str:
     return f"{spelling('read_image', op.type, {})}({', '.join(operands)})"
 
 
-# -- floating-point arithmetic and built-ins (lang.ops area "math"; oracles.maths) ------------------
+# -- floating-point arithmetic and built-ins (lang.ops area "math"; oracles.math) -------------------
 
 
 def _math(body: Body, op: Op, args: list[str]) -> str:

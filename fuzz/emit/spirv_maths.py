@@ -1,5 +1,5 @@
 """SPIR-V handler of the floating-point arithmetic and the math, common and geometric built-ins
-(lang.ops area "math"; oracles.maths): OpenCL.std instructions, OpFDiv, OpDot.
+(lang.ops area "math"; oracles.math): OpenCL.std instructions, OpFDiv, OpDot.
 
 A scalar-argument overload (lang.maths.MathFn.scalar_form: ``ldexp(float4 x, int k)``,
 ``mix(float4, float4, float)``, ``step(float, float4)`` ...) has no instruction of its own: the

@@ -28,7 +28,7 @@ from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
 from lang.ops import ROUNDINGS, Handlers, requirements
 from lang.policy import Policy
 from lang.types import SCALARS, VECTOR_WIDTHS, Type, common_type, scalar
-from oracles.arith import arith_is_defined
+from oracles import arith_is_defined
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (the program then requires it).
 
 Every program is defined: no operation here has undefined behaviour; results the spec leaves
 undefined (mix with a outside [0, 1], smoothstep with unordered edges, half_sin beyond 2^16,
-...) are generated and never judged (oracles.maths).
+...) are generated and never judged (oracles.math).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from lang.types import SCALARS, Scalar, scalar
-from oracles.classes import input_class
+from oracles import input_class
 
 POWERS = (7, 8, 15, 16, 23, 24, 25, 31, 32, 52, 53, 54, 63, 64)
 

@@ -14,8 +14,8 @@ from fuzz.drivers.capabilities import supports
 from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.draws import sample
 from lang.layout import split_outputs
-from oracles.atomic_check import check
-from oracles.atomic_histories import RULE_ORDER
+from oracles import check
+from oracles.atomics import RULE_ORDER
 
 from .conftest import run_generated, skip_without_icd, target_named
 

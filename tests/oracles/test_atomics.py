@@ -16,9 +16,8 @@ import pytest
 
 from lang.ir import Buffer, Fill, Literal, Op, Program, Store
 from lang.types import Type, scalar
-from oracles.atomic_check import Violation, check
-from oracles.atomic_histories import RULE_FINAL, RULE_ORDER, histories
-from oracles.evaluate import expected
+from oracles import Violation, check, expected, histories
+from oracles.atomics import RULE_FINAL, RULE_ORDER
 
 LEGACY = ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or", "xor")
 ARITY = {name: arity for name, arity, *_ in __import__("lang.ops", fromlist=["ATOMICS"]).ATOMICS}

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
 
 from oracles import conversions as cv  # noqa: E402
 from oracles import rules as R  # noqa: E402
-from oracles.expect import Expectation  # noqa: E402
+from oracles import Expectation  # noqa: E402
 
 # --- the independent reference (tests/exact.py) ---------------------------------------------
 

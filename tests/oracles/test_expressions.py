@@ -16,9 +16,7 @@ from exact import INTS, NP, UNSIGNED, int_range
 from fuzz.strategies.values import edge_bits
 from lang.ir import InvalidProgram, Literal, Load, Op
 from lang.types import Type
-from oracles.evaluate import UndefinedBehaviour
-from oracles.expect import Expectation
-from oracles.references import REFERENCES
+from oracles import REFERENCES, Expectation, UndefinedBehaviour
 
 RNG = np.random.default_rng(23)
 N = 512
@@ -495,7 +493,7 @@ def test_a_moved_nan_may_be_any_nan():
 def test_literal_operands_work_like_loads():
     node = Op("add_sat", (Literal(Type("uchar"), (200,)), Load("x", Type("uchar"))), Type("uchar"))
     from lang.ir import Buffer, Fill, Program, Store
-    from oracles.evaluate import expected
+    from oracles import expected
     p = Program((Buffer("x", Type("uchar"), "in", Fill(1, (100,), 4)), Buffer("out", Type("uchar"), "out")),
                 (Store("out", node),), 4)
     assert list(expected(p)["out"].allowed[0]) == [255] * 4
@@ -716,7 +714,7 @@ def test_promotion_worked_examples():
     # ... and stored into a short (§6.5.15: converted to the short, modulo 2^16): 0, what PoCL and
     # Oclgrind return for the scalar statement
     from lang.ir import Buffer, Fill, Program, Store
-    from oracles.evaluate import expected
+    from oracles import expected
     shift = Op("shift", (Load("x", s), Load("k", s)), i, (("operator", "<<"),))
     p = Program((Buffer("x", s, "in", Fill(0, values=(0xC000,))), Buffer("k", s, "in", Fill(0, values=(17, 16))),
                  Buffer("out", s, "out")), (Store("out", shift),), 2)

@@ -11,10 +11,15 @@ import pytest
 from lang.images import read_form
 from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
 from lang.types import Type
-from oracles.expect import Expectation
-from oracles.image_texels import RULE_BORDER, norm_interval
-from oracles.images import RULE_LAYER, RULE_LINEAR_TOLERANCE, RULE_NEAREST_TOLERANCE, expect_read
-from oracles.rules import rule
+from oracles import Expectation, rule
+from oracles.images import (
+    RULE_BORDER,
+    RULE_LAYER,
+    RULE_LINEAR_TOLERANCE,
+    RULE_NEAREST_TOLERANCE,
+    expect_read,
+    norm_interval,
+)
 
 F32 = np.float32
 

@@ -1,4 +1,4 @@
-"""The math oracle's filter (oracles.math_fast, oracles.math_references) against mpmath alone.
+"""The math oracle's filter (oracles.math.fast, oracles.math.references) against mpmath alone.
 
 Issue 25: the vectorized filter decides a lane only where every value the infinitely precise
 result may take (the reference ± its stated bound) gives the same accepted set (OpenCL C 3.0.19
@@ -18,7 +18,6 @@ import mpmath
 import numpy as np
 import pytest
 
-import oracles.evaluate  # noqa: F401  (registers every reference)
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample as draw_programs
 from fuzz.strategies.maths import INTERESTING, math_programs
@@ -26,21 +25,19 @@ from lang.ir import Load, Op
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.policy import Policy
 from lang.types import Type, scalar
-from oracles import math_references, maths
-from oracles.evaluate import expected
-from oracles.expect import Expectation
-from oracles.floats import fmt, interval, ulp
-from oracles.math_exact import cr
-from oracles.math_fast import _decide, filtered
-from oracles.math_fast_geometric import geometric_filtered
-from oracles.math_references import Reference, sample, trusted
+from oracles import Expectation, expected, fmt
+from oracles.floats import interval, ulp
+from oracles.math import cr, engine, filtered, flushable, geometric_filtered
+from oracles.math import references as math_references
+from oracles.math.fast import decide
+from oracles.math.references import Reference, sample, trusted
 
 ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), frozenset({"finite"}),
         frozenset({"cr"}), frozenset({"spirv", "daz"}), frozenset({"cl2", "unsafe", "mad", "float"}))
 COMBOS = [(fn, t) for t in ("half", "float", "double") for fn, f in FUNCTIONS.items()
           if f.group != "geometric" and "u" not in f.params and (t == "float" or fn not in FLOAT_ONLY)]
 """Every lane-wise function (nan's code operand aside) on every type it takes: the references'
-and math_fast_exact's decisions, and the representatives of the lanes left to mpmath."""
+and oracles.math.fast_exact's decisions, and the representatives of the lanes left to mpmath."""
 
 
 def assert_same(fast: Expectation, slow: Expectation) -> None:
@@ -105,8 +102,8 @@ def check(fn: str, tname: str, n: int, seed: int) -> int:
     args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
     op = _op(fn, tname, width)
     decided = filtered(FUNCTIONS[fn], tname, env, args, [None] * len(args))
-    fast = maths.outputs(op, args, len(cols[0]) // width, env)
-    slow = maths.outputs(op, args, len(cols[0]) // width, env, fast=False)
+    fast = engine.outputs(op, args, len(cols[0]) // width, env)
+    slow = engine.outputs(op, args, len(cols[0]) // width, env, fast=False)
     assert len(fast) == len(slow)
     for a, b in zip(fast, slow):  # the result and the out-parameter
         assert_same(a, b)
@@ -114,7 +111,7 @@ def check(fn: str, tname: str, n: int, seed: int) -> int:
 
 
 def check_geometric(fn: str, tname: str, n: int, seed: int) -> int:
-    """Compare the geometric filter (oracles.math_fast_geometric) with mpmath alone on ``n``
+    """Compare the geometric filter (oracles.math.fast_geometric) with mpmath alone on ``n``
     work-items of each width the function takes; the number of work-items the filter decided."""
     f = FUNCTIONS[fn]
     decided = 0
@@ -131,9 +128,9 @@ def check_geometric(fn: str, tname: str, n: int, seed: int) -> int:
         args = [Expectation.exact(tname, c) for c in cols]
         t = Type(tname, width)
         op = Op(fn, tuple(Load(f"in{i}", t) for i in range(len(f.inputs))), t if f.result == "g" else Type(tname))
-        got = geometric_filtered(f, tname, env, args, width, op.type.width, maths.flushable(tname, env, fn))
+        got = geometric_filtered(f, tname, env, args, width, op.type.width, flushable(tname, env, fn))
         decided += 0 if got is None else len(got.index) // op.type.width
-        assert_same(maths.outputs(op, args, n, env)[0], maths.outputs(op, args, n, env, fast=False)[0])
+        assert_same(engine.outputs(op, args, n, env)[0], engine.outputs(op, args, n, env, fast=False)[0])
     return decided
 
 
@@ -176,10 +173,10 @@ def test_programs_decide_as_mpmath(monkeypatch):
         decided.append(0 if out is None else len(out.index))
         return out
 
-    monkeypatch.setattr(maths, "filtered", counting)
+    monkeypatch.setattr(engine, "filtered", counting)
     fast = [expected(p, frozenset({"half"})) for p in programs]
     assert sum(decided) > 100  # the filter took part
-    monkeypatch.setattr(maths, "outputs", functools.partial(maths.outputs, fast=False))
+    monkeypatch.setattr(engine, "outputs", functools.partial(engine.outputs, fast=False))
     slow = [expected(p, frozenset({"half"})) for p in programs]
     for f, s in zip(fast, slow):
         for name in s:
@@ -198,7 +195,7 @@ def test_lanes_left_to_mpmath_are_computed_once_per_operand_set():
     assert sorted(decided.rest.tolist()) in ([0, 1, 2, 4], [0, 2, 4, 5], [1, 2, 3, 4], [2, 3, 4, 5])
     assert decided.rest[decided.copies].tolist() != decided.undecided.tolist()  # copies stand for their twins
     op = _op("erf", "float", 1)
-    assert_same(maths.outputs(op, [e], 7, frozenset())[0], maths.outputs(op, [e], 7, frozenset(), fast=False)[0])
+    assert_same(engine.outputs(op, [e], 7, frozenset())[0], engine.outputs(op, [e], 7, frozenset(), fast=False)[0])
 
 
 def test_ambiguous_references_are_left_to_mpmath():
@@ -209,7 +206,7 @@ def test_ambiguous_references_are_left_to_mpmath():
     on_grid = float(f32(1.3))  # r - 4 ulp is itself a float
     clear = float(f32(1.3)) + 2.0**-26
     r = np.array([mid, 2.0, on_grid, clear])
-    ok, (nearest, lo, hi, unit) = _decide(r, 2.0**-46, "float", 4.0)
+    ok, (nearest, lo, hi, unit) = decide(r, 2.0**-46, "float", 4.0)
     assert ok.tolist() == [False, False, False, True]
     with mpmath.workprec(fmt("float").prec):
         x = mpmath.mpf(clear)
@@ -224,7 +221,7 @@ def test_exact_values_decide_with_the_oracles_slack_only():
     at a power of two the ulp is the gap below (§7.4), and an end k ulp away that is itself a float
     is the interval's end, as oracles.floats.interval gives it."""
     r = np.array([1.0, 1.5])
-    ok, (nearest, lo, hi, unit) = _decide(r, 2.0**-100, "float", 4.0, np.zeros(2), np.ones(2, bool))
+    ok, (nearest, lo, hi, unit) = decide(r, 2.0**-100, "float", 4.0, np.zeros(2), np.ones(2, bool))
     assert ok.all()
     with mpmath.workprec(fmt("float").prec):
         for i, v in enumerate(r):
@@ -278,7 +275,7 @@ def test_mad_rounding_ties_are_left_to_mpmath():
     assert decided.index.tolist() == [1, 2]
     assert decided.expectations[0].reference.tolist() == [2.0**24 + 4, 4.0]
     op = _op("mad", "float", 1)
-    assert_same(maths.outputs(op, args, 3, frozenset())[0], maths.outputs(op, args, 3, frozenset(), fast=False)[0])
+    assert_same(engine.outputs(op, args, 3, frozenset())[0], engine.outputs(op, args, 3, frozenset(), fast=False)[0])
 
 
 @pytest.mark.soak
@@ -301,7 +298,7 @@ def test_every_output_has_its_buffers_type_under_every_build(env):
         op = _op(fn, tname, 2)
         cols = operands(fn, tname, 8, rng)
         args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
-        got = maths.outputs(op, args, 4, env)
+        got = engine.outputs(op, args, 4, env)
         want = [op.type.scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
         assert [e.scalar for e in got] == want, (fn, tname)
         assert all(len(a) == 8 for e in got for a in e.allowed), (fn, tname)

@@ -20,7 +20,7 @@ from fuzz.strategies.corners import EXP_REPRESENTATIVES, float_representatives
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
 from lang.maths import FUNCTIONS
 from lang.types import Type, scalar
-from oracles.evaluate import expected
+from oracles import expected
 
 SCALAR_FORMS = {"ldexp": "gk", "fmin": "gs", "fmax": "gs", "mix": "ggs", "step": "sg", "smoothstep": "ssg",
                 "fmin_common": "gs", "fmax_common": "gs", "fclamp": "gss"}

@@ -1,4 +1,4 @@
-"""The math oracle (oracles.floats, oracles.maths) against hand-worked values and exact arithmetic.
+"""The math oracle (oracles.floats, oracles.math) against hand-worked values and exact arithmetic.
 
 Rules: OpenCL C 3.0.19 §7.4 (ulp, Tables 65-69, 67 for unsafe math), §7.5.1 edge cases and C99
 Annex F.9, §7.5.3 flush to zero, §6.15.2/4/5 definitions (DIGEST §5)."""
@@ -13,11 +13,12 @@ import mpmath
 import numpy as np
 import pytest
 
-import oracles.evaluate  # noqa: F401  (registers every reference)
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
-from oracles.floats import fmt, interval, round_to, ulp
-from oracles.maths import lanewise, pack
+from oracles import fmt
+from oracles.floats import interval, round_to, ulp
+from oracles.math import pack
+from oracles.math.lanewise import lanewise
 
 F32 = fmt("float")
 NONE = frozenset()
@@ -331,7 +332,7 @@ def test_expected_fills_the_out_parameter_buffer():
     program = Program((Buffer("in0", t, "in", Fill(0, values=tuple(bits))), Buffer("out0", t, "out"),
                        Buffer("out1", t, "out")),
                       (Store("out0", Op("fract", (Load("in0", t),), t, (("out", "out1"),))),), 4, area="math")
-    from oracles.evaluate import expected
+    from oracles import expected
     e = expected(program)
     assert [float(v) for v in e["out0"].reference] == [0.75, -0.0, f32(1 - 2.0**-24), 0.0]
     assert [float(v) for v in e["out1"].reference] == [2.0, -0.0, -1.0, math.inf]
@@ -726,7 +727,7 @@ def test_fmin_fmax_with_a_signaling_nan():
     """Footnote 46: fmin and fmax "may not match the IEEE 754-2008 definition for minNum and maxNum
     with regard to signaling NaNs. Specifically, signaling NaNs may behave as quiet NaNs": with a
     signaling NaN the other operand or a NaN; with a quiet NaN the other operand only (F.9.9.2)."""
-    from oracles.math_specials import signaling
+    from oracles.math import signaling
     lane, = lanewise("fmax", "float", NONE, (signaling(False), 2.0))
     assert lane.values[0] == 2.0 and lane.nan
     lane, = lanewise("fmin", "float", NONE, (2.0, math.nan))
@@ -742,7 +743,7 @@ def test_limit_values_no_line_lists_name_their_rule():
                            ("rootn", (-math.inf, 3), -math.inf)):
         lane, = lanewise(fn, "float", NONE, args)
         assert [bits32(v) for v in lane.values] == [bits32(want)] and lane.rule == f"math.{fn}.limit"
-    from oracles.rules import RULES
+    from oracles import RULES
     rule = next(r for r in RULES if r.id == "math.rsqrt.limit")
     assert "C99 F.9 ¶3" in rule.section and "shall" in rule.section
 
@@ -755,7 +756,7 @@ def test_normalize_prescribed_cases():
     vector full of NaNs if any element is a NaN." "normalize(v) for which any element in v is
     infinite shall proceed as if the elements in v were replaced as follows: v[i] = isinf(v[i]) ?
     copysign(1.0, v[i]) : 0.0 * v[i]" (then within normalize's 2 + n ulp)."""
-    from oracles.maths import geometric
+    from oracles.math.geometric import geometric
     lanes = geometric("normalize", "float", NONE, ((0.0, -0.0, 0.0),))
     assert [[bits32(v) for v in lane.values] for lane in lanes] == [[bits32(0.0)], [bits32(-0.0)], [bits32(0.0)]]
     lanes = geometric("normalize", "float", NONE, ((1.0, math.nan, math.inf),))
@@ -778,7 +779,7 @@ def test_length_and_distance_with_infinite_or_nan_components():
     component (and no NaN) gives +∞, a NaN (and no infinity) a NaN. With both, that definition
     gives NaN and C99's hypot (F.9.4.3: "hypot(±∞, y) returns +∞, even if y is a NaN") +∞; §7.5
     incorporates F.9 for hypot, not for length: not judged."""
-    from oracles.maths import geometric
+    from oracles.math.geometric import geometric
     assert geometric("length", "float", NONE, ((-math.inf, 2.0),))[0].values == [math.inf]
     assert geometric("fast_length", "float", NONE, ((1.0, -math.inf),))[0].values == [math.inf]
     assert geometric("length", "float", NONE, ((math.nan, 2.0),))[0].nan
@@ -793,7 +794,7 @@ def test_length_and_normalize_do_not_overflow_or_underflow():
     """§7.5.1: "length calculates the length of a vector without overflow or extraordinary precision
     loss due to underflow"; the same for distance and normalize: the reference is the exact value
     even where the sum of squares overflows or underflows in float."""
-    from oracles.maths import geometric
+    from oracles.math.geometric import geometric
     lane, = geometric("length", "float", NONE, ((2e38, 2e38),))
     assert lane.ranges[0][0] <= f32(2e38 * math.sqrt(2)) <= lane.ranges[0][1] and lane.ranges[0][1] < math.inf
     lane, = geometric("distance", "float", NONE, ((1e-30, 0.0), (0.0, 1e-30)))
@@ -805,7 +806,7 @@ def test_length_and_normalize_do_not_overflow_or_underflow():
 def test_cross_w_is_zero_whatever_the_operands():
     """§6.15.5: "The w component of float4 result returned will be 0.0." dot and cross with an
     infinite operand: the bound, max·max·k·ε, is infinite: not judged."""
-    from oracles.maths import geometric
+    from oracles.math.geometric import geometric
     lanes = geometric("cross", "float", NONE, ((math.inf, 1.0, 2.0, math.nan), (1.0, 2.0, 3.0, 4.0)))
     assert [lane.judged for lane in lanes] == [False, False, False, True]
     assert lanes[3].values == [0.0] and lanes[3].rule == "math.cross.w"
@@ -819,7 +820,7 @@ def test_every_special_rule_cites_a_section_and_its_verb():
     or 'must' (a violation) or a 'should' (a recommendation)."""
     from lang.maths import FUNCTIONS
     from oracles import rules
-    from oracles.math_bounds import rule_for
+    from oracles.math import rule_for
     ids = [rule_for(fn, "special", "float") for fn in FUNCTIONS] + [
         "math.lgamma_r.sign", "math.lgamma_r.sign.pole", "math.nextafter.ftz", "math.normalize.special.inf",
         "math.cross.w", "math.exp10.special.spirv"]

@@ -6,10 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from oracles import rules
+from oracles import Expectation, rules, severity_of
 from oracles.conversions import expect_convert
-from oracles.expect import Expectation
-from oracles.references import severity_of
 
 
 def _sat_nan(env: frozenset) -> str:

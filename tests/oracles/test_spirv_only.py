@@ -13,8 +13,7 @@ from exact import INTS, NP, UNSIGNED, decode, int_range, round_to_float
 from fuzz.strategies.values import edge_bits
 from lang.ir import Load, Op
 from lang.types import Type
-from oracles.expect import Expectation
-from oracles.references import REFERENCES
+from oracles import REFERENCES, Expectation
 
 RNG = np.random.default_rng(11)
 N = 4096

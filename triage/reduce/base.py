@@ -15,7 +15,7 @@ import numpy as np
 from fuzz.drivers import Target
 from lang.ir import Buffer, Expr, Fill, Op, Program, Store, restrict
 from lang.types import scalar
-from oracles.classes import input_class
+from oracles import input_class
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import numpy as np
 
 from lang.ir import Buffer, Expr, Op, Program, Store, restrict, walk
 from lang.layout import input_values
-from oracles.atomic_histories import histories
+from oracles import histories
 from triage.reduce.base import Candidates, Reducing, explicit
 
 

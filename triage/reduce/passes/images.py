@@ -2,7 +2,7 @@
 simpler format and simpler texels for the images the failing statements read.
 
 What a read selects is the spec's addressing (OpenCL C 3.0 §8.2 Table 70, the layer of an array
-§8.4), computed as the oracle computes it (:mod:`oracles.image_addressing`): for each work-item,
+§8.4), computed as the oracle computes it (:mod:`oracles.images.addressing`): for each work-item,
 each axis, the texel indices the read may touch, its LINEAR neighbours and, where §8.2 leaves the
 precision undefined, the texels within the oracle's tolerance of the coordinate. Every candidate
 is a valid program (lang.ir.validate: §6.15.15.1-6's rules on samplers, coordinates and read
@@ -38,7 +38,7 @@ from lang.images import CHANNEL_TYPES, DIMS, ORDERS, modelled, read_form, read_f
 from lang.ir import Expr, Image, Load, Op, Program, Sampler, Store, restrict, walk
 from lang.layout import input_values
 from lang.types import scalar
-from oracles.image_addressing import address, array_layer, axis_candidates, int_floor
+from oracles import address, array_layer, axis_candidates, int_floor
 from triage.reduce.base import Candidates, Reducing, explicit, simplest
 
 ADDRESSING_ORDER = ("clamp_to_edge", "none", "clamp", "repeat", "mirrored_repeat")

@@ -12,7 +12,7 @@ from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
 from lang.layout import input_values
 from lang.ops import OPS
 from lang.types import Type
-from oracles.operands import OPERATORS, operator_type
+from oracles import OPERATORS, operator_type
 from triage.reduce.base import Candidate, Candidates, Reducing, work_item_lanes
 
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)

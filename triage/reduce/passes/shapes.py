@@ -23,8 +23,8 @@ from corpus.buckets import WRONG_CODE
 from lang.ir import Fill, Program, twin
 from lang.layout import input_values
 from lang.shapes import Shape, repeats
-from oracles.rules import WRONG_CODE as RULE
-from oracles.rules import rule
+from oracles import WRONG_CODE as RULE
+from oracles import rule
 from triage.reduce.base import Candidate, Candidates, Reducing
 
 

@@ -12,7 +12,7 @@ from fuzz.drivers.capabilities import ftz_of
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program
 from lang.layout import input_values
 from lang.types import Type
-from oracles.evaluate import UndefinedBehaviour, environment, evaluate
+from oracles import UndefinedBehaviour, environment, evaluate
 from triage.reduce.base import Candidates, Reducing, paths, replace_at, with_statement
 
 

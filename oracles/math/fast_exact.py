@@ -5,11 +5,11 @@ rounded fma or as a multiply followed by an add both of which are correctly roun
 lgamma_r (Table 65: the value is undefined off its prescribed points; lgamma_r's sign is Γ's
 sign), and every exact function whose bound is none in the build (mad on double, half and the
 embedded profile; every function under -cl-unsafe-math-optimizations outside Table 67: no lane is
-judged, :func:`never_judged`), for :mod:`oracles.math_fast`.
+judged, :func:`never_judged`), for :mod:`oracles.math.fast`.
 
 Each gives, for operands that are finite, normal and nonzero (the filter's candidates: flushing,
-§7.5.3, and the edge cases of §7.5.1 and C99 F.9 stay with :mod:`oracles.maths`), the lanes the
-exact path (``oracles.maths._lanewise_at``) builds there, bit for bit: the result computed in
+§7.5.3, and the edge cases of §7.5.1 and C99 F.9 stay with :mod:`oracles.math.lanewise`), the lanes the
+exact path (``oracles.math.lanewise.lanewise_at``) builds there, bit for bit: the result computed in
 numpy where it is exact (checked: a subtraction is kept only where TwoSum's error is 0, so its one
 rounding to the lane's type is numpy's cast, round to nearest even), the rule the exact path names
 (the function's bound, or its special rule where an operand or a result is zero: C99 F.9 and the
@@ -29,9 +29,9 @@ from lang.types import Type, scalar
 from oracles import rules
 from oracles.expect import Expectation
 from oracles.floats import fmt
-from oracles.math_bounds import RULE_LGAMMA_SIGN, bound_for, profile_of, rule_for
-from oracles.math_exact import EXACT
-from oracles.math_references import WIDE_OK
+from oracles.math.bounds import RULE_LGAMMA_SIGN, bound_for, profile_of, rule_for
+from oracles.math.exact import EXACT
+from oracles.math.references import WIDE_OK
 
 _Lanes = tuple[np.ndarray, list[np.ndarray]]  # which lanes are decided, and each output's values there
 
@@ -48,7 +48,7 @@ def _exact_difference(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _fract(x: np.ndarray, tname: str) -> _Lanes:
     """fract(x) = fmin(x - floor(x), 0x1.fffffep-1f), iptr = floor(x) (§6.15.2; the bound of the
-    type's largest value below 1 for every type, as oracles.math_exact._fract has it)."""
+    type's largest value below 1 for every type, as oracles.math.exact.EXACT["fract"] has it)."""
     floor = np.floor(x)
     d, ok = _exact_difference(x, floor)
     below_one = x.dtype.type(1 - 2.0 ** -fmt(tname).p)
@@ -70,7 +70,7 @@ def _frexp(x: np.ndarray, tname: str) -> _Lanes:
 
 def _remquo(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
     """remquo: r = x - n·y with n = x/y rounded to nearest even, and quo = sign(n)·(|n| mod 128)
-    (§6.15.2 Table 14, C99 F.9.7.3; oracles.math_exact._remquo). In the wider type ``w`` of
+    (§6.15.2 Table 14, C99 F.9.7.3; oracles.math.exact.EXACT["remquo"]). In the wider type ``w`` of
     :func:`_exact_difference`, q = fl(x/y) is within ``eps_w·|q|`` of x/y, so n = rint(q) where q
     is farther than that from a half-integer; n·y is exact while |n| < 2^(m - p) (m, p: the
     significand bits of ``w`` and of the lane's type) and x - n·y, a value of the lane's type
@@ -90,7 +90,7 @@ def _remquo(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
 
 def _quotient_masks(quo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """remquo's quo accepts any int with its sign and low 7 bits (the sign free where they are 0),
-    as oracles.maths._quotient_lane has it."""
+    as oracles.math.lanewise.quotient_lane has it."""
     low = np.abs(quo).astype(np.uint32)
     mask = np.uint32(0x7F) | np.where(low != 0, np.uint32(0x80000000), np.uint32(0))
     return mask, quo.astype(np.uint32) & mask
@@ -120,7 +120,7 @@ def _rounded_sum(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> tuple[np.ndar
 
 
 def _mad(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """mad's two results on float lanes (oracles.math_exact._mad): the correctly rounded fma and the
+    """mad's two results on float lanes (oracles.math.exact.EXACT["mad"]): the correctly rounded fma and the
     correctly rounded product followed by the correctly rounded add, and where both are certain and
     finite. x·y of two floats is exact in float64 (48 bits), so each is one :func:`_rounded_sum`; an
     exact zero sum of nonzero operands is +0 (IEEE 754 §6.3) in numpy as in the exact path."""
@@ -139,7 +139,7 @@ def _lgamma_unprescribed(x: np.ndarray) -> np.ndarray:
 
 
 def unjudged(f: MathFn, tname: str, n: int) -> list[Expectation]:
-    """``n`` lanes of each output of ``f`` on ``tname``, none judged (as ``oracles.math_lanes.unjudged``
+    """``n`` lanes of each output of ``f`` on ``tname``, none judged (as ``oracles.math.lanes.unjudged``
     packs them)."""
     types = [f.operand_type(f.result, Type(tname)).scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out
                                                                else [])  # ilogb's result: int
@@ -148,7 +148,7 @@ def unjudged(f: MathFn, tname: str, n: int) -> list[Expectation]:
 
 
 def never_judged(f: MathFn, tname: str, env: frozenset) -> bool:
-    """Whether ``f`` is an exact function whose bound is none here: ``oracles.maths._lanewise_at``
+    """Whether ``f`` is an exact function whose bound is none here: ``oracles.math.lanewise.lanewise_at``
     judges none of its lanes, whatever the operands, before any special value (a lane whose
     operand is not one certain value is not judged either)."""
     return f.name in EXACT and bound_for(f, tname, env)[0].kind == "none"

@@ -15,7 +15,7 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation
 from oracles.floats import fmt
-from oracles.math_specials import NAN, signaling
+from oracles.math.specials import NAN, signaling
 
 
 @dataclass

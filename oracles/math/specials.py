@@ -35,7 +35,7 @@ def is_negative(x: float) -> bool:
 
 def is_signaling(x: float) -> bool:
     """``x`` is a signaling NaN (its quiet bit, the top fraction bit of the double, is clear: the
-    oracle keeps an operand's signaling NaN as a double one, ``oracles.maths``)."""
+    oracle keeps an operand's signaling NaN as a double one, ``oracles.math.lanewise``)."""
     bits = struct.unpack("<Q", struct.pack("<d", x))[0]
     return math.isnan(x) and not bits & (1 << 51)
 

@@ -9,7 +9,7 @@ import math
 
 from lang.maths import UNSAFE_BOUNDS, Bound, MathFn
 from oracles import rules
-from oracles.math_specials import SHALL, source
+from oracles.math.specials import SHALL, source
 
 _LIMIT_SECTION = ("C99 F.9 ¶3 ('treat infinities, NaNs, signed zeros, subnormals ... in a manner consistent with "
                   "the basic arithmetic operations covered by IEC 60559'), incorporated by OpenCL C 3.0.19 §7.5 "
@@ -86,7 +86,7 @@ def rule_for(fn: str, kind: str, profile: str, bound: Bound | None = None) -> st
                        f"formula, evaluated exactly or with each operation rounded to {profile.removesuffix('_ep')}"
             }[kind]
     section = f"OpenCL C 3.0 §7.4 {_TABLES[profile]}"
-    if kind == "formula":  # oracles.math_formulas
+    if kind == "formula":  # oracles.math.formulas
         section = f"OpenCL C 3.0 §6.15.4 Table 16 (\"implemented as\", a definition); §7.4 {_TABLES[profile]} (declarative)"
     rules.register(rid, text, section)
     return rid

@@ -1,5 +1,5 @@
 """The infinitely precise value of each math built-in with a rounding bound (OpenCL C 3.0 §7.4),
-written with mpmath: the reference its accepted interval is built around (``oracles.maths``
+written with mpmath: the reference its accepted interval is built around (``oracles.math.lanewise``
 evaluates it at twice the format's precision plus 40 bits, ``oracles.floats``).
 """
 

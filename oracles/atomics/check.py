@@ -29,8 +29,8 @@ import numpy as np
 from lang.ir import Op
 from lang.types import scalar
 from oracles import rules
-from oracles.atomic_histories import RULE_ORDER, Histories
-from oracles.atomic_ops import CODE, KINDS, STORES, apply
+from oracles.atomics.histories import RULE_ORDER, Histories
+from oracles.atomics.ops import CODE, KINDS, STORES, apply
 
 RULE_RESULT = rules.register(
     "atomic.result", "a compare-exchange succeeds exactly when the old value equals expected (a weak one "

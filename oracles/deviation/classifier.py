@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from lang.ir import Program, Store
-from oracles.deviation_context import CLASSES, MAX_ULPS, Context, Deviation
-from oracles.deviation_images import FIRST, missing_channel
-from oracles.deviation_values import CHECKS, LATER
+from oracles.deviation.context import CLASSES, MAX_ULPS, Context, Deviation
+from oracles.deviation.images import FIRST, missing_channel
+from oracles.deviation.values import CHECKS, LATER
 from oracles.expect import Expectation
 
 __all__ = ["CLASSES", "MAX_ULPS", "ORDER", "Classifier", "Deviation", "classify"]

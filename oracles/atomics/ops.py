@@ -40,7 +40,7 @@ def _signed(v: np.ndarray, bits: int) -> np.ndarray:
 def apply(kind: str, old: np.ndarray, a: np.ndarray, b: np.ndarray, bits: int, signed: bool) -> np.ndarray:
     """What an operation of ``kind`` stores, given the old values it read (unsigned bit patterns of
     ``bits`` bits, uint64); for a flag, 1 is set. Loads and failed exchanges store ``old``. (A C11
-    compare-exchange reports its own success: :func:`oracles.atomic_check.check` follows that flag.)"""
+    compare-exchange reports its own success: :func:`oracles.atomics.check.check` follows that flag.)"""
     m = bit_mask(bits)
     with np.errstate(over="ignore"):
         if kind == "add":

@@ -1,5 +1,5 @@
 """Vectorized references of the math built-ins, each with a stated error bound, and the start-up
-check of those bounds on the installed numpy (the filter of :mod:`oracles.math_fast`).
+check of those bounds on the installed numpy (the filter of :mod:`oracles.math.fast`).
 
 A :class:`Reference` evaluates a function over numpy arrays of a *working* type wider than the
 lane's: ``numpy.float64`` for half and float operands, the x87 80-bit ``numpy.longdouble`` (64-bit
@@ -29,7 +29,7 @@ that fails is not filtered: all its lanes go to mpmath.
 rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
 §7.5) prescribe a value (log(1) = +0, sinpi(n) = ±0, cospi(n + 0.5) = +0, pow(1, y) = 1, pown(x,
 0) = 1, acos(1) = +0 ...) or a NaN (a domain error) are left to the exact path
-(:mod:`oracles.math_specials`).
+(:mod:`oracles.math.specials`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import numpy as np
 
 from lang.types import scalar
 from oracles.floats import fmt
-from oracles.math_precise import PRECISE
+from oracles.math.precise import PRECISE
 
 LONG = np.longdouble
 WIDE_OK = np.finfo(LONG).nmant >= 63
@@ -214,11 +214,11 @@ _REFS["half_recip"] = Reference(lambda x: 1 / x, 4, 4)
 REFERENCES: dict[str, Reference] = _REFS
 """Every function with a vectorized reference (sincos uses sin's and cos's). Not here: erf, erfc and
 tgamma on double (no long double reference), lgamma, lgamma_r, fract, modf, frexp and mad (no
-reference needed: their lanes are :mod:`oracles.math_fast_exact`'s), mix and smoothstep (absolute
+reference needed: their lanes are :mod:`oracles.math.fast_exact`'s), mix and smoothstep (absolute
 bounds of the undefined edges), the other exact and correctly rounded functions of
-:mod:`oracles.math_exact` (fma: a double fma in float64 rounds twice), rootn on double (the rounded
+:mod:`oracles.math.exact` (fma: a double fma in float64 rounds twice), rootn on double (the rounded
 1/n costs |ln x| / n ulp, too much for a double's ulp) and the geometric functions
-(:mod:`oracles.math_fast_geometric`)."""
+(:mod:`oracles.math.fast_geometric`)."""
 
 
 def sample(fn: str, params: str, tname: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -281,6 +281,6 @@ def trusted(fn: str, tname: str) -> bool:
             except (OverflowError, ZeroDivisionError, ValueError):
                 continue
             if isinstance(truth, mpmath.mpc) or not fm.tiny <= abs(truth) <= fm.max:
-                continue  # a result the filter never decides (math_fast: near zero or overflow)
+                continue  # a result the filter never decides (oracles.math.fast: near zero or overflow)
             worst = max(worst, float(abs((exact(got[i]) - truth) / truth)))
     return worst <= rel / 2

@@ -15,8 +15,8 @@ from mpmath import mpf
 
 from lang.types import scalar
 from oracles.floats import Format, round_to
-from oracles.math_lanes import same
-from oracles.math_specials import INF, NAN, is_negative, is_signaling
+from oracles.math.lanes import same
+from oracles.math.specials import INF, NAN, is_negative, is_signaling
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 

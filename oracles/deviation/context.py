@@ -86,7 +86,7 @@ class Context:
         self.env = environment(program, frozenset())
         self.items = len(exp) // self.mem
         self._references: np.ndarray | None = None
-        self._item_program = replace(program, global_size=1)
+        self.item_program = replace(program, global_size=1)  # one work-item's program: to evaluate again
         self._reads = buffers_of(stmt)
         self._nodes = {id(n) for n in walk(stmt.value)}  # alive with the statement: safe memo keys
         self.reevaluable = buffer == stmt.buffer and not program.shared
@@ -179,7 +179,7 @@ class Context:
             return self.cache[key]
         try:
             with np.errstate(all="ignore"):
-                return evaluate(expr, self._item_program, inputs if inputs is not None else self.item_inputs(item),
+                return evaluate(expr, self.item_program, inputs if inputs is not None else self.item_inputs(item),
                                 self.env if env is None else env)
         except (UndefinedBehaviour, ValueError, KeyError, IndexError, ArithmeticError):
             return None

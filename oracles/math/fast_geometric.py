@@ -1,14 +1,14 @@
 """The math oracle's filter for the geometric functions (OpenCL C 3.0.19 §6.15.5 Table 17, bounds
 of §7.4 Tables 65, 68, 69): the work-items whose lanes a vectorized reference decides, bit for bit
-the lanes :func:`oracles.maths.geometric` builds there; the others stay with it (issue 25).
+the lanes :func:`oracles.math.geometric.geometric` builds there; the others stay with it (issue 25).
 
 A work-item is a candidate where every operand lane is one certain value and finite (NaN and
 infinity have the prescribed values of §7.5.1), none subnormal where subnormals may be flushed
 (§7.5.3: such a work-item is not judged), and, for normalize and fast_normalize, not the zero
-vector ("normalize(v) returns v if all elements of v are zero", which oracles.maths applies to
-both). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a work-item with a NaN or
+vector ("normalize(v) returns v if all elements of v are zero", which oracles.math.geometric applies
+to both). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a work-item with a NaN or
 infinite operand is not judged (API §5.8.4.3).
-The reference is evaluated in the working type of :mod:`oracles.math_references` (float64 for half
+The reference is evaluated in the working type of :mod:`oracles.math.references` (float64 for half
 and float, the x87 long double for double), whose range holds every square and product of the
 lane type exactly in exponent, with ``u`` its unit roundoff and ``eps = 2u``:
 
@@ -22,7 +22,7 @@ lane type exactly in exponent, with ``u`` its unit roundoff and ``eps = 2u``:
 
 The exact path computes at the format's working precision (mpmath, 2p + 40 bits): its value is
 within a few units of that precision of the exact one, inside the slack
-``oracles.math_fast._decide`` adds. ``dot`` and ``cross`` accept every value within ``max·max·(2n - 1)·EPSILON`` and
+``oracles.math.fast.decide`` adds. ``dot`` and ``cross`` accept every value within ``max·max·(2n - 1)·EPSILON`` and
 ``max·max·3·EPSILON`` (max over every operand lane of the work-item, a float4 cross's w too;
 FLT_EPSILON for double, as Table 68 is written; rounded to a float64 as the exact path holds it):
 an interval of absolute half-width, decided like a ulp bound's. Where that tolerance alone passes
@@ -49,9 +49,9 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation
 from oracles.floats import fmt
-from oracles.math_bounds import RULE_CROSS_W, bound_for, profile_of, rule_for
-from oracles.math_fast import Filtered, _decide, _representatives
-from oracles.math_references import working
+from oracles.math.bounds import RULE_CROSS_W, bound_for, profile_of, rule_for
+from oracles.math.fast import Filtered, decide, representatives_of
+from oracles.math.references import working
 
 
 def _reference(fn: str, a: list[np.ndarray], width: int) -> tuple[np.ndarray, float, np.ndarray | None]:
@@ -72,7 +72,7 @@ def _reference(fn: str, a: list[np.ndarray], width: int) -> tuple[np.ndarray, fl
 
 def _tolerance(top: np.ndarray, factor: int, tname: str) -> np.ndarray:
     """max * max * factor * EPSILON (FLT_EPSILON for double) as the exact path holds it: rounded to
-    nearest float64 (``oracles.maths._abs_lane`` makes it a Bound's value). For half and float it
+    nearest float64 (``oracles.math.geometric.abs_lane`` makes it a Bound's value). For half and float it
     is exact in float64 (at most 51 bits); for double it is rounded from Python's exact fractions,
     once per distinct max (infinite where it would overflow: past FLT_MAX, nothing is judged)."""
     eps = fmt("float" if tname == "double" else tname).epsilon
@@ -112,7 +112,7 @@ def geometric_filtered(f: MathFn, tname: str, env: frozenset, args: list[Expecta
     items = sure & finite & ~flushed
     if f.name.endswith("normalize"):
         items &= np.any(vals[0] != 0, axis=1)
-    if kind == "unsafe":  # bound none: nothing is judged (oracles.maths.geometric)
+    if kind == "unsafe":  # bound none: nothing is judged (oracles.math.geometric)
         items[:] = True
     shape = (n, out_width)
     dtype = scalar(tname).dtype
@@ -133,7 +133,7 @@ def geometric_filtered(f: MathFn, tname: str, env: frozenset, args: list[Expecta
         return (rows[:, None] * out_width + np.arange(out_width)).ravel()
 
     left = np.flatnonzero(~items)
-    representatives, copies = _representatives(left, bits, sure)
+    representatives, copies = representatives_of(left, bits, sure)
     lo, hi, unit = lo[items].ravel(), hi[items].ravel(), unit[items].ravel()
     error = ErrorScale(ref[items].ravel(), low[items].ravel(), unit, limit[items].ravel())
     exp = Expectation(tname, [nearest[items].ravel()], judged[items].ravel(), np.zeros(len(lo), bool),
@@ -159,18 +159,18 @@ def _judged(f: MathFn, tname: str, env: frozenset, bound, kind: str, vals: list[
     if bound.kind in ("dot", "cross"):
         top = np.max(np.abs(np.concatenate(a, axis=1)), axis=1)
         tol = _tolerance(top, 2 * width - 1 if f.name == "dot" else 3, tname)
-        past = tol > 2 * fm.max  # |x| + tol > MAX: not judged (oracles.maths._abs_lane)
+        past = tol > 2 * fm.max  # |x| + tol > MAX: not judged (oracles.math.geometric.abs_lane)
         tol = np.repeat(tol.astype(w), lanes)
     k = bound.ulps(width) if bound.kind == "ulp" else None
     rows = np.repeat(np.arange(len(sel)), lanes)
     if f.name.endswith("normalize") and width == 1:  # v / |v| = ±1 exactly: decided as an exact value
         r = np.sign(a[0])
-        ok, (near, end_lo, end_hi, ulps) = _decide(r.ravel(), 0.0, tname, k, np.zeros(len(sel), w),
-                                                  np.ones(len(sel), bool))
+        ok, (near, end_lo, end_hi, ulps) = decide(r.ravel(), 0.0, tname, k, np.zeros(len(sel), w),
+                                                 np.ones(len(sel), bool))
     else:
         e = np.abs(r) * w(rel) + (0 if err is None else err)
-        ok, (near, end_lo, end_hi, ulps) = _decide(r.ravel(), rel, tname, k, err=None if err is None else err.ravel(),
-                                                  half_width=tol)
+        ok, (near, end_lo, end_hi, ulps) = decide(r.ravel(), rel, tname, k, err=None if err is None else err.ravel(),
+                                                 half_width=tol)
         ok &= e.ravel() * 128 < ulps  # the error scale moves by under 1/128 ulp
     decided = np.ones(len(sel), bool)
     np.logical_and.at(decided, rows, ok)

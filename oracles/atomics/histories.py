@@ -4,7 +4,7 @@ each location's initial value, and the final values that need no order (see :mod
 **Final values**: where a location's operations all commute (only add/sub/inc/dec, or only one of
 and, or, xor, min, max; loads beside them) the final value is exact whatever the order, and it
 is judged lane by lane (rule ``atomic.final``); otherwise it is the end of the trail that
-:mod:`oracles.atomic_check` finds. A flag's final state is never read (an ``atomic_flag``'s
+:mod:`oracles.atomics.check` finds. A flag's final state is never read (an ``atomic_flag``'s
 representation is unspecified).
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from lang.ir import Literal, Load, Op, Program, location_index, memory_of
 from oracles import rules
-from oracles.atomic_ops import CODE, COMMUTING, KINDS, bit_mask, combine
+from oracles.atomics.ops import CODE, COMMUTING, KINDS, bit_mask, combine
 from oracles.expect import Expectation
 
 SECTION = "OpenCL C 3.0 §6.15.12.7-9, §3.3.4; DIGEST §7.3"

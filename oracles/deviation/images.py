@@ -2,7 +2,7 @@
 as the image oracle itself computes it elsewhere. A read is re-evaluated by
 :func:`oracles.images.expect_read` at changed coordinates (a denormal component as 0, another
 array layer), and the read's 4-vector is matched against every texel of the image and the
-border colours (:func:`oracles.image_texels.texel_table`). A texel-valued class must explain
+border colours (:func:`oracles.images.texels.texel_table`). A texel-valued class must explain
 every lane of the work-item that reads a stored channel (both judge), not the failing lane alone;
 the border colour, the whole vector; a missing channel is a lane's.
 
@@ -25,12 +25,12 @@ from lang.images import DIMS, ORDERS
 from lang.ir import Op
 from lang.types import format_value, scalar
 from oracles import rules
-from oracles.deviation_context import Context, Deviation
-from oracles.deviation_values import hexfloat, off_by_ulps
+from oracles.deviation.context import Context, Deviation
+from oracles.deviation.values import hexfloat, off_by_ulps
 from oracles.expect import Expectation
-from oracles.image_addressing import address, array_layer
-from oracles.image_texels import RULE_BORDER, RULE_TEXEL, Table, may_flush, texel_table
-from oracles.images import RULE_COORDINATE_DENORMAL, RULE_LAYER, expect_read
+from oracles.images.addressing import address, array_layer
+from oracles.images.reads import RULE_COORDINATE_DENORMAL, RULE_LAYER, expect_read
+from oracles.images.texels import RULE_BORDER, RULE_TEXEL, Table, may_flush, texel_table
 
 COMPONENTS = "xyzw"
 
@@ -76,7 +76,7 @@ class Read:
         try:
             with np.errstate(all="ignore"):
                 return expect_read(self.op, Expectation.exact(self.coord.scalar, coords),
-                                   self.ctx._item_program, self.ctx.inputs, self.ctx.env)
+                                   self.ctx.item_program, self.ctx.inputs, self.ctx.env)
         except (ValueError, IndexError, ArithmeticError):
             return None
 

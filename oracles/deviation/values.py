@@ -1,6 +1,6 @@
 """The deviation checks that hold for every statement: NaNs, zeros, flushing, saturation,
 rounding, operands, other lanes and work-items, type limits and ulps (:mod:`oracles.deviation`
-runs them in :data:`oracles.deviation_context.CLASSES` order). Each takes the context and a
+runs them in :data:`oracles.deviation.context.CLASSES` order). Each takes the context and a
 failing lane's position and returns a :class:`Deviation` or None (not this class, or not
 decidable from what the context holds)."""
 
@@ -14,7 +14,7 @@ import numpy as np
 
 from lang.ir import Literal, Load, Op
 from lang.types import format_value
-from oracles.deviation_context import (
+from oracles.deviation.context import (
     MAX_ULPS,
     Context,
     Deviation,

@@ -1,10 +1,10 @@
 """Image reads: the spec's addressing, filtering, border-colour and channel-conversion rules.
 
 A read returns a 4-vector (§6.15.15.3-6). The oracle first turns every texel of the image into
-the vector a read of it returns (:func:`oracles.image_texels.texel_table`: the channel order's
+the vector a read of it returns (:func:`oracles.images.texels.texel_table`: the channel order's
 mapping with 0 and 1 for missing channels, SPIR-V env §7.6 / OpenCL C §6.15.15.7; the channel
 conversion of §8.3), with one extra row for the border colour of the order (§6.15.15.1.1). Then,
-per work-item, the coordinate selects rows of that table (:mod:`oracles.image_addressing`):
+per work-item, the coordinate selects rows of that table (:mod:`oracles.images.addressing`):
 
 *Exact verdicts* (rule ``image.texel`` and the conversion rules): a sampler-less read (SPIR-V
 env §7.7: NEAREST, unnormalized, ADDRESS_NONE) or a sampler with unnormalized coordinates,
@@ -43,8 +43,8 @@ from lang.ops import Handlers
 from lang.types import scalar
 from oracles import rules
 from oracles.expect import Expectation, as_bits
-from oracles.image_addressing import DELTA, FLOAT_EXACT, address, array_layer, axis_candidates, int_floor
-from oracles.image_texels import RULE_BORDER, Table, may_flush, texel_table
+from oracles.images.addressing import DELTA, FLOAT_EXACT, address, array_layer, axis_candidates, int_floor
+from oracles.images.texels import RULE_BORDER, Table, may_flush, texel_table
 from oracles.operands import Reference
 
 REFERENCES: Handlers[Reference] = Handlers()
@@ -66,7 +66,7 @@ RULE_COORDINATE_DENORMAL = rules.register(
     "support flush the inputs of operations 'such as' add, mul and the math functions, image reads not named",
     severity="letter",
 )
-"""Named by the deviation classifier (oracles.deviation_images), never by the read's oracle: a
+"""Named by the deviation classifier (oracles.deviation.images), never by the read's oracle: a
 read that flushed a denormal coordinate breaks the letter of §8.2, which hardware commonly does."""
 RULE_NEAREST_TOLERANCE = rules.register(
     "image.nearest.tolerance",

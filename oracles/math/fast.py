@@ -1,12 +1,12 @@
 """The math oracle's filter: lanes whose accepted set a vectorized reference decides (issue 25);
-mpmath (:mod:`oracles.maths`) stays the arbiter of every other lane.
+mpmath (:mod:`oracles.math.lanewise`) stays the arbiter of every other lane.
 
 A lane under a ulp bound of OpenCL C 3.0.19 §7.4 (Tables 65, 66, 68, 69) accepts the infinitely
 precise result ``x`` rounded to nearest and every value in ``[lo, hi]``: those within ``k ulp(x)``
 of ``x``, widened by the oracle's slack of 2^-(prec-8)·|x| (``oracles.floats.interval``); a
 correctly rounded lane accepts ``cr(x)`` alone. ``cr(x)``, ``lo(x)`` and ``hi(x)`` are monotone in
 ``x`` and ``ulp(x)`` is constant between powers of two. The reference of
-:mod:`oracles.math_references` gives ``r`` with ``|r - x| <= e`` (its stated bound, checked at
+:mod:`oracles.math.references` gives ``r`` with ``|r - x| <= e`` (its stated bound, checked at
 start-up), so where each of them takes one value over ``[r - e, r + e]`` it takes that value at
 ``x``: the lane is *decided*, bit for bit the lane the exact path would build (allowed value,
 interval, rule, ulp), before any driver's result is seen. Every comparison is of an exact
@@ -26,16 +26,16 @@ result subnormal before rounding may be flushed, §7.5.3) or near the largest va
 be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
 -cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
 reference or whose reference fails its start-up check (sincos: sin's and cos's references, each
-result under sincos's bound and rule; the geometric functions: :mod:`oracles.math_fast_geometric`).
+result under sincos's bound and rule; the geometric functions: :mod:`oracles.math.fast_geometric`).
 fract, modf, frexp, remquo, mad, lgamma and lgamma_r need no reference:
-:mod:`oracles.math_fast_exact` gives their lanes (both results) where numpy computes them exactly,
+:mod:`oracles.math.fast_exact` gives their lanes (both results) where numpy computes them exactly,
 and every lane of an exact function whose bound is none in the build (none is judged). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a lane with a NaN
 or infinite operand is not judged (API §5.8.4.3: the compiler may assume there is none), whatever
 the function.
 
 The lanes left to the exact path are computed once per distinct operand set: lanes whose
 operands are the same certain values (the same bits: a NaN's payload, a zero's sign) get the same
-lanes there (``oracles.maths._lanewise_at`` is a function of those bits), so one lane of each set
+lanes there (``oracles.math.lanewise.lanewise_at`` is a function of those bits), so one lane of each set
 is evaluated and copied to the others (a program's operands come from small edge pools, most of
 them values no reference decides).
 
@@ -59,10 +59,10 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
-from oracles.math_bounds import bound_for, profile_of, rule_for
-from oracles.math_fast_exact import DECIDED, exact_lanes, never_judged, unjudged
-from oracles.math_precise import PRECISE
-from oracles.math_references import REFERENCES, trusted, working
+from oracles.math.bounds import bound_for, profile_of, rule_for
+from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
+from oracles.math.precise import PRECISE
+from oracles.math.references import REFERENCES, trusted, working
 
 
 @dataclass
@@ -96,8 +96,8 @@ class Filtered:
 
 
 def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spread: list[int | None]) -> Filtered:
-    """The lanes of ``f``'s results that a vectorized reference (:mod:`oracles.math_references`) or
-    an exact vectorized evaluation (:mod:`oracles.math_fast_exact`) decides (module docstring),
+    """The lanes of ``f``'s results that a vectorized reference (:mod:`oracles.math.references`) or
+    an exact vectorized evaluation (:mod:`oracles.math.fast_exact`) decides (module docstring),
     and one representative of each distinct operand set among the others: lanes whose operands
     are the same certain values (the same bits) get the same lanes from the exact path. ``args``
     are the operands' expectations; ``spread[i]`` is the vector width a scalar operand is widened
@@ -139,11 +139,11 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spr
     undecided = np.ones(len(certain), bool)
     undecided[index] = False
     undecided = np.flatnonzero(undecided)
-    rest, copies = _representatives(undecided, bits, certain)
+    rest, copies = representatives_of(undecided, bits, certain)
     return Filtered(index, expectations, undecided, rest, copies, refined)
 
 
-def _representatives(lanes: np.ndarray, bits: list[np.ndarray], certain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def representatives_of(lanes: np.ndarray, bits: list[np.ndarray], certain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One of ``lanes`` per distinct operand set (the operands' bits, where every operand is
     certain; every other lane stands for itself), and for each lane the position of its
     representative among them."""
@@ -180,7 +180,7 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
                      candidate: np.ndarray, bound, kind: str) -> tuple[np.ndarray, Expectation, int]:
     """The lanes among ``candidate`` that the reference ``name`` decides under ``f``'s ``bound``
     and rule, their expectation and how many needed mpmath's value (computed as
-    ``oracles.maths._lanewise_at`` computes ``name``'s)."""
+    ``oracles.math.lanewise.lanewise_at`` computes ``name``'s)."""
     ref = REFERENCES[name]
     fm = fmt(tname)
     w = working(tname)
@@ -193,13 +193,13 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     candidates = np.flatnonzero(ok)
     r = ref.evaluate(*(np.ascontiguousarray(v[candidates].astype(w) if v.dtype.kind == "f" else
                                             v[candidates].astype(np.int64)) for v in values)).astype(w)
-    decided, lanes = _decide(r, ref.bound(tname), tname, k)
+    decided, lanes = decide(r, ref.bound(tname), tname, k)
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
     # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
     where, hi, lo = _precise(name, tname, [v[again] for v in values], w)
     if len(where):
-        decided, lanes = _decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
+        decided, lanes = decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
         parts.append((again[where][decided], hi[decided], lo[decided], [a[decided] for a in lanes]))
     index = np.concatenate([p[0] for p in parts])
     top = np.concatenate([p[1] for p in parts])
@@ -252,9 +252,9 @@ def _precise(name: str, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
     return np.array(where, np.intp), signs * value(head, e_head), signs * value(rest, e_rest)
 
 
-def _decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
-            exact: np.ndarray | None = None, err: np.ndarray | None = None,
-            half_width: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+def decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
+           exact: np.ndarray | None = None, err: np.ndarray | None = None,
+           half_width: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """Which references ``r`` (+ ``low``: the working type, or a double-word with ``low`` far below
     ``r``'s last bit; ``|r + low - x| <= rel·|x|``, plus ``err`` where given: an absolute bound, for
     ``r`` of the working type alone) decide their lane, and the lane's nearest value, ``lo``, ``hi``
