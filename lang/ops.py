@@ -4,7 +4,7 @@ Every entry names an operation of the IR (:class:`lang.ir.Op`), its area, arity 
 section that defines it. The readers register their handler for each name: the OpenCL C
 emitter (:data:`fuzz.emit.opencl_c.EMITTERS`, for the operations OpenCL C can express), the
 SPIR-V emitter (:data:`fuzz.emit.spirv.EMITTERS`), the oracle
-(:data:`oracles.evaluate.REFERENCES`) and the strategies (statement builders in
+(:data:`oracles.interpreter.REFERENCES`) and the strategies (statement builders in
 :data:`fuzz.strategies.conversions.BUILDERS`, tree nodes in
 :data:`fuzz.strategies.expressions.EXPRESSIONS`).
 ``tests/test_ops_table.py`` fails when any reader lacks any entry, so adding a construct means

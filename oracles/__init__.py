@@ -26,7 +26,7 @@ from oracles.arith import arith_is_defined
 from oracles.atomics import Histories, Violation, check, histories
 from oracles.classes import input_class
 from oracles.deviation import Classifier, Deviation
-from oracles.evaluate import UndefinedBehaviour, environment, evaluate, expected
+from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected
 from oracles.expect import ErrorScale, Expectation, as_bits
 from oracles.floats import fmt
 from oracles.images import address, array_layer, axis_candidates, int_floor

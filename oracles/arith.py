@@ -1,7 +1,7 @@
 """References of the conversions area: ``convert``, cast, ``as_T`` and the arithmetic operators.
 
 Each reference maps the expectations of its operands to the expectation of its result, lane by
-lane over all work-items at once (oracles.evaluate).
+lane over all work-items at once (oracles.interpreter).
 """
 
 from __future__ import annotations

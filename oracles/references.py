@@ -1,7 +1,7 @@
 """Every operation's reference, assembled by declaration from the modules that define them.
 
 Each oracle module declares its own ``REFERENCES`` table (operation name -> reference); this
-module merges them into the one table :func:`oracles.evaluate.evaluate` reads and checks, at
+module merges them into the one table :func:`oracles.interpreter.evaluate` reads and checks, at
 import, that every operation of :data:`lang.ops.OPS` has exactly one reference.
 """
 

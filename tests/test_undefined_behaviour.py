@@ -1,6 +1,6 @@
 """Undefined behaviour is impossible by construction (issue 4, DESIGN invariant 2).
 
-The oracle raises :class:`~oracles.evaluate.UndefinedBehaviour` on a judged lane that reaches a case
+The oracle raises :class:`~oracles.interpreter.UndefinedBehaviour` on a judged lane that reaches a case
 the spec leaves undefined (signed overflow, clamp with lo > hi, mul24 operands beyond 24 bits): drawn
 expression programs (2,000 in the default run, 10,000 in the soak run) must never make it fire, with
 and without flushed denormals.

@@ -16,7 +16,7 @@ import numpy as np
 
 from lang.ir import Expr, Program, Store, buffers_of, walk
 from lang.types import scalar
-from oracles.evaluate import environment, evaluate
+from oracles.interpreter import environment, evaluate
 from oracles.expect import Expectation, is_nan_bits
 from oracles.operands import UndefinedBehaviour, convert_to
 

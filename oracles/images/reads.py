@@ -233,4 +233,4 @@ def _read_image(op: Op, args: list[Expectation], n: int, ftz: frozenset, *, prog
     return expect_read(op, args[0], program, inputs, ftz)
 
 
-_read_image.reads_program = True  # type: ignore[attr-defined]  (oracles.evaluate passes the program)
+_read_image.reads_program = True  # type: ignore[attr-defined]  (oracles.interpreter passes the program)

@@ -14,7 +14,7 @@ code* (:attr:`Reduction.blame`: its twin does not show it). A reduction that end
 operation on one work-item says why in :attr:`Reduction.why_not_minimal` (:func:`why_not_minimal`).
 
 Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
-:class:`~oracles.evaluate.UndefinedBehaviour` on anything else and the candidate is dropped
+:class:`~oracles.interpreter.UndefinedBehaviour` on anything else and the candidate is dropped
 before it reaches a driver.
 """
 
