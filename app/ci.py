@@ -49,27 +49,19 @@ import json
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import AbstractSet, Any, Callable
 
+from app.ci_cases import ERROR, FAILED, FIXED, GONE, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult
 from app.ci_releases import Counterpart, counterpart
 from app.options import DEFAULT_SEVERITY
+from corpus.bucket_queries import buckets_hit_since
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from lang.ir import InvalidProgram
 from oracles import at_least
 from triage.buglist import bucket_severity
-
-REGRESSIONS = "regressions"
-SMOKE = "smoke-campaign"
-SUITES = (REGRESSIONS, SMOKE)
-
-PASSED, FAILED, FIXED, SKIPPED, ERROR, GONE = "passed", "failed", "fixed", "skipped", "error", "gone"
-OUTCOMES = (PASSED, FAILED, FIXED, SKIPPED, ERROR, GONE)
-"""A case's outcome; ``failed`` and ``fixed`` are JUnit failures, ``error`` a JUnit error; ``gone``
-(a known bug a driver release no longer shows) passes."""
 
 KNOWN_STATUSES = ("ignored", "reported")
 """Bucket statuses a smoke campaign accepts (see the module docstring)."""
@@ -78,60 +70,6 @@ _CLFUZZ_ERRORS = ("worker_error", "invalid_module")
 """Run statuses that are clfuzz's failure, not the driver's: the case is an error."""
 
 _REQUIRED = {"title": str, "ftz": list, "verdict": list, "known_wrong": dict}
-
-
-class CiError(Exception):
-    """CI cannot run at all (infrastructure); the message is one line saying what to do."""
-
-
-@dataclass
-class Case:
-    """One JUnit test case: ``suite`` (:data:`SUITES`), ``classname`` (a target, or ``oracle``),
-    ``name``, an outcome (:data:`OUTCOMES`), the failure's one-line ``message`` and ``details``,
-    ``out`` (system-out) and the seconds it took."""
-
-    suite: str
-    classname: str
-    name: str
-    outcome: str = PASSED
-    message: str = ""
-    details: str = ""
-    out: str = ""
-    time_s: float = 0.0
-    known: str = ""  # the known bucket a passing case still shows (a regression's expected failure)
-
-    @property
-    def failing(self) -> bool:
-        return self.outcome in (FAILED, FIXED, ERROR)
-
-
-@dataclass
-class CiResult:
-    """Everything one ``clfuzz ci`` run found."""
-
-    cases: list[Case] = field(default_factory=list)
-    suite_s: dict[str, float] = field(default_factory=dict)
-    targets: list[str] = field(default_factory=list)
-    corpus: str | None = None  # the smoke campaign's corpus (None: none kept)
-    campaign: str | None = None
-    programs: int = 0
-    new_buckets: list[dict[str, Any]] = field(default_factory=list)
-    started: float = field(default_factory=time.time)
-
-    def suite(self, name: str) -> list[Case]:
-        return [c for c in self.cases if c.suite == name]
-
-    def counts(self, suite: str | None = None) -> dict[str, int]:
-        """``tests``, ``failures`` (failed + fixed), ``errors``, ``skipped`` and each outcome."""
-        cases = self.cases if suite is None else self.suite(suite)
-        n = {o: sum(c.outcome == o for c in cases) for o in OUTCOMES}
-        return {"tests": len(cases), "failures": n[FAILED] + n[FIXED], "errors": n[ERROR],
-                "skipped": n[SKIPPED], **n}
-
-    @property
-    def exit_code(self) -> int:
-        """0: everything passed (or was skipped); 1: a case failed or erred."""
-        return 1 if any(c.failing for c in self.cases) else 0
 
 
 # ---- the regression corpus ---------------------------------------------------------------------
@@ -314,10 +252,7 @@ def bucket_cases(corpus: Corpus, targets: list[Target], system: list[Target], kn
 def hit_buckets(corpus: Corpus, campaign: str, since: float) -> list[tuple[str, dict[str, Any]]]:
     """(target, bucket) for every bucket a run of ``campaign`` started at or after ``since`` hit
     (a disagreement stored by an earlier run and seen again counts: rows are deduplicated)."""
-    hits = corpus.query(
-        "select distinct d.target, d.bucket from disagreements d join runs r "
-        "on r.program_id = d.program_id and r.target = d.target "
-        "where r.campaign = ? and r.created >= ? order by d.target, d.bucket", [campaign, since])
+    hits = buckets_hit_since(corpus, campaign, since)
     buckets = {b["id"]: b for b in corpus.buckets()} if hits else {}
     return [(h["target"], buckets[h["bucket"]]) for h in hits if h["bucket"] in buckets]
 

@@ -9,7 +9,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from app.ci import ERROR, FAILED, FIXED, GONE, PASSED, SKIPPED, SMOKE, SUITES, Case, CiResult
+from app.ci_cases import ERROR, FAILED, FIXED, GONE, PASSED, SKIPPED, SMOKE, SUITES, Case, CiResult
 
 _INVALID_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 

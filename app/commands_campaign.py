@@ -237,7 +237,8 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
 
     Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db; clfuzz ci --drivers pocl-6.0 --minutes 0
     """
-    from app.ci import CiError, run_ci
+    from app.ci import run_ci
+    from app.ci_cases import CiError
     from app.ci_report import summary, write_junit
     from triage.baseline import BaselineError, read_baseline
 

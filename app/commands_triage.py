@@ -13,6 +13,7 @@ from rich.table import Table
 
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
+from corpus.reads import bucket_rows, disagreement
 from corpus.store import CorpusError
 
 
@@ -178,7 +179,7 @@ def _reduced_first(corpus, bucket: dict, targets: list) -> str:
 
     if bucket["reduced"] is not None or bucket["confirmation"] == "flaky":
         return bucket["id"]
-    row = corpus.disagreements("bucket = ?", [bucket["id"]])[0]
+    row = bucket_rows(corpus, bucket["id"])[0]
     target = next((t for t in targets if t.name == row["target"]), None)
     if target is None:
         click.echo(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); "
@@ -187,7 +188,7 @@ def _reduced_first(corpus, bucket: dict, targets: list) -> str:
     with Worker(target) as worker:
         if reduce_stored(corpus, row, target, worker) is None:
             click.echo("not reduced: the disagreement did not show again on a fresh run")
-    return corpus.disagreements("id = ?", [row["id"]])[0]["bucket"]
+    return disagreement(corpus, row["id"])["bucket"]
 
 
 @click.command("export-regressions")

@@ -1,6 +1,7 @@
 """The data of the dashboard (app.dashboard), from a corpus: :func:`overview`, :func:`timeline`,
 :func:`throughput`, :func:`coverage_matrix`, :func:`corner_matrix`, :func:`error_matrix`
-aggregate in SQL and numpy; they return plain dicts and arrays."""
+aggregate the corpus's named queries (corpus.dashboard_queries) with numpy; they return plain
+dicts and arrays."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from typing import Any
 import numpy as np
 
 from corpus.coverage import coverage
+from corpus.dashboard_queries import (buckets_first_seen, buckets_first_seen_per_target, campaign_rows,
+                                      dashboard_totals, found_by_target, judged_per_bin, last_disagreement,
+                                      rows_over_time, run_span, run_statuses, runs_by_fingerprint)
+from corpus.reads import target_fingerprints
 from corpus.store import Corpus
 from lang.conversion_corners import dst_of
 from lang.corners import Corner, table
@@ -21,10 +26,6 @@ MAX_POINTS = 400
 """Points per line of the time series (a longer series is sampled, keeping its last point)."""
 MAX_BINS = 40
 BIN_SECONDS = (10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 21600, 43200, 86400)
-
-
-def _where(campaign: str | None, column: str = "campaign") -> tuple[str, list]:
-    return (f"where {column} = ?", [campaign]) if campaign else ("", [])
 
 
 def _fingerprint_fields(text: str | None) -> dict[str, str]:
@@ -40,22 +41,14 @@ def overview(corpus: Corpus, campaign: str | None = None, cov: dict[str, Any] | 
     campaigns, and per target (and fingerprint): path, device, driver version, runs by status,
     judged lanes, driver seconds, judged lanes per driver-second, disagreement rows, buckets and
     the constructs and cells it covered (``cov``, corpus.coverage, computed if not given)."""
-    where, params = _where(campaign)
     cov = coverage(corpus, campaign) if cov is None else cov
-    runs = corpus.query(f"select count(*) as n, min(created) as t0, max(created) as t1 from runs {where}", params)[0]
-    fingerprints = {r["fingerprint_id"]: r for r in corpus.query("select fingerprint_id, fingerprint from targets")}
-    statuses: dict[str, dict[str, int]] = {}
-    for r in corpus.query(f"select target, status, count(*) as n from runs {where} group by target, status", params):
-        statuses.setdefault(r["target"], {})[r["status"]] = r["n"]
-    found = {r["target"]: r for r in corpus.query(
-        f"select target, count(*) as rows, count(distinct bucket) as buckets from disagreements {where} group by target",
-        params)}
+    runs = run_span(corpus, campaign)
+    fingerprints = target_fingerprints(corpus)
+    statuses = run_statuses(corpus, campaign)
+    found = found_by_target(corpus, campaign)
     targets = []
-    for r in corpus.query(
-        f"""select target, path, fingerprint_id, count(*) as runs, sum(judged) as judged, sum(mismatches) as mismatches,
-                   sum(build_s + run_s) as driver_s
-            from runs {where} group by target, fingerprint_id order by target, min(created)""", params):
-        fp = _fingerprint_fields(fingerprints.get(r["fingerprint_id"], {}).get("fingerprint"))
+    for r in runs_by_fingerprint(corpus, campaign):
+        fp = _fingerprint_fields(fingerprints.get(r["fingerprint_id"]))
         cells = cov.get(r["target"], {}).get("cells", [])
         driver_s = r["driver_s"] or 0.0
         targets.append({
@@ -66,15 +59,13 @@ def overview(corpus: Corpus, campaign: str | None = None, cov: dict[str, Any] | 
             "rows": found.get(r["target"], {}).get("rows", 0), "buckets": found.get(r["target"], {}).get("buckets", 0),
             "constructs": len({c[0] for c in cells}), "cells": len(cells),
         })
-    campaigns = corpus.query(
-        f"select name, seed, started, updated, programs, checks from campaigns {_where(campaign, 'name')[0]} "
-        "order by started", _where(campaign, "name")[1])
+    totals = dashboard_totals(corpus, campaign)
     return {
-        "corpus": corpus.path, "campaign": campaign, "campaigns": campaigns,
-        "programs": corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"],
+        "corpus": corpus.path, "campaign": campaign, "campaigns": campaign_rows(corpus, campaign),
+        "programs": totals["programs"],
         "runs": runs["n"], "first_run": runs["t0"], "last_run": runs["t1"],
-        "rows": corpus.query(f"select count(*) as n from disagreements {where}", params)[0]["n"],
-        "buckets": corpus.query(f"select count(distinct bucket) as n from disagreements {where}", params)[0]["n"],
+        "rows": totals["rows"],
+        "buckets": totals["buckets"],
         "targets": targets,
     }
 
@@ -101,27 +92,22 @@ def timeline(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     since the first run: ``{"t0", "end", "rows": {target: (x, y)}, "buckets": {target: (x, y)},
     "all_buckets": (x, y)}`` (``t0`` is None for a corpus without runs). A bucket counts for a
     target from its first row on that target."""
-    where, params = _where(campaign)
-    span = corpus.query(f"select min(created) as t0, max(created) as t1 from runs {where}", params)[0]
+    span = run_span(corpus, campaign)
     if span["t0"] is None:
         return {"t0": None, "end": 0.0, "rows": {}, "buckets": {}, "all_buckets": (np.zeros(0), np.zeros(0))}
     t0 = span["t0"]
-    last = corpus.query(f"select max(created) as t from disagreements {where}", params)[0]["t"]
+    last = last_disagreement(corpus, campaign)
     end = max(span["t1"], last or span["t1"]) - t0
     out: dict[str, Any] = {"t0": t0, "end": end, "rows": {}, "buckets": {}}
-    for key, sql in (
-        ("rows", f"select target, created - ? as t, count(*) as n from disagreements {where} group by target, created"),
-        ("buckets", f"select target, min(created) - ? as t, 1 as n from disagreements {where} group by bucket, target"),
-    ):
-        found = corpus.query(sql, [t0, *params])
+    for key, query in (("rows", rows_over_time), ("buckets", buckets_first_seen_per_target)):
+        found = query(corpus, t0, campaign)
         if not found:
             continue
         targets, t, n = _arrays(found, "target", "t", "n")
         for name in sorted(set(targets.tolist())):
             mask = targets == name
             out[key][name] = _cumulative(t[mask].astype(float), n[mask].astype(np.int64), end)
-    first = corpus.query(f"select min(created) - ? as t from disagreements {where} group by bucket", [t0, *params])
-    t = np.array([r["t"] for r in first], dtype=float)
+    t = np.array(buckets_first_seen(corpus, t0, campaign), dtype=float)
     out["all_buckets"] = _cumulative(t, np.ones(len(t), dtype=np.int64), end)
     return out
 
@@ -139,8 +125,7 @@ def throughput(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     ``{"width", "x": bin starts (s since the first run), "seconds": each bin's duration,
     "rate": {target: lanes/s per bin}}``. The last bin, usually partial, lasts its elapsed part
     (at least half a bin)."""
-    where, params = _where(campaign)
-    span = corpus.query(f"select min(created) as t0, max(created) as t1 from runs {where}", params)[0]
+    span = run_span(corpus, campaign)
     if span["t0"] is None:
         return {"width": 0.0, "x": np.zeros(0), "seconds": np.zeros(0), "rate": {}}
     t0, total = span["t0"], span["t1"] - span["t0"]
@@ -148,9 +133,7 @@ def throughput(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     nbins = int(total // width) + 1
     starts = np.arange(nbins) * width
     seconds = np.clip(total - starts, width / 2, width)
-    found = corpus.query(
-        f"""select target, cast((created - ?) / ? as integer) as bin, sum(judged) as judged
-            from runs {where} group by target, bin""", [t0, width, *params])
+    found = judged_per_bin(corpus, t0, width, campaign)
     rate: dict[str, np.ndarray] = {}
     if found:
         targets, bins, judged = _arrays(found, "target", "bin", "judged")

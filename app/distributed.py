@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 import tempfile
 import time
 import warnings
@@ -45,7 +44,9 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from campaign.scheduler import Budget
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
+from corpus.hypothesis_db import examples_under
 from corpus.merge import Merged, merge
+from corpus.reads import campaign_programs, node_campaigns, node_totals
 from corpus.store import Corpus, CorpusError
 from fuzz.strategies.areas import AREAS
 from lang.policy import Policy
@@ -141,9 +142,8 @@ def run_slice(spec: SliceSpec) -> dict[str, Any]:
                                   timeout_s=spec.timeout_s)
             row = corpus.campaign(spec.campaign)
             pending = set(row["state"].get("pending", []))  # in flight or run nowhere at the stop: campaign.feed
-            unrun = [r["json"] for r in corpus.query("select id, json from programs where campaign = ? order by rowid",
-                                                     [spec.campaign]) if r["id"] in pending][-CARRY:]
-            corpus.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            unrun = [r["json"] for r in campaign_programs(corpus, spec.campaign) if r["id"] in pending][-CARRY:]
+            corpus.checkpoint()
         finally:
             corpus.close()
         data = zlib.compress(path.read_bytes(), 6)
@@ -264,14 +264,13 @@ def _examples(corpus: Corpus | Path, campaign: str) -> tuple[tuple[bytes, bytes]
     """The hypothesis rows of a node campaign's targeted searches (keys ``NAME@NODE/AREA/...``), in
     a corpus or the corpus file at a path."""
     prefix = f"{campaign}/".encode()
-    sql, params = "select key, value from hypothesis where substr(key, 1, ?) = ?", [len(prefix), prefix]
     if isinstance(corpus, Corpus):
-        return tuple((bytes(r["key"]), bytes(r["value"])) for r in corpus.query(sql, params))
-    db = sqlite3.connect(corpus)
+        return examples_under(corpus, prefix)
+    other = Corpus(corpus, create=False)  # a slice's corpus, already opened (and upgraded) by the merge
     try:
-        return tuple((bytes(k), bytes(v)) for k, v in db.execute(sql, params))
+        return examples_under(other, prefix)
     finally:
-        db.close()
+        other.close()
 
 
 def _replace_examples(corpus: Corpus, campaign: str, path: Path) -> None:
@@ -359,9 +358,7 @@ def _loop(corpus: Corpus, client, name: str, settings: Settings, parent: dict, m
         # a whole area's state only where it drew further, and counts parts of programs as programs
         new = res["row"]
         corpus.update_campaign(res["campaign"], 0, {}, new["programs"], new["checks"], new["state"])  # row merged
-        total = corpus.query("select coalesce(sum(programs), 0) as p, coalesce(sum(checks), 0) as c from campaigns "
-                             "where substr(name, 1, ?) = ?", [len(name) + 1, f"{name}@"])[0]
-        corpus.update_campaign(name, settings.seed, parent, total["p"], total["c"])
+        corpus.update_campaign(name, settings.seed, parent, *node_totals(corpus, name))
         merge_s = time.monotonic() - t
         failed[node] = 0
         carry[node] = tuple(res["unrun"])
@@ -435,12 +432,11 @@ def summary_markdown(corpus: Corpus, name: str) -> str:
     """The summary of a distributed campaign: corpus.stats's, one section per node campaign."""
     from corpus.stats import markdown, summarize
 
-    rows = corpus.query("select name from campaigns where substr(name, 1, ?) = ? order by name",
-                        [len(name) + 1, f"{name}@"])
-    parts = [f"# clfuzz distributed campaign {name}: {corpus.path}, {len(rows)} nodes", ""]
-    for row in rows:
-        text = markdown(summarize(corpus, row["name"]))
+    nodes = node_campaigns(corpus, name)
+    parts = [f"# clfuzz distributed campaign {name}: {corpus.path}, {len(nodes)} nodes", ""]
+    for node in nodes:
+        text = markdown(summarize(corpus, node))
         body = text.split("\n", 1)[1] if "\n" in text else ""
-        parts += [f"## node {row['name'][len(name) + 1:]} (campaign {row['name']})",
+        parts += [f"## node {node[len(name) + 1:]} (campaign {node})",
                   body.replace("\n## ", "\n### ")]
     return "\n".join(parts)

@@ -26,6 +26,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 from campaign.caps import capabilities
 from campaign.execute import execute
 from campaign.expectations import Expectations
+from corpus.bucket_queries import legacy_bucket_count
 from corpus.store import Corpus
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.capabilities import supports
@@ -34,11 +35,6 @@ from fuzz.strategies.draws import sample
 from lang.policy import Policy
 from triage.buglist import bug_list
 from triage.session import triage
-
-OLD_KEY = ("select count(distinct p.area || '|' || d.operation || '|' || d.src_type || '|' || d.dst_type || '|' || "
-           "d.input_class || '|' || d.rule || '|' || d.kind || '|' || d.target || '|' || d.fingerprint_id || '|' || "
-           "coalesce(case when d.kind not in ('wrong-result', 'imprecise-result') then d.actual_value end, '')) as n "
-           "from disagreements d join programs p on p.id = d.program_id where d.campaign = 'bench'")
 
 
 def main() -> None:
@@ -65,7 +61,7 @@ def main() -> None:
                 if supports(t, p):
                     execute(p, t, w, corpus, campaign="bench", expectations=Expectations(p))
     run_s = time.monotonic() - t0
-    old = corpus.query(OLD_KEY)[0]["n"]
+    old = legacy_bucket_count(corpus, "bench")
     before = len(corpus.buckets("bench"))
     t0 = time.monotonic()
     triaged = triage(corpus, targets, "bench", args.triage_minutes * 60)

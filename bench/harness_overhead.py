@@ -28,6 +28,7 @@ from pathlib import Path
 import _common  # noqa: F401  (puts the repository on sys.path)
 
 from campaign.campaign import run_campaign
+from corpus.reads import programs_run, stored_programs
 from corpus.store import Corpus
 from fuzz.drivers import discover, select
 from fuzz.drivers.routes import PATH_OPENCL_C
@@ -86,10 +87,10 @@ def _once(target, args, folder: Path):
                           areas=tuple(args.areas.split(",")))
     wall = time.perf_counter() - t0
     # the parts that ran to the end (a part that crashed the driver would kill the bare loop)
-    ran = {r["program_id"] for r in corpus.query("select distinct program_id from runs where status = 'ok'")}
+    ran = programs_run(corpus, status="ok")
     jobs = []
-    for row in corpus.query("select id from programs where statements > 0 order by created"):
-        if row["id"] in ran:
+    for row in stored_programs(corpus):
+        if row["statements"] > 0 and row["id"] in ran:
             p = corpus.program(row["id"])
             lay = layout(p)
             jobs.append((emit(p), input_bytes(p), lay.in_bytes, lay.out_bytes, p.global_size))

@@ -31,6 +31,7 @@ from campaign.campaign import run_campaign
 from campaign.caps import capabilities
 from campaign.execute import execute
 from campaign.expectations import Expectations
+from corpus.reads import programs_run, stored_programs
 from corpus.store import Corpus
 from fuzz.drivers import Worker, discover, select
 from fuzz.drivers.capabilities import supports
@@ -89,8 +90,8 @@ def _programs_run(corpus: Corpus, targets, areas: tuple[str, ...], seed: int) ->
     """The campaign's programs that ran, as (area, draw index), in the order they were stored."""
     streams = _draws(targets, areas, seed)
     state = corpus.campaign("bench")["state"]["areas"]
-    ran = {r["program_id"] for r in corpus.query("select distinct program_id from runs")}
-    created = {r["id"]: r["created"] for r in corpus.query("select id, created from programs")}
+    ran = programs_run(corpus)
+    created = {r["id"]: r["created"] for r in stored_programs(corpus)}
     found = []
     for area in areas:
         for i in range(state[area]["next"]):

@@ -47,8 +47,10 @@ from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from campaign.targeted import Search
 from campaign.timeouts import Timeouts
+from corpus.bucket_queries import bucket_ids, buckets_created_since
 from corpus.coverage import coverage, program_cells
 from corpus.hypothesis_db import CorpusDatabase
+from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
@@ -135,9 +137,8 @@ def _history(corpus: Corpus, name: str, state: dict) -> tuple[list[tuple[str, Pr
     pending = state.get("pending") or {}
     if isinstance(pending, list):
         pending = dict.fromkeys(pending)
-    unfinished = [(r["area"], Program.from_json(r["json"]), pending[r["id"]]) for r in corpus.query(
-        f"select id, area, json from programs where id in ({','.join('?' * len(pending))}) order by created",
-        list(pending))] if pending else []
+    unfinished = [(r["area"], Program.from_json(r["json"]), pending[r["id"]])
+                  for r in programs_by_id(corpus, pending)]
     cells = {(c, ty, w) for cov in coverage(corpus, name).values() for c, ty, w, _ in cov["cells"]}
     return unfinished, cells
 
@@ -204,7 +205,7 @@ def run_campaign(
         record.store_program(corpus, program, name)  # in the corpus before anything runs it
         return program
 
-    known = {r["id"] for r in corpus.query("select id from buckets")}
+    known = bucket_ids(corpus)
     feed = Feed(targets, scheduler, draw, expect, known, unfinished, max_programs, drawer.first_run,
                 everywhere=drawer.everywhere.__contains__)
     done_before = stored["programs"] if stored else 0
@@ -330,8 +331,7 @@ class _BucketWatch:
     def poll(self) -> tuple[list[dict], int]:
         if time.monotonic() - self._last >= 1.0:
             self._last = time.monotonic()
-            rows = self.corpus.query("select id, title from buckets where created >= ? order by created desc",
-                                     [self.since])
+            rows = buckets_created_since(self.corpus, self.since)
             self._value = (rows[:5], len(rows))
         return self._value
 

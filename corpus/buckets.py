@@ -25,7 +25,7 @@ from typing import Any
 
 SIGNATURE_VERSION = 9
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
-when opened (corpus.store), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
+when opened (corpus.keying.rekey), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
 family), its kind and its driver, not on the statement that showed it. 3: one bug, one bucket:
 the operation without widths, element types, rule and deviation class; no area, width, path or

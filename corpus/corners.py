@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from corpus import _sql
 from corpus.store import Corpus
 from lang import image_corners, spirv_corners
 from lang.corners import Corner, reached, runnable, table
@@ -33,16 +34,17 @@ def capabilities_of(fingerprint: dict) -> frozenset[str]:
 def reached_by_target(corpus: Corpus, campaign: str | None = None) -> dict[str, tuple[tuple[Corner, ...], set[Corner]]]:
     """Per target (sorted): the corners it can run and those of them it reached."""
     where, params = ("where r.campaign = ?", [campaign]) if campaign else ("", [])
-    fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"]) for t in corpus.query("select * from targets")}
+    fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"])
+                    for t in _sql.rows(corpus, "select * from targets")}
     targets: dict[str, frozenset[str]] = {}
-    for row in corpus.query(f"select distinct r.target, r.fingerprint_id from runs r {where}", params):
+    for row in _sql.rows(corpus, f"select distinct r.target, r.fingerprint_id from runs r {where}", params):
         targets[row["target"]] = capabilities_of(fingerprints.get(row["fingerprint_id"], {}))
     ok = "and" if campaign else "where"
     areas = " or ".join(f"""p.json like '%"area":"{a}"%'""" for a in sorted({c.area for c in table()}))
     parsed: dict[str, set[Corner]] = {}
     got: dict[str, set[Corner]] = {t: set() for t in targets}
-    for row in corpus.query(
-        f"""select r.target, r.program_id, p.json from runs r join programs p on p.id = r.program_id
+    for row in _sql.rows(
+        corpus, f"""select r.target, r.program_id, p.json from runs r join programs p on p.id = r.program_id
             {where} {ok} r.status = 'ok' and ({areas})""", params):
         if row["program_id"] not in parsed:
             parsed[row["program_id"]] = reached(Program.from_json(row["json"]))

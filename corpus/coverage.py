@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from corpus import _sql
 from corpus.store import Corpus
 from lang.ir import Op, Program, walk
 from lang.ops import coverage_key
@@ -30,8 +31,8 @@ def coverage(corpus: Corpus, campaign: str | None = None) -> dict[str, dict[str,
     cells: dict[str, Counter[Cell]] = {}
     paths: dict[str, str] = {}
     parsed: dict[str, Counter[Cell]] = {}
-    for row in corpus.query(
-        f"""select r.target, r.path, r.program_id, p.json from runs r join programs p on p.id = r.program_id
+    for row in _sql.rows(
+        corpus, f"""select r.target, r.path, r.program_id, p.json from runs r join programs p on p.id = r.program_id
             where r.status = 'ok' {where}""", params):
         if row["program_id"] not in parsed:
             parsed[row["program_id"]] = program_cells(Program.from_json(row["json"]))

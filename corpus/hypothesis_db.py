@@ -31,3 +31,12 @@ class CorpusDatabase(ExampleDatabase):
 
     def delete(self, key: bytes, value: bytes) -> None:
         self.corpus.delete_example(self.prefix + key, value)
+
+
+def examples_under(corpus: Corpus, prefix: bytes) -> tuple[tuple[bytes, bytes], ...]:
+    """Every stored example (key, value) whose key starts with ``prefix`` (a campaign's searches:
+    ``NAME@NODE/``, app.distributed)."""
+    with corpus.lock:
+        found = corpus.db.execute("select key, value from hypothesis where substr(key, 1, ?) = ?",
+                                  [len(prefix), prefix])
+        return tuple((bytes(k), bytes(v)) for k, v in found)

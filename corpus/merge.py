@@ -46,7 +46,7 @@ def merge(into: Corpus, source: str | Path) -> Merged:
     Corpus(source, create=False).close()  # one-line error for a bad file; upgrades an old schema
     db = into.db
     counts = Merged()
-    with into._lock, db.conn:
+    with into.lock, db.conn:
         db.execute("attach database ? as src", [str(source)])
         try:
             for table in ("programs", "targets", "reductions", "hypothesis"):

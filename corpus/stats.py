@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from corpus import _sql
 from corpus.coverage import coverage
 from corpus.store import Corpus
 from lang.maths import FUNCTIONS
@@ -25,8 +26,8 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     """A JSON-able summary of the corpus (or of one campaign in it)."""
     where, params = ("where campaign = ?", [campaign]) if campaign else ("", [])
     targets: dict[str, Any] = {}
-    for row in corpus.query(
-        f"""select target, path, count(distinct program_id) as programs, count(*) as runs,
+    for row in _sql.rows(
+        corpus, f"""select target, path, count(distinct program_id) as programs, count(*) as runs,
                    sum(checks) as checks, sum(judged) as judged, sum(mismatches) as mismatches,
                    sum(build_s + run_s) as driver_s
             from runs {where} group by target, path order by target, path""",
@@ -38,10 +39,11 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
         targets[key]["checks_per_driver_s"] = round((row["judged"] or 0) / row["driver_s"], 1) if row["driver_s"] else 0.0
         targets[key]["statuses"] = {}
         targets[key]["kinds"] = []
-    for row in corpus.query(f"select target, status, count(*) as n from runs {where} group by target, status", params):
+    for row in _sql.rows(corpus, f"select target, status, count(*) as n from runs {where} group by target, status",
+                         params):
         targets.setdefault(row["target"], {"statuses": {}, "kinds": []})["statuses"][row["status"]] = row["n"]
-    for row in corpus.query(
-        f"""select target, path, kind, operation, src_type, dst_type, count(*) as rows,
+    for row in _sql.rows(
+        corpus, f"""select target, path, kind, operation, src_type, dst_type, count(*) as rows,
                    count(distinct program_id) as programs, min(created) as first_seen, max(created) as last_seen,
                    min(id) as example_id
             from disagreements {where}
@@ -49,7 +51,7 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
             order by target, rows desc""",
         params,
     ):
-        ex = corpus.query("select * from disagreements where id = ?", [row["example_id"]])[0]
+        ex = _sql.rows(corpus, "select * from disagreements where id = ?", [row["example_id"]])[0]
         targets.setdefault(row["target"], {"statuses": {}, "kinds": []})["kinds"].append({
             "kind": row["kind"], "operation": row["operation"], "src_type": row["src_type"],
             "dst_type": row["dst_type"], "path": row["path"], "count": row["rows"], "programs": row["programs"],
@@ -63,7 +65,7 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
                 "work_item": ex["work_item"],
             },
         })
-    programs = corpus.query(f"select count(*) as n from programs {where}", params)[0]["n"]
+    programs = _sql.rows(corpus, f"select count(*) as n from programs {where}", params)[0]["n"]
     buckets = corpus.buckets(campaign)
     return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
             "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign),
@@ -82,8 +84,8 @@ def largest_errors(corpus: Corpus, campaign: str | None = None) -> list[dict[str
     run and statement output). Sorted by operation, type, target."""
     where, params = ("and campaign = ?", [campaign]) if campaign else ("", [])
     out = []
-    for r in corpus.query(
-        f"""select * from (
+    for r in _sql.rows(
+        corpus, f"""select * from (
                 select e.*, row_number() over (partition by target, operation, type order by ulps desc, id) as rank,
                        count(*) over (partition by target, operation, type) as measured
                 from errors e where ulps is not null {where})
@@ -129,13 +131,13 @@ def compare_paths(corpus: Corpus, campaign: str | None = None) -> dict[str, list
     past the front ends, in the driver's shared back end). Counts are over stored rows, which a
     run caps per statement alike on both paths."""
     where, params = ("and campaign = ?", [campaign]) if campaign else ("", [])
-    both = {(r["driver"], r["program_id"]) for r in corpus.query(
-        f"""select replace(target, '/spirv', '') as driver, program_id from runs
+    both = {(r["driver"], r["program_id"]) for r in _sql.rows(
+        corpus, f"""select replace(target, '/spirv', '') as driver, program_id from runs
             where status = 'ok' {where} group by driver, program_id having count(distinct path) = 2""", params)}
     lanes: dict[tuple, set[str]] = {}
     kinds: dict[tuple, tuple] = {}
-    for r in corpus.query(
-        f"""select replace(target, '/spirv', '') as driver, path, program_id, buffer, work_item, lane,
+    for r in _sql.rows(
+        corpus, f"""select replace(target, '/spirv', '') as driver, path, program_id, buffer, work_item, lane,
                    operation, src_type, dst_type from disagreements where 1 {where}""", params):
         if (r["driver"], r["program_id"]) not in both:
             continue

@@ -20,26 +20,11 @@ from typing import Any, Iterable
 
 import sqlite_utils
 
-from corpus.buckets import (CULPRIT_FIELDS, RESULT_KINDS, SIGNATURE_VERSION, STATUSES, bucket_id, driver_version,
-                            first_error, signature, title)
+from corpus.buckets import CULPRIT_FIELDS, STATUSES, driver_version
+from corpus.keying import bucket_of, inherit, rebucket
+from corpus.schema import DEVIATION_COLUMNS, CorpusError, upgrade
 from lang.ir import InvalidProgram, Program
 
-SCHEMA_VERSION = 8
-"""1: programs, targets, runs, disagreements, campaigns. 2: disagreements carry their bucket and
-confirmation; tables buckets (status per bucket) and reductions (a reduced program beside its
-original). 3: campaigns carry their state (where each area's draws stand, the scheduler's counts:
-campaign.scheduler), table hypothesis (the campaigns' Hypothesis example database:
-corpus.hypothesis_db). 4: table errors (the largest error in ulps per statement and run). 5:
-disagreements carry their deviation (oracles.deviation: the class of the wrong value) and its
-detail; rows of older corpora, failures and atomics' history rows have NULL (unclassified). 6:
-disagreements carry their ``culprit``: the faulty sub-expression triage found for them (JSON of its
-operation, types, rule and deviation; NULL: none found, the operation is its own). 7: buckets carry
-their reproduction rate (``reproduced``, "k/n": triage.confirm), reductions say why the reduced
-program is not one statement on one work-item (``why``; "" when it is). 8: table release_checks (a
-bucket's reproducer judged on each release of its driver: triage.versions)."""
-
-DEVIATION_COLUMNS = ("deviation", "deviation_detail")
-"""Schema 5: what a wrong value is (a class of oracles.deviation.CLASSES) and a sentence about it."""
 UNCLASSIFIED = "unclassified"
 """How a disagreement without a deviation (NULL: written before schema 5, a failure) is shown."""
 
@@ -47,10 +32,6 @@ UNCLASSIFIED = "unclassified"
 def deviation_of(row: dict[str, Any]) -> str:
     """A disagreement row's deviation class, ``unclassified`` where it has none."""
     return row.get("deviation") or UNCLASSIFIED
-
-
-class CorpusError(Exception):
-    """The corpus file cannot be used; the message says what is wrong and what to do."""
 
 
 def _now() -> float:
@@ -62,18 +43,22 @@ def _locked(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with self._lock:
+        with self.lock:
             return method(self, *args, **kwargs)
 
     return wrapper
 
 
 class Corpus:
-    """A clfuzz corpus at ``path`` (``":memory:"`` for tests)."""
+    """A clfuzz corpus at ``path`` (``":memory:"`` for tests), its schema brought up to date
+    (corpus.schema). ``db`` is its sqlite-utils database, for the modules of this package only:
+    every other module asks a named function (corpus.reads, corpus.bucket_queries,
+    corpus.dashboard_queries), none takes SQL. ``lock`` is held by every read and write:
+    campaign threads share the one connection."""
 
     def __init__(self, path: str | Path, *, create: bool = True):
         self.path = str(path)
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         if self.path != ":memory:":
             p = Path(self.path)
             if not p.exists() and not create:
@@ -87,121 +72,11 @@ class Corpus:
             if self.path != ":memory:":
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            upgrade(self.db, self.path)
         except sqlite3.DatabaseError as e:
             raise CorpusError(
                 f"{self.path} is not a usable clfuzz corpus ({e}); move it aside or pass another --corpus path"
             ) from None
-
-    # ---- schema ----------------------------------------------------------------------------
-
-    def _migrate(self) -> None:
-        db = self.db
-        meta = db["meta"]
-        if not meta.exists():
-            if db.table_names():
-                raise CorpusError(f"{self.path} is an SQLite database but not a clfuzz corpus; pass another --corpus path")
-            meta.create({"key": str, "value": str}, pk="key")
-            meta.insert({"key": "schema_version", "value": str(SCHEMA_VERSION)})
-        version = int(meta.get("schema_version")["value"])
-        if version > SCHEMA_VERSION:
-            raise CorpusError(f"{self.path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
-        with db.conn:
-            if not db["programs"].exists():
-                db["programs"].create(
-                    {"id": str, "json": str, "area": str, "campaign": str, "created": float, "statements": int},
-                    pk="id",
-                )
-            if not db["targets"].exists():
-                db["targets"].create(
-                    {"fingerprint_id": str, "name": str, "path": str, "fingerprint": str, "first_seen": float},
-                    pk="fingerprint_id",
-                )
-            if not db["runs"].exists():
-                db["runs"].create(
-                    {
-                        "id": int, "program_id": str, "target": str, "fingerprint_id": str, "path": str,
-                        "status": str, "checks": int, "judged": int, "mismatches": int, "build_s": float,
-                        "run_s": float, "log": str, "campaign": str, "created": float,
-                    },
-                    pk="id",
-                    foreign_keys=[("program_id", "programs", "id")],
-                )
-                db["runs"].create_index(["program_id"])
-            if not db["disagreements"].exists():
-                db["disagreements"].create(
-                    {
-                        "id": str, "program_id": str, "run_id": int, "target": str, "fingerprint_id": str,
-                        "path": str, "kind": str, "buffer": str, "work_item": int, "lane": int,
-                        "operation": str, "src_type": str, "dst_type": str, "expression": str,
-                        "inputs": str, "expected": str, "allowed": str, "actual": str,
-                        "expected_value": str, "actual_value": str, "rule": str, "rule_text": str,
-                        "section": str, "input_class": str, "campaign": str, "created": float,
-                        "deviation": str, "deviation_detail": str,
-                    },
-                    pk="id",
-                    foreign_keys=[("program_id", "programs", "id")],
-                )
-                db["disagreements"].create_index(["target", "operation"])
-            if not db["campaigns"].exists():
-                db["campaigns"].create(
-                    {"name": str, "seed": int, "settings": str, "started": float, "updated": float,
-                     "programs": int, "checks": int},
-                    pk="name",
-                )
-            if not db["buckets"].exists():
-                db["buckets"].create(
-                    {"id": str, "title": str, "signature": str, "target": str, "status": str, "note": str,
-                     "created": float, "changed": float},
-                    pk="id",
-                )
-            if not db["reductions"].exists():
-                db["reductions"].create(
-                    {"id": str, "original_id": str, "reduced_id": str, "bucket": str, "target": str,
-                     "seconds": float, "candidates": int, "size_before": str, "size_after": str,
-                     "created": float},
-                    pk="id",
-                )
-            if not db["errors"].exists():  # schema 4: the largest error in ulps per statement and run
-                db["errors"].create(
-                    {"id": int, "run_id": int, "program_id": str, "target": str, "path": str, "campaign": str,
-                     "buffer": str, "operation": str, "type": str, "ulps": float, "limit": float, "accepted": int,
-                     "rule": str,
-                     "bound": str, "work_item": int, "lane": int, "expression": str, "inputs": str,
-                     "reference": str, "actual_value": str, "created": float},
-                    pk="id",
-                    foreign_keys=[("run_id", "runs", "id")],
-                )
-                db["errors"].create_index(["target", "operation", "type"])
-            if not db["release_checks"].exists():  # schema 8
-                db["release_checks"].create(
-                    {"id": str, "bucket": str, "target": str, "lineage": str, "version": str, "release": str,
-                     "fingerprint_id": str, "program_id": str, "verdict": str, "detail": str, "seconds": float,
-                     "checked": float},
-                    pk="id",
-                )
-                db["release_checks"].create_index(["bucket"])
-            if not db["hypothesis"].exists():
-                db["hypothesis"].create({"key": bytes, "value": bytes}, pk=("key", "value"))
-            columns = db["disagreements"].columns_dict
-            for column in ("bucket", "confirmation", *DEVIATION_COLUMNS, "culprit"):  # schemas 2, 5 and 6
-                if column not in columns:
-                    db["disagreements"].add_column(column, str)
-            if "state" not in db["campaigns"].columns_dict:
-                db["campaigns"].add_column("state", str)
-            if "reproduced" not in db["buckets"].columns_dict:  # schema 7
-                db["buckets"].add_column("reproduced", str)
-            if "why" not in db["reductions"].columns_dict:
-                db["reductions"].add_column("why", str)
-            db["disagreements"].create_index(["bucket"], if_not_exists=True)
-            if version < 2:
-                self._rebucket("bucket is null or bucket = ''")
-            if version < SCHEMA_VERSION:
-                meta.upsert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, pk="key")
-            keyed = meta.get("signature_version")["value"] if meta.count_where("key = 'signature_version'") else "1"
-            if keyed != str(SIGNATURE_VERSION):
-                self._rekey()
-                meta.upsert({"key": "signature_version", "value": str(SIGNATURE_VERSION)}, pk="key")
 
     # ---- writing ---------------------------------------------------------------------------
 
@@ -240,7 +115,7 @@ class Corpus:
                 row = {**dict.fromkeys(DEVIATION_COLUMNS), **d,
                        "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
                        "created": run["created"], "campaign": run.get("campaign", "")}
-                row["bucket"] = self._bucket_of(row)
+                row["bucket"] = bucket_of(self.db, row)
                 rows.append(row)
             measured = [{**e, "run_id": run_id, "program_id": run["program_id"], "target": run["target"],
                          "path": run["path"], "campaign": run.get("campaign", ""), "created": run["created"]}
@@ -255,74 +130,22 @@ class Corpus:
                     f"where status = 'fixed' and id in ({','.join('?' * len(seen))})", [run["created"], *seen])
         return int(run_id)
 
-    def _bucket_of(self, row: dict[str, Any]) -> str:
-        """The bucket of a disagreement row (corpus.buckets), created on first use as ``new``."""
-        sig = signature(row)
-        bid = bucket_id(sig)
-        self.db["buckets"].insert(
-            {"id": bid, "title": title(sig), "signature": json.dumps(sig, sort_keys=True), "target": row["target"],
-             "status": "new", "note": "", "created": _now(), "changed": _now()},
-            ignore=True,
-        )
-        return bid
-
     @_locked
     def blame(self, bucket: str, culprit: dict[str, Any]) -> str:
         """Record that the rows of ``bucket`` are the fault of ``culprit`` (a row of the faulty
         sub-expression triage isolated: triage.reduce's ``culprit`` pass) and move them to the
         bucket keyed on it (corpus.buckets.signature); returns that bucket, which takes the old
-        one's status and note where it is new (:meth:`_inherit`)."""
+        one's status and note where it is new (corpus.keying.inherit)."""
         keep = json.dumps({k: culprit.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
         old = self.db["buckets"].get(bucket)
         with self.db.conn:
             self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
-            self._rebucket("culprit = ? and bucket = ?", [keep, bucket])
+            rebucket(self.db, "culprit = ? and bucket = ?", [keep, bucket])
             new = self.db.execute("select bucket from disagreements where culprit = ? limit 1", [keep]).fetchone()[0]
             if new != bucket:
-                self._inherit(new, [old])
+                inherit(self.db, new, [old])
             self.db.execute("update reductions set bucket = ? where bucket = ?", [new, bucket])
         return new
-
-    def _rekey(self) -> None:
-        """Every row into the bucket of the current signature (corpus.buckets.SIGNATURE_VERSION):
-        a failure's message is taken anew from its run's log; a new bucket takes the status and
-        note of the old buckets its rows came from (the one changed last, if they differ), and a
-        reduction follows its bucket where all of the old bucket's rows went to one new one."""
-        logs = {r["id"]: r["log"] for r in self.db.query(
-            "select id, log from runs where id in (select run_id from disagreements where kind not in (?, ?))",
-            list(RESULT_KINDS))}
-        moved: dict[str, set[str]] = {}
-        for row in list(self.db["disagreements"].rows):
-            if row["kind"] not in RESULT_KINDS and logs.get(row["run_id"]):
-                row["actual_value"] = first_error(logs[row["run_id"]]) or row["actual_value"]
-            new = self._bucket_of(row)
-            moved.setdefault(row["bucket"] or "", set()).add(new)
-            self.db["disagreements"].update(row["id"], {"bucket": new, "actual_value": row["actual_value"]})
-        old = {b["id"]: b for b in self.db["buckets"].rows}
-        heirs: dict[str, list[dict]] = {}
-        for before, after in moved.items():
-            for new in after - {before}:
-                if before in old:
-                    heirs.setdefault(new, []).append(old[before])
-            if len(after) == 1 and before not in after:
-                self.db.execute("update reductions set bucket = ? where bucket = ?", [next(iter(after)), before])
-        for new, ancestors in heirs.items():
-            self._inherit(new, ancestors)
-
-    def _inherit(self, bucket: str, ancestors: list[dict[str, Any]]) -> None:
-        """A bucket that is still ``new`` takes the status and note of the ancestor buckets its
-        rows came from that someone marked (the one changed last)."""
-        marked = [b for b in ancestors if b["status"] != "new"]
-        row = self.db["buckets"].get(bucket)
-        if marked and row["status"] == "new":
-            last = max(marked, key=lambda b: b["changed"] or 0)
-            self.db["buckets"].update(bucket, {"status": last["status"], "note": last["note"],
-                                               "changed": last["changed"]})
-
-    def _rebucket(self, where: str, params: list | None = None) -> None:
-        """Recompute the bucket of the rows ``where`` selects (schema upgrade, confirmation)."""
-        for row in list(self.db["disagreements"].rows_where(where, params or [])):
-            self.db["disagreements"].update(row["id"], {"bucket": self._bucket_of(row)})
 
     # ---- buckets ---------------------------------------------------------------------------
 
@@ -399,7 +222,7 @@ class Corpus:
             self.db.execute(f"update disagreements set confirmation = ? where {where}",
                             ["confirmed" if reproduced else "flaky", *params])
             if not reproduced:
-                self._rebucket(where, params)
+                rebucket(self.db, where, params)
 
     @_locked
     def reproduced(self, bucket: str, shown: int, runs: int) -> None:
@@ -489,12 +312,14 @@ class Corpus:
             raise CorpusError(f"program {pid} in {self.path} is corrupt: {e}") from None
 
     @_locked
-    def disagreements(self, where: str | None = None, params: list | None = None) -> list[dict]:
-        return list(self.db["disagreements"].rows_where(where, params or [], order_by="created"))
+    def disagreements(self) -> list[dict]:
+        """Every disagreement row, oldest first (the rows of one bucket, program or target: corpus.reads)."""
+        return list(self.db["disagreements"].rows_where(order_by="created"))
 
     @_locked
-    def query(self, sql: str, params: list | None = None) -> list[dict]:
-        return list(self.db.query(sql, params or []))
+    def checkpoint(self) -> None:
+        """Write the write-ahead log into the corpus file and empty it (a file copied whole)."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         self.db.conn.close()

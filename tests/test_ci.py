@@ -11,25 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from app.ci import (
-    ERROR,
-    FAILED,
-    FIXED,
-    PASSED,
-    REGRESSIONS,
-    SKIPPED,
-    SMOKE,
-    Case,
-    CiError,
-    CiResult,
-    classify,
-    hit_buckets,
-    is_known,
-    known_buckets,
-    load_regressions,
-    oracle_case,
-    smoke_cases,
-)
+from app.ci import classify, hit_buckets, is_known, known_buckets, load_regressions, oracle_case, smoke_cases
+from app.ci_cases import ERROR, FAILED, FIXED, PASSED, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult
 from app.ci_report import summary, write_junit
 from app.cli import cli
 from corpus.store import Corpus
@@ -178,8 +161,7 @@ def test_only_ignored_reported_or_regression_tracked_buckets_are_known(memory_co
         corpus.add_target(t, "opencl-c", f"fp-{t}", {"device_name": t})
     ops = ("convert_int", "convert_int_sat", "convert_int_rte", "convert_int_rtz", "convert_int_rtp")
     _run(corpus, pid, "pocl", "older", [_disagreement(pid, "pocl", i, op) for i, op in enumerate(ops)])
-    ids = {b["operation"].replace("_T", "_int"): b["id"] for b in
-           corpus.query("select json_extract(signature, '$.operation') as operation, id from buckets")}
+    ids = {b["signature"]["operation"].replace("_T", "_int"): b["id"] for b in corpus.buckets()}
     corpus.mark(ids["convert_int"], "ignored")
     corpus.mark(ids["convert_int_sat"], "reported")
     corpus.mark(ids["convert_int_rte"], "fixed")

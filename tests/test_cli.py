@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import cli
+from corpus.reads import stored_programs
+from corpus.store import Corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,7 +145,9 @@ def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
     assert set(summary["targets"]) == {t.name for t in targets}
     for t in summary["targets"].values():
         assert t["runs"] >= 1
-    pid = sqlite3.connect(db).execute("select id from programs limit 1").fetchone()[0]
+    corpus = Corpus(db, create=False)
+    pid = stored_programs(corpus)[0]["id"]
+    corpus.close()
     replay = runner.invoke(cli, ["replay", pid, "--corpus", str(db)])
     assert replay.exit_code == 0 and "lanes judged" in replay.output
 

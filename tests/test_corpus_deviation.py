@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import sqlite3
 
+from conftest import meta, old_corpus
+
 from corpus.merge import merge
-from corpus.store import (
-    DEVIATION_COLUMNS,
-    SCHEMA_VERSION,
-    UNCLASSIFIED,
-    Corpus,
-    deviation_of,
-)
+from corpus.schema import DEVIATION_COLUMNS, SCHEMA_VERSION
+from corpus.store import UNCLASSIFIED, Corpus, deviation_of
 
 ROW = {"program_id": "p", "target": "pocl", "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
        "lane": 3, "work_item": 0, "kind": "wrong-result", "operation": "read_imagef", "src_type": "float4",
@@ -26,17 +23,13 @@ def _run(corpus: Corpus, **changes) -> None:
                     "path": row["path"], "status": "ok", "checks": 1, "judged": 1, "mismatches": 1}, [row])
 
 
-def _schema_4(path) -> None:
-    """A corpus as clfuzz wrote it before schema 5: no deviation columns, version 4."""
-    c = Corpus(path)
-    _run(c, lane=1)
-    c.db["disagreements"].transform(drop=set(DEVIATION_COLUMNS))
-    c.db.execute("update meta set value = '4' where key = 'schema_version'")
-    c.db.conn.commit()
-    c.close()
+def _schema_4(folder) -> str:
+    """A corpus clfuzz wrote at schema 4 (tests/data/corpora): no deviation columns."""
+    path = old_corpus(4, folder)
     with sqlite3.connect(path) as conn:
         columns = {r[1] for r in conn.execute("pragma table_info(disagreements)")}
     assert not columns & set(DEVIATION_COLUMNS)
+    return path
 
 
 def test_schema_version_is_5():
@@ -53,27 +46,26 @@ def test_rows_store_their_deviation_and_rows_without_one_are_unclassified(memory
 
 
 def test_a_schema_4_corpus_is_upgraded_with_null_deviations(tmp_path):
-    path = tmp_path / "old.db"
-    _schema_4(path)
+    path = _schema_4(tmp_path)
     upgraded = Corpus(path)
-    assert upgraded.query("select value from meta where key = 'schema_version'")[0]["value"] == str(SCHEMA_VERSION)
+    assert meta(path) == str(SCHEMA_VERSION)
     old = upgraded.disagreements()
-    assert len(old) == 1 and old[0]["deviation"] is None and deviation_of(old[0]) == UNCLASSIFIED
+    assert len(old) == 4 and all(r["deviation"] is None and deviation_of(r) == UNCLASSIFIED for r in old)
+    buckets = len(upgraded.buckets())
     _run(upgraded, lane=2, deviation="flushed-coordinate", deviation_detail="u = -1e-45 read as 0")
-    assert {r["lane"]: r["deviation"] for r in upgraded.disagreements()} == {1: None, 2: "flushed-coordinate"}
-    assert [b["rows"] for b in upgraded.buckets()] == [1, 1]  # the deviation is part of the key (unclassified apart)
+    assert sorted(str(r["deviation"]) for r in upgraded.disagreements()) == ["None"] * 4 + ["flushed-coordinate"]
+    assert len(upgraded.buckets()) == buckets + 1  # the deviation is part of the key (unclassified apart)
     upgraded.close()
     again = Corpus(path)  # opening an upgraded corpus again changes nothing
-    assert len(again.disagreements()) == 2
+    assert len(again.disagreements()) == 5
     again.close()
 
 
 def test_merging_a_schema_4_corpus_into_a_schema_5_one(tmp_path):
-    old = tmp_path / "old.db"
-    _schema_4(old)
+    old = _schema_4(tmp_path)
     into = Corpus(tmp_path / "new.db")
     _run(into, program_id="q", deviation="other-texel", deviation_detail="texel (2, 0)")
     counts = merge(into, old)
-    assert counts.disagreements == 1
-    assert sorted((r["program_id"], r["deviation"]) for r in into.disagreements()) == [("p", None), ("q", "other-texel")]
+    assert counts.disagreements == 4
+    assert sorted(str(r["deviation"]) for r in into.disagreements()) == ["None"] * 4 + ["other-texel"]
     into.close()

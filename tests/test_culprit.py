@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from simulated import SimTarget, simulated, store_observed
 
+from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
@@ -69,7 +70,7 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     assert sorted(b["signature"]["operation"] for b in before) == ["max", "min"]
     corpus.mark(before[0]["id"], "reported", "vendor#7")
     for b in before:
-        row = corpus.disagreements("bucket = ?", [b["id"]])[0]
+        row = bucket_rows(corpus, b["id"])[0]
         assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
     after = corpus.buckets()
     assert [b["signature"]["operation"] for b in after] == ["add_sat"]

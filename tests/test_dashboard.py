@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import subprocess
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,9 +22,10 @@ from app.cli import cli
 from app.dashboard import write_dashboard
 from app.dashboard_data import corner_matrix, coverage_matrix, throughput, timeline
 from app.dashboard_figures import TITLES
-from corpus import store
+from corpus import keying, store
 from corpus.corners import corners, reached_by_target
 from corpus.coverage import coverage
+from corpus.dashboard_queries import runs_by_fingerprint
 from corpus.stats import LARGEST_TITLE
 from corpus.store import Corpus
 from fuzz.judge import failure_row
@@ -54,7 +56,8 @@ def _build(path: Path) -> Corpus:
     from the simulated drivers, and a crash of a one-statement program on rusticl."""
     clock = iter(T0 + np.arange(1000) * 7.0)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(store, "_now", lambda: float(next(clock)))
+        for module in (store, keying):  # the rows' and the buckets' times, in the order they were taken
+            mp.setattr(module, "_now", lambda: float(next(clock)))
         corpus = Corpus(path)
         for target, (route, device, version) in TARGETS.items():
             corpus.add_target(target, route, f"fp-{target}", {"device_name": device, "driver_version": version,
@@ -89,13 +92,15 @@ def built(tmp_path_factory) -> tuple[Path, Corpus]:
 
 def test_the_data_add_up(built):
     _, corpus = built
-    rows = corpus.query("select target, count(*) as n from disagreements group by target")
+    rows = Counter(r["target"] for r in corpus.disagreements())
     tl = timeline(corpus)
-    assert {r["target"]: r["n"] for r in rows} == {t: int(y[-1]) for t, (x, y) in tl["rows"].items()}
+    assert dict(rows) == {t: int(y[-1]) for t, (x, y) in tl["rows"].items()}
     assert int(tl["all_buckets"][1][-1]) == len(corpus.buckets())
     assert all(np.all(np.diff(y) >= 0) and np.all(np.diff(x) >= 0) for x, y in tl["rows"].values())
     tp = throughput(corpus)
-    judged = {r["target"]: r["n"] for r in corpus.query("select target, sum(judged) as n from runs group by target")}
+    judged = Counter()
+    for r in runs_by_fingerprint(corpus):
+        judged[r["target"]] += r["judged"]
     assert tp["width"] >= 10 and {t: round(float((r * tp["seconds"]).sum())) for t, r in tp["rate"].items()} == judged
     cov = coverage(corpus)
     m = coverage_matrix(cov)

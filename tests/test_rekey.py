@@ -3,48 +3,30 @@
 
 from __future__ import annotations
 
+from conftest import meta, old_corpus
+
 from corpus.buckets import SIGNATURE_VERSION, failure_message
 from corpus.store import Corpus
-from triage.regressions import FOLDER, load
 
 LOG = ("clBuildProgram failed: BUILD_PROGRAM_FAILURE\nCannot find symbol _Z8half_cosDv3_f in kernel library\n"
        "<unknown>:0:0: {n} instructions in function")
 
 
-def _failure(pid: str, n: int) -> tuple[dict, dict]:
-    log = LOG.format(n=n)
-    run = {"program_id": pid, "target": "pocl/spirv", "fingerprint_id": "fp", "path": "spirv", "status": "build_error",
-           "campaign": "c", "checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.0, "run_s": 0.0, "log": log}
-    row = {"program_id": pid, "target": "pocl/spirv", "fingerprint_id": "fp", "path": "spirv", "kind": "build_error",
-           "buffer": "", "work_item": -1, "lane": -1, "operation": "half_cos", "src_type": "float3",
-           "dst_type": "float3", "expression": "", "inputs": "{}", "expected": "", "allowed": "[]", "actual": "",
-           "expected_value": "builds and runs", "actual_value": log.splitlines()[-1], "rule": "valid-program",
-           "rule_text": "", "section": "", "input_class": "none"}
-    return run, row
-
-
 def test_an_old_corpus_is_rekeyed_and_keeps_its_statuses(tmp_path):
-    path = tmp_path / "old.db"
-    corpus = Corpus(path)
-    corpus.add_target("pocl/spirv", "spirv", "fp", {"device_name": "cpu", "driver_version": "3.1"})
-    for n, case in zip((35, 382), (FOLDER / "17ce28f5e43d7404.json", FOLDER / "3148e611217c28df.json")):
-        pid = corpus.add_program(load(case)["program"], "c")
-        run, row = _failure(pid, n)
-        corpus.add_run(run, [row])
-    corpus.db["meta"].upsert({"key": "signature_version", "value": "1"}, pk="key")
-    corpus.db.execute("update disagreements set bucket = 'old-' || lane || '-' || id")  # as keyed before
-    olds = [r["bucket"] for r in corpus.db["disagreements"].rows]
-    for b in olds:
-        corpus.db["buckets"].insert({"id": b, "title": "t", "signature": "{}", "target": "pocl/spirv", "status": "new",
-                                     "note": "", "created": 0.0, "changed": 0.0})
-    corpus.db["buckets"].update(olds[1], {"status": "reported", "note": "PoCL issue 1", "changed": 5.0})
-    corpus.close()
-
+    # written at schema 5, keyed by signature 1: its two build failures (one missing symbol, two
+    # statements, logs that differ in a number) in two buckets, its wrong lanes' bucket reported
+    path = old_corpus(5, tmp_path)
+    assert meta(path, "signature_version") is None
     again = Corpus(path)
-    rows = list(again.db["disagreements"].rows)
-    assert len(rows) == 2 and len({r["bucket"] for r in rows}) == 1  # one missing-symbol bug, one bucket
-    assert {r["actual_value"] for r in rows} == {"Cannot find symbol _Z8half_cosDv3_f in kernel library"}
-    bucket = again.bucket(rows[0]["bucket"])
-    assert bucket["status"] == "reported" and bucket["note"] == "PoCL issue 1"
-    assert bucket["signature"]["failure"] == failure_message(LOG) == "Cannot find symbol half_* in kernel library"
-    assert again.db["meta"].get("signature_version")["value"] == str(SIGNATURE_VERSION)
+    rows = again.disagreements()
+    failures = [r for r in rows if r["kind"] == "build_error"]
+    assert len(rows) == 4 and len(failures) == 2 and len({r["bucket"] for r in failures}) == 1  # one bug, one bucket
+    assert {r["actual_value"] for r in failures} == {"Cannot find symbol _Z8half_cosDv3_f in kernel library"}
+    bucket = again.bucket(failures[0]["bucket"])
+    assert bucket["signature"]["failure"] == failure_message(LOG.format(n=35)) == failure_message(LOG.format(n=382))
+    assert bucket["signature"]["failure"] == "Cannot find symbol half_* in kernel library"
+    wrong = again.bucket(next(r["bucket"] for r in rows if r["kind"] == "wrong-result"))
+    assert wrong["status"] == "reported" and wrong["note"] == "PoCL issue 1" and wrong["rows"] == 2
+    assert [r["bucket"] for r in again.reductions()] == [wrong["id"]]  # the reduction followed its bucket
+    again.close()
+    assert meta(path, "signature_version") == str(SIGNATURE_VERSION)

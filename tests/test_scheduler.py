@@ -9,7 +9,10 @@ import pytest
 
 from campaign.scheduler import WARMUP, Budget, BudgetError, Scheduler, parse_budgets
 from corpus.merge import merge
+from corpus.reads import rows_on_target
 from corpus.store import Corpus
+from lang.ir import Buffer, Fill, Load, Program, Store
+from lang.types import Type
 
 AREAS = ("conversions", "images", "atomics")
 
@@ -109,22 +112,24 @@ def test_state_round_trips_and_resumes_the_draw_indexes():
     assert [again.take(a) for a in AREAS] == [s.state[a].next for a in AREAS]
 
 
-def _stored(c: Corpus, pid: str, target: str, status: str = "new") -> str:
-    c.db["programs"].insert({"id": pid, "json": "{}", "area": "conversions", "campaign": "k", "created": 1.0,
-                             "statements": 1})
+def _stored(c: Corpus, seed: int, target: str) -> str:
+    """Program ``seed`` of campaign ``k`` run on ``target`` with one wrong lane; returns its bucket."""
+    int_ = Type("int")
+    pid = c.add_program(Program((Buffer("x", int_, "in", Fill(seed)), Buffer("o", int_, "out")),
+                                (Store("o", Load("x", int_)),), 4), "k")
     row = {"program_id": pid, "target": target, "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
            "lane": 0, "work_item": 0, "kind": "wrong-result", "operation": "convert_int", "src_type": "float",
            "dst_type": "int", "input_class": "nan", "rule": "r", "actual_value": "1", "campaign": "k"}
     c.add_run({"program_id": pid, "target": target, "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
                "checks": 1, "judged": 5, "mismatches": 1, "campaign": "k"}, [row])
-    return c.disagreements("program_id = ?", [pid])[0]["bucket"]
+    return rows_on_target(c, pid, target)[0]["bucket"]
 
 
 def test_merge_unions_without_duplicates_and_keeps_the_latest_bucket_status(tmp_path):
     a, b = Corpus(tmp_path / "a.db"), Corpus(tmp_path / "b.db")
-    bucket = _stored(a, "p1", "pocl")
-    _stored(b, "p1", "pocl")  # the same program and bucket seen on the second machine
-    _stored(b, "p2", "rusticl")
+    bucket = _stored(a, 1, "pocl")
+    _stored(b, 1, "pocl")  # the same program and bucket seen on the second machine
+    _stored(b, 2, "rusticl")
     a.update_campaign("k", 1, {"areas": ["conversions"]}, 1, 5, {"areas": {"conversions": {"next": 7}}})
     b.update_campaign("k", 1, {"areas": ["conversions"]}, 2, 10, {"areas": {"conversions": {"next": 9}}})
     b.mark(bucket, "reported", "vendor bug 1234")  # decided later on b
@@ -134,7 +139,7 @@ def test_merge_unions_without_duplicates_and_keeps_the_latest_bucket_status(tmp_
     second = merge(c, tmp_path / "b.db")
     assert (first.programs, second.programs) == (1, 1)
     assert (first.runs, second.runs) == (1, 2)  # b's run of p1 is its own run
-    assert c.db["disagreements"].count == 3 - 1  # p1's row on pocl is one disagreement
+    assert len(c.disagreements()) == 3 - 1  # program 1's row on pocl is one disagreement
     assert c.bucket(bucket)["status"] == "reported" and c.bucket(bucket)["note"] == "vendor bug 1234"
     campaign = c.campaign("k")
     assert campaign["state"]["areas"]["conversions"]["next"] == 9

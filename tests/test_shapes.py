@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from simulated import SimTarget, simulated, store_observed
 
 from corpus.buckets import WRONG_CODE, signature
+from corpus.reads import bucket_rows
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.shapes import shape_of, shape_programs, words
@@ -216,7 +217,7 @@ def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monke
         _stored(corpus, p)
     assert {b["signature"].get("shape") for b in corpus.buckets()} == {"unreduced"}
     for b in corpus.buckets():
-        row = corpus.disagreements("bucket = ?", [b["id"]])[0]
+        row = bucket_rows(corpus, b["id"])[0]
         assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
     (bucket,) = corpus.buckets()
     assert bucket["signature"]["kind"] == WRONG_CODE and bucket["signature"]["shape"] == "loop:for-every"
@@ -265,7 +266,7 @@ def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch
     _stored(corpus, _shaped(steps=(Part("carried", "for", (3, 1, 99, 0)),), wraps=(Part("switch", "case", (5,)),)))
     assert len(corpus.buckets()) == 2
     shaped = next(b for b in corpus.buckets() if b["signature"].get("shape"))
-    row = corpus.disagreements("bucket = ?", [shaped["id"]])[0]
+    row = bucket_rows(corpus, shaped["id"])[0]
     reduction = session.reduce_stored(corpus, row, SimTarget(), None)
     (bucket,) = corpus.buckets()
     assert "shape" not in bucket["signature"] and bucket["programs"] >= 2

@@ -4,17 +4,17 @@ wrong, so every step is deterministic and checkable)."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import SMALL
+from conftest import SMALL, meta, old_corpus
 from hypothesis import HealthCheck, given, settings
 
 from campaign.expectations import Expectations
 from corpus.buckets import base_operation, bucket_id, failure_message, signature
-from corpus.store import SCHEMA_VERSION, Corpus, CorpusError
+from corpus.schema import SCHEMA_VERSION
+from corpus.store import Corpus, CorpusError
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.expressions import expression_programs
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, validate, walk
@@ -171,18 +171,11 @@ def test_a_disagreement_that_does_not_reproduce_is_kept_apart(memory_corpus):
 
 
 def test_a_schema_1_corpus_is_upgraded_with_buckets(tmp_path):
-    path = tmp_path / "old.db"
-    c = Corpus(path)
-    _run(c)
-    c.db.execute("update meta set value = '1' where key = 'schema_version'")
-    c.db.execute("update disagreements set bucket = null")
-    c.db.conn.commit()
-    c.close()
+    path = old_corpus(1, tmp_path)  # two wrong lanes of one bug and two build failures of another, no buckets
     upgraded = Corpus(path)
-    assert upgraded.query("select value from meta where key = 'schema_version'")[0]["value"] == str(SCHEMA_VERSION)
-    assert [b["rows"] for b in upgraded.buckets()] == [1]
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("select count(*) from disagreements where bucket is null").fetchone()[0] == 0
+    assert meta(path) == str(SCHEMA_VERSION)
+    assert [b["rows"] for b in upgraded.buckets()] == [2, 2]
+    assert all(r["bucket"] for r in upgraded.disagreements())
 
 
 def test_base_operation_ignores_vector_widths_only():

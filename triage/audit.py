@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from audit import NOT_AUDITED, Env, Evaluator, TooMany, Unsupported, bits_text, decode, is_float
 from corpus.buckets import RESULT_KINDS
+from corpus.reads import first_result_row, target_fingerprints
 from corpus.store import Corpus, CorpusError
 from lang.ir import Program, Store
 
@@ -82,15 +83,11 @@ def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
 def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
     buckets, total, failures = sample_buckets(corpus, sample)
     result = AuditResult(total, failures)
-    fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"] or "{}") for t in corpus.query(
-        "select fingerprint_id, fingerprint from targets")}
-    kinds = ",".join("?" * len(RESULT_KINDS))
+    fingerprints = {f: json.loads(text or "{}") for f, text in target_fingerprints(corpus).items()}
     for b in buckets:
-        rows = corpus.query(f"select * from disagreements where bucket = ? and kind in ({kinds}) order by id limit 1",
-                            [b["id"], *RESULT_KINDS])
-        if not rows:
+        row = first_result_row(corpus, b["id"])
+        if row is None:
             continue
-        row = rows[0]
         try:
             program = corpus.program(row["program_id"])
         except CorpusError as e:

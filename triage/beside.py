@@ -25,6 +25,8 @@ import time
 from typing import Any, Callable
 
 from campaign.pipeline import LaneClosed
+from corpus.bucket_queries import triage_candidates, waiting_for_triage
+from corpus.reads import disagreement
 from corpus.store import Corpus
 from fuzz.drivers import Target
 from triage.confirm import reproduction, reruns
@@ -38,16 +40,6 @@ its own: 3-16 s measured here); with less left before the deadline it waits for 
 REDUCE_S = 60.0
 """Seconds one reduction may take at most (a bucket that needs longer is reduced in parts: what a
 reduction keeps is stored)."""
-
-_CANDIDATES = """
-    select b.id, min(d.id) as example, min(d.created) as first_seen, b.reproduced,
-           sum(d.confirmation = 'confirmed') as confirmed
-    from buckets b join disagreements d on d.bucket = b.id
-    where d.campaign = ? and d.target = ? and b.status = 'new' and json_extract(b.signature, '$.flaky') is null
-      and not exists (select 1 from reductions r where r.bucket = b.id)
-    group by b.id
-    order by first_seen < ? desc, case when first_seen < ? then first_seen else -first_seen end"""
-
 
 class Beside:
     """Hands out the triage of one campaign's buckets, one bucket at a time per target (module
@@ -65,7 +57,7 @@ class Beside:
     def task(self, target: Target) -> Callable[[Any, float], None] | None:
         """The triage of ``target``'s next bucket, or None when it has none waiting."""
         with self._lock:
-            for b in self.corpus.query(_CANDIDATES, [self.campaign, target.name, self.since, self.since]):
+            for b in triage_candidates(self.corpus, self.campaign, target.name, self.since):
                 if b["id"] in self.tried:
                     continue
                 self.tried.add(b["id"])
@@ -85,7 +77,7 @@ class Beside:
 
     def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
         start = time.monotonic()
-        row = self.corpus.disagreements("id = ?", [bucket["example"]])[0]
+        row = disagreement(self.corpus, bucket["example"])
         if not bucket["confirmed"]:
             program = self.corpus.program(row["program_id"])
             runs = reruns(program, row)
@@ -118,6 +110,4 @@ class Beside:
 
 def pending(corpus: Corpus, campaign: str) -> int:
     """Buckets of ``campaign`` still waiting for triage: new, not flaky, not reduced."""
-    return corpus.query("""select count(distinct b.id) as n from buckets b join disagreements d on d.bucket = b.id
-                           where d.campaign = ? and b.status = 'new' and json_extract(b.signature, '$.flaky') is null
-                             and not exists (select 1 from reductions r where r.bucket = b.id)""", [campaign])[0]["n"]
+    return waiting_for_triage(corpus, campaign)

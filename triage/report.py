@@ -30,6 +30,7 @@ import numpy as np
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
 from corpus.buckets import LANE_KINDS, RESULT_KINDS, WRONG_CODE
+from corpus.reads import bucket_rows, fingerprint_of, rows_in_bucket, rows_on_target
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Job, Target, Worker, image_setup
 from fuzz.drivers.capabilities import ftz_for
@@ -59,15 +60,14 @@ def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:
     reductions = corpus.reductions(bucket["id"])
     if reductions:
         pid = reductions[-1]["reduced_id"]
-        rows = corpus.disagreements("program_id = ? and target = ?", [pid, bucket["target"]])
+        rows = rows_on_target(corpus, pid, bucket["target"])
     else:
-        example = corpus.disagreements("bucket = ?", [bucket["id"]])[0]
+        example = bucket_rows(corpus, bucket["id"])[0]
         pid = example["program_id"]
-        rows = corpus.disagreements("program_id = ? and bucket = ?", [pid, bucket["id"]])
+        rows = rows_in_bucket(corpus, pid, bucket["id"])
     if not rows:
         raise CorpusError(f"bucket {bucket['id']} has no disagreement to report")
-    fp_rows = corpus.query("select fingerprint from targets where fingerprint_id = ?", [rows[0]["fingerprint_id"]])
-    fingerprint = json.loads(fp_rows[0]["fingerprint"]) if fp_rows else {}
+    fingerprint = fingerprint_of(corpus, rows[0]["fingerprint_id"])
     return {"bucket": bucket, "program": corpus.program(pid), "rows": rows, "fingerprint": fingerprint,
             "reduced": bool(reductions), "why": (reductions[-1].get("why") or "") if reductions else "",
             "target": bucket["target"], "path": rows[0]["path"]}

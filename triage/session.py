@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from corpus.buckets import RESULT_KINDS
+from corpus.reads import PREFIX_FIELDS, bucket_rows, rows_by_prefix
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from triage.confirm import confirm
@@ -25,8 +26,8 @@ from triage.reduce import Reduction, reduce_program
 def find_row(corpus: Corpus, ref: str) -> dict[str, Any]:
     """The disagreement ``ref`` names: a bucket (its first row), a disagreement or a program (its
     first disagreement), by id or unique id prefix."""
-    for column in ("bucket", "id", "program_id"):
-        rows = corpus.disagreements(f"{column} = ? or {column} like ?", [ref, f"{ref}%"])
+    for column in PREFIX_FIELDS:
+        rows = rows_by_prefix(corpus, column, ref)
         if len({r[column] for r in rows}) > 1:
             raise CorpusError(f"{ref!r} matches several {column.replace('_', ' ')}s; give more characters")
         if rows:
@@ -97,7 +98,7 @@ def triage(corpus: Corpus, targets: list[Target], campaign: str | None, budget_s
             if time.monotonic() > deadline:
                 out.left.append(b["id"])
                 continue
-            rows = corpus.disagreements("bucket = ?", [b["id"]])  # now: confirming may have moved rows
+            rows = bucket_rows(corpus, b["id"])  # now: confirming may have moved rows
             if not rows:
                 continue
             row = rows[0]

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from corpus.buckets import RESULT_KINDS
+from corpus.reads import bucket_rows, rows_in_bucket
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.ir import Program
@@ -50,10 +51,10 @@ def reproducer(corpus: Corpus, bucket: str) -> tuple[str, dict[str, Any]]:
     """The program id a check runs and the bucket's row it looks for: the latest reduction's (its
     reduced program's row in the bucket) when there is one, else the bucket's first row."""
     for red in reversed(corpus.reductions(bucket)):
-        rows = corpus.disagreements("bucket = ? and program_id = ?", [bucket, red["reduced_id"]])
+        rows = rows_in_bucket(corpus, red["reduced_id"], bucket)
         if rows:
             return red["reduced_id"], rows[0]
-    rows = corpus.disagreements("bucket = ?", [bucket])
+    rows = bucket_rows(corpus, bucket)
     if not rows:
         raise ValueError(f"bucket {bucket} has no rows")
     return rows[0]["program_id"], rows[0]
@@ -93,7 +94,7 @@ def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: flo
     by_name = {t.name: t for t in targets}
     program_id, row = reproducer(corpus, bucket["id"])
     if row["target"] not in by_name:  # the reproducer's row is a variant's or another machine's
-        here = next((r for r in corpus.disagreements("bucket = ?", [bucket["id"]]) if r["target"] in by_name), None)
+        here = next((r for r in bucket_rows(corpus, bucket["id"]) if r["target"] in by_name), None)
         if here is not None:  # a row of the bucket on a target here, with its program
             program_id, row = here["program_id"], here
     own = by_name.get(row["target"]) or by_name.get(bucket["target"])

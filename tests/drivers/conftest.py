@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
 import pytest
 
 from fuzz.drivers import Worker, discover
@@ -55,3 +59,11 @@ def worker(target):
     """One Worker per target, shared by a module's tests (each test leaves it usable)."""
     with Worker(target, timeout_s=30) as w:
         yield w
+
+
+def repeated_runs(corpus_file: str | Path) -> list[tuple[str, str]]:
+    """The (program, target) pairs run more than once in the corpus at ``corpus_file`` (read beside
+    the corpus: no corpus function counts a program's runs)."""
+    with closing(sqlite3.connect(corpus_file)) as conn:
+        return conn.execute("select program_id, target from runs group by program_id, target "
+                            "having count(*) > 1").fetchall()

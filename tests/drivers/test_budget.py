@@ -12,6 +12,8 @@ import time
 import pytest
 
 from campaign.campaign import run_campaign
+from corpus.dashboard_queries import run_statuses
+from corpus.reads import stored_programs
 from corpus.store import Corpus
 from fuzz.drivers import BufferArg, Job, Worker
 from lang.policy import Policy
@@ -47,8 +49,8 @@ def test_a_target_that_hangs_on_every_program_ends_within_budget_and_grace(tmp_p
     assert budget - 1 <= wall <= budget + grace(budget)
     assert result.pending >= 1  # in flight at the stop: run first on resume
     state = corpus.campaign(result.name)["state"]
-    assert set(state["pending"]) <= {r["id"] for r in corpus.query("select id from programs")}
-    statuses = {r["status"] for r in corpus.query("select status from runs")}
+    assert set(state["pending"]) <= {r["id"] for r in stored_programs(corpus)}
+    statuses = {s for per_target in run_statuses(corpus).values() for s in per_target}
     assert "timeout" in statuses and result.targets["pocl"].timeouts_s > 0
 
 

@@ -8,20 +8,18 @@ import pytest
 from campaign.campaign import run_campaign
 from campaign.scheduler import Budget
 from campaign.settings import CampaignError, stored_settings
+from corpus.hypothesis_db import examples_under
+from corpus.reads import campaign_programs, programs_run
 from corpus.store import Corpus
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
 from lang.policy import Policy
-from tests.drivers.conftest import skip_without_icd, target_named
+from tests.drivers.conftest import repeated_runs, skip_without_icd, target_named
 
 skip_without_icd()
 pytestmark = pytest.mark.drivers
 
 SMALL = Policy(statements=4, global_size=64)
-
-
-def _ran(corpus: Corpus) -> set[str]:
-    return {r["program_id"] for r in corpus.query("select distinct program_id from runs")}
 
 
 def test_a_campaign_resumes_where_it_stopped(tmp_path):
@@ -40,16 +38,16 @@ def test_a_campaign_resumes_where_it_stopped(tmp_path):
     corpus.add_program(left, "nightly")
     corpus.update_campaign("nightly", row["seed"], row["settings"], row["programs"], row["checks"],
                            {**row["state"], "pending": [left.id]})
-    stored = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")}
+    stored = {r["id"] for r in campaign_programs(corpus, "nightly")}
 
     second = run_campaign(corpus, [pocl], minutes=5, max_programs=6, **kw)
     assert second.programs == 6
-    assert left.id in _ran(corpus)  # what the interrupted run left pending ran first
+    assert left.id in programs_run(corpus)  # what the interrupted run left pending ran first
     after = corpus.campaign("nightly")["state"]["areas"]
     assert sum(a["next"] + a["swept"] for a in after.values()) > drawn  # continued, not restarted
-    assert not corpus.query("select program_id from runs group by program_id, target having count(*) > 1")  # no sweep twice
+    assert not repeated_runs(tmp_path / "c.db")  # no sweep twice
     assert after["expressions"]["next"] <= 5  # the budget holds across runs
-    new = {r["id"] for r in corpus.query("select id from programs where campaign = 'nightly'")} - stored
+    new = {r["id"] for r in campaign_programs(corpus, "nightly")} - stored
     assert new and not new & stored
     assert corpus.campaign("nightly")["programs"] == 14
 
@@ -67,5 +65,5 @@ def test_a_targeted_share_comes_from_hypothesis_search_whose_state_is_in_the_cor
     assert result.programs == 8
     state = corpus.campaign("aimed")["state"]["areas"]["conversions"]
     assert state["searched"] >= 6 and state["next"] <= 2  # (a draw only when the search is not ready)
-    keys = {r["key"] for r in corpus.query("select key from hypothesis")}
+    keys = {k for k, _ in examples_under(corpus, b"")}
     assert keys and all(k.startswith(b"aimed/conversions/") for k in keys)  # the Pareto front, per campaign and area

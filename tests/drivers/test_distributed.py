@@ -24,9 +24,11 @@ from app.distributed import (
 from campaign.settings import CampaignError, Settings
 from corpus import merge as merge_module
 from corpus.merge import Merged
+from corpus.dashboard_queries import run_statuses
+from corpus.reads import programs_run, stored_programs
 from corpus.store import Corpus
 from lang.policy import Policy
-from tests.drivers.conftest import skip_without_icd, target_named
+from tests.drivers.conftest import repeated_runs, skip_without_icd, target_named
 
 SMALL = Policy(statements=4, global_size=64, p_targeted=0.0, p_targeted_error=0.0, corner_sweep=False)  # draws only: disjoint by seed
 NODES = {"pocl-node": "pocl", "rusticl-node": "rusticl", "oclgrind-node": "oclgrind"}  # each with its SPIR-V path
@@ -118,14 +120,12 @@ def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
         assert not [e for e in events if e.error]
         assert again and all(vars(m) == vars(Merged()) for m in again)
 
-        ran = {node: {r["program_id"] for r in corpus.query("select program_id from runs where campaign = ?",
-                                                            [node_campaign("spread", node)])} for node in NODES}
+        ran = {node: programs_run(corpus, campaign=node_campaign("spread", node)) for node in NODES}
         for node, drivers in targets.items():  # each node ran its own drivers, no other
-            rows = corpus.query("select distinct target from runs where campaign = ?", [node_campaign("spread", node)])
-            assert {r["target"] for r in rows} == drivers
+            assert set(run_statuses(corpus, node_campaign("spread", node))) == drivers
         nodes = list(NODES)
         assert all(ran[a] and not ran[a] & ran[b] for a in nodes for b in nodes if a < b)  # disjoint draws
-        assert not corpus.query("select program_id, target from runs group by program_id, target having count(*) > 1")
+        assert not repeated_runs(db)
         drawn = {}
         for node in NODES:
             row = corpus.campaign(node_campaign("spread", node))
@@ -137,7 +137,7 @@ def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
         assert parent["programs"] == sum(corpus.campaign(node_campaign("spread", n))["programs"] for n in NODES)
 
         # the CLI resumes it with the stored settings (no triage, a summary per node)
-        before = {r["id"] for r in corpus.query("select id from programs")}
+        before = {r["id"] for r in stored_programs(corpus)}
         out = CliRunner().invoke(cli, ["run", "--cluster", cluster.scheduler_address, "--minutes", "0.2",
                                        "--corpus", str(db), "--name", "spread"])
         assert out.exit_code == 0, out.output
@@ -146,9 +146,9 @@ def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
             assert f"{node}: slice 1," in out.output
             state = corpus.campaign(node_campaign("spread", node))["state"]["areas"]
             assert sum(a["next"] for a in state.values()) > drawn[node]  # the streams went on
-        after = {r["id"] for r in corpus.query("select id from programs")}
+        after = {r["id"] for r in stored_programs(corpus)}
         assert after - before  # new programs, not the first ones again
-        assert not corpus.query("select program_id, target from runs group by program_id, target having count(*) > 1")
+        assert not repeated_runs(db)
         summary = (tmp_path / "all.db.summary.md").read_text()
         assert all(f"## node {node} (campaign spread@{node})" in summary for node in NODES)
         assert summary == summary_markdown(corpus, "spread")
