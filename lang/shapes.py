@@ -3,7 +3,7 @@ effect the generator knows exactly.
 
 A :class:`Shape` is attached to a program of another area (its ``base``). It has two kinds of
 parts, each declared once in :data:`KINDS` and read by the OpenCL C emitter
-(:mod:`fuzz.emit.opencl_shapes`), the SPIR-V emitter (:mod:`fuzz.emit.spirv_shapes`), the
+(:mod:`fuzz.emit.opencl_shapes`), the SPIR-V emitter (:mod:`fuzz.emit.spirv.shapes`), the
 strategy (:mod:`fuzz.strategies.shapes`) and the reducer (:mod:`triage.reduce_shapes`):
 
 * **steps** compute, at kernel scope and in order, the element index ``x`` each work-item's
