@@ -22,7 +22,7 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.corners import sweep_programs
 from fuzz.strategies.draws import Draws
 from lang.corners import reached, runnable
-from lang.image_corners import capabilities as image_capabilities
+from lang.corners.images import capabilities as image_capabilities
 from lang.images import CHANNEL_TYPES, DIMS, ORDERS, format_key, modelled
 from lang.ops import ATOMIC_FEATURES
 from lang.policy import Policy

@@ -21,7 +21,7 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.corners import float_representatives, sweep_key, sweep_programs
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
-from lang.image_corners import capabilities as image_capabilities
+from lang.corners.images import capabilities as image_capabilities
 from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, restrict, validate, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import ATOMIC_FEATURES, INTEGER_BUILTINS
@@ -383,7 +383,7 @@ def test_conversion_sweep_reaches_every_conversion_corner_without_undefined_beha
 
 
 def test_conversion_classes_of_integers_against_exact_rounding():
-    from lang.conversion_corners import TO_FLOAT, value_classes
+    from lang.corners.conversions import TO_FLOAT, value_classes
 
     for v in [2**60 + 2**36, 2**60 + 2**36 + 1, 2**60 + 2**36 - 1, 2**60 + 2**37, 2**60 + 3 * 2**35, -(2**60 + 2**36)]:
         e = abs(v).bit_length() - 24
@@ -457,7 +457,7 @@ def test_swizzle_shapes_change_only_the_programs_that_take_one():
 def test_the_images_sweep_reaches_every_image_corner_each_device_can_run():
     """One statement per (kind, sampler, read function) a device's formats allow, in programs
     within the statement, image and sampler limits; valid, deterministic, and together reaching
-    every image corner of each device (lang.image_corners.capabilities of its formats)."""
+    every image corner of each device (lang.corners.images.capabilities of its formats)."""
     a = frozenset({("2d", "RGBA/UNORM_INT8"), ("2d", "R/SIGNED_INT32"), ("3d", "R/FLOAT"),
                    ("1d_buffer", "RGBA/UNSIGNED_INT8"), ("2d_array", "RG/UNSIGNED_INT16")})
     b = frozenset({("1d", "R/FLOAT"), ("1d_array", "RGBA/SIGNED_INT8")})
@@ -486,7 +486,7 @@ def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defin
     atomic operation a drawn program uses is one of them."""
     from fuzz.strategies.atomics import atomic_programs
     from fuzz.strategies.draws import sample
-    from lang import atomic_corners
+    from lang.corners import atomics as atomic_corners
 
     rows = {c.name: c for c in table() if c.op.startswith("atomic_")}
     assert "atomic_add:long:atom:local" in rows and "atomic_add:long:atomic:local" not in rows
@@ -527,7 +527,7 @@ def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
 
 
 def test_the_spirv_sweep_reaches_every_spirv_only_corner_with_valid_modules():
-    """fuzz.strategies.spirv_sweep: every SPIR-V-only corner (lang.spirv_corners) the types allow, in
+    """fuzz.strategies.spirv_sweep: every SPIR-V-only corner (lang.corners.spirv) the types allow, in
     modules spirv-val accepts; the remainders' lanes cover every sign pair and the extended
     instructions' lanes a result beyond the type and one within it."""
     import shutil

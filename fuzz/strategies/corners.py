@@ -22,7 +22,7 @@ is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` t
   so that in-range negative products and overflowing ones both occur; mul24/mad24 operands stay
   within 24 bits and clamp's bounds are ordered lane by lane (defined by construction); the
   relational built-ins; then the operators and vector operations (:mod:`fuzz.strategies.operator_sweep`);
-* ``conversions``: every explicit conversion with corners (:mod:`lang.conversion_corners`: float
+* ``conversions``: every explicit conversion with corners (:mod:`lang.corners.conversions`: float
   to integer, integer to a narrower significand, integer to a narrower integer, floating to
   another floating type), with and without _sat (integer destinations only, §6.4.3.3) and with
   each rounding mode, of operands in every class (:func:`conversion_sources`; long and ulong at
@@ -68,7 +68,7 @@ from fuzz.strategies.sweep_base import (
     sweep_program,
 )
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
-from lang import conversion_corners
+from lang.corners import conversions as conversion_corners
 from lang.corners import (
     EXP_CLASSES,
     FLOAT_CLASSES,
@@ -223,7 +223,7 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
 
 
 def _float_magnitudes(src: str, dst: str) -> dict[str, list[float]]:
-    """Magnitudes of ``src`` in each kind (:data:`lang.conversion_corners.NARROWING_KINDS` or
+    """Magnitudes of ``src`` in each kind (:data:`lang.corners.conversions.NARROWING_KINDS` or
     ``WIDENING_KINDS`` by the pair) against the floating type ``dst``, built from the two formats'
     parameters: ties are halfway between two ``dst`` numbers, their neighbours one ``src`` ulp off
     (``nextafter`` in ``src``), the overflow edges MAX and MAX + half its ulp."""
@@ -254,7 +254,7 @@ def _float_magnitudes(src: str, dst: str) -> dict[str, list[float]]:
 
 @lru_cache(maxsize=None)
 def float_conversion_representatives(src: str, dst: str) -> dict[str, tuple[int, ...]]:
-    """Bit patterns of ``src`` in each class of :func:`lang.conversion_corners.classes` against
+    """Bit patterns of ``src`` in each class of :func:`lang.corners.conversions.classes` against
     the floating type ``dst`` (both signs, NaNs quiet and signalling); each is checked to lie in
     its class."""
     s = scalar(src)
@@ -272,7 +272,7 @@ def float_conversion_representatives(src: str, dst: str) -> dict[str, tuple[int,
 
 @lru_cache(maxsize=None)
 def conversion_sources(src: str) -> tuple[int, ...]:
-    """Bit patterns of ``src`` in every class of :mod:`lang.conversion_corners` against every
+    """Bit patterns of ``src`` in every class of :mod:`lang.corners.conversions` against every
     destination: for a float, NaN, the infinities, ties and values beyond each integer range, and
     every class against each other floating type (:func:`float_conversion_representatives`);
     for an integer, its limits and the values at, one next to and two past the rounding

@@ -19,7 +19,7 @@ from fuzz.strategies.conversions import BUILDERS, Builder, Caps, conversion_kind
 from lang.ir import Op, Program, Store
 from lang.ops import COMPARES, EXTENDED, Handlers
 from lang.policy import Policy
-from lang.spirv_corners import VECTORS, bitcast_pairs
+from lang.corners.spirv import VECTORS, bitcast_pairs
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
 SPIRV_BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()

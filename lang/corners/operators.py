@@ -40,7 +40,7 @@ import numpy as np
 from lang.ir import Op
 from lang.ops import COMPARES, SWIZZLE_FORMS, half_components
 from lang.types import SCALARS, VECTOR_WIDTHS, Type, needs_of, operand_type, promoted, scalar
-from lang.value_classes import (
+from lang.corners.classes import (
     FLOAT_CLASSES,
     INT_CLASSES,
     class_keys,
