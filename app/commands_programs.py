@@ -101,9 +101,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
-        from fuzz.strategies.areas import AREAS, area_strategy
-        from fuzz.strategies.conversions import Caps
-        from fuzz.strategies.draws import sample
+        from fuzz.strategies import AREAS, Caps, area_strategy, sample
         from lang.policy import Policy
 
         chosen = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)

@@ -47,7 +47,7 @@ from campaign.scheduler import Budget
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from corpus.merge import Merged, merge
 from corpus.store import Corpus, CorpusError
-from fuzz.strategies.areas import AREAS
+from fuzz.strategies import AREAS
 from lang.policy import Policy
 
 DRIVERS_ENV = "CLFUZZ_DRIVERS"

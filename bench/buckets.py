@@ -29,8 +29,7 @@ from campaign.expectations import Expectations
 from corpus.store import Corpus
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.capabilities import supports
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.draws import sample
+from fuzz.strategies import AREAS, sample
 from lang.policy import Policy
 from triage.buglist import bug_list
 from triage.session import triage

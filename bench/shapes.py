@@ -25,9 +25,7 @@ from fuzz.drivers import Worker, discover, select
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.strategies.conversions import Caps
-from fuzz.strategies.draws import sample
-from fuzz.strategies.shapes import shape_programs
+from fuzz.strategies import Caps, sample, shape_programs
 from lang.ir import twin
 from lang.policy import Policy
 from triage.observe import observe

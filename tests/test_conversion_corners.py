@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import float_conversion_representatives, sweep_programs
+from fuzz.strategies import sweep_programs
+from fuzz.strategies.sweeps.conversions import float_conversion_representatives
 from lang.corners import table
 from lang.corners.conversions import classes, forms, value_classes
 from lang.ir import Op, walk

@@ -1,4 +1,4 @@
-"""The corner table (lang.corners), the sweeps (fuzz.strategies.corners), the pools they need
+"""The corner table (lang.corners), the sweeps (fuzz.strategies.sweeps), the pools they need
 (fuzz.strategies.values) and corner coverage from a corpus (corpus.corners, clfuzz stats).
 
 Classes are checked against an independent classifier written with ``math`` and ``fractions``,
@@ -18,7 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import float_representatives, sweep_key, sweep_programs
+from fuzz.strategies import sweep_key, sweep_programs
+from fuzz.strategies.sweeps.base import float_representatives
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
 from lang.corners.images import capabilities as image_capabilities
@@ -507,7 +508,7 @@ def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defin
 
 
 def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
-    """fuzz.strategies.atomic_sweep: one statement per atomic corner the capabilities allow (all of
+    """fuzz.strategies.sweeps.atomics: one statement per atomic corner the capabilities allow (all of
     them with every atomic feature; the legacy 32-bit ones only without any), valid programs whose
     expectations the atomics oracle computes, the same list every time."""
     from campaign.expectations import Expectations
@@ -527,7 +528,7 @@ def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
 
 
 def test_the_spirv_sweep_reaches_every_spirv_only_corner_with_valid_modules():
-    """fuzz.strategies.spirv_sweep: every SPIR-V-only corner (lang.corners.spirv) the types allow, in
+    """fuzz.strategies.sweeps.spirv: every SPIR-V-only corner (lang.corners.spirv) the types allow, in
     modules spirv-val accepts; the remainders' lanes cover every sign pair and the extended
     instructions' lanes a result beyond the type and one within it."""
     import shutil

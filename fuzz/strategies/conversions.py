@@ -38,7 +38,7 @@ class Caps:
     fp64: bool = False
     fp16: bool = False
     int64: bool = True
-    atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (probe._atomics)
+    atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (fuzz.drivers.probe)
     images: tuple[frozenset[tuple[str, str]], ...] = ()  # per device with images: its (kind, format) pairs
     cr_divide_sqrt: bool = False  # a device has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
     versions: frozenset[str] = frozenset()  # OpenCL C versions some target builds (lang.ops C_VERSIONS: "cl2.0")

@@ -26,7 +26,7 @@ of those classes on some lane (:func:`reached`). Operand classes are read from t
 an operand that is a load or a literal (its lanes as :func:`lang.layout.input_values` gives them); an
 operation whose operand is itself an operation reaches its shape corner only (what that operand
 computes is the oracle's business, not the table's). The math and integer strategies' sweeps
-(:mod:`fuzz.strategies.corners`) write every operand as a load.
+(:mod:`fuzz.strategies.sweeps`) write every operand as a load.
 
 * **atomics** (:mod:`lang.corners.atomics`): every atomic operation in every spelling, memory,
   order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);

@@ -1,4 +1,4 @@
-"""What every corner sweep (fuzz.strategies.corners) builds with: representatives of each operand
+"""What every corner sweep (fuzz.strategies.sweeps) builds with: representatives of each operand
 class of the corner table (lang.corners.classes), and programs whose operands are input buffers
 listing their lanes exactly (``Fill.values``: lane ``i`` takes value ``i % n``)."""
 

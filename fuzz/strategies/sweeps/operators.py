@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.sweep_base import Sweep, bits_of, float_representatives, int_representatives
+from fuzz.strategies.sweeps.base import Sweep, bits_of, float_representatives, int_representatives
 from fuzz.strategies.swizzles import selection
 from lang.ir import Load, Op, Store
 from lang.corners.operators import (
