@@ -187,6 +187,18 @@ def walk(expr: Expr) -> Iterator[Expr]:
             yield from walk(a)
 
 
+def buffers_of(stmt: Store) -> set[str]:
+    """The arguments a statement reads or writes: its output, its loads, its atomics' locations,
+    its images and samplers."""
+    out = {stmt.buffer}
+    for n in walk(stmt.value):
+        if isinstance(n, Load):
+            out.add(n.buffer)
+        elif isinstance(n, Op):
+            out.update(n.attr(k) for k in ("location", "image", "sampler", "out") if n.attr(k))
+    return out
+
+
 def location_index(index: tuple, gid: np.ndarray, local_size: int) -> np.ndarray:
     """The element of its shared buffer (within the work-group's partition for grouped buffers)
     that an atomic operation with the ``index`` attribute ``(id, div, mod, base)`` updates for

@@ -15,7 +15,7 @@ strategy (:mod:`fuzz.strategies.shapes`) and the reducer (:mod:`triage.reduce_sh
   at a permutation of the local ids). Either way every element of every output is written by
   exactly one work-item with the value the oracle computes for that element, so the oracle's
   expectations are those of the program without the shape, its *twin* (:meth:`Shape.twin`
-  in :func:`twin`);
+  in :func:`lang.derive.twin`);
 * **wraps** put the statements, outermost first, inside control flow whose path the data decides:
   ``if``/``else`` on a uniform value, ``if``/``else`` on the work-item's ids (the statements in both
   arms, so lanes diverge), loops with trip counts from the data running the statements once (at a

@@ -11,8 +11,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fuzz.strategies.conversions import Caps
 from fuzz.strategies import sweep_programs
+from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.conversions import float_conversion_representatives
 from lang.corners import table
 from lang.corners.conversions import classes, forms, value_classes

@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from fuzz.strategies.conversions import Caps
 from fuzz.strategies import sweep_key, sweep_programs
+from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import float_representatives
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
 from lang.corners.images import capabilities as image_capabilities
-from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, restrict, validate, walk
+from lang.derive import restrict
+from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, validate, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import ATOMIC_FEATURES, INTEGER_BUILTINS
 from lang.policy import Policy

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuzz.strategies.conversions import Caps
 from fuzz.strategies import sweep_programs
+from fuzz.strategies.conversions import Caps
 from lang.corners import operators as operator_corners
 from lang.corners import reached, table
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate

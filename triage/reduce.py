@@ -55,24 +55,11 @@ import numpy as np
 from corpus.buckets import RESULT_KINDS, base_operation, failure_message
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from lang.ir import (
-    TYPE_CAPABILITIES,
-    Buffer,
-    Expr,
-    Fill,
-    Literal,
-    Load,
-    Op,
-    Program,
-    Store,
-    restrict,
-    twin,
-    type_needs,
-    walk,
-)
+from lang.derive import restrict, twin
+from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, type_needs, walk
 from lang.layout import input_values
 from lang.ops import OPS
-from lang.types import Type
+from lang.types import TYPE_CAPABILITIES, Type
 from oracles.evaluate import UndefinedBehaviour, environment, evaluate
 from oracles.operands import OPERATORS, operator_type
 from triage import reduce_atomics, reduce_images, reduce_shapes

@@ -16,10 +16,10 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.strategies.conversions import BUILDERS, Builder, Caps, conversion_kinds, program_of
+from lang.corners.spirv import VECTORS, bitcast_pairs
 from lang.ir import Op, Program, Store
 from lang.ops import COMPARES, EXTENDED, Handlers
 from lang.policy import Policy
-from lang.corners.spirv import VECTORS, bitcast_pairs
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
 SPIRV_BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()

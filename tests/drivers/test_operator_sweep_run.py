@@ -10,8 +10,8 @@ from campaign.caps import capabilities
 from campaign.execute import execute
 from fuzz.drivers import Worker
 from fuzz.strategies import sweep_programs
-from fuzz.strategies.sweeps.operators import GLOBAL_SIZE, types_of, undefined_lane_statements
 from fuzz.strategies.sweeps.base import sweep_program
+from fuzz.strategies.sweeps.operators import GLOBAL_SIZE, types_of, undefined_lane_statements
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
 from lang.policy import Policy
 from lang.types import Type

@@ -31,7 +31,6 @@ import numpy as np
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import Sweep, bits_of, float_representatives, int_representatives
 from fuzz.strategies.swizzles import selection
-from lang.ir import Load, Op, Store
 from lang.corners.operators import (
     ARITH,
     BITWISE,
@@ -47,6 +46,7 @@ from lang.corners.operators import (
     vload_shapes,
     widths,
 )
+from lang.ir import Load, Op, Store
 from lang.ops import COMPARES, half_components
 from lang.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, scalar, truth_type
 

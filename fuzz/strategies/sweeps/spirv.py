@@ -18,9 +18,6 @@ from typing import Callable
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
-from lang.ops import COMPARES, EXTENDED
-from lang.policy import Policy
 from lang.corners.spirv import (
     SIGNS_X,
     SIGNS_Y,
@@ -31,6 +28,9 @@ from lang.corners.spirv import (
     rem_modes,
     signs,
 )
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
+from lang.ops import COMPARES, EXTENDED
+from lang.policy import Policy
 from lang.types import Type, scalar
 
 GLOBAL_SIZE = 64
