@@ -24,8 +24,9 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.strategies.values import pools, values
+from lang.constructs import requirements
 from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
-from lang.ops import ROUNDINGS, Handlers, requirements
+from lang.ops import ROUNDINGS, Handlers
 from lang.policy import Policy
 from lang.types import SCALARS, VECTOR_WIDTHS, Type, common_type, scalar
 from oracles.arith import arith_is_defined

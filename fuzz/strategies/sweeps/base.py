@@ -10,9 +10,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from lang.constructs import requirements
 from lang.corners import FLOAT_CLASSES, float_classes, int_classes
 from lang.ir import Buffer, Fill, Load, Program, Store, type_needs
-from lang.ops import requirements
 from lang.types import Type, scalar
 
 _FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
