@@ -6,7 +6,7 @@ emitter (:data:`fuzz.emit.opencl_c.EMITTERS`, for the operations OpenCL C can ex
 SPIR-V emitter (:data:`fuzz.emit.spirv.EMITTERS`), the oracle
 (:data:`oracles.evaluate.REFERENCES`) and the strategies (statement builders in
 :data:`fuzz.strategies.conversions.BUILDERS`, tree nodes in
-:data:`fuzz.strategies.expressions.EXPRESSIONS`).
+:data:`fuzz.strategies.trees.EXPRESSIONS`).
 ``tests/test_ops_table.py`` fails when any reader lacks any entry, so adding a construct means
 touching every reader.
 
