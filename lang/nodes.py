@@ -1,8 +1,8 @@
 """The nodes of the test-program IR (:mod:`lang.ir` describes them and holds the
 :class:`~lang.ir.Program` that puts them together): input and shared buffers with their
 :class:`Fill` recipes, images and samplers, the expressions (:class:`Load`, :class:`Literal`,
-:class:`Op`) and the statements (:class:`Store`), and the error every reader raises on a program
-that is not well formed.
+:class:`Op`) and the statements (:class:`Store`) with the arguments each uses
+(:func:`buffers_of`), and the error every reader raises on a program that is not well formed.
 """
 
 from __future__ import annotations
