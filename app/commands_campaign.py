@@ -100,7 +100,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from campaign.campaign import run_campaign
     from campaign.scheduler import BudgetError, parse_budgets
     from campaign.settings import CampaignError, stored_settings
-    from fuzz.strategies.areas import AREAS
+    from fuzz.strategies import AREAS
     from lang.policy import Policy
 
     ctx = click.get_current_context()

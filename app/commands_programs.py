@@ -84,7 +84,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
     from fuzz.emit.validate import target_env, validate
-    from lang.ops import paths_of
+    from lang.constructs import paths_of
 
     if (program_id is None) == (random_n is None):
         raise click.UsageError("give either a PROGRAM_ID or --random N")
@@ -101,9 +101,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
-        from fuzz.strategies.areas import AREAS, area_strategy
-        from fuzz.strategies.conversions import Caps
-        from fuzz.strategies.draws import sample
+        from fuzz.strategies import AREAS, Caps, area_strategy, sample
         from lang.policy import Policy
 
         chosen = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)

@@ -18,8 +18,8 @@ from corpus.dashboard_queries import (buckets_first_seen, buckets_first_seen_per
                                       rows_over_time, run_span, run_statuses, runs_by_fingerprint)
 from corpus.reads import target_fingerprints
 from corpus.store import Corpus
-from lang.conversion_corners import dst_of
 from lang.corners import Corner, table
+from lang.corners.conversions import dst_of
 from lang.types import SCALARS
 
 MAX_POINTS = 400
@@ -209,8 +209,8 @@ def corner_kind(c: Corner) -> str:
     """What a corner's key is about (lang.corners): ``shapes`` (widths, scalar-argument
     overloads), ``result halves`` (Table 13's sums and products), a conversion's suffixes
     (``sat:rte``, ``rtz``, ``no suffix``: §6.4.3), an image read's kind (``2d_array``: its
-    sampler configurations, lang.image_corners), an atomic's spelling (``explicit``: its
-    memories, orders and scopes, lang.atomic_corners), else ``operand classes``."""
+    sampler configurations, lang.corners.images), an atomic's spelling (``explicit``: its
+    memories, orders and scopes, lang.corners.atomics), else ``operand classes``."""
     if c.op == "read_image" or c.op.startswith("atomic_"):  # the image kind; the atomic's spelling
         return c.key.split(":")[0]
     if c.op == "convert":

@@ -48,7 +48,7 @@ from corpus.hypothesis_db import examples_under
 from corpus.merge import Merged, merge
 from corpus.reads import campaign_programs, node_campaigns, node_totals
 from corpus.store import Corpus, CorpusError
-from fuzz.strategies.areas import AREAS
+from fuzz.strategies import AREAS
 from lang.policy import Policy
 
 DRIVERS_ENV = "CLFUZZ_DRIVERS"

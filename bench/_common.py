@@ -7,8 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz.strategies.conversions import Caps, conversion_programs  # noqa: E402
-from fuzz.strategies.draws import sample  # noqa: E402
+from fuzz.strategies import Caps, conversion_programs, sample  # noqa: E402
 from lang.ir import Program  # noqa: E402
 from lang.policy import Policy  # noqa: E402
 

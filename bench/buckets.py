@@ -30,8 +30,7 @@ from corpus.bucket_queries import legacy_bucket_count
 from corpus.store import Corpus
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.capabilities import supports
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.draws import sample
+from fuzz.strategies import AREAS, sample
 from lang.policy import Policy
 from triage.buglist import bug_list
 from triage.session import triage

@@ -5,7 +5,7 @@ capability set,
 the share of the corners a target with those capabilities can run that the programs exercise
 (lang.corners.reached: no driver runs; what the programs would test): N programs drawn the way a
 campaign draws them (fuzz.strategies.draws, seed ``--seed``), then the same N preceded by the
-area's sweep (fuzz.strategies.corners.sweep_programs), with the number of sweep programs and the
+area's sweep (fuzz.strategies.sweep_programs), with the number of sweep programs and the
 seconds each side took to generate and read.
 Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images,spirv]
 """
@@ -17,12 +17,9 @@ import time
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import sweep_programs
-from fuzz.strategies.draws import Draws
+from fuzz.strategies import AREAS, Caps, Draws, sweep_programs
 from lang.corners import reached, runnable
-from lang.image_corners import capabilities as image_capabilities
+from lang.corners.images import capabilities as image_capabilities
 from lang.images import CHANNEL_TYPES, DIMS, ORDERS, format_key, modelled
 from lang.ops import ATOMIC_FEATURES
 from lang.policy import Policy

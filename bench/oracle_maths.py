@@ -41,9 +41,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
 
-from fuzz.strategies.conversions import Caps
-from fuzz.strategies.draws import sample
-from fuzz.strategies.maths import math_programs
+from fuzz.strategies import Caps, math_programs, sample
 from lang.ir import Load, Op
 from lang.maths import FUNCTIONS
 from lang.policy import Policy

@@ -35,8 +35,7 @@ from corpus.reads import programs_run, stored_programs
 from corpus.store import Corpus
 from fuzz.drivers import Worker, discover, select
 from fuzz.drivers.capabilities import supports
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.draws import Draws
+from fuzz.strategies import AREAS, Draws
 from lang.policy import Policy
 
 

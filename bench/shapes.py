@@ -1,6 +1,6 @@
 """What a shape costs: shaped programs against their straight-line twins, in one run.
 
-For ``--programs`` programs of area ``shapes`` (fixed seed) and their twins (lang.ir.twin: the same
+For ``--programs`` programs of area ``shapes`` (fixed seed) and their twins (lang.derive.twin: the same
 statements without the shape):
 * harness: emitting OpenCL C, the oracle's expectations and judging (the twin's expectations are
   the shaped program's: a shape never changes what the oracle computes);
@@ -25,10 +25,8 @@ from fuzz.drivers import Worker, discover, select
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
-from fuzz.strategies.conversions import Caps
-from fuzz.strategies.draws import sample
-from fuzz.strategies.shapes import shape_programs
-from lang.ir import twin
+from fuzz.strategies import Caps, sample, shape_programs
+from lang.derive import twin
 from lang.policy import Policy
 from triage.observe import observe
 

@@ -21,9 +21,7 @@ from campaign.targeted import Search
 from corpus.coverage import program_cells
 from corpus.hypothesis_db import CorpusDatabase
 from corpus.store import Corpus
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.conversions import Caps
-from fuzz.strategies.draws import Draws
+from fuzz.strategies import AREAS, Caps, Draws
 from lang.policy import Policy
 
 CAPS = Caps(fp64=True, fp16=False, int64=True)

@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fuzz.drivers import Target
-from lang.ir import Program, restrict
+from lang.derive import restrict
+from lang.ir import Program
 
 
 @dataclass(frozen=True)

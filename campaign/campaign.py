@@ -5,7 +5,7 @@ busy while the lane judges and records the verdicts). The feeder asks :mod:`camp
 target's next program (a program another target found interesting, one of its backlog, or a
 fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for that target), so no
 target waits for another. Each area's first programs sweep its corner table
-(:mod:`fuzz.strategies.corners`, every target runs them; the state keeps how far the sweep went, so
+(:mod:`fuzz.strategies.sweeps`, every target runs them; the state keeps how far the sweep went, so
 a resumed campaign does not repeat it), then program ``i`` of an area is reproducible from the
 seed, ``i`` and the policy (:mod:`fuzz.strategies.draws`); each is written to the corpus *before*
 anything runs it. While a target's triage time is under its share of that target's busy time, its feeder runs
@@ -54,9 +54,7 @@ from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from fuzz.strategies.areas import AREAS
-from fuzz.strategies.corners import sweep_key, sweep_programs
-from fuzz.strategies.draws import Draws
+from fuzz.strategies import AREAS, Draws, sweep_key, sweep_programs
 from lang.ir import Program
 from lang.policy import Policy
 
@@ -102,7 +100,7 @@ class _Drawer:
     def draw(self, area: str) -> Program:
         key, sweep = self.sweeps.get(area, ("", []))
         index = self.scheduler.sweeping(area, key, len(sweep)) if sweep else None
-        if index is not None:  # corners first (fuzz.strategies.corners)
+        if index is not None:  # corners first (fuzz.strategies.sweeps)
             self.everywhere.add(sweep[index].id)
             with self._lock:
                 self.generated |= program_cells(sweep[index]).keys()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fuzz.drivers import Target
 from fuzz.drivers.capabilities import has
-from fuzz.strategies.conversions import Caps
+from fuzz.strategies import Caps
 from lang.images import DIMS, modelled
 from lang.maths import CR_DIVIDE_SQRT
 from lang.ops import ATOMIC_FEATURES, VERSION_KEYS

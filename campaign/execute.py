@@ -28,7 +28,8 @@ from fuzz.drivers import Job, Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import RouteFailure
 from fuzz.judge import Verdict, failure_row, judge
-from lang.ir import Program, restrict
+from lang.derive import restrict
+from lang.ir import Program
 from lang.layout import split_outputs
 
 

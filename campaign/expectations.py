@@ -10,7 +10,7 @@ from oracles import Expectation, Histories, expected, histories
 class Expectations:
     """Oracle results for one program, computed once per flush-to-zero class of target.
 
-    ``view(part)`` serves a part of the program made by :func:`lang.ir.restrict` (a batch of its
+    ``view(part)`` serves a part of the program made by :func:`lang.derive.restrict` (a batch of its
     statements over a prefix of its work-items) from the same results, without re-running the
     oracle: buffers keep their names and a prefix of work-items is a prefix of lanes."""
 

@@ -7,7 +7,7 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 *backlog*. No target waits for another: a target that needs a program takes, in order,
 
 1. a program an interrupted run left unfinished (resume), or a program of an area's corner sweep
-   (fuzz.strategies.corners: each area's first programs, which every target runs),
+   (fuzz.strategies.sweeps: each area's first programs, which every target runs),
 2. a backlog program on which another target opened a new bucket (newest first): a slow target
    still runs what the others found interesting, so cross-target comparisons are not lost,
 3. a backlog program of the area the scheduler picks for it (oldest first),

@@ -8,7 +8,7 @@ from again, and a campaign whose every area is spent ends early.
 
 Policy. Every target picks its own next area (campaign.feed: targets run at their own pace).
 Corners first: while some area the target takes has corner-sweep programs not yet handed out
-(fuzz.strategies.corners; every target runs each of them, campaign.feed), the target draws from
+(fuzz.strategies.sweeps; every target runs each of them, campaign.feed), the target draws from
 the one with the fewest handed out, so every sweep is out before the random draws begin.
 Each run of a program on a target is a *find* when it opened a bucket the corpus did not have: a
 distinct bug (corpus.buckets), not a new cell or a second bucket of a known bug, which cheap areas
@@ -82,7 +82,7 @@ def parse_budgets(text: str, areas: tuple[str, ...]) -> dict[str, Budget]:
 class AreaState:
     next: int = 0  # the next draw index of the area's stream (fuzz.strategies.draws)
     searched: int = 0  # programs from the area's targeted search (campaign.targeted)
-    swept: int = 0  # programs of the area's corner sweep handed out (fuzz.strategies.corners)
+    swept: int = 0  # programs of the area's corner sweep handed out (fuzz.strategies.sweeps)
     sweep: str = ""  # which sweep (its key: another set of capabilities is another sweep)
     programs: int = 0  # programs finished on some target
     finds: float = 0.0  # decayed count of runs that found a new bug

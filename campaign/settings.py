@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 from campaign.scheduler import Budget
 from corpus.store import Corpus
-from fuzz.strategies.areas import AREAS
+from fuzz.strategies import AREAS
 from lang.policy import Policy
 
 

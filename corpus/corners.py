@@ -14,8 +14,9 @@ from typing import Any
 
 from corpus import _sql
 from corpus.store import Corpus
-from lang import image_corners, spirv_corners
 from lang.corners import Corner, reached, runnable, table
+from lang.corners import images as image_corners
+from lang.corners import spirv as spirv_corners
 from lang.ir import Program
 from lang.ops import ATOMIC_FEATURES
 
@@ -26,7 +27,7 @@ lang.ops.ATOMIC_FEATURES)."""
 
 def capabilities_of(fingerprint: dict) -> frozenset[str]:
     """The corner capabilities of one target: its fingerprint keys, the image kinds and read
-    functions its formats allow (lang.image_corners.capabilities), ``spirv`` on the SPIR-V path."""
+    functions its formats allow (lang.corners.images.capabilities), ``spirv`` on the SPIR-V path."""
     return (frozenset(k for k in CAPABILITIES if fingerprint.get(k)) | image_corners.capabilities(fingerprint)
             | spirv_corners.capabilities(fingerprint))
 

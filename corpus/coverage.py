@@ -1,6 +1,6 @@
 """Construct coverage: which cells of the construct x type x width matrix each target ran.
 
-A cell is (construct, type, width) as :func:`lang.ops.coverage_key` names it: the operation with its
+A cell is (construct, type, width) as :func:`lang.constructs.coverage_key` names it: the operation with its
 variant (``swizzle:hi``, ``min:scalar``), the scalar type of its result (of its first operand for
 predicates, whose result type is fixed) and the lane count. A target covers a cell when a program it
 ran to completion (status ``ok``) uses it; the programs stored with a run are what that target
@@ -14,8 +14,8 @@ from typing import Any
 
 from corpus import _sql
 from corpus.store import Corpus
+from lang.constructs import coverage_key
 from lang.ir import Op, Program, walk
-from lang.ops import coverage_key
 
 Cell = tuple[str, str, int]
 

@@ -26,16 +26,16 @@ reducer — walks this structure; none adds fields of its own. A program's id is
 its canonical JSON form (fields at their defaults are left out of it, so adding a field keeps
 older programs' ids).
 
-This module holds the :class:`Program`, its JSON form, its validation and :func:`restrict`; the
-nodes are defined in :mod:`lang.nodes` (below it, so that validation can use them) and imported
-from here like the rest.
+This module holds the :class:`Program`, its JSON form and its validation; the nodes are defined
+in :mod:`lang.nodes` (below it, so that validation can use them) and imported from here like the
+rest; the programs made from a program (``restrict``, ``twin``) are in :mod:`lang.derive`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from lang.images import (
@@ -63,6 +63,7 @@ from lang.nodes import (
     Op,
     Sampler,
     Store,
+    buffers_of,
     location_index,
     memory_of,
     walk,
@@ -72,11 +73,10 @@ from lang.shapes import check as check_shape
 from lang.shapes import from_data as shape_from_data
 from lang.shapes import needs as shape_needs
 from lang.shapes import to_data as shape_to_data
-from lang.types import Type, scalar
+from lang.types import TYPE_CAPABILITIES, Type, scalar
 
-__all__ = ["Buffer", "Expr", "Fill", "Image", "InvalidProgram", "Literal", "Load", "Op", "Program", "Sampler",
-           "Store", "buffers_of", "canonical_json", "from_data", "location_index", "memory_of", "restrict",
-           "to_data", "twin", "validate", "walk"]
+__all__ = ["Buffer", "Expr", "Fill", "Image", "InvalidProgram", "Literal", "Load", "Op", "Program", "Sampler", "Store",
+           "buffers_of", "canonical_json", "from_data", "location_index", "memory_of", "to_data", "validate", "walk"]
 
 
 @dataclass(frozen=True)
@@ -155,18 +155,6 @@ class Program:
         if b.shared:
             return b.count * (self.groups if b.grouped else 1) * b.type.mem_lanes
         return self.global_size * b.type.mem_lanes
-
-
-def buffers_of(stmt: "Store") -> set[str]:
-    """The arguments a statement reads or writes: its output, its loads, its atomics' locations,
-    its images and samplers."""
-    out = {stmt.buffer}
-    for n in walk(stmt.value):
-        if isinstance(n, Load):
-            out.add(n.buffer)
-        elif isinstance(n, Op):
-            out.update(n.attr(k) for k in ("location", "image", "sampler", "out") if n.attr(k))
-    return out
 
 
 def canonical_json(data: Any) -> str:
@@ -352,17 +340,6 @@ def _validate_shape(program: Program, names: list[str]) -> None:
         raise InvalidProgram(f"shape: {e}") from None
 
 
-def twin(program: Program) -> Program:
-    """The straight-line twin of a shaped program: the same statements without the shape, which
-    computes the same outputs (lang.shapes); a local size only atomics still need, and none of
-    the capabilities only the shape needed."""
-    if program.shape is None:
-        return program
-    local = program.local_size if program.shared else 0
-    return replace(program, shape=None, area=program.shape.base, local_size=local,
-                   requires=program.requires - shape_needs(program.shape))
-
-
 def _validate_image(image: Image) -> None:
     dim = DIMS.get(image.dim)
     if dim is None:
@@ -459,39 +436,11 @@ def _validate_location(op: Op, program: Program) -> None:
         raise InvalidProgram(f"{op.op}: memory {op.attr('memory')!r} does not match buffer {b.name!r}")
 
 
-TYPE_CAPABILITIES = frozenset({"fp64", "fp16"})
-"""What a program requires because of a type it uses (double: fp64, half: fp16; OpenCL C 3.0
-§6.1.1.1), so a part without such a type no longer requires it."""
-
-
 def type_needs(program: Program, statement: Store | None = None) -> frozenset[str]:
-    """The capabilities of :data:`TYPE_CAPABILITIES` that the types of ``program``'s statements and
-    buffers need (of ``statement`` alone and the buffers it uses, if given)."""
+    """The capabilities of :data:`lang.types.TYPE_CAPABILITIES` that the types of ``program``'s
+    statements and buffers need (of ``statement`` alone and the buffers it uses, if given)."""
     body = program.body if statement is None else (statement,)
     used = {n.type.scalar for s in body for n in walk(s.value)}
     names = None if statement is None else buffers_of(statement)
     used |= {b.type.scalar for b in program.buffers if names is None or b.name in names}
     return frozenset(scalar(n).needs for n in used) & TYPE_CAPABILITIES
-
-
-def restrict(program: Program, statements: list[int], global_size: int | None = None) -> Program:
-    """The program keeping only the given statements, the buffers they use and (optionally) the
-    first ``global_size`` work-items (whole work-groups). Inputs are unchanged where kept: a
-    :class:`Fill` gives the same first lanes whatever the buffer's length."""
-    body = tuple(program.body[i] for i in statements)
-    used = set().union(*(buffers_of(s) for s in body))
-    n = min(global_size or program.global_size, program.global_size)
-    if program.local_size:
-        n = max(program.local_size, n - n % program.local_size)
-    return Program(
-        tuple(b for b in program.buffers if b.name in used),
-        body,
-        n,
-        program.options,
-        program.requires,
-        program.area,
-        program.local_size,
-        tuple(i for i in program.images if i.name in used),
-        tuple(s for s in program.samplers if s.name in used),
-        program.shape,
-    )

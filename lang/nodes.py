@@ -1,8 +1,8 @@
 """The nodes of the test-program IR (:mod:`lang.ir` describes them and holds the
 :class:`~lang.ir.Program` that puts them together): input and shared buffers with their
 :class:`Fill` recipes, images and samplers, the expressions (:class:`Load`, :class:`Literal`,
-:class:`Op`) and the statements (:class:`Store`), and the error every reader raises on a program
-that is not well formed.
+:class:`Op`) and the statements (:class:`Store`) with the arguments each uses
+(:func:`buffers_of`), and the error every reader raises on a program that is not well formed.
 """
 
 from __future__ import annotations
@@ -185,6 +185,18 @@ def walk(expr: Expr) -> Iterator[Expr]:
     if isinstance(expr, Op):
         for a in expr.args:
             yield from walk(a)
+
+
+def buffers_of(stmt: Store) -> set[str]:
+    """The arguments a statement reads or writes: its output, its loads, its atomics' locations,
+    its images and samplers."""
+    out = {stmt.buffer}
+    for n in walk(stmt.value):
+        if isinstance(n, Load):
+            out.add(n.buffer)
+        elif isinstance(n, Op):
+            out.update(n.attr(k) for k in ("location", "image", "sampler", "out") if n.attr(k))
+    return out
 
 
 def location_index(index: tuple, gid: np.ndarray, local_size: int) -> np.ndarray:

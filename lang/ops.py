@@ -6,7 +6,7 @@ emitter (:data:`fuzz.emit.opencl_c.EMITTERS`, for the operations OpenCL C can ex
 SPIR-V emitter (:data:`fuzz.emit.spirv.EMITTERS`), the oracle
 (:data:`oracles.interpreter.REFERENCES`) and the strategies (statement builders in
 :data:`fuzz.strategies.conversions.BUILDERS`, tree nodes in
-:data:`fuzz.strategies.expressions.EXPRESSIONS`).
+:data:`fuzz.strategies.trees.EXPRESSIONS`).
 ``tests/test_ops_table.py`` fails when any reader lacks any entry, so adding a construct means
 touching every reader.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, TypeVar
 
 from lang.images import read_function
-from lang.ir import Expr, Op, Program, walk
+from lang.ir import Op
 from lang.maths import C_NAMES, FUNCTIONS
 from lang.types import Type
 
@@ -422,23 +422,6 @@ def atomic_function(op_name: str, attrs: dict) -> str:
     return c11 + ("_explicit" if form == "explicit" else "")
 
 
-def coverage_key(op: Op) -> tuple[str, str, int]:
-    """The construct x type x width cell one use of an operation counts in (``clfuzz stats``):
-    its name (with the variant, if any), and the type of its result, or of its first operand
-    for predicates whose result type is fixed."""
-    spec = OPS[op.op]
-    name = op.op if spec.variant is None else f"{op.op}:{spec.variant(op)}"
-    t = op.args[0].type if spec.by_operand else op.type
-    return name, t.scalar, t.width
-
-
-def requirements(node: Program | Expr) -> frozenset[str]:
-    """The device capabilities the operations of a program or expression need by their OpenCL C
-    version (:attr:`OpSpec.requires`)."""
-    roots = [s.value for s in node.body] if isinstance(node, Program) else [node]
-    return frozenset().union(*(OPS[n.op].requires for r in roots for n in walk(r) if isinstance(n, Op)))
-
-
 def check_reader(reader: str, handled: Iterable[str], needed: Iterable[str]) -> None:
     """Fail at import when a reader of the declarations (an emitter, the oracle, the strategies)
     lacks a handler for a declared operation, or handles one that is not declared."""
@@ -447,29 +430,3 @@ def check_reader(reader: str, handled: Iterable[str], needed: Iterable[str]) -> 
         raise ImportError(f"{reader} handles no {', '.join(sorted(needed - handled))}: declared in lang.ops")
     if handled - OPS.keys():
         raise ImportError(f"{reader} handles undeclared {', '.join(sorted(handled - OPS.keys()))}")
-
-
-def constructs(node: Program | Expr) -> frozenset[str]:
-    """What a program (its requirements and every statement) or one expression asks of a path:
-    the operations it uses, their spellings (``read_imageui``) and their variants
-    (``rem:OpFMod``); a route's ``unsupported`` set is matched against these."""
-    if isinstance(node, Program):
-        return frozenset(node.requires).union(
-            *(constructs(s.value) for s in node.body))
-    out = set()
-    for sub in walk(node):
-        if isinstance(sub, Op):
-            out.add(sub.op)
-            out.add(spelling(sub.op, sub.type, dict(sub.attrs)))  # read_imageui, OpSMod, ...
-            variant = OPS[sub.op].variant
-            if variant is not None:
-                out.add(f"{sub.op}:{variant(sub)}")
-    return frozenset(out)
-
-
-def paths_of(node: Program | Expr) -> frozenset[str]:
-    """The front ends that can express every operation of a program or expression."""
-    out = BOTH_PATHS
-    for name in constructs(node) & OPS.keys():
-        out = out & OPS[name].paths
-    return out

@@ -59,7 +59,7 @@ class Policy:
     # bench/targeted.py measured fewer coverage cells with it, README "Campaigns")
     # scheduling (campaign.scheduler): each target's time reserved for the areas it takes, in even floors
     area_floor: float = 0.4
-    corner_sweep: bool = True  # each area's first programs sweep its corner table (fuzz.strategies.corners)
+    corner_sweep: bool = True  # each area's first programs sweep its corner table (fuzz.strategies.sweeps)
     # atomics under contention (area "atomics")
     atomic_statements: int = 12  # atomic operations per work-item
     atomic_global_size: int = 4096  # work-items at most (several work-groups)

@@ -3,7 +3,7 @@ effect the generator knows exactly.
 
 A :class:`Shape` is attached to a program of another area (its ``base``). It has two kinds of
 parts, each declared once in :data:`KINDS` and read by the OpenCL C emitter
-(:mod:`fuzz.emit.opencl_shapes`), the SPIR-V emitter (:mod:`fuzz.emit.spirv_shapes`), the
+(:mod:`fuzz.emit.opencl_shapes`), the SPIR-V emitter (:mod:`fuzz.emit.spirv.shapes`), the
 strategy (:mod:`fuzz.strategies.shapes`) and the reducer (:mod:`triage.reduce.passes.shapes`):
 
 * **steps** compute, at kernel scope and in order, the element index ``x`` each work-item's
@@ -15,7 +15,7 @@ strategy (:mod:`fuzz.strategies.shapes`) and the reducer (:mod:`triage.reduce.pa
   at a permutation of the local ids). Either way every element of every output is written by
   exactly one work-item with the value the oracle computes for that element, so the oracle's
   expectations are those of the program without the shape, its *twin* (:meth:`Shape.twin`
-  in :func:`twin`);
+  in :func:`lang.derive.twin`);
 * **wraps** put the statements, outermost first, inside control flow whose path the data decides:
   ``if``/``else`` on a uniform value, ``if``/``else`` on the work-item's ids (the statements in both
   arms, so lanes diverge), loops with trip counts from the data running the statements once (at a

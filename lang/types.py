@@ -160,6 +160,11 @@ class Type:
         return cls(base, width)
 
 
+TYPE_CAPABILITIES = frozenset({"fp64", "fp16"})
+"""What a program requires because of a type it uses (double: fp64, half: fp16; OpenCL C 3.0
+§6.1.1.1), so a part without such a type no longer requires it."""
+
+
 def needs_of(*names: str) -> frozenset[str]:
     """The device capabilities the scalar types ``names`` need (double: fp64, half: fp16, long and
     ulong: int64; OpenCL C 3.0 §6.1.1.1)."""

@@ -14,9 +14,10 @@ from fuzz.emit.validate import target_env, validate
 from fuzz.strategies.atomics import ARITHMETIC, C11_OPS, FLAG_OPS, LEGACY_OPS, STRENGTH, atomic_programs
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
+from lang.constructs import coverage_key
 from lang.ir import Program, memory_of
 from lang.layout import input_values
-from lang.ops import atomic_requirements, coverage_key
+from lang.ops import atomic_requirements
 from lang.types import scalar
 from oracles import histories
 from oracles.atomics import KINDS

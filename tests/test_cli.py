@@ -154,8 +154,8 @@ def test_short_campaign_then_stats_json_and_replay(targets, tmp_path):
 
 def test_emit_random_programs_and_a_stored_one_as_spirv(tmp_path):
     from fuzz.emit.validate import validate
+    from lang.constructs import paths_of
     from lang.ir import Program
-    from lang.ops import paths_of
 
     runner = CliRunner()
     result = runner.invoke(cli, ["emit", "--random", "3", "--seed", "5", "--statements", "4", "-o", str(tmp_path)])

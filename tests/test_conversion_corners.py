@@ -1,4 +1,4 @@
-"""Float-to-float conversion corners (lang.conversion_corners, OpenCL C 3.0.19 §6.4.3.2, §7.4,
+"""Float-to-float conversion corners (lang.corners.conversions, OpenCL C 3.0.19 §6.4.3.2, §7.4,
 footnote [17]): the classes against an independent classifier in exact rational arithmetic, the
 sweep's representatives, and the oracle's results on them against exact rounding
 (``tests.exact``: ``fractions``, no code shared with the oracle), with a few worked by hand."""
@@ -11,10 +11,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from fuzz.strategies import sweep_programs
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import float_conversion_representatives, sweep_programs
-from lang.conversion_corners import classes, forms, value_classes
+from fuzz.strategies.sweeps.conversions import float_conversion_representatives
 from lang.corners import table
+from lang.corners.conversions import classes, forms, value_classes
 from lang.ir import Op, walk
 from lang.policy import Policy
 from oracles.conversions import convert
@@ -29,7 +30,7 @@ def _bits(values: np.ndarray, name: str) -> list[int]:
 
 
 def independent_class(bits: int, src: str, dst: str) -> str:
-    """The class of a ``src`` value against ``dst`` by the definitions of lang.conversion_corners."""
+    """The class of a ``src`` value against ``dst`` by the definitions of lang.corners.conversions."""
     q, neg = exact.decode(bits, src)
     if q == "nan":
         return "nan"

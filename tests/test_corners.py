@@ -1,4 +1,4 @@
-"""The corner table (lang.corners), the sweeps (fuzz.strategies.corners), the pools they need
+"""The corner table (lang.corners), the sweeps (fuzz.strategies.sweeps), the pools they need
 (fuzz.strategies.values) and corner coverage from a corpus (corpus.corners, clfuzz stats).
 
 Classes are checked against an independent classifier written with ``math`` and ``fractions``,
@@ -17,12 +17,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from fuzz.strategies import sweep_key, sweep_programs
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import float_representatives, sweep_key, sweep_programs
+from fuzz.strategies.sweeps.base import float_representatives
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
-from lang.image_corners import capabilities as image_capabilities
-from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, restrict, validate, walk
+from lang.corners.images import capabilities as image_capabilities
+from lang.derive import restrict
+from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, validate, walk
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.ops import ATOMIC_FEATURES, INTEGER_BUILTINS
 from lang.policy import Policy
@@ -383,7 +385,7 @@ def test_conversion_sweep_reaches_every_conversion_corner_without_undefined_beha
 
 
 def test_conversion_classes_of_integers_against_exact_rounding():
-    from lang.conversion_corners import TO_FLOAT, value_classes
+    from lang.corners.conversions import TO_FLOAT, value_classes
 
     for v in [2**60 + 2**36, 2**60 + 2**36 + 1, 2**60 + 2**36 - 1, 2**60 + 2**37, 2**60 + 3 * 2**35, -(2**60 + 2**36)]:
         e = abs(v).bit_length() - 24
@@ -457,7 +459,7 @@ def test_swizzle_shapes_change_only_the_programs_that_take_one():
 def test_the_images_sweep_reaches_every_image_corner_each_device_can_run():
     """One statement per (kind, sampler, read function) a device's formats allow, in programs
     within the statement, image and sampler limits; valid, deterministic, and together reaching
-    every image corner of each device (lang.image_corners.capabilities of its formats)."""
+    every image corner of each device (lang.corners.images.capabilities of its formats)."""
     a = frozenset({("2d", "RGBA/UNORM_INT8"), ("2d", "R/SIGNED_INT32"), ("3d", "R/FLOAT"),
                    ("1d_buffer", "RGBA/UNSIGNED_INT8"), ("2d_array", "RG/UNSIGNED_INT16")})
     b = frozenset({("1d", "R/FLOAT"), ("1d_array", "RGBA/SIGNED_INT8")})
@@ -486,7 +488,7 @@ def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defin
     atomic operation a drawn program uses is one of them."""
     from fuzz.strategies.atomics import atomic_programs
     from fuzz.strategies.draws import sample
-    from lang import atomic_corners
+    from lang.corners import atomics as atomic_corners
 
     rows = {c.name: c for c in table() if c.op.startswith("atomic_")}
     assert "atomic_add:long:atom:local" in rows and "atomic_add:long:atomic:local" not in rows
@@ -507,7 +509,7 @@ def test_atomic_corners_are_every_spelling_memory_order_and_scope_the_spec_defin
 
 
 def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
-    """fuzz.strategies.atomic_sweep: one statement per atomic corner the capabilities allow (all of
+    """fuzz.strategies.sweeps.atomics: one statement per atomic corner the capabilities allow (all of
     them with every atomic feature; the legacy 32-bit ones only without any), valid programs whose
     expectations the atomics oracle computes, the same list every time."""
     from campaign.expectations import Expectations
@@ -527,7 +529,7 @@ def test_the_atomics_sweep_reaches_every_atomic_corner_the_devices_support():
 
 
 def test_the_spirv_sweep_reaches_every_spirv_only_corner_with_valid_modules():
-    """fuzz.strategies.spirv_sweep: every SPIR-V-only corner (lang.spirv_corners) the types allow, in
+    """fuzz.strategies.sweeps.spirv: every SPIR-V-only corner (lang.corners.spirv) the types allow, in
     modules spirv-val accepts; the remainders' lanes cover every sign pair and the extended
     instructions' lanes a result beyond the type and one within it."""
     import shutil

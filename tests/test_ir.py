@@ -7,7 +7,8 @@ from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
 from fuzz.strategies.conversions import Caps, conversion_programs
-from lang.ir import InvalidProgram, Program, restrict
+from lang.derive import restrict
+from lang.ir import InvalidProgram, Program
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))

@@ -12,7 +12,7 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import target_env, validate
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import sweep_programs
+from fuzz.strategies import sweep_programs
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
 from lang.ir import Op, Program, walk

@@ -1,13 +1,13 @@
-"""The operators' corners (lang.operator_corners) and their sweep (fuzz.strategies.operator_sweep):
+"""The operators' corners (lang.corners.operators) and their sweep (fuzz.strategies.sweeps.operators):
 every corner reached, and the keys of hand-worked operands as the spec sections say."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from fuzz.strategies import sweep_programs
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.corners import sweep_programs
-from lang import operator_corners
+from lang.corners import operators as operator_corners
 from lang.corners import reached, table
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
 from lang.policy import Policy

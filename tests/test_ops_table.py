@@ -4,10 +4,11 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import EMITTERS
 from fuzz.strategies.atomics import OPERATIONS as ATOMIC_OPERATIONS
 from fuzz.strategies.conversions import BUILDERS as CONVERSION_BUILDERS
-from fuzz.strategies.expressions import EXPRESSIONS, STATEMENTS
+from fuzz.strategies.expressions import STATEMENTS
 from fuzz.strategies.images import OPERATIONS as IMAGE_OPERATIONS
 from fuzz.strategies.maths import OPERATIONS as MATH_OPERATIONS
 from fuzz.strategies.spirv_only import SPIRV_BUILDERS
+from fuzz.strategies.trees import EXPRESSIONS
 from lang.ops import OPS
 from oracles import REFERENCES
 

@@ -12,7 +12,8 @@ from campaign.expectations import Expectations
 from fuzz.judge import judge
 from fuzz.strategies.atomics import atomic_programs
 from fuzz.strategies.draws import sample
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, validate
+from lang.derive import restrict
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
 from lang.policy import Policy
 from lang.types import Type
 from oracles.atomics import KINDS, apply

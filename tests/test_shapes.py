@@ -20,7 +20,8 @@ from corpus.reads import bucket_rows
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.shapes import shape_of, shape_programs, words
-from lang.ir import Buffer, Fill, InvalidProgram, Load, Op, Program, Store, from_data, twin, validate
+from lang.derive import twin
+from lang.ir import Buffer, Fill, InvalidProgram, Load, Op, Program, Store, from_data, validate
 from lang.layout import input_bytes, layout
 from lang.policy import Policy
 from lang.shapes import KINDS, MASK, Part, Shape, ShapeError, carried_sum, check, permutation, tree_sum

@@ -16,8 +16,9 @@ from fuzz.emit import spirv
 from fuzz.emit.grammar import grammar
 from fuzz.emit.validate import target_env, validate
 from fuzz.strategies.conversions import Caps, conversion_programs
-from fuzz.strategies.expressions import EXPRESSIONS, expression_programs
+from fuzz.strategies.expressions import expression_programs
 from fuzz.strategies.spirv_only import spirv_programs
+from fuzz.strategies.trees import EXPRESSIONS
 from lang.ir import Literal, Load, Op, Program, walk
 from lang.ops import OPS, SWIZZLE_FORMS, VERSION_KEYS
 from lang.types import VECTOR_WIDTHS

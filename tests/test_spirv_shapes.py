@@ -1,4 +1,4 @@
-"""The SPIR-V emitter of kernel shapes (fuzz.emit.spirv_shapes): every module is valid (every kind
+"""The SPIR-V emitter of kernel shapes (fuzz.emit.spirv.shapes): every module is valid (every kind
 and form alone, around programs of every area, nested), it uses the constructs each kind means,
 the SPIR-V routes of the local drivers compute what the oracle expects, a changed control word
 changes what they compute (the shape is emitted, not the twin), and a program without a shape

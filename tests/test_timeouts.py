@@ -18,7 +18,7 @@ from campaign.timeouts import FACTOR, FLOOR, SAMPLES, Timeouts
 from fuzz.drivers import Result, Target
 from fuzz.strategies.conversions import Caps, conversion_programs
 from fuzz.strategies.draws import Draws
-from lang.ir import restrict
+from lang.derive import restrict
 
 
 def test_the_limit_follows_the_measured_median_within_floor_and_ceiling():

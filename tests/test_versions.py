@@ -13,8 +13,9 @@ from fuzz.emit.validate import target_env, validate
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample
 from fuzz.strategies.expressions import expression_programs
+from lang.constructs import requirements
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
-from lang.ops import OPS, requirements
+from lang.ops import OPS
 from lang.policy import Policy
 from lang.types import Type
 from oracles import expected, rule

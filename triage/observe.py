@@ -12,9 +12,9 @@ from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
 from fuzz.judge import failure_row, judge
+from lang.constructs import paths_of
 from lang.ir import InvalidProgram, Program, validate, walk
 from lang.layout import split_outputs
-from lang.ops import paths_of
 from lang.types import scalar
 from oracles import UndefinedBehaviour
 

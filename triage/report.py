@@ -40,8 +40,9 @@ from fuzz.drivers.routes import PATH_OPENCL_C, chain_of, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
+from lang.derive import twin
 from lang.images import ADDRESSING, DIMS, FILTERS
-from lang.ir import Literal, Load, Program, twin, walk
+from lang.ir import Literal, Load, Program, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
@@ -163,7 +164,7 @@ def _rule_lines(sig: dict, first: dict) -> list[str]:
 
 
 def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
-    """The wrong-code bucket's second program: the same statements without the shape (lang.ir.twin),
+    """The wrong-code bucket's second program: the same statements without the shape (lang.derive.twin),
     which the driver computes right (triage.reduce.passes.shapes), as the kernel of the report's path."""
     other = twin(program)
     (folder / "twin.json").write_text(json.dumps(json.loads(other.to_json()), indent=1, sort_keys=True))

@@ -21,8 +21,8 @@ from corpus.buckets import RESULT_KINDS
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.routes import PATH_OPENCL_C, ROUTES, SPIR_OPTIONS, Route
 from fuzz.emit.opencl_c import emit
+from lang.constructs import paths_of
 from lang.ir import Program
-from lang.ops import paths_of
 from triage.observe import observe
 
 

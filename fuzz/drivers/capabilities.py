@@ -12,10 +12,13 @@ from dataclasses import replace
 
 from fuzz.drivers.discovery import Target
 from fuzz.drivers.routes import PATH_SPIRV
+from lang.constructs import constructs, paths_of, requirements
+from lang.derive import restrict
 from lang.images import format_key
-from lang.ir import TYPE_CAPABILITIES, Program, restrict, type_needs
+from lang.ir import Program, type_needs
 from lang.maths import CR_DIVIDE_SQRT
-from lang.ops import VERSION_KEYS, constructs, paths_of, requirements
+from lang.ops import VERSION_KEYS
+from lang.types import TYPE_CAPABILITIES
 
 
 def ftz_of(target: Target) -> frozenset[str]:

@@ -11,7 +11,7 @@ from what the device reports (:func:`route_of`).
   own SPIR-V front end.
 
 A route's ``unsupported`` names the constructs it cannot take (program
-requirements, operations, ``op:variant``: ``lang.ops.constructs``): such programs are skipped
+requirements, operations, ``op:variant``: ``lang.constructs.constructs``): such programs are skipped
 for that route only (``supports``), and ``clfuzz drivers`` shows the set.
 
 Every module is validated (``fuzz.emit.validate``) before a route sees it: the translator and
@@ -54,7 +54,7 @@ class Route:
     description: str
     translator: str | None  # the llvm-spirv executable of a translated route, else None
     options: str  # build options of the binary
-    unsupported: frozenset[str]  # constructs this route cannot take (lang.ops.constructs)
+    unsupported: frozenset[str]  # constructs this route cannot take (lang.constructs.constructs)
     driver: str  # how the driver reads the binary
     kind: str = "translated"  # ROUTE_KINDS
 

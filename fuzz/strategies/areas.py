@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fuzz.strategies import atomics, conversions, expressions, images, maths, shapes, spirv_only
+from fuzz.strategies import atomics, conversions, expressions, images, maths, shapes, spirv_only, trees
 from fuzz.strategies.conversions import Caps
 from lang.ir import Program
 from lang.ops import OPS, check_reader
@@ -23,7 +23,7 @@ AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spi
 STATEMENT_KINDS = frozenset({"assign", "expression"})  # statement forms that are not operations
 
 check_reader("the strategies", (set(conversions.BUILDERS) | set(expressions.STATEMENTS) | set(spirv_only.SPIRV_BUILDERS)
-                                | set(expressions.EXPRESSIONS) | atomics.OPERATIONS | images.OPERATIONS
+                                | set(trees.EXPRESSIONS) | atomics.OPERATIONS | images.OPERATIONS
                                 | maths.OPERATIONS) - STATEMENT_KINDS, OPS)
 
 

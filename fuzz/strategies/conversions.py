@@ -24,8 +24,9 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.strategies.values import pools, values
+from lang.constructs import requirements
 from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
-from lang.ops import ROUNDINGS, Handlers, requirements
+from lang.ops import ROUNDINGS, Handlers
 from lang.policy import Policy
 from lang.types import SCALARS, VECTOR_WIDTHS, Type, common_type, scalar
 from oracles import arith_is_defined
@@ -38,7 +39,7 @@ class Caps:
     fp64: bool = False
     fp16: bool = False
     int64: bool = True
-    atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (probe._atomics)
+    atomics: frozenset[str] = frozenset()  # atomics capabilities some target has (fuzz.drivers.probe)
     images: tuple[frozenset[tuple[str, str]], ...] = ()  # per device with images: its (kind, format) pairs
     cr_divide_sqrt: bool = False  # a device has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
     versions: frozenset[str] = frozenset()  # OpenCL C versions some target builds (lang.ops C_VERSIONS: "cl2.0")

@@ -3,7 +3,7 @@
 ``spirv_programs(caps, policy)`` draws programs that mix the conversion statements with
 OpBitcast across component counts, OpVectorShuffle with undefined components, OpSRem/OpSMod/
 OpUMod/OpFRem/OpFMod, the extended-arithmetic instructions, OpSelect on Boolean vectors and
-OpAny/OpAll. Such a program runs on the SPIR-V paths only (``lang.ops.paths_of``). Only defined
+OpAny/OpAll. Such a program runs on the SPIR-V paths only (``lang.constructs.paths_of``). Only defined
 forms are built: OpBitcast between equal total sizes whose component counts divide (never a
 3-component vector), remainders through a divisor made safe in the program itself, OpAny/OpAll
 on vectors.
@@ -16,10 +16,10 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from fuzz.strategies.conversions import BUILDERS, Builder, Caps, conversion_kinds, program_of
+from lang.corners.spirv import VECTORS, bitcast_pairs
 from lang.ir import Op, Program, Store
 from lang.ops import COMPARES, EXTENDED, Handlers
 from lang.policy import Policy
-from lang.spirv_corners import VECTORS, bitcast_pairs
 from lang.types import VECTOR_WIDTHS, Type, scalar
 
 SPIRV_BUILDERS: Handlers[Callable[[Builder], Store]] = Handlers()

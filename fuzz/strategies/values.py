@@ -127,7 +127,7 @@ def pools(name: str, max_size: int) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(values(name), min_size=1, max_size=max_size).map(tuple)
 
 
-# ---- pools the corner sweeps need (lang.corners; fuzz.strategies.corners) --------------------------
+# ---- pools the corner sweeps need (lang.corners; fuzz.strategies.sweeps) --------------------------
 
 
 def _float_midpoints(k: int, mant: int) -> list[int]:

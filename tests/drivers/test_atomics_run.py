@@ -75,14 +75,14 @@ def test_oclgrind_finds_no_data_race(monkeypatch):
 
 @pytest.mark.parametrize("name", ["pocl", "oclgrind"])
 def test_the_corner_sweep_runs_and_agrees(name):
-    """The atomics sweep (fuzz.strategies.atomic_sweep) on a target with every C11 feature (PoCL 3.1)
+    """The atomics sweep (fuzz.strategies.sweeps.atomics) on a target with every C11 feature (PoCL 3.1)
     and on one with the legacy forms only (Oclgrind): every fourth program it takes (all of them: about
     10 s on PoCL) runs and agrees."""
     from campaign.caps import capabilities
     from campaign.execute import execute
     from fuzz.drivers import Worker, discover
     from fuzz.drivers.capabilities import supports
-    from fuzz.strategies.corners import sweep_programs
+    from fuzz.strategies import sweep_programs
 
     target = target_named(name)
     programs = [p for p in sweep_programs("atomics", capabilities(discover())) if supports(target, p)][::4]  # a quarter

@@ -15,7 +15,8 @@ from campaign.caps import capabilities
 from campaign.jobs import job_for
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.routes import PATH_OPENCL_C
-from fuzz.strategies.expressions import EXPRESSIONS, expression_programs
+from fuzz.strategies.expressions import expression_programs
+from fuzz.strategies.trees import EXPRESSIONS
 from lang.ir import Buffer, Load, Op, Program, Store
 from lang.policy import Policy
 

@@ -107,10 +107,10 @@ def test_a_tampered_result_is_caught():
 
 @pytest.mark.parametrize("name", ["rusticl", "oclgrind", "oclgrind/spirv"])
 def test_the_corner_sweep_runs_and_reaches_every_image_corner_of_the_target(name):
-    """The images sweep (fuzz.strategies.image_sweep) builds and runs, and the programs the target
+    """The images sweep (fuzz.strategies.sweeps.images) builds and runs, and the programs the target
     takes reach every image corner its formats allow (PoCL takes about 90 s for it: left out here)."""
     from corpus.corners import capabilities_of
-    from fuzz.strategies.corners import sweep_programs
+    from fuzz.strategies import sweep_programs
     from lang.corners import reached
     from lang.corners import runnable as corner_runnable
 

@@ -14,7 +14,8 @@ from campaign.execute import execute
 from fuzz.drivers import Worker, discover
 from fuzz.strategies.draws import sample
 from fuzz.strategies.maths import math_programs
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, restrict, walk
+from lang.derive import restrict
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
 from lang.maths import FUNCTIONS
 from lang.policy import Policy
 from lang.types import Type

@@ -1,4 +1,4 @@
-"""The operators' corner sweep (fuzz.strategies.operator_sweep) on the real drivers: a sample of its
+"""The operators' corner sweep (fuzz.strategies.sweeps.operators) on the real drivers: a sample of its
 programs runs and agrees on every local path, and the driver bugs it showed are pinned."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from campaign.caps import capabilities
 from campaign.execute import execute
 from fuzz.drivers import Worker
-from fuzz.strategies.corners import sweep_programs
-from fuzz.strategies.operator_sweep import GLOBAL_SIZE, types_of, undefined_lane_statements
-from fuzz.strategies.sweep_base import sweep_program
+from fuzz.strategies import sweep_programs
+from fuzz.strategies.sweeps.base import sweep_program
+from fuzz.strategies.sweeps.operators import GLOBAL_SIZE, types_of, undefined_lane_statements
 from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store
 from lang.policy import Policy
 from lang.types import Type

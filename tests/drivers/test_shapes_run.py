@@ -11,7 +11,8 @@ import pytest
 
 from corpus.buckets import RESULT_KINDS
 from fuzz.drivers import Worker, discover
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, twin
+from lang.derive import twin
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.shapes import Part, Shape
 from lang.types import Type
 from triage.observe import observe

@@ -136,7 +136,7 @@ def test_spirv_only_statements_stay_off_the_opencl_c_path():
 
 @pytest.mark.parametrize("name", ["rusticl/spirv", "oclgrind/spirv", "rusticl-26.1/spirv"])  # pocl/spirv: 11 s, left out
 def test_the_spirv_corner_sweep_runs_and_agrees(name):
-    """The spirv sweep (fuzz.strategies.spirv_sweep) on each SPIR-V route: every program runs and
+    """The spirv sweep (fuzz.strategies.sweeps.spirv) on each SPIR-V route: every program runs and
     agrees, except the known finding it pins (README, results): rusticl 22.3 (and 25.0) computes
     OpSMod as OpSRem on every signed type (7 smod -3 gives 1, not -2; -7 smod 3 gives -1, not 2);
     rusticl 26.1 gets it right."""
@@ -144,7 +144,7 @@ def test_the_spirv_corner_sweep_runs_and_agrees(name):
     from campaign.execute import execute
     from fuzz.drivers import Worker, discover
     from fuzz.drivers.capabilities import supports
-    from fuzz.strategies.corners import sweep_programs
+    from fuzz.strategies import sweep_programs
 
     found = {t.name: t for t in discover(releases="-" in name.split("/")[0])}
     if name not in found:

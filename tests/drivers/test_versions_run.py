@@ -8,8 +8,8 @@ from __future__ import annotations
 from campaign.execute import execute
 from fuzz.drivers import Worker, discover
 from fuzz.drivers.capabilities import runnable
+from lang.constructs import requirements
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
-from lang.ops import requirements
 from lang.types import Type
 from tests.drivers.conftest import skip_without_icd
 

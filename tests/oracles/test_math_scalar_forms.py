@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fuzz.strategies.corners import EXP_REPRESENTATIVES, float_representatives
+from fuzz.strategies.sweeps.base import EXP_REPRESENTATIVES, float_representatives
 from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
 from lang.maths import FUNCTIONS
 from lang.types import Type, scalar

@@ -13,7 +13,8 @@ from typing import Callable, Iterator, Protocol
 import numpy as np
 
 from fuzz.drivers import Target
-from lang.ir import Buffer, Expr, Fill, Op, Program, Store, restrict
+from lang.derive import restrict
+from lang.ir import Buffer, Expr, Fill, Op, Program, Store
 from lang.types import scalar
 from oracles import input_class
 

@@ -26,7 +26,8 @@ from typing import Any
 
 from corpus.buckets import RESULT_KINDS, base_operation, failure_message
 from fuzz.drivers import Target, Worker
-from lang.ir import Op, Program, twin, walk
+from lang.derive import twin
+from lang.ir import Op, Program, walk
 from triage.observe import observe
 from triage.reduce.base import Candidate
 from triage.reduce.passes import PASSES, atomics, images, shapes

@@ -30,7 +30,8 @@ from typing import Callable
 
 import numpy as np
 
-from lang.ir import Buffer, Expr, Op, Program, Store, restrict, walk
+from lang.derive import restrict
+from lang.ir import Buffer, Expr, Op, Program, Store, walk
 from lang.layout import input_values
 from oracles import histories
 from triage.reduce.base import Candidates, Reducing, explicit

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lang.ir import Buffer, Op, Program, Store, restrict
+from lang.derive import restrict
+from lang.ir import Buffer, Op, Program, Store
 from triage.reduce.base import Candidate, Candidates, Reducing, paths
 
 

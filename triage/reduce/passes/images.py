@@ -34,8 +34,9 @@ from typing import Callable
 
 import numpy as np
 
+from lang.derive import restrict
 from lang.images import CHANNEL_TYPES, DIMS, ORDERS, modelled, read_form, read_function
-from lang.ir import Expr, Image, Load, Op, Program, Sampler, Store, restrict, walk
+from lang.ir import Expr, Image, Load, Op, Program, Sampler, Store, walk
 from lang.layout import input_values
 from lang.types import scalar
 from oracles import address, array_layer, axis_candidates, int_floor
@@ -192,7 +193,7 @@ def _with_attrs(op: Op, **changes: object) -> Op:
 
 def _map_reads(program: Program, change: Callable[[Op], Op]) -> Program:
     """``program`` with every read_image node ``op`` replaced by ``change(op)``, unused samplers
-    dropped (lang.ir.restrict)."""
+    dropped (lang.derive.restrict)."""
 
     def walk_change(e: Expr) -> Expr:
         if not isinstance(e, Op):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lang.ir import TYPE_CAPABILITIES, Program, type_needs
+from lang.ir import Program, type_needs
+from lang.types import TYPE_CAPABILITIES
 from triage.reduce.base import Candidates, Reducing
 
 

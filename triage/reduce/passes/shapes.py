@@ -1,6 +1,6 @@
 """Reducer passes of shaped programs (lang.shapes) and the wrong-code verdict.
 
-* ``twin``: the straight-line twin (lang.ir.twin) in place of the shaped program. Kept when it
+* ``twin``: the straight-line twin (lang.derive.twin) in place of the shaped program. Kept when it
   shows the disagreement: the built-in is wrong whatever the structure, and the bug is keyed on it.
 * ``shape_parts``: the SPIR-V's control flow structured (lang.shapes.CFGS); one step or wrap fewer;
   a loop that runs the statements on every iteration runs them once; a loop's trip count shortened
@@ -20,7 +20,8 @@ import json
 from dataclasses import replace
 
 from corpus.buckets import WRONG_CODE
-from lang.ir import Fill, Program, twin
+from lang.derive import twin
+from lang.ir import Fill, Program
 from lang.layout import input_values
 from lang.shapes import Shape, repeats
 from oracles import WRONG_CODE as RULE

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from lang.ir import Program, restrict
+from lang.derive import restrict
+from lang.ir import Program
 from triage.reduce.base import Candidates, Reducing
 
 

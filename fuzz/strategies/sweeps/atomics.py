@@ -1,4 +1,4 @@
-"""The atomics area's corner sweep (lang.atomic_corners): every atomic operation in every spelling,
+"""The atomics area's corner sweep (lang.corners.atomics): every atomic operation in every spelling,
 memory, order and scope the campaign's devices support (``Caps.atomics``), under contention.
 
 Each corner gets one statement on a location of its own: one element, initial value 5, that every
@@ -15,7 +15,7 @@ feature loses whole programs rather than statements, and held :data:`STATEMENTS`
 from __future__ import annotations
 
 from fuzz.strategies.conversions import Caps
-from lang.atomic_corners import rows
+from lang.corners.atomics import rows
 from lang.ir import Buffer, Fill, Literal, Op, Program, Store
 from lang.ops import ATOMICS, atomic_requirements
 from lang.policy import Policy

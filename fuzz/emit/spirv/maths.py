@@ -9,8 +9,8 @@ widening OpenCL C gives it (§6.15.2, §6.15.4: component-wise)."""
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_values import broadcast
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.values import broadcast
 from lang.ir import Op
 from lang.maths import FUNCTIONS
 from lang.ops import Handlers

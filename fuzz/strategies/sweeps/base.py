@@ -1,5 +1,5 @@
-"""What every corner sweep (fuzz.strategies.corners) builds with: representatives of each operand
-class of the corner table (lang.value_classes), and programs whose operands are input buffers
+"""What every corner sweep (fuzz.strategies.sweeps) builds with: representatives of each operand
+class of the corner table (lang.corners.classes), and programs whose operands are input buffers
 listing their lanes exactly (``Fill.values``: lane ``i`` takes value ``i % n``)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from lang.constructs import requirements
+from lang.corners import FLOAT_CLASSES, float_classes, int_classes
 from lang.ir import Buffer, Fill, Load, Program, Store, type_needs
-from lang.ops import requirements
 from lang.types import Type, scalar
-from lang.value_classes import FLOAT_CLASSES, float_classes, int_classes
 
 _FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
     "0": (0.0,), "inf": (math.inf,), "1": (1.0,), "frac": (0.3, 0.75, 1e-3, 0.9999),
@@ -24,7 +24,7 @@ _FLOAT_CANDIDATES: dict[str, tuple[float, ...]] = {
 
 @lru_cache(maxsize=None)
 def float_representatives(tname: str) -> dict[str, tuple[int, ...]]:
-    """Bit patterns of ``tname`` in each class of :data:`lang.value_classes.FLOAT_CLASSES`, the
+    """Bit patterns of ``tname`` in each class of :data:`lang.corners.classes.FLOAT_CLASSES`, the
     simplest first; every candidate is checked to lie in its class once converted."""
     s = scalar(tname)
     info = np.finfo(s.dtype)

@@ -1,4 +1,4 @@
-"""The spirv area's corner sweep (lang.spirv_corners): every SPIR-V-only form on every type the
+"""The spirv area's corner sweep (lang.corners.spirv): every SPIR-V-only form on every type the
 campaign's devices take, one statement per corner or per group of corners its lanes cover.
 
 Operands are input buffers whose lanes are listed exactly (``Fill.values``): a remainder's lanes
@@ -18,10 +18,7 @@ from typing import Callable
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
-from lang.ops import COMPARES, EXTENDED
-from lang.policy import Policy
-from lang.spirv_corners import (
+from lang.corners.spirv import (
     SIGNS_X,
     SIGNS_Y,
     TYPES,
@@ -31,6 +28,9 @@ from lang.spirv_corners import (
     rem_modes,
     signs,
 )
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, type_needs
+from lang.ops import COMPARES, EXTENDED
+from lang.policy import Policy
 from lang.types import Type, scalar
 
 GLOBAL_SIZE = 64

@@ -1,51 +1,7 @@
-"""The corner table: for every operation, the corners the specification names or implies, derived
-from the declarations (:data:`lang.maths.FUNCTIONS`, :data:`lang.ops.INTEGER_BUILTINS`).
-
-A corner is ``(operation, type, key)`` (:class:`Corner`, written ``sinpi:float:x=-odd``):
-
-* **shapes** (key ``w4``, ``w4:scalar``): every width the operation takes for every type
-  (OpenCL C 3.0 §6.3.2 widths 1, 2, 3, 4, 8, 16; the geometric functions 1 to 4, ``cross`` 3 and
-  4), and the scalar-argument overloads the declarations generate at every vector width
-  (``min``/``max``/``clamp`` with scalar bounds, §6.15.3 Table 13 "sgentype"; the math built-ins'
-  :attr:`lang.maths.MathFn.scalar_form`, ``ldexp(float4, int)``, ``step(float, float4)`` ...,
-  §6.15.2 Table 11 and §6.15.4 Table 16);
-* **operand classes** of the math functions (§7.5.1 and C99 F.9 prescribe results by these
-  classes: ±0, ±inf, NaN, ±1, subnormals, odd and even integers (the poles of tgamma/lgamma,
-  the sign rules of pow/pown/sinpi), half-integers (cospi, round, tanpi), other values below and
-  above 1 in magnitude (pow's |x| < 1 vs > 1 rows)): one class per operand for unary and ternary
-  functions (``x=-odd``, ``z=nan``), every *pair* of classes for the binary ones (``x=-0,y=-inf``:
-  F.9's atan2, pow, fmod, copysign cases are pairs); exponents (pown, rootn, ldexp) by 0, ±1,
-  parity and INT_MAX/INT_MIN;
-* **operand classes** of the integer built-ins (0, 1, -1, MAX, MIN, small and large of each
-  sign, "small" below 2^(N/2)) and **result halves** (Table 13's saturation edges and the
-  in-range / overflowing halves of the products and sums: ``product=in-`` is a negative product
-  that fits the type, ``sum=>max`` one that saturates): ``mad_sat:long:product=in-``.
-
-A program reaches a corner on a run when one of its operations has that shape, or has operands
-of those classes on some lane (:func:`reached`). Operand classes are read from the program alone:
-an operand that is a load or a literal (its lanes as :func:`lang.layout.input_values` gives them); an
-operation whose operand is itself an operation reaches its shape corner only (what that operand
-computes is the oracle's business, not the table's). The math and integer strategies' sweeps
-(:mod:`fuzz.strategies.corners`) write every operand as a load.
-
-* **atomics** (:mod:`lang.atomic_corners`): every atomic operation in every spelling, memory,
-  order and scope it takes (``atomic_add:long:explicit:group:acq_rel:work_group``);
-* **operators and vector operations** (:mod:`lang.operator_corners`): arithmetic, division,
-  shifts and comparisons by operand classes, truth values, conditions, swizzles, inserts, vector
-  literals, vloadn/vstoren, shuffles, casts and as_ (``compare:float:<:x=nan,y=+0``);
-* **relational built-ins** (§6.15.6 Table 18, on floats): every width and every class of each
-  operand (unary) or pair of classes (binary: isequal and friends are defined by them on NaN,
-  infinities and signed zeros);
-* **SPIR-V-only forms** (:mod:`lang.spirv_corners`): OpBitcast across component counts,
-  OpVectorShuffle, the remainders by operand signs, extended arithmetic inside and beyond the type,
-  OpSelect and OpAny/OpAll by comparison (``rem:int:mod:x=-,y=+``);
-* **image reads** (:mod:`lang.image_corners`): every image kind read without a sampler and
-  through every sampler configuration the spec defines for it, with every read function
-  (``read_image:float:2d:norm-linear-repeat``).
-
-Each corner names the capabilities a target needs to run it (``needs``: ``fp64``, ``fp16``,
-``int64``, ``cl2.0``; an image read ``image:<kind>:<function>``, a format of that kind the device
-reports: :func:`lang.image_corners.capabilities`), so a target's total is the corners it can run.
+"""The corner table (:func:`table`, see :mod:`lang.corners`): the rows of the math functions, the
+integer and relational built-ins, derived from the declarations, beside each area's rows from its
+module; the corners a program reaches (:func:`reached`) and those a target can run
+(:func:`runnable`).
 """
 
 from __future__ import annotations
@@ -55,12 +11,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from lang import atomic_corners, conversion_corners, image_corners, operator_corners, spirv_corners
-from lang.ir import Literal, Load, Op, Program, walk
-from lang.maths import FLOAT_ONLY, FUNCTIONS
-from lang.ops import INTEGER, INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
-from lang.types import VECTOR_WIDTHS, needs_of, scalar
-from lang.value_classes import (
+from lang.corners import atomics, conversions, images, operators, spirv
+from lang.corners.classes import (
     EXP_CLASSES,
     FLOAT_CLASSES,
     PARAM_NAMES,
@@ -73,10 +25,14 @@ from lang.value_classes import (
     int_classes,
     reached_class_keys,
 )
+from lang.ir import Literal, Load, Op, Program, walk
+from lang.maths import FLOAT_ONLY, FUNCTIONS
+from lang.ops import INTEGER, INTEGER_BUILTINS, OPS, RELATIONAL_BUILTINS
+from lang.types import VECTOR_WIDTHS, needs_of, scalar
 
 RELATIONAL = frozenset(name for name, _, _ in RELATIONAL_BUILTINS)
 SPIRV_OPS = frozenset(name for name, spec in OPS.items() if spec.area == "spirv")
-"""The forms only SPIR-V has (lang.spirv_corners)."""
+"""The forms only SPIR-V has (lang.corners.spirv)."""
 FLOATS = ("float", "double", "half")
 INTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 
@@ -226,32 +182,33 @@ def _relational_corners() -> list[Corner]:
 
 
 def _spirv_corners() -> list[Corner]:
-    return [Corner(op, t, key, needs) for op, t, key, needs in spirv_corners.rows()]
+    return [Corner(op, t, key, needs) for op, t, key, needs in spirv.rows()]
 
 
 def _atomic_corners() -> list[Corner]:
-    return [Corner(op, t, key, needs) for op, t, key, needs in atomic_corners.rows()]
+    return [Corner(op, t, key, needs) for op, t, key, needs in atomics.rows()]
 
 
 def _image_corners() -> list[Corner]:
-    return [Corner("read_image", t, key, needs) for t, key, needs in image_corners.rows()]
+    return [Corner("read_image", t, key, needs) for t, key, needs in images.rows()]
 
 
 def _operator_corners() -> list[Corner]:
-    return [Corner(op, t, key, needs | OPS[op].requires) for op, t, key, needs in operator_corners.rows()]
+    return [Corner(op, t, key, needs | OPS[op].requires) for op, t, key, needs in operators.rows()]
 
 
 def _conversion_corners() -> list[Corner]:
-    return [Corner("convert", src, k, _needs("convert", src, conversion_corners.dst_of(k)))
-            for src in FLOATS + INTS for k in conversion_corners.keys(src)]
+    return [Corner("convert", src, k, _needs("convert", src, conversions.dst_of(k)))
+            for src in FLOATS + INTS for k in conversions.keys(src)]
 
 
 @lru_cache(maxsize=None)
 def table() -> tuple[Corner, ...]:
     """Every corner of every operation the table covers (math functions, integer built-ins, the
-    relational built-ins, explicit conversions: :mod:`lang.conversion_corners`, the operators, vector
-    operations, casts and as_: :mod:`lang.operator_corners`, image reads: :mod:`lang.image_corners`,
-    atomics: :mod:`lang.atomic_corners`, the SPIR-V-only forms: :mod:`lang.spirv_corners`)."""
+    relational built-ins, explicit conversions: :mod:`lang.corners.conversions`, the operators,
+    vector operations, casts and as_: :mod:`lang.corners.operators`, image reads:
+    :mod:`lang.corners.images`, atomics: :mod:`lang.corners.atomics`, the SPIR-V-only forms:
+    :mod:`lang.corners.spirv`)."""
     return tuple(_math_corners() + _integer_corners() + _relational_corners() + _conversion_corners()
                  + _operator_corners() + _image_corners() + _atomic_corners() + _spirv_corners())
 
@@ -321,25 +278,25 @@ def op_reached(op: Op, program: Program, inputs: dict[str, np.ndarray]) -> set[C
             keys |= reached_class_keys([float_classes(v) for v in lanes], [FLOAT_CLASSES] * len(lanes))
     elif op.op in SPIRV_OPS:
         tname = op.args[0].type.scalar
-        lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args] if op.op in spirv_corners.BY_VALUE else []
-        keys = spirv_corners.keys(op.op, dict(op.attrs), tuple(a.type for a in op.args), op.type,
+        lanes = [_lanes(a, program, inputs, op.type.width) for a in op.args] if op.op in spirv.BY_VALUE else []
+        keys = spirv.keys(op.op, dict(op.attrs), tuple(a.type for a in op.args), op.type,
                                   None if any(v is None for v in lanes) else lanes)
     elif op.op.startswith("atomic_"):
-        tname, keys = program.buffer(op.attr("location")).type.scalar, {atomic_corners.key_of(dict(op.attrs))}
+        tname, keys = program.buffer(op.attr("location")).type.scalar, {atomics.key_of(dict(op.attrs))}
     elif op.op == "read_image":
-        tname, keys = op.type.scalar, {image_corners.key_of(dict(op.attrs))}
+        tname, keys = op.type.scalar, {images.key_of(dict(op.attrs))}
     elif op.op == "convert":
         tname, dst = op.args[0].type.scalar, op.type.scalar
         lanes = _lanes(op.args[0], program, inputs, op.args[0].type.width)
-        form = conversion_corners.form_of(dict(op.attrs), tname, dst)
+        form = conversions.form_of(dict(op.attrs), tname, dst)
         keys = set() if lanes is None else {
-            f"{form}:x={c}" for c in conversion_corners.value_classes(lanes, tname, dst)}
-    elif op.op in operator_corners.OPERATIONS:
+            f"{form}:x={c}" for c in conversions.value_classes(lanes, tname, dst)}
+    elif op.op in operators.OPERATIONS:
         width = max(a.type.width for a in op.args)
-        lanes = [_lanes(a, program, inputs, width) if op.op in operator_corners.BY_VALUE
-                 else _lanes(a, program, inputs, a.type.width) if op.op in operator_corners.BY_OWN_VALUE else None
+        lanes = [_lanes(a, program, inputs, width) if op.op in operators.BY_VALUE
+                 else _lanes(a, program, inputs, a.type.width) if op.op in operators.BY_OWN_VALUE else None
                  for a in op.args]
-        tname, keys = operator_corners.keys(op, lanes)
+        tname, keys = operators.keys(op, lanes)
     else:
         return set()
     known = _known()

@@ -37,10 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lang.ir import Op
-from lang.ops import COMPARES, SWIZZLE_FORMS, half_components
-from lang.types import SCALARS, VECTOR_WIDTHS, Type, needs_of, operand_type, promoted, scalar
-from lang.value_classes import (
+from lang.corners.classes import (
     FLOAT_CLASSES,
     INT_CLASSES,
     class_keys,
@@ -51,6 +48,9 @@ from lang.value_classes import (
     int_classes,
     reached_class_keys,
 )
+from lang.ir import Op
+from lang.ops import COMPARES, SWIZZLE_FORMS, half_components
+from lang.types import SCALARS, VECTOR_WIDTHS, Type, needs_of, operand_type, promoted, scalar
 
 TYPES = tuple(SCALARS)
 VECTORS = VECTOR_WIDTHS[1:]

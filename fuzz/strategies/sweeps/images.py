@@ -1,4 +1,4 @@
-"""The images area's corner sweep (lang.image_corners): every image kind read without a sampler
+"""The images area's corner sweep (lang.corners.images): every image kind read without a sampler
 and through every sampler configuration the spec defines for it, with every read function, on
 the formats the devices report (``Caps.images``, one set per device: never assumed).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.images import coordinate_pool
-from lang.image_corners import NO_SAMPLER, functions, sampler_forms
+from lang.corners.images import NO_SAMPLER, functions, sampler_forms
 from lang.images import CHANNEL_TYPES, DIMS, READ_RESULTS
 from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
 from lang.policy import Policy

@@ -1,4 +1,4 @@
-"""The operators' corner sweep (lang.operator_corners): one statement per corner shape, whose
+"""The operators' corner sweep (lang.corners.operators): one statement per corner shape, whose
 operand lanes run through every class the corner table names for it.
 
 Operands are input buffers listing their lanes exactly (``Fill.values``, lane ``i`` takes entry
@@ -29,10 +29,9 @@ from typing import Callable
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.sweep_base import Sweep, bits_of, float_representatives, int_representatives
+from fuzz.strategies.sweeps.base import Sweep, bits_of, float_representatives, int_representatives
 from fuzz.strategies.swizzles import selection
-from lang.ir import Load, Op, Store
-from lang.operator_corners import (
+from lang.corners.operators import (
     ARITH,
     BITWISE,
     COARSE,
@@ -47,6 +46,7 @@ from lang.operator_corners import (
     vload_shapes,
     widths,
 )
+from lang.ir import Load, Op, Store
 from lang.ops import COMPARES, half_components
 from lang.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, scalar, truth_type
 
@@ -71,7 +71,7 @@ def ordinary(tname: str, table: dict[str, tuple] = _ORDINARY) -> tuple[int, ...]
 
 
 def _coarse(tname: str) -> dict[str, int]:
-    """One bit pattern of ``tname`` in each class of :data:`lang.operator_corners.COARSE`."""
+    """One bit pattern of ``tname`` in each class of :data:`lang.corners.operators.COARSE`."""
     reps = float_representatives(tname)
     return {c: reps[c if c[1:] != "normal" else c[0] + "real"][0] for c in COARSE}
 

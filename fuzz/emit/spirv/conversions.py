@@ -3,9 +3,9 @@ convert, cast, as and arithmetic after the usual arithmetic conversions."""
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_opcodes import ARITH, BITWISE
-from fuzz.emit.spirv_values import convert, operand
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.opcodes import ARITH, BITWISE
+from fuzz.emit.spirv.values import convert, operand
 from lang.ir import Op
 from lang.ops import Handlers
 from lang.types import Type

@@ -4,9 +4,9 @@ integer and relational built-ins."""
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_opcodes import PREDICATES, UNDEFINED
-from fuzz.emit.spirv_values import broadcast, compare, compose, convert, operand, safe_divisor, truth
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.opcodes import PREDICATES, UNDEFINED
+from fuzz.emit.spirv.values import broadcast, compare, compose, convert, operand, safe_divisor, truth
 from lang.ir import Op
 from lang.ops import INTEGER, INTEGER_BUILTINS, RELATIONAL_BUILTINS, Handlers
 from lang.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, Type, operand_type, scalar

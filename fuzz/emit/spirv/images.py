@@ -3,8 +3,8 @@ area "images"; oracles.images)."""
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_opcodes import IMAGE_CAPABILITIES
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.opcodes import IMAGE_CAPABILITIES
 from lang.images import ADDRESSING, DIMS, FILTERS
 from lang.ir import Image, Op, Sampler
 from lang.ops import Handlers
@@ -19,20 +19,21 @@ def image_type(m: Module, image: Image) -> int:
     dim = DIMS[image.dim]
     for cap in IMAGE_CAPABILITIES[dim.spirv_dim]:
         m.capability(cap)
-    return m._type(("image", dim.name), "OpTypeImage", m.void(), m.g.enum("Dim", dim.spirv_dim), 0, int(dim.arrayed),
-                   0, 0, m.g.enum("ImageFormat", "Unknown"), m.g.enum("AccessQualifier", "ReadOnly"))
+    return m.declare_type(("image", dim.name), "OpTypeImage", m.void(), m.g.enum("Dim", dim.spirv_dim), 0,
+                          int(dim.arrayed), 0, 0, m.g.enum("ImageFormat", "Unknown"),
+                          m.g.enum("AccessQualifier", "ReadOnly"))
 
 
 def constant_sampler(m: Module, s: Sampler) -> int:
     """OpConstantSampler for a sampler the program declares (program or kernel scope)."""
     m.capability("LiteralSampler")
     key = ("sampler", s.normalized, s.addressing, s.filter)
-    if key not in m._constants:
+    if key not in m.constants:
         cid = m.id()
         m.inst("global", "OpConstantSampler", m.sampler_type(), cid, ADDRESSING[s.addressing][2], int(s.normalized),
                FILTERS[s.filter][2])
-        m._constants[key] = cid
-    return m._constants[key]
+        m.constants[key] = cid
+    return m.constants[key]
 
 
 @emitter("read_image")
@@ -45,7 +46,7 @@ def _read_image(m: Module, op: Op, args: list[int]) -> int:
     result = m.type(op.type)
     if not op.attr("sampler"):
         return m.op("OpImageRead", result, image, args[0])
-    sampled = m.op("OpSampledImage", m._type(("sampled", itype), "OpTypeSampledImage", itype), image,
+    sampled = m.op("OpSampledImage", m.declare_type(("sampled", itype), "OpTypeSampledImage", itype), image,
                    m.samplers[op.attr("sampler")])
     return m.op("OpImageSampleExplicitLod", result, sampled, args[0], m.g.enum("ImageOperands", "Lod"),
                 m.constant("float", 0))

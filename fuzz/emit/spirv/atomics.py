@@ -3,9 +3,9 @@ on a shared buffer's element, with the Scope and Memory Semantics the OpenCL C c
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_opcodes import ATOMIC_OPCODES, ORDER_BITS, SCOPES
-from fuzz.emit.spirv_values import compose
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.opcodes import ATOMIC_OPCODES, ORDER_BITS, SCOPES
+from fuzz.emit.spirv.values import compose
 from lang.ir import Op
 from lang.ops import ATOMICS, Handlers
 from lang.types import Type

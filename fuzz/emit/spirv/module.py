@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from fuzz.emit.grammar import grammar
-from fuzz.emit.spirv_opcodes import SCOPES
+from fuzz.emit.spirv.opcodes import SCOPES
 from lang.ir import Literal, Op
 from lang.types import Type, scalar
 
@@ -37,7 +37,7 @@ class Module:
         self.bound = 1
         self.sections: dict[str, list[int]] = {s: [] for s in self.SECTIONS}
         self._types: dict[tuple, int] = {}
-        self._constants: dict[tuple, int] = {}
+        self.constants: dict[tuple, int] = {}  # by key; images' constant samplers are cached here too
         self._capabilities: set[str] = set()
         self.std = 0  # the id of the imported OpenCL.std instruction set
         # the kernel being written: each buffer's element pointer, the statement's output buffer
@@ -113,7 +113,8 @@ class Module:
 
     # -- types ---------------------------------------------------------------------------------
 
-    def _type(self, key: tuple, opname: str, *operands: int) -> int:
+    def declare_type(self, key: tuple, opname: str, *operands: int) -> int:
+        """The id of the type ``key``, declared as ``opname`` of ``operands`` the first time."""
         if key not in self._types:
             tid = self.id()
             self.inst("global", opname, tid, *operands)
@@ -121,15 +122,15 @@ class Module:
         return self._types[key]
 
     def void(self) -> int:
-        return self._type(("void",), "OpTypeVoid")
+        return self.declare_type(("void",), "OpTypeVoid")
 
     def scalar_type(self, name: str) -> int:
         s = scalar(name)
         if s.is_float:
             self.capability({16: "Float16", 32: "Kernel", 64: "Float64"}[s.bits])
-            return self._type(("float", s.bits), "OpTypeFloat", s.bits)
+            return self.declare_type(("float", s.bits), "OpTypeFloat", s.bits)
         self.capability({8: "Int8", 16: "Int16", 32: "Kernel", 64: "Int64"}[s.bits])
-        return self._type(("int", s.bits), "OpTypeInt", s.bits, 0)  # Kernel: Signedness 0
+        return self.declare_type(("int", s.bits), "OpTypeInt", s.bits, 0)  # Kernel: Signedness 0
 
     def type(self, t: Type) -> int:
         elem = self.scalar_type(t.scalar)
@@ -137,33 +138,33 @@ class Module:
             return elem
         if t.width > 4:
             self.capability("Vector16")
-        return self._type(("vector", elem, t.width), "OpTypeVector", elem, t.width)
+        return self.declare_type(("vector", elem, t.width), "OpTypeVector", elem, t.width)
 
     def sampler_type(self) -> int:
-        return self._type(("sampler",), "OpTypeSampler")
+        return self.declare_type(("sampler",), "OpTypeSampler")
 
     def bool_type(self, width: int = 1) -> int:
         """OpTypeBool, or a vector of it (comparison results, OpSelect conditions)."""
-        b = self._type(("bool",), "OpTypeBool")
+        b = self.declare_type(("bool",), "OpTypeBool")
         if width == 1:
             return b
         if width > 4:
             self.capability("Vector16")
-        return self._type(("vector", b, width), "OpTypeVector", b, width)
+        return self.declare_type(("vector", b, width), "OpTypeVector", b, width)
 
     def struct(self, *members: int) -> int:
-        return self._type(("struct", members), "OpTypeStruct", *members)
+        return self.declare_type(("struct", members), "OpTypeStruct", *members)
 
     def array(self, elem: int, count: int) -> int:
         """OpTypeArray of ``count`` elements (the length a uint constant)."""
-        return self._type(("array", elem, count), "OpTypeArray", elem, self.constant("uint", count))
+        return self.declare_type(("array", elem, count), "OpTypeArray", elem, self.constant("uint", count))
 
     def pointer(self, storage: str, pointee: int) -> int:
         sc = self.g.enum("StorageClass", storage)
-        return self._type(("pointer", sc, pointee), "OpTypePointer", sc, pointee)
+        return self.declare_type(("pointer", sc, pointee), "OpTypePointer", sc, pointee)
 
     def function_type(self, ret: int, *params: int) -> int:
-        return self._type(("function", ret, params), "OpTypeFunction", ret, *params)
+        return self.declare_type(("function", ret, params), "OpTypeFunction", ret, *params)
 
     # -- constants -----------------------------------------------------------------------------
 
@@ -172,12 +173,12 @@ class Module:
         s = scalar(name)
         tid = self.scalar_type(name)
         key = ("const", tid, bits)
-        if key not in self._constants:
+        if key not in self.constants:
             cid = self.id()
             words = [bits & 0xFFFFFFFF, bits >> 32] if s.bits == 64 else [bits]
             self.inst("global", "OpConstant", tid, cid, *words)
-            self._constants[key] = cid
-        return self._constants[key]
+            self.constants[key] = cid
+        return self.constants[key]
 
     def literal(self, lit: Literal) -> int:
         lanes = [self.constant(lit.type.scalar, b) for b in lit.bits]
@@ -185,11 +186,11 @@ class Module:
             return lanes[0]
         tid = self.type(lit.type)
         key = ("composite", tid, tuple(lanes))
-        if key not in self._constants:
+        if key not in self.constants:
             cid = self.id()
             self.inst("global", "OpConstantComposite", tid, cid, *lanes)
-            self._constants[key] = cid
-        return self._constants[key]
+            self.constants[key] = cid
+        return self.constants[key]
 
     def splat(self, t: Type, value: float | int) -> int:
         """The constant ``value`` (a number) in every lane of ``t``."""
@@ -200,11 +201,11 @@ class Module:
     def _typed_value(self, opname: str, tid: int) -> int:
         """A value of type ``tid`` that only its opcode defines (OpUndef, OpConstantNull), declared once."""
         key = (opname, tid)
-        if key not in self._constants:
+        if key not in self.constants:
             cid = self.id()
             self.inst("global", opname, tid, cid)
-            self._constants[key] = cid
-        return self._constants[key]
+            self.constants[key] = cid
+        return self.constants[key]
 
     def undef(self, tid: int) -> int:
         return self._typed_value("OpUndef", tid)

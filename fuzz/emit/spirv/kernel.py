@@ -1,19 +1,10 @@
-"""Program -> SPIR-V module (binary words) for the OpenCL environment.
+"""The kernel function of a program's SPIR-V module (see :mod:`fuzz.emit.spirv`).
 
-The module is what the OpenCL C emitter's kernel means, written instruction by instruction
-(SPIR-V 1.0; Addresses, Kernel and the Int8/Int16/Int64/Float16/Float64/Vector16 capabilities a
-program needs; Physical64 addressing; OpenCL memory model; OpenCL.std imported). Opcodes and
-enumerants come from the official grammar (:mod:`fuzz.emit.grammar`).
-
-The kernel ``clfuzz(in, out)`` takes the same packed byte buffers as the OpenCL C one
-(:mod:`lang.layout`): element ``gid`` of a buffer lives at byte ``offset + gid * sizeof(T)``.
-
-This module writes the kernel function. The module under construction is
-:class:`fuzz.emit.spirv_module.Module`; conversions and the other values the operations' handlers
-share are in :mod:`fuzz.emit.spirv_values`, their tables in :mod:`fuzz.emit.spirv_opcodes`; each
-operation's handler is in the module of its area (spirv_conversions, spirv_only,
-spirv_expressions, spirv_atomics, spirv_images, spirv_maths), and :data:`EMITTERS` gathers them.
-A shaped program's structure (lang.shapes) is :class:`fuzz.emit.spirv_shapes.Shapes`: its helper
+The module under construction is :class:`fuzz.emit.spirv.module.Module`; conversions and the
+other values the operations' handlers share are in :mod:`fuzz.emit.spirv.values`, their tables in
+:mod:`fuzz.emit.spirv.opcodes`; each operation's handler is in the module of its area
+(conversions, only, expressions, atomics, images, maths), and :data:`EMITTERS` gathers them.
+A shaped program's structure (lang.shapes) is :class:`fuzz.emit.spirv.shapes.Shapes`: its helper
 functions before the kernel, the steps that compute the element index (instead of ``gid``) and
 the wraps around the statements.
 """
@@ -22,21 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuzz.emit import spirv_atomics, spirv_conversions, spirv_expressions, spirv_images, spirv_maths, spirv_only
 from fuzz.emit.opencl_c import KERNEL_NAME
-from fuzz.emit.spirv_images import constant_sampler, image_type
-from fuzz.emit.spirv_module import Emitter, Module, barrier
-from fuzz.emit.spirv_opcodes import SCOPES
-from fuzz.emit.spirv_shapes import Shapes
-from fuzz.emit.spirv_values import operand
+from fuzz.emit.spirv import atomics, conversions, expressions, images, maths, only
+from fuzz.emit.spirv.images import constant_sampler, image_type
+from fuzz.emit.spirv.module import Emitter, Module, barrier
+from fuzz.emit.spirv.opcodes import SCOPES
+from fuzz.emit.spirv.shapes import Shapes
+from fuzz.emit.spirv.values import operand
 from lang.ir import Expr, Literal, Load, Program
 from lang.layout import layout, sampler_arguments
 from lang.ops import OPS, Handlers, check_reader
 from lang.types import Type
 
-EMITTERS: Handlers[Emitter] = Handlers({**spirv_conversions.EMITTERS, **spirv_only.EMITTERS,
-                                        **spirv_expressions.EMITTERS, **spirv_atomics.EMITTERS,
-                                        **spirv_images.EMITTERS, **spirv_maths.EMITTERS})
+EMITTERS: Handlers[Emitter] = Handlers({**conversions.EMITTERS, **only.EMITTERS, **expressions.EMITTERS,
+                                        **atomics.EMITTERS, **images.EMITTERS, **maths.EMITTERS})
 check_reader("the SPIR-V emitter", EMITTERS, OPS)
 
 
@@ -87,10 +77,10 @@ def _if(m: Module, cond: int, then) -> None:
 
 
 def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, epilogue: list) -> None:
-    """A shared buffer's first element (see opencl_c._shared for the program it means): a pointer
-    into ``out`` (moved to the work-group's partition when per_group), or a Workgroup array
-    (named ``clfuzz.<name>``: Oclgrind needs the name, drivers.md) initialised and copied out by
-    one work-item per element around barriers."""
+    """A shared buffer's first element (what the OpenCL C emitter's shared buffers mean,
+    fuzz.emit.opencl_c): a pointer into ``out`` (moved to the work-group's partition when
+    per_group), or a Workgroup array (named ``clfuzz.<name>``: Oclgrind needs the name,
+    drivers.md) initialised and copied out by one work-item per element around barriers."""
     t = m.type(b.type)
     aligned = (m.g.enum("MemoryAccess", "Aligned"), b.type.size)
     if b.role == "global":
@@ -99,7 +89,7 @@ def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, e
                           else m.constant("ulong", 0))
         m.shared[b.name] = (first, "CrossWorkgroup")
         return
-    array = m._type(("array", t, b.count), "OpTypeArray", t, m.constant("uint", b.count))
+    array = m.array(t, b.count)
     var = m.id()
     m.inst("global", "OpVariable", m.pointer("Workgroup", array), var, m.g.enum("StorageClass", "Workgroup"))
     m.inst("debug", "OpName", var, f"{KERNEL_NAME}.{b.name}")

@@ -4,8 +4,8 @@ comparison, OpAny/OpAll."""
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Emitter, Module
-from fuzz.emit.spirv_values import compare, safe_divisor
+from fuzz.emit.spirv.module import Emitter, Module
+from fuzz.emit.spirv.values import compare, safe_divisor
 from lang.ir import Op
 from lang.ops import Handlers, spelling
 

@@ -14,8 +14,8 @@ non-constant operands, drivers.md).
 
 from __future__ import annotations
 
-from fuzz.emit.spirv_module import Module
-from fuzz.emit.spirv_opcodes import COMPARE_NAMES
+from fuzz.emit.spirv.module import Module
+from fuzz.emit.spirv.opcodes import COMPARE_NAMES
 from lang.types import Type, truth_type
 
 # -- conversions (one helper for convert, cast, implicit conversions) -----------------------------

@@ -1,0 +1,56 @@
+"""The corner sweeps: each area's first programs in a campaign, covering its rows of the corner
+table (:mod:`lang.corners`) systematically before and beside the random draws.
+
+``sweep_programs(area, caps, policy)`` is a deterministic list (no Hypothesis, no seed): the same
+capabilities and policy give the same programs, byte for byte, so a campaign that stores them
+and is resumed finds them already run (:func:`sweep_key` names a finished sweep). Every operand
+is an input buffer whose lanes are listed exactly (``Fill.values``: lane ``i`` takes value
+``i % n``), so one statement tests many corners on many work-items. Each area's sweep is in its
+module: ``math`` (:mod:`~fuzz.strategies.sweeps.maths`), ``expressions`` (the integer and
+relational built-ins, :mod:`~fuzz.strategies.sweeps.expressions`, then the operators and vector
+operations, :mod:`~fuzz.strategies.sweeps.operators`), ``conversions``
+(:mod:`~fuzz.strategies.sweeps.conversions`, then arithmetic, casts and as_ of the operators'
+sweep), ``images``, ``atomics`` and ``spirv`` (:mod:`~fuzz.strategies.sweeps.images`,
+:mod:`~fuzz.strategies.sweeps.atomics`, :mod:`~fuzz.strategies.sweeps.spirv`); what they build
+with is in :mod:`fuzz.strategies.sweeps.base`.
+
+Programs hold ``policy.statements`` statements each (math: ``policy.math_statements``, as the
+random math programs); a statement over double requires fp64 (``requires``), one using ``ctz``
+OpenCL C 2.0, as the random programs do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from fuzz.strategies.conversions import Caps
+from fuzz.strategies.sweeps.atomics import atomic_sweep
+from fuzz.strategies.sweeps.conversions import conversion_sweep
+from fuzz.strategies.sweeps.expressions import integer_sweep
+from fuzz.strategies.sweeps.images import image_sweep
+from fuzz.strategies.sweeps.maths import math_sweep
+from fuzz.strategies.sweeps.spirv import spirv_sweep
+from lang.ir import Program
+from lang.policy import Policy
+
+__all__ = ["SWEEPS", "sweep_key", "sweep_programs"]
+
+SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep,
+          "atomics": atomic_sweep, "spirv": spirv_sweep}
+"""The areas with a corner sweep, each in its module (see the package docstring); shapes has none
+(its statements are the other areas')."""
+
+
+def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:
+    """The corner sweep of one area: the programs a campaign runs first in that area, on every
+    target, before its random draws (see the module docstring); [] for an area without one."""
+    sweep = SWEEPS.get(area)
+    return sweep(caps, policy) if sweep else []
+
+
+def sweep_key(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> str:
+    """A name for one area's sweep under these capabilities and policy (its programs' ids
+    hashed): the marker a campaign stores once the sweep has run, so that a resumed campaign does
+    not repeat it (and runs a new sweep when the table or the capabilities changed)."""
+    ids = ",".join(p.id for p in sweep_programs(area, caps, policy))
+    return f"{area}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"
