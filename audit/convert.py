@@ -4,10 +4,11 @@ OpenCL C 3.0.19 §6.4 and §7 with exact arithmetic (audit.values); no oracle co
 * ``convert_T[_sat][_rte|_rtz|_rtp|_rtn]`` (§6.4.3): rtz to integers and rte to floats by default;
   integer -> integer keeps a representable value, clamps with _sat, and otherwise wraps modulo
   2^N (C99 §6.3.1.3 for unsigned destinations; two's-complement truncation for signed ones, the
-  reading of DIGEST §3 and of SPIR-V OpSConvert); floating -> integer rounds in the mode, clamps
-  with _sat (NaN to 0, "should"), and an operand out of the destination's range (NaN and +-inf
-  included) without _sat is implementation-defined; conversions to floating types are correctly
-  rounded with IEEE 754 overflow (footnote [17]); a conversion to the same type has no effect.
+  reading of OpenCL C §6.3.1's two's-complement integers and of SPIR-V OpSConvert); floating ->
+  integer rounds in the mode, clamps with _sat (NaN to 0, "should"), and an operand out of the
+  destination's range (NaN and +-inf included) without _sat is implementation-defined;
+  conversions to floating types are correctly rounded with IEEE 754 overflow (footnote [17]); a
+  conversion to the same type has no effect.
 * Flush to zero (§7.2, §7.5.3): for a floating type whose denormals the device may flush, a
   subnormal operand may be read as +-0 and a result that is subnormal before rounding may be +-0.
 * ``+ - *`` on floating types are correctly rounded in rte (§7.4 Table 65), with the IEEE 754

@@ -1,4 +1,4 @@
-"""Buckets per bug on a fixed list of programs: the keying before issue 22 against the current one.
+"""Buckets per bug on a fixed list of programs: the keying of corpus schemas 1-5 against the current one.
 
 In one run: ``--programs`` programs per area are drawn with a fixed seed (the same list every run,
 whatever the drivers' pace), run on every local target (campaign.execute) into a fresh corpus,

@@ -1,6 +1,6 @@
 """How much of a generated program each driver builds at once: its batch.
 
-A build costs 5-700 ms while running thousands of work-items costs far less (DESIGN invariant 4),
+A build costs 5-700 ms while running thousands of work-items costs far less (docs/benchmarks.md),
 so a program carries many statements over many work-items; but compile time grows with kernel
 size at different rates per driver (rusticl's grows superlinearly). A campaign generates one
 program of ``Policy.statements`` statements over ``Policy.global_size`` work-items and hands each

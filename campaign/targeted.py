@@ -9,7 +9,7 @@ front in its example database, here the corpus (corpus.hypothesis_db), so a resu
 resumes the search too. The score is taken when the program is generated; it is the gap the
 program would close, which is what the scheduler rewards once it has run.
 
-Measured (bench/targeted.py, README "Campaigns"), this score does not help: Hypothesis's loop
+Measured (bench/targeted.py, docs/campaigns.md), this score does not help: Hypothesis's loop
 mutates its best programs, and the variants share their structure, so 300 programs reach fewer
 cells than independent draws (0.46x to 0.96x with the whole share, 0.98x with a quarter). The
 policy's share is therefore 0; the search stays for scores that reward a hill climb and for users

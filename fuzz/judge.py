@@ -281,7 +281,8 @@ def _atomic_row(program: Program, loc: dict, stmts: list[Store], rule_index: int
 
 
 def failure_row(program: Program, status: str, log: str) -> dict:
-    """A row for a valid program that failed to build or crashed: a bug too (DESIGN invariant 2)."""
+    """A row for a valid program that failed to build or crashed: a bug too (programs are valid and
+    free of undefined behaviour by construction: docs/oracle.md, "Verdicts")."""
     stmt = program.body[0] if len(program.body) == 1 else None
     operation, src, dst = describe_statement(stmt, program) if stmt else ("program", "", "")
     return {

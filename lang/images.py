@@ -1,4 +1,4 @@
-"""Image kinds, formats and sampler modes, each declared once (DIGEST §8; OpenCL C 3.0 §6.15.15,
+"""Image kinds, formats and sampler modes, each declared once (OpenCL C 3.0 §6.15.15,
 chapter 8; the OpenCL API's cl_image_format codes).
 
 Every reader takes what it needs from these tables: the IR validates images and samplers
@@ -88,7 +88,7 @@ class ChannelType:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        """The read functions defined on it (§6.15.15.3-6, DIGEST §8.2): read_imagef and
+        """The read functions defined on it (§6.15.15.3-6, Tables 33-34): read_imagef and
         read_imageh for normalized and float data (h not for FLOAT), i for signed, ui for
         unsigned integers; any other pairing is undefined and never generated."""
         return {"unorm": ("f", "h"), "snorm": ("f", "h"), "half": ("f", "h"), "float": ("f",),

@@ -358,7 +358,7 @@ def _validate_sampler(s: Sampler) -> None:
 
 
 def _validate_read(op: Op, program: Program) -> None:
-    """A read is defined (§6.15.15.2-6, DIGEST §8.2): its function suits the channel type, a
+    """A read is defined (§6.15.15.2-6, Tables 33-34): its function suits the channel type, a
     sampler-less read or one with integer coordinates uses the unnormalized NEAREST
     CLAMP_TO_EDGE/CLAMP/NONE form, LINEAR only with read_imagef/h, image1d_buffer_t without a
     sampler; the coordinate has the image kind's lanes."""

@@ -2,7 +2,7 @@
 
 Every entry of :data:`FUNCTIONS` names an OpenCL C built-in (or ``fdiv``, the ``/`` operator on
 floats), its parameters, its result and the bound the spec gives it per type and profile
-(OpenCL C 3.0.19 §7.4 Tables 65, 66, 68, 69; DIGEST §5.4). The readers are the emitters (the
+(OpenCL C 3.0.19 §7.4 Tables 65, 66, 68, 69). The readers are the emitters (the
 function's name; in SPIR-V the OpenCL.std instruction of
 that name, OpFDiv for ``fdiv``, OpDot for ``dot``), the oracle (:mod:`oracles.math`: the
 reference, the special values of §7.5 and C99 Annex F, the bound) and the strategy
@@ -165,7 +165,7 @@ _TABLE: list[tuple[str, str, str, str, tuple[Bound, ...]]] = [
     # (name, params, result, group, bounds per PROFILES)
     ("fdiv", "gg", "g", "arith", (Bound("ulp", 2.5), Bound("ulp", 3), CR, Bound("ulp", 1), Bound("ulp", 1))),
     ("fma", "ggg", "g", "math", _ALL_CR),
-    ("mad", "ggg", "g", "math", (MAD, NONE, NONE, NONE, NONE)),  # 004: f32 EP, f64, half: any value
+    ("mad", "ggg", "g", "math", (MAD, NONE, NONE, NONE, NONE)),  # OpenCL C: f32 EP, f64, half: any value
     ("sqrt", "g", "g", "math", (Bound("ulp", 3), Bound("ulp", 4), CR, Bound("ulp", 1.5), Bound("ulp", 1.5))),
     ("rsqrt", "g", "g", "math", _u(2, 4, 2, 1, 1)),
     ("cbrt", "g", "g", "math", _u(2, 4, 2, 2, 2)),
@@ -268,7 +268,7 @@ def build_flags(options: str, requires: frozenset[str]) -> frozenset[str]:
     and ``cl2`` when it is built as OpenCL C 2.0 or newer (a program requiring ``cl2.0`` or
     ``cl3.0`` gets -cl-std=CL2.0/CL3.0, campaign.jobs.c_options; without -cl-std a device builds
     OpenCL C 1.2, API §5.8.4.5). Table 67's bounds for -cl-unsafe-math-optimizations "require
-    support for OpenCL C 2.0 or newer" (004 §7.4): they apply to such builds only."""
+    support for OpenCL C 2.0 or newer" (OpenCL C 3.0.19 §7.4): they apply to such builds only."""
     return option_flags(options) | ({"cl2"} if requires & {"cl2.0", "cl3.0"} else frozenset())
 
 

@@ -126,7 +126,7 @@ INTEGER_BUILTINS: tuple[IntegerBuiltin, ...] = (
     IntegerBuiltin("clamp", 3, "min(max(x, lo), hi) with lo <= hi by construction (also with scalar bounds)",
                    bounds=lambda op, a: (a[1][0], a[2][1])),
 )
-"""The integer built-in functions under test (OpenCL C 3.0 §6.15.3, DIGEST §4)."""
+"""The integer built-in functions under test (OpenCL C 3.0 §6.15.3)."""
 
 INTEGER: dict[str, IntegerBuiltin] = {b.name: b for b in INTEGER_BUILTINS}
 
@@ -167,7 +167,7 @@ ATOMICS: tuple[tuple[str, int, str | None, bool, str], ...] = (
     ("flag_test_and_set", 0, "atomic_flag_test_and_set", False, "set (returns whether it was set, 0 or 1)"),
     ("flag_clear", 0, "atomic_flag_clear", False, "clear (returns nothing)"),
 )
-"""The atomic operations under test (OpenCL C 3.0 §6.15.12, DIGEST §7), IR names ``atomic_<name>``.
+"""The atomic operations under test (OpenCL C 3.0 §6.15.12), IR names ``atomic_<name>``.
 OpenCL 1.x forms (§6.15.12.8-9): ``atomic_add`` on 32-bit and ``atom_add`` on 32- and 64-bit
 (cl_khr_int64_*_atomics) integers; C11 forms (§6.15.12.7): the function, or its ``_explicit``
 form with a memory order and scope (attributes ``order``, ``failure``, ``scope``)."""
@@ -182,8 +182,8 @@ ATOMIC_FEATURES: tuple[str, ...] = ("int64_atomics", "cl3.0", "atomic_order_acq_
 
 
 def atomic_requirements(op: Op) -> frozenset[str]:
-    """What a device must support for one atomic operation (§6.15.12.7 feature macros, DIGEST
-    §7.2; keys of a target's fingerprint): ``cl3.0`` for the C11 forms (built with
+    """What a device must support for one atomic operation (§6.15.12.7 feature macros;
+    keys of a target's fingerprint): ``cl3.0`` for the C11 forms (built with
     -cl-std=CL3.0), the order and scope features they use, ``int64_atomics`` for 64-bit ones."""
     out = set()
     if op.type.elem.bits == 64:
@@ -263,7 +263,7 @@ OPS: dict[str, OpSpec] = {
                "+ - * (and & | ^ on integers) under the usual arithmetic conversions, a scalar "
                "widened to a vector operand's type; signed results never overflow by construction",
                variant=lambda op: op.attr("operator"), lane_wise=True),
-        # forms only SPIR-V expresses (SPIR-V 1.6 unified spec, §3.42 instructions; not in the seeds)
+        # forms only SPIR-V expresses (SPIR-V 1.6 unified spec, §3.42 instructions)
         OpSpec("bitcast", "spirv", 1, "SPIR-V §3.42.11 OpBitcast",
                "OpBitcast between vectors (or scalar and vector) of different component counts",
                SPIRV_ONLY),
@@ -283,7 +283,7 @@ OPS: dict[str, OpSpec] = {
         OpSpec("reduce", "spirv", 2, "SPIR-V §3.42.15 OpAny/OpAll",
                "OpAny or OpAll of a Boolean vector a cmp b, as an int 1 or 0",
                SPIRV_ONLY, lambda op: op.attr("reduce")),
-        # expressions over scalars and vectors (area "expressions", DIGEST §2, §4, §6)
+        # expressions over scalars and vectors (area "expressions")
         OpSpec("swizzle", "expressions", 1, "OpenCL C 3.0 §6.3.7",
                "component selection .xyzw / .sN / .SN / .lo .hi .even .odd (repeats allowed; the w "
                "lane a 3-vector's .hi/.odd reads is undefined)", variant=lambda op: op.attr("form")),
@@ -334,17 +334,17 @@ OPS: dict[str, OpSpec] = {
           for b in INTEGER_BUILTINS),
         *(OpSpec(name, "expressions", arity, "OpenCL C 3.0 §6.15.6 Table 18", summary, by_operand=True)
           for name, arity, summary in RELATIONAL_BUILTINS),
-        # atomics under contention (area "atomics", DIGEST §7): statement roots only
+        # atomics under contention (area "atomics"): statement roots only
         *(OpSpec(f"atomic_{name}", "atomics", arity,
                  "OpenCL C 3.0 §6.15.12.8-9 Tables 26-29" if legacy else "OpenCL C 3.0 §6.15.12.7",
                  summary, variant=_atomic_variant)
           for name, arity, _, legacy, summary in ATOMICS),
-        # image reads (area "images", DIGEST §8): statement roots only
+        # image reads (area "images"): statement roots only
         OpSpec("read_image", "images", 1, "OpenCL C 3.0 §6.15.15.2-6, chapter 8",
                "read_imagef/i/ui/h of an image (attribute image) through a sampler (attribute "
                "sampler) or without one, at a coordinate from an input buffer", variant=_read_variant),
-        # floating-point arithmetic and the math, common and geometric built-ins (area "math",
-        # DIGEST §5): declared with their bounds in lang.maths; an out-parameter's result goes to
+        # floating-point arithmetic and the math, common and geometric built-ins (area "math"):
+        # declared with their bounds in lang.maths; an out-parameter's result goes to
         # the output buffer the attribute ``out`` names (statement roots only)
         *(OpSpec(f.name, "math", len(f.inputs), f.section,
                  f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float",

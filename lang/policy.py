@@ -56,7 +56,7 @@ class Policy:
     p_scalar_operand: float = 0.25  # a scalar operand beside a vector (widened)
     expression_weights: dict[str, float] = field(default_factory=lambda: dict(EXPRESSION_WEIGHTS))
     p_targeted: float = 0.0  # a program from the area's targeted Hypothesis search (campaign.targeted; off:
-    # bench/targeted.py measured fewer coverage cells with it, README "Campaigns")
+    # bench/targeted.py measured fewer coverage cells with it, docs/campaigns.md)
     # scheduling (campaign.scheduler): each target's time reserved for the areas it takes, in even floors
     area_floor: float = 0.4
     corner_sweep: bool = True  # each area's first programs sweep its corner table (fuzz.strategies.sweeps)
@@ -97,7 +97,7 @@ class Policy:
     p_vector: float = 0.5
     p_fp64: float = 0.3  # a program that uses double (run only where fp64 is supported)
     p_fp16: float = 0.3  # a program that uses half (only where cl_khr_fp16 is supported)
-    # rare shapes (issue 26; fuzz.strategies.swizzles): a swizzle node that is a half or selection of a
+    # rare shapes (fuzz.strategies.swizzles): a swizzle node that is a half or selection of a
     # swizzle rvalue (3-component ones included) or a read of a 3-vector's undefined lane alone
     p_swizzle_shapes: float = 0.01
 

@@ -1,6 +1,6 @@
 """Bit-exact reference for the OpenCL C conversions ``convert_<dst>[_sat][_<rounding>](x)``.
 
-Semantics (OpenCL C 3.0.19, file 004 of shared/spec; DIGEST §3, §5.2, §11):
+Semantics (OpenCL C 3.0.19 §6.4, §7; the OpenCL SPIR-V environment §6.2-6.3 on SPIR-V paths):
 
 * Default rounding is rtz to integer types and rte to floating-point types (§6.4.3.2, §7.1). A
   rounding suffix on an integer -> integer conversion has no effect (nothing is inexact).
@@ -21,7 +21,7 @@ Semantics (OpenCL C 3.0.19, file 004 of shared/spec; DIGEST §3, §5.2, §11):
   results rounded exactly) and IEEE overflow (footnote [17]): a finite value whose rounding
   with unbounded exponent exceeds MAX gives +-inf under rte and under the directed mode that
   rounds away from zero for its sign, else +-MAX. +-inf and +-0 are preserved; a NaN gives a NaN
-  whose payload and sign are unspecified (DIGEST §5.2, SPIR-V env §6.7.1).
+  whose payload and sign are unspecified (OpenCL SPIR-V environment §6.7.1).
 * A conversion to the same type has no effect (§6.4.3.1): bits unchanged, except a NaN, which
   is judged as "any NaN".
 
@@ -86,8 +86,8 @@ RULE_SAT_NAN_SPIRV = register(
     "convert.sat.nan.spirv",
     "a conversion decorated SaturatedConversion converts a NaN operand to 0",
     "SPIR-V 1.6 §3.20 Decoration SaturatedConversion ('NaN is converted to 0': the decoration's definition, "
-    "stated as fact, neither shall nor should; quoted by DIGEST §3 [X], not in shared/spec); SPIR-V "
-    "environment §6.3 (000/003: out-of-range conversions without the decoration)",
+    "stated as fact, neither shall nor should); OpenCL SPIR-V environment §6.3 (out-of-range conversions "
+    "without the decoration)",
 )
 RULE_F2I_ROUND = register(
     "convert.float_to_int.round",
@@ -355,8 +355,8 @@ def expect_convert(
     * judged = ``arg.judged`` and the result is defined for every candidate (and, for a lane that
       may be any NaN, for a NaN too: float -> integer without ``_sat`` of a NaN is not judged).
     * any_nan: to a floating type, a lane whose operand may be a NaN (a NaN candidate or
-      ``arg.any_nan``) may be any NaN (§7.5.1, DIGEST §5.2). To an integer type with ``_sat``, an
-      ``arg.any_nan`` lane also allows 0 (§6.4.3.3).
+      ``arg.any_nan``) may be any NaN (§7.5.1; OpenCL SPIR-V environment §6.7.1). To an integer
+      type with ``_sat``, an ``arg.any_nan`` lane also allows 0 (§6.4.3.3).
     * ftz (§7.2, §7.5.3), for the floating types whose denormals the device may flush: a subnormal
       operand of a type in ``ftz`` may be read as +0 or -0 (cases 3/4: the conversion of +-0 is
       added), and a result of a type in ``ftz`` that is subnormal before rounding (exact value

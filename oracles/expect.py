@@ -12,8 +12,8 @@ An oracle never returns a bare value. For every lane it returns
   normalized image data, OpenCL C 3.0 §8.3.1; a filtered read's hull, chapter 8);
 * ``masks``: ``(mask, value)`` pairs: a lane is also accepted where ``actual & mask == value``
   (remquo's quotient: only its sign and low 7 bits are specified, OpenCL C 3.0 §6.15.2);
-* ``judged``: False where the result is implementation-defined or undefined (§6.4.3.3, DIGEST
-  §11.1): such a lane is never compared;
+* ``judged``: False where the result is implementation-defined or undefined (e.g. OpenCL C
+  §6.4.3.3): such a lane is never compared;
 * ``rule``: the index into :data:`oracles.rules.RULES` of the rule that decides the lane.
 
 Bits are compared as raw unsigned integers of the lane's width, never as floats.

@@ -1,7 +1,7 @@
 """References of the expression operations (``lang.ops`` area ``expressions``): vector components,
 vector literals, vloadn/vstoren, shuffles, selections, relational, equality and logical operators,
-relational built-ins (DIGEST §2, §6). The integer operators and built-ins of the area are in
-:mod:`oracles.integers`.
+relational built-ins (OpenCL C 3.0 §6.3.6-7, §6.5.4-9, §6.15.6-7, §6.15.13). The integer operators
+and built-ins of the area are in :mod:`oracles.integers`.
 
 Operations that move lanes (swizzles, literals, loads and stores, shuffles, selections) gather the
 operands' expectations, so every candidate, NaN allowance and rule travels with its lane.
@@ -154,7 +154,7 @@ def _select(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectat
 
 @reference("ternary")
 def _ternary(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """c ? x : y. Vectors: select(y, x, c) (004 §6.5.9). Scalars follow C99 (§6.5.9: "the C99
+    """c ? x : y. Vectors: select(y, x, c) (OpenCL C 3.0.19 §6.5.9). Scalars follow C99 (§6.5.9: "the C99
     rules for ternary operator are followed"), whose result has the type of the usual arithmetic
     conversions of x and y (C99 §6.5.15p5): ``op.type`` must be that type, and x and y of it (a
     char ? char : char node would be an int in OpenCL C)."""
@@ -169,7 +169,8 @@ def _ternary(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
 @reference("bitselect")
 def _bitselect(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """(a & ~c) | (b & c) on the bit patterns (floats included, §6.15.6). A NaN operand's bits are
-    not specified (a device may quiet it on the way, DIGEST §11.1 item 6): those lanes are not judged."""
+    not specified (a device may quiet it on the way, OpenCL SPIR-V environment §6.7.1): those lanes
+    are not judged."""
     def bits(a, b, c):
         a, b, c = as_bits(a), as_bits(b), as_bits(c)
         return ((a & ~c) | (b & c)).view(op.type.elem.dtype)

@@ -1,6 +1,6 @@
 """References of the integer operators and built-ins (``lang.ops`` area ``expressions``): / and %,
 shifts, ~, and the integer built-ins of Table 13 (OpenCL C 3.0 §6.5.1, §6.5.6, §6.5.10, §6.15.3;
-DIGEST §4).
+§6.4.6 for the operand types).
 
 Results are computed exactly (numpy at twice the width, or Python integers for 64-bit products)
 and then saturated or wrapped as each rule says; every combination of the operands' candidates is
@@ -10,9 +10,9 @@ Integer promotion (C99 §6.3.1.1) applies to scalar operators only: a scalar cha
 ushort operand of / % << >> ~ is computed in int, and the IR gives such an operator its promoted
 type (``(short)a << (short)b`` is an ``int`` node whose operands convert to int); a node typed
 otherwise is not a well-formed program (:func:`oracles.operands.check_operator_type`). Vector
-operators compute in their element type, never promoted (004 §6.4.6's note, §6.5.10). The
-built-ins take and return gentype: add_sat(char, char) is computed and saturated in char (004
-§6.15.3: "the actual type has to be the same for all arguments and the return type").
+operators compute in their element type, never promoted (OpenCL C §6.4.6's note, §6.5.10). The
+built-ins take and return gentype: add_sat(char, char) is computed and saturated in char
+(§6.15.3: "the actual type has to be the same for all arguments and the return type").
 
 The UB guard: a judged lane that reaches a case the spec leaves undefined or implementation-defined
 (signed overflow, clamp with lo > hi, mul24 operands outside 24 bits) raises
@@ -91,7 +91,7 @@ def _saturate(exact: np.ndarray, s: Scalar) -> np.ndarray:
 
 @reference("div")
 def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """x / y and x % y in the type of the usual arithmetic conversions (004 §6.5.1, §6.4.6 "shall";
+    """x / y and x % y in the type of the usual arithmetic conversions (OpenCL C §6.5.1, §6.4.6 "shall";
     two scalar chars or shorts are divided as ints, C99 §6.3.1.8): the operands are converted to
     ``op.type``, which must be that type (:func:`~oracles.operands.converted_operands` checks)."""
     s = op.type.elem
@@ -110,7 +110,7 @@ def _div(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation
 
 @reference("shift")
 def _shift(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
-    """004 §6.5.10 (normative, no shall/should: "The result of E1 << E2 is E1 left-shifted by
+    """OpenCL C 3.0.19 §6.5.10 (normative, no shall/should: "The result of E1 << E2 is E1 left-shifted by
     log2(N) least significant bits in E2 viewed as an unsigned integer value, where N is the number
     of bits used to represent the data type of E1 after integer promotion, if E1 is a scalar, or
     [...] of E1 elements, if E1 is a vector"). ``op.type`` is the promoted left operand's type for a
@@ -135,7 +135,7 @@ def _shift(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
 @reference("complement")
 def _complement(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectation:
     """~x on the promoted operand (C99 §6.5.3.3p4: "The integer promotions are performed on the
-    operand, and the result has the promoted type"; 004 §6.5.6 for vectors, component-wise in the
+    operand, and the result has the promoted type"; OpenCL C §6.5.6 for vectors, component-wise in the
     element type): ~(uchar)200 is the int -201, ~(uchar4)200 lanes are 55."""
     check_operator_type(op)
     s = op.type.elem

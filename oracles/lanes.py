@@ -35,7 +35,8 @@ def unjudge(e: Expectation, mask: np.ndarray, rule: int) -> Expectation:
 def with_rule(e: Expectation, rule: int) -> Expectation:
     """The same lanes, decided by ``rule`` where they are judged (an unjudged lane keeps its reason).
     A NaN that an operation moves may come out as any NaN: its payload and sign are not specified
-    (004 §7.5.1, DIGEST §11.1 item 6), and devices do quiet signalling NaNs they copy."""
+    (OpenCL C 3.0.19 §7.5.1, OpenCL SPIR-V environment §6.7.1), and devices do quiet signalling NaNs
+    they copy."""
     any_nan = e.any_nan | is_nan_bits(e.allowed[0], e.scalar) if scalar(e.scalar).is_float else e.any_nan
     return Expectation(e.scalar, e.allowed, e.judged, any_nan, np.where(e.judged, np.int16(rule), e.rule))
 

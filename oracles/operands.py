@@ -37,8 +37,8 @@ def broadcast(e: Expectation, width: int) -> Expectation:
 
 
 def flush_variants(values: np.ndarray, s: Scalar) -> list[np.ndarray]:
-    """A float operand as a device that flushes denormals may read it (004 §7.2, §7.5.3): each
-    subnormal as +0 and as -0 (the sign of a flushed zero is unspecified, DIGEST §11.1 item 6)."""
+    """A float operand as a device that flushes denormals may read it (OpenCL C 3.0.19 §7.2, §7.5.3):
+    each subnormal as +0 and as -0 ("the sign of the zero is undefined", §7.5.3)."""
     with np.errstate(all="ignore"):
         tiny = (np.abs(values.astype(np.float64)) < 2.0**s.min_exp) & (values != 0)
     if not tiny.any():
@@ -83,9 +83,9 @@ def operator_type(op: Op) -> Type:
 
     - ``<<``, ``>>``, ``~``: the type of the (left) operand after integer promotion for a scalar
       (C99 §6.3.1.1, §6.5.3.3, §6.5.7: char, uchar, short and ushort become int), the operand's own
-      type for a vector (004 §6.5.6, §6.5.10: "the number of bits used to represent the data type of
+      type for a vector (OpenCL C §6.5.6, §6.5.10: "the number of bits used to represent the data type of
       E1 after integer promotion, if E1 is a scalar, or [...] of E1 elements, if E1 is a vector");
-    - ``+ - * / % & | ^``: the usual arithmetic conversions (004 §6.4.6 "shall"; for two scalars C99
+    - ``+ - * / % & | ^``: the usual arithmetic conversions (OpenCL C §6.4.6 "shall"; for two scalars C99
       §6.3.1.8, integer promotions included, so char + char is an int; a vector's type beside a
       scalar, which is converted to its element type: vectors never promote, "short8 + char" is a
       short8, §6.4.6's note)."""
@@ -100,7 +100,7 @@ def check_operator_type(op: Op) -> None:
     gives it (:func:`operator_type`): the OpenCL C text of such a node (``a << b`` of two shorts
     stored as a short) computes in the promoted type, while a SPIR-V module and the IR compute in
     the narrow one, so no verdict on it would be one a vendor cannot argue with. A scalar shift's
-    count must be a scalar (004 §6.5.10: "the rightmost operand must be a scalar if the first
+    count must be a scalar (OpenCL C §6.5.10: "the rightmost operand must be a scalar if the first
     operand is a scalar")."""
     want = operator_type(op)
     if op.type != want:
@@ -113,7 +113,7 @@ def check_operator_type(op: Op) -> None:
 
 def ternary_type(x: Type, y: Type) -> Type:
     """The type of ``c ? x : y`` on two scalar values: the usual arithmetic conversions (C99
-    §6.5.15p5, which 004 §6.5.9 follows for scalars), so char ? char : char is an int."""
+    §6.5.15p5, which OpenCL C §6.5.9 follows for scalars), so char ? char : char is an int."""
     return Type(common_type(x.scalar, y.scalar))
 
 

@@ -1,11 +1,12 @@
 """References of the operations only SPIR-V expresses (``lang.ops``, area ``spirv``).
 
-The SPIR-V core specification is not among the seeds: sections are those of the SPIR-V 1.6
+The SPIR-V core specification is cited by the sections of the SPIR-V 1.6
 unified specification (§3.42.11 conversion, §3.42.12 composite, §3.42.13 arithmetic, §3.42.15
 relational and logical instructions), each rule quoting the sentence it applies. The OpenCL
-environment (000 §6) adds the floating-point rules: flush-to-zero where the device lacks
-denormals (004 §7.2, §7.5.3) and accuracy (000 §6.6: "0 ULP is used for math functions that do
-not require rounding"; OpFRem and OpFMod are not in its accuracy tables).
+SPIR-V environment (§6) adds the floating-point rules: flush-to-zero where the device lacks
+denormals (OpenCL C 3.0.19 §7.2, §7.5.3) and accuracy (SPIR-V environment §6.6: "0 ULP is used
+for math functions that do not require rounding"; OpFRem and OpFMod are not in its accuracy
+tables).
 
 Operands are loads and literals (exact values). A lane whose operand is not certain (not judged,
 any NaN, or several candidates) makes the lanes that depend on it unjudged.
@@ -45,21 +46,21 @@ RULE_REM_INT = rules.register(
     "undefined behaviour otherwise)",
     "SPIR-V §3.42.13 OpSRem, OpSMod, OpUMod",
 )
-# The environment gives OpFRem and OpFMod no accuracy (they are not in 000 §6.6.1), so only the
-# lanes whose remainder involves no division are judged: |x| < |y|, where the remainder whose
-# sign matches x is x itself ([D]).
+# The environment gives OpFRem and OpFMod no accuracy (they are not in the OpenCL SPIR-V
+# environment's §6.6.1), so only the lanes whose remainder involves no division are judged:
+# |x| < |y|, where the remainder whose sign matches x is x itself (clfuzz's reading).
 RULE_FREM = rules.register(
     "spirv.frem.small",
     "OpFRem is the remainder whose sign matches Operand 1: x itself when |x| < |y| (other lanes "
-    "are not judged: 000 §6.6.1 lists no accuracy for OpFRem); a zero result may be of either sign",
-    "SPIR-V §3.42.13 OpFRem; SPIR-V env 000 §6.6.1",
+    "are not judged: SPIR-V environment §6.6.1 lists no accuracy for OpFRem); a zero result may be of either sign",
+    "SPIR-V §3.42.13 OpFRem; OpenCL SPIR-V environment §6.6.1",
 )
 RULE_FMOD = rules.register(
     "spirv.fmod.small",
     "OpFMod is the remainder whose sign matches Operand 2: for |x| < |y|, x when the signs agree, "
-    "else x + y where that sum is exact (other lanes are not judged: 000 §6.6.1 lists no "
+    "else x + y where that sum is exact (other lanes are not judged: SPIR-V environment §6.6.1 lists no "
     "accuracy for OpFMod); a zero result may be of either sign",
-    "SPIR-V §3.42.13 OpFMod; SPIR-V env 000 §6.6.1",
+    "SPIR-V §3.42.13 OpFMod; OpenCL SPIR-V environment §6.6.1",
 )
 RULE_EXTENDED = rules.register(
     "spirv.extended.exact",
@@ -90,7 +91,7 @@ def _subnormal(values: np.ndarray, s: Scalar) -> np.ndarray:
 
 
 def _flushed(values: np.ndarray, s: Scalar) -> np.ndarray:
-    """Subnormals replaced by a zero of the same sign (004 §7.5.3)."""
+    """Subnormals replaced by a zero of the same sign (OpenCL C 3.0.19 §7.5.3)."""
     return np.where(_subnormal(values, s), np.copysign(np.zeros((), s.dtype), values), values)
 
 

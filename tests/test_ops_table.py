@@ -1,4 +1,5 @@
-"""Invariant 1 (README "Architecture"): every operation is declared once and every reader handles it."""
+"""One declaration per construct (docs/architecture.md): every operation is declared once and every
+reader handles it."""
 
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import EMITTERS

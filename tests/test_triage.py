@@ -333,13 +333,13 @@ def _binary(op: str, t: Type, operator: str | None = None) -> Op:
     (Op("clz", (_binary("shift", Type("short", 4), "<<"),), Type("short", 4)), False),  # promoted below a built-in
     (_binary("shift", Type("int", 4), "<<"), True),  # int is its own promoted type
     (_binary("arith", Type("ulong", 4), "*"), True),
-    (_binary("add_sat", Type("short", 4)), True),  # built-ins take gentype: no promotion (004 §6.15.3)
+    (_binary("add_sat", Type("short", 4)), True),  # built-ins take gentype: no promotion (OpenCL C §6.15.3)
     (_binary("rotate", Type("uchar", 4)), True),
     (Op("convert", (_binary("hadd", Type("char", 4)),), Type("int", 4)), True),
 ])
 def test_narrowing_keeps_statements_whose_scalar_form_would_be_promoted(root, narrows):
     """A vector lane computes in its element type; the same operator on scalars of char, uchar,
-    short or ushort computes in int (C99 §6.3.1.1; 004 §6.4.6, §6.5.10): the narrow pass makes no
+    short or ushort computes in int (C99 §6.3.1.1; OpenCL C §6.4.6, §6.5.10): the narrow pass makes no
     scalar statement of another meaning. Where it narrows, the scalar's expectation is the lane's."""
     inputs = {"x": (0xC000, 3, 200, 7), "y": (17, 1, 100, 16)}
     program = _one_statement(root, inputs)
@@ -355,7 +355,7 @@ def test_narrowing_keeps_statements_whose_scalar_form_would_be_promoted(root, na
 def _promoting_driver(program: Program, s: Store, e, inputs) -> np.ndarray:
     """A driver that computes a shift of char or short lanes as C computes a scalar one: the left
     operand promoted to int, the count masked by 31, the int stored into the lane modulo 2^N. Right
-    for scalars (004 §6.5.10), a bug for vector lanes (masked by the lane's width)."""
+    for scalars (OpenCL C §6.5.10), a bug for vector lanes (masked by the lane's width)."""
     v = s.value
     if not (isinstance(v, Op) and v.op == "shift" and v.args[0].type.elem.bits < 32):
         return e.allowed[0].copy()

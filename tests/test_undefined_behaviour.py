@@ -1,4 +1,4 @@
-"""Undefined behaviour is impossible by construction (issue 4, DESIGN invariant 2).
+"""Undefined behaviour is impossible by construction (docs/expressions.md).
 
 The oracle raises :class:`~oracles.interpreter.UndefinedBehaviour` on a judged lane that reaches a case
 the spec leaves undefined (signed overflow, clamp with lo > hi, mul24 operands beyond 24 bits): drawn

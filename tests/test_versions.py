@@ -1,4 +1,5 @@
-"""OpenCL C versions, and rules that follow the version a program is built as: a built-in introduced in OpenCL C 2.0 (``ctz``, 004 §6.15.3 Table 13:
+"""OpenCL C versions, and rules that follow the version a program is built as: a built-in introduced
+in OpenCL C 2.0 (``ctz``, OpenCL C §6.15.3 Table 13:
 "Requires support for OpenCL 2.0 or newer") is drawn only where some target builds OpenCL C 2.0
 or newer, runs only on such a device, and is built there with the -cl-std that device takes."""
 
@@ -94,7 +95,7 @@ def _acos_unsafe(requires: frozenset[str]) -> Program:
 
 def test_table_67_follows_the_opencl_c_version_the_program_is_built_as():
     """Table 67 (acos <= 4096 ulp under -cl-unsafe-math-optimizations) "requires support for
-    OpenCL C 2.0 or newer" (004 §7.4): an OpenCL C 3.0 device building the statement without
+    OpenCL C 2.0 or newer" (OpenCL C 3.0.19 §7.4): an OpenCL C 3.0 device building the statement without
     -cl-std builds OpenCL C 1.2, where the option may violate §7.4 (nothing judged); built with
     -cl-std=CL3.0 the statement is judged against Table 67."""
     fp3 = {"cl2.0": True, "cl3.0": True, "single_fp_config": {"denorm": True}}
@@ -112,7 +113,7 @@ def test_table_67_follows_the_opencl_c_version_the_program_is_built_as():
 
 
 def test_a_device_without_fp64_runs_the_statements_that_use_no_double():
-    """A statement over double needs fp64 (004 §6.1.1.1); the other statements of its program run
+    """A statement over double needs fp64 (OpenCL C 3.0.19 §6.3.1.1); the other statements of its program run
     on a device without it, in a part that no longer requires fp64 (no cl_khr_fp64 pragma)."""
     d, f = Type("double"), Type("float")
     bufs = (Buffer("in0", d, "in", Fill("bits", 1)), Buffer("in1", f, "in", Fill("bits", 2)),

@@ -51,7 +51,7 @@ from triage.route_check import translated_route_verdict
 MAX_CHECKS = 64
 ENVIRONMENT = {"rusticl": "RUSTICL_ENABLE=llvmpipe ",
                "oclgrind": "OCL_ICD_VENDORS=/path/to/folder-with-an-.icd-naming-liboclgrind-rt-icd.so "}
-"""What a driver needs in the environment to show its device (../shared/notes/drivers.md)."""
+"""What a driver needs in the environment to show its device (as fuzz.drivers.icd sets it for a worker)."""
 
 
 def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def ftz_for(fp: dict) -> frozenset[str]:
     """The device's float environment (oracles.math): the floating types whose denormals it may
     flush (its FP config lacks CL_FP_DENORM, OpenCL C 3.0 §7.2; the flush-to-zero results of
     §7.5.3 are then allowed), ``embedded`` for an EMBEDDED_PROFILE device (Tables 66, 69) and
-    ``spirv`` for a SPIR-V path (the SPIR-V environment's rules, 000/003, where they differ from
+    ``spirv`` for a SPIR-V path (the OpenCL SPIR-V environment's rules, §6, where they differ from
     OpenCL C's). How the program is built adds its own flags (lang.maths.build_flags: the OpenCL
     C version, the options)."""
     out = set()

@@ -47,8 +47,8 @@ def _image_formats(cl, ctx) -> dict[str, list[str]]:
 
 def _atomics(cl, device, extensions: list[str]) -> dict[str, Any]:
     """What the atomics programs need (keys a program's ``requires`` names): the 64-bit atomics
-    extensions (both, as the SPIR-V environment requires, 001 §cl_khr_int64_*_atomics), and
-    OpenCL C 3.0 with its optional atomic features (§6.15.12.7, DIGEST §7.2). A device takes
+    extensions (both, as the SPIR-V environment requires, OpenCL SPIR-V environment §5.2.8), and
+    OpenCL C 3.0 with its optional atomic features (§6.15.12.7). A device takes
     -cl-std=CL3.0 only when it is an OpenCL 3.0 device listing OpenCL C 3.0 (Oclgrind 21.10
     lists it on an OpenCL 1.2 device and then rejects the option). ``cl2.0``: the device builds
     OpenCL C 2.0 or newer (-cl-std=CL3.0 as above, or an OpenCL 2.x device whose

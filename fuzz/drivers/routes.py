@@ -1,4 +1,4 @@
-"""How a SPIR-V module reaches each driver: its route (``../shared/notes/drivers.md``), chosen
+"""How a SPIR-V module reaches each driver: its route (docs/spirv.md), chosen
 from what the device reports (:func:`route_of`).
 
 - ``il``: a device whose ``CL_DEVICE_IL_VERSION`` names SPIR-V takes the module as it is

@@ -181,7 +181,7 @@ def emit(program: Program) -> str:
     if "int64_atomics" in program.requires:
         lines.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
         lines.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable")
-    # FP_CONTRACT defaults to ON (§6.9.d / DIGEST §5.1): turn it off so a*b+c is never fused.
+    # FP_CONTRACT defaults to ON (§6.15.2.1): turn it off so a*b+c is never fused.
     lines.append("#pragma OPENCL FP_CONTRACT OFF")
     params = ["global const uchar* restrict in", "global uchar* restrict out"]
     params += [f"read_only {DIMS[i.dim].c_type} {i.name}" for i in program.images]

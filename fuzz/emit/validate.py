@@ -26,10 +26,11 @@ class ValidatorMissing(RuntimeError):
 def target_env(program: Program) -> str:
     """The environment a program's module is validated for: OpenCL 1.2, the version every
     local route takes; 2.0 for a program of C11 atomics (their scopes and memory orders are
-    not allowed in a 1.2 environment, 000 §5.2.8). A module with 64-bit atomics is checked
+    not allowed in a 1.2 environment, OpenCL SPIR-V environment §4). A module with 64-bit atomics is checked
     against the universal SPIR-V 1.0 rules: spirv-val (SPIRV-Tools v2023.1) accepts the Int64Atomics
     capability in no OpenCL environment, although the environment spec allows it with
-    cl_khr_int64_base_atomics declared (001, "cl_khr_int64_base_atomics"). The generic address
+    cl_khr_int64_base_atomics declared (SPIR-V environment 2.2 (2017), "cl_khr_int64_base_atomics";
+    OpenCL SPIR-V environment §5.2.8). The generic address
     space (a shape's ``call:generic``: the GenericPointer capability) is OpenCL 2.0's as well."""
     if "int64_atomics" in program.requires:
         return "spv1.0"

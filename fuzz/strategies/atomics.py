@@ -1,4 +1,4 @@
-"""Hypothesis strategies for atomics under contention (OpenCL C 3.0 §6.15.12, DIGEST §7).
+"""Hypothesis strategies for atomics under contention (OpenCL C 3.0 §6.15.12).
 
 ``atomic_programs(caps, policy)`` draws programs in which every work-item of several work-groups
 applies atomic operations to a few shared locations: global memory shared by the whole NDRange,

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for conversion programs (OpenCL C 3.0 §6.4, DIGEST §3).
+"""Hypothesis strategies for conversion programs (OpenCL C 3.0 §6.4).
 
 ``conversion_programs(caps, policy)`` draws whole programs: ``policy.statements`` statements,
 each an explicit ``convert_T[_sat][_rnd]``, a cast, an ``as_T``, an assignment conversion or a

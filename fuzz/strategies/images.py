@@ -1,4 +1,4 @@
-"""Hypothesis strategies for image reads (OpenCL C 3.0 §6.15.15, chapter 8; DIGEST §8).
+"""Hypothesis strategies for image reads (OpenCL C 3.0 §6.15.15, chapter 8).
 
 ``image_programs(caps, policy)`` draws programs whose statements each read one of a few small
 images through a sampler or without one and store the 4-vector. Formats come from what one of

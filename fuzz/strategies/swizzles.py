@@ -1,5 +1,5 @@
-"""Rare swizzle shapes made common (issue 26, item 3): component selections applied to swizzle
-rvalues, and reads of a 3-vector's undefined lane alone.
+"""Rare swizzle shapes made common (docs/corners.md, "Rare swizzle shapes"): component selections
+applied to swizzle rvalues, and reads of a 3-vector's undefined lane alone.
 
 With probability ``Policy.p_swizzle_shapes`` a swizzle node of an expression tree
 (:mod:`fuzz.strategies.expressions`) is one of:

@@ -3,8 +3,8 @@
 
 Trees are built top-down from the type a node must have: each operation's builder
 (:data:`EXPRESSIONS`) returns a node of that type, or None where the operation cannot produce it,
-and draws its operands' types as the spec's typing rules allow (DIGEST §2, §4, §6); a tree is
-depth-limited (``policy.expr_depth``).
+and draws its operands' types as the spec's typing rules allow (OpenCL C 3.0 §6.3.6-7, §6.4.6,
+§6.5); a tree is depth-limited (``policy.expr_depth``).
 
 Only defined programs are built, for *every* input value (:mod:`fuzz.strategies.ranges`): signed
 + - * get operands whose ranges cannot overflow, mul24/mad24 operands within 24 bits, clamp
@@ -76,7 +76,7 @@ expression = EXPRESSIONS.register
 
 @expression("swizzle")
 def _swizzle(g: Gen, t: Type, depth: int) -> Expr | None:
-    if fires(g.rnd, g.b.policy.p_swizzle_shapes):  # issue 26: halves of swizzle rvalues, undefined lanes
+    if fires(g.rnd, g.b.policy.p_swizzle_shapes):  # rare shapes: halves of swizzle rvalues, undefined lanes
         node = swizzle_shape(g, t, depth)
         if node is not None:
             return node
@@ -183,7 +183,7 @@ def _bitselect(g: Gen, t: Type, depth: int) -> Expr | None:
 def _ternary(g: Gen, t: Type, depth: int) -> Expr | None:
     """Scalars: any integer condition; vectors: an integer vector of the same lane count and lane
     size (select(y, x, c), §6.5.9). A scalar condition with vector operands is ambiguous in the
-    spec (DIGEST §6) and is not generated."""
+    spec (§6.5.9) and is not generated."""
     if not t.is_vector and promoted(t.scalar) != t.scalar:
         return None  # C99 §6.5.15: char ? char : char has the promoted type, int
     c = g.int_type(t.elem.bits, t.width) if t.is_vector else Type(g.rnd.choice(g.ints()))

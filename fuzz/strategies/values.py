@@ -1,9 +1,10 @@
 """Edge-biased values of every scalar type, as bit patterns.
 
 Examples from these strategies shrink toward the first entries of the fixed edge lists (zero,
-one, the type limits) and then toward small bit patterns. The classes follow the issue and
-DIGEST §11.2: ties at every magnitude and one ulp either side, ±0, subnormals, NaNs with
-payloads (quiet and signalling, both signs), ±inf, each type's limits and neighbours, the powers
+one, the type limits) and then toward small bit patterns. The classes are where conversions and
+rounding go wrong most (OpenCL C 3.0.19 §6.4.3, §7.1): ties at every magnitude and one ulp either
+side, ±0, subnormals, NaNs with payloads (quiet and signalling, both signs), ±inf, each type's
+limits and neighbours, the powers
 2^7..2^64 and their neighbours (where integer<->float conversions change behaviour), float ties
 of the narrower float formats, and uniform bit patterns.
 """

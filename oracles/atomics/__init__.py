@@ -5,7 +5,7 @@ wrote (the modification order, OpenCL C 3.0 §3.3.4 / C11 §5.1.2.4 coherence; f
 functions §6.15.12.8: each reads ``old``, computes and stores "atomically"). No single result of
 an operation under contention is predictable, so the oracle judges a location's whole *history*:
 its initial value, every operation on it with its operands and the value each one returned, and
-the final value read back after the kernel (DIGEST §7.3).
+the final value read back after the kernel (what atomicity alone implies, §6.15.12).
 
 The oracle's parts: what each operation does (:mod:`oracles.atomics.ops`), the histories of a
 program and the final values that need no order (:mod:`oracles.atomics.histories`), the check
@@ -14,7 +14,8 @@ of a run's histories (:mod:`oracles.atomics.check`), and the references of the a
 
 **Scope of the 1.x functions**: OpenCL C 3.0 §6.15.12.8 calls them equivalent to relaxed atomics
 with ``memory_scope_work_group``, while the SPIR-V OpenCL 1.2 environment requires Scope Device
-for every atomic instruction (000 §5.2.8, 001): the 1.x functions are device-wide as every
+for every atomic instruction (OpenCL SPIR-V environment §4; SPIR-V environment 2.2 (2017), "OpenCL 1.2",
+"Validation Rules"): the 1.x functions are device-wide as every
 implementation and that mapping treat them. Histories of global locations that work-items of
 several groups update with them are judged on that reading; their rows carry the input class
 ``atomics:global`` so that triage can tell them apart.

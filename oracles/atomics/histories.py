@@ -19,7 +19,7 @@ from oracles import rules
 from oracles.atomics.ops import CODE, COMMUTING, KINDS, bit_mask, combine
 from oracles.expect import Expectation
 
-SECTION = "OpenCL C 3.0 §6.15.12.7-9, §3.3.4; DIGEST §7.3"
+SECTION = "OpenCL C 3.0 §6.15.12.7-9, §3.3.4"
 RULE_ORDER = rules.register(
     "atomic.order", "the values a location's atomic operations return and its final value are explained "
     "by one total order of those operations (each reads what the previous one wrote)", SECTION)

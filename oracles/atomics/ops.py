@@ -1,6 +1,6 @@
 """The semantics of the atomic operations, which the atomics oracle replays on histories.
 
-What each operation adds (DIGEST §7.1-7.2, §7.4; OpenCL C 3.0 Tables 26-29, §6.15.12.7):
+What each operation adds (OpenCL C 3.0 Tables 26-29, §6.15.12.7-9; OpenCL SPIR-V environment §4):
 add/sub/inc/dec wrap modulo 2^N; min/max compare signed or unsigned by the type; xchg/exchange
 store the operand; legacy cmpxchg stores ``v`` where ``old == cmp``; C11 compare-exchange reports
 ``(expected after, success)``: a success means ``old == expected`` (expected unchanged), a

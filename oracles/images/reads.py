@@ -26,10 +26,10 @@ in [0, 1] (§8.2), so it lies within the hull of the texels selected there, wide
 ``2 * axes + 1`` ulp for the arithmetic of the weighted sum (and to 0 where the device may flush
 denormal results).
 
-*Never judged* (DIGEST §11.1): NaN or infinite coordinates (§8.2), coordinates whose floor does
-not fit an int (the formulas convert with ``(int)``), texels outside the image under
-ADDRESS_NONE (Table 70: "the caller guarantees..."), sampler-less layers outside the array
-(§8.4), LINEAR over an INF or NaN texel of float data (§8.2), and tolerance lanes whose
+*Never judged* (undefined or implementation-defined): NaN or infinite coordinates (§8.2),
+coordinates whose floor does not fit an int (the formulas convert with ``(int)``), texels outside
+the image under ADDRESS_NONE (Table 70: "the caller guarantees..."), sampler-less layers outside
+the array (§8.4), LINEAR over an INF or NaN texel of float data (§8.2), and tolerance lanes whose
 uncertainty spans half a texel or more.
 """
 

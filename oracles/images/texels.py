@@ -144,7 +144,7 @@ def _component(values: np.ndarray, kind: str, bits: int, result: str, may_flush:
 
 
 def may_flush(image: Image, sampled: bool, ftz: frozenset) -> bool:
-    """Whether a read may return a denormal texel as zero: a CL_FLOAT image's always (004 §8.3.3
+    """Whether a read may return a denormal texel as zero: a CL_FLOAT image's always (OpenCL C 3.0.19 §8.3.3
     "Denorms can be flushed to zero", for reading and writing; the sampler-less read "may return
     the denormalized data", §6.15.15, a permission), another float channel's through a sampler
     (SPIR-V environment §7.7) or on a device that flushes float denormals (§7.2)."""

@@ -21,11 +21,11 @@ _SPECIAL_KINDS = {
                           "IEC 60559 arithmetic gives it, exactly (NaN: any NaN)"), _LIMIT_SECTION),
     "spirv": lambda fn: ((f"{fn}: on a SPIR-V path the value the SPIR-V environment prescribes for this operand is "
                           "exact (exp10(±0) = 1)"),
-                         (f"SPIR-V environment, Edge Case Behavior, OpExtInst {fn} (003; {SHALL}); OpenCL C 3.0.19 "
+                         (f"OpenCL SPIR-V environment §6.7.1, OpExtInst {fn} ({SHALL}); OpenCL C 3.0.19 "
                           "§7.5.1 does not list it")),
 }
 _S = "OpenCL C 3.0.19"
-_SPIRV_ENV = "SPIR-V environment, Edge Case Behavior (003)"
+_SPIRV_ENV = "OpenCL SPIR-V environment §6.7.1"
 RULE_LGAMMA_SIGN = "math.lgamma_r.sign"
 RULE_LGAMMA_SIGN_POLE = "math.lgamma_r.sign.pole"
 RULE_NEXTAFTER_FTZ = "math.nextafter.ftz"
@@ -39,7 +39,8 @@ rules.register(RULE_LGAMMA_SIGN_POLE, "lgamma_r(x, signp) returns 0 in signp if 
 rules.register(RULE_NEXTAFTER_FTZ, "nextafter(-0, y > 0) returns the smallest positive denormal (nextafter(+0, "
                "y < 0) the smallest negative one); where denormals are flushed also ±0 (§7.5.3) or, as the device "
                "may choose, the smallest positive (negative) normal value", f"{_S} §7.5.3 ('a device may choose to conform to the following edge cases for "
-               "nextafter instead of those listed in the additional requirements section'); 003 the same")
+               "nextafter instead of those listed in the additional requirements section'); OpenCL SPIR-V "
+               "environment §6.7.3 the same")
 rules.register(RULE_NORMALIZE_INF, "normalize(v) with an infinite element and no NaN proceeds as if v[i] = isinf(v[i]) "
                "? copysign(1.0, v[i]) : 0.0 * v[i]: the result is normalize of that vector, within normalize's bound",
                f"{_S} §7.5.1 ('shall proceed as if the elements in v were replaced as follows'), §7.4 Tables 65 and "

@@ -16,7 +16,7 @@ For every output lane it gives the values the spec allows (:class:`Lane`, packed
 * where the device may flush denormals (no CL_FP_DENORM, §7.2) or the program is built with
   -cl-denorms-are-zero, the four results of §7.5.3: the result from operands with subnormals read
   as zeros of either sign, and a result that is subnormal before rounding flushed to ±0;
-* NaN results are "any NaN" (payload and sign unspecified, DIGEST §5.2).
+* NaN results are "any NaN" (payload and sign unspecified, OpenCL SPIR-V environment §6.7.1).
 
 The float environment ``env`` (a frozenset) holds the flushable type names and flags: of the
 device and path (``embedded``: EMBEDDED_PROFILE; ``spirv``: a SPIR-V path) and of how the program
@@ -32,7 +32,7 @@ tables they read live apart: the prescribed values (:mod:`oracles.math.specials`
 functions (:mod:`oracles.math.exact`), the mpmath references (:mod:`oracles.math.precise`), the
 bounds and rules (:mod:`oracles.math.bounds`) and the lanes and their packing
 (:mod:`oracles.math.lanes`). In front of the mpmath path, :func:`outputs` lets the filter of
-:mod:`oracles.math.fast` decide the lanes a vectorized reference fixes bit for bit (issue 25);
+:mod:`oracles.math.fast` decide the lanes a vectorized reference fixes bit for bit;
 ``fast=False`` computes every lane with mpmath.
 """
 

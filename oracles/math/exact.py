@@ -215,7 +215,7 @@ def _logb(x):
 
 
 def _fract(x, f):
-    """§6.15.2: fmin(x - floor(x), 0x1.fffffep-1f) with iptr = floor(x) (DIGEST §5.5)."""
+    """§6.15.2: fmin(x - floor(x), 0x1.fffffep-1f) with iptr = floor(x) (and its footnote [47])."""
     if math.isnan(x):
         return NAN, NAN
     if math.isinf(x):

@@ -1,4 +1,4 @@
-"""The math oracle's filter: lanes whose accepted set a vectorized reference decides (issue 25);
+"""The math oracle's filter: lanes whose accepted set a vectorized reference decides;
 mpmath (:mod:`oracles.math.lanewise`) stays the arbiter of every other lane.
 
 A lane under a ulp bound of OpenCL C 3.0.19 §7.4 (Tables 65, 66, 68, 69) accepts the infinitely

@@ -1,6 +1,6 @@
 """The math oracle's filter for the geometric functions (OpenCL C 3.0.19 §6.15.5 Table 17, bounds
 of §7.4 Tables 65, 68, 69): the work-items whose lanes a vectorized reference decides, bit for bit
-the lanes :func:`oracles.math.geometric.geometric` builds there; the others stay with it (issue 25).
+the lanes :func:`oracles.math.geometric.geometric` builds there; the others stay with it.
 
 A work-item is a candidate where every operand lane is one certain value and finite (NaN and
 infinity have the prescribed values of §7.5.1), none subnormal where subnormals may be flushed

@@ -1,19 +1,19 @@
 """The values the specification prescribes for the math built-ins at their edge cases: OpenCL C
 3.0.19 §7.5.1 and C99 Annex F.9, which §7.5 incorporates ("The edge case behavior of the math
 functions shall conform to sections F.9 and G.6 of the C99 Specification"; G.6 is complex
-arithmetic, which OpenCL C does not have), and the SPIR-V environment's list (003 "Additional
-Requirements Beyond ISO/IEC 9899:TC2") on SPIR-V paths. NaN results are any NaN (DIGEST §5.2).
+arithmetic, which OpenCL C does not have), and the SPIR-V environment's list (OpenCL SPIR-V
+environment §6.7.1 "Additional Requirements Beyond ISO/IEC 9899:TC2") on SPIR-V paths. NaN results
+are any NaN (payload and sign unspecified, the environment's §6.7.1).
 
 :func:`prescribed` gives the value for one operand set and the kind of rule behind it;
 :data:`SOURCES` says where each function's cases are written. The predicates on float operands
 are shared with the exact functions and the engine.
 
-Where the extracted OpenCL C text (shared/spec/004) differs from the specification's source
-(KhronosGroup/OpenCL-Docs, tag v3.0.19, OpenCL_C.txt "Additional Requirements Beyond C99 TC2"),
-the source is followed: it reads ``pown``/``rootn``(±0, n) "is +0 for even n > 0", ``powr``(±0, y)
-"is +0 for y > 0", ``powr``(+1, ±∞) and ``rint``(-0.5 <= x < 0) where the extraction shows ±0, ±0,
-±1 and x <= 0 (DIGEST §11.3 lists the first, third and fourth); the SPIR-V environment (003) reads
-the same, so both paths have one value.
+Where the published text of OpenCL C 3.0.19 §7.5.1 differs from its source (KhronosGroup/OpenCL-Docs,
+tag v3.0.19, OpenCL_C.txt "Additional Requirements Beyond C99 TC2"), the source is followed: it
+reads ``pown``/``rootn``(±0, n) "is +0 for even n > 0", ``powr``(±0, y) "is +0 for y > 0",
+``powr``(+1, ±∞) and ``rint``(-0.5 <= x < 0) where the published text shows ±0, ±0, ±1 and
+x <= 0; the OpenCL SPIR-V environment §6.7.1 reads the same, so both paths have one value.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def _odd(x: float) -> bool:
 
 def _zero_pole(x: float, n_neg: bool, n_odd: bool) -> float:
     """pown/rootn/pow at ±0: ±inf for odd negative powers, +inf for even negative, ±0 for odd
-    positive and +0 for even positive (§7.5.1; 004's '±0 for even n > 0' is +0, DIGEST §11.3)."""
+    positive and +0 for even positive (§7.5.1 as its source reads; as published it shows '±0 for
+    even n > 0')."""
     if n_neg:
         return math.copysign(math.inf, x) if n_odd else math.inf
     return x if n_odd else 0.0
@@ -94,8 +95,8 @@ def _pow_special(x: float, y: float):
 
 def _powr_special(x: float, y: float):
     """§7.5.1 powr (the listed cases; its other edges are not prescribed). powr(±0, y > 0) is +0 on
-    both paths: "powr(±0, y) is +0 for y > 0" in OpenCL C 3.0.19's source and in 003 (the extracted
-    004 shows "±0", an extraction error like its pown line, DIGEST §11.3)."""
+    both paths: "powr(±0, y) is +0 for y > 0" in OpenCL C 3.0.19's source and in the SPIR-V
+    environment's §6.7.1 (the published §7.5.1 shows "±0", an error like its pown line)."""
     if math.isnan(x) or math.isnan(y) or x < 0 or is_negative(x) and x != 0:
         return NAN
     if x == 0:
@@ -260,7 +261,7 @@ SPECIALS["lgamma_r"] = SPECIALS["lgamma"]
 SPIRV_SPECIALS: dict[str, Callable] = {
     "exp10": lambda x: 1.0 if x == 0 else None,
 }
-"""Cases only the SPIR-V environment prescribes (003 OpExtInst exp10: "exp10( ±0 ) returns 1.";
+"""Cases only the SPIR-V environment prescribes (§6.7.1, OpExtInst exp10: "exp10( ±0 ) returns 1.";
 OpenCL C 3.0.19 §7.5.1 lists exp10(-∞) and exp10(+∞) only, and exp10 is not a C99 function, so on
 the OpenCL C path exp10(±0) is bounded like any operand: within 3 ulp of 1)."""
 
@@ -290,7 +291,7 @@ _C99 = {
     "nan": "F.9.8.2", "nextafter": "F.9.8.3, 7.12.11.3", "fdim": "F.9.9.1, 7.12.12.1", "fmax": "F.9.9.2",
     "fmin": "F.9.9.3", "fma": "F.9.10.1", "fdiv": "F.3 (the / operator is IEC 60559 division)",
 }
-_LISTED = {  # the functions §7.5.1 (and 003) list cases for
+_LISTED = {  # the functions §7.5.1 (and the SPIR-V environment's §6.7.1) list cases for
     "acospi", "asinpi", "atanpi", "atan2pi", "ceil", "cospi", "exp10", "distance", "fdim", "fmod", "frexp", "fract",
     "length", "lgamma_r", "nextafter", "normalize", "pow", "pown", "powr", "rint", "remquo", "rootn", "round", "sinpi",
     "tanpi", "trunc",

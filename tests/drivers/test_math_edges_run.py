@@ -52,7 +52,8 @@ def _run(name: str, program: Program):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_lgamma_r_sign_at_poles(name):
-    """§7.5.1 and 003: "lgamma_r(x, signp) returns 0 in signp if x is zero or a negative integer".
+    """§7.5.1 and the SPIR-V environment §6.7.1: "lgamma_r(x, signp) returns 0 in signp if x is zero
+    or a negative integer".
     PoCL, rusticl and Oclgrind all store ±1 there (the C library's signgam convention), on both
     paths: a finding. Away from the poles they agree (the sign of Γ)."""
     outcome = _run(name, _program("lgamma_r", [(0.0,), (-0.0,), (-1.0,), (-4.0,), (-0.5,), (3.5,), (-2.5,)]))
@@ -80,10 +81,11 @@ def test_normalize_with_infinite_or_nan_elements(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_values_every_driver_gets_right(name):
-    """powr(±0, y) "is +0 for y > 0" (the source of OpenCL C 3.0.19 and 003; the extracted 004's ±0
-    is an extraction error): every driver gives +0 for powr(-0, y), as the source reads. exp10(±0)
-    = 1 (003), length/distance with an infinite component +inf, cross's w 0.0 whatever the
-    operands, fmin with a quiet NaN the other operand: no disagreement anywhere."""
+    """powr(±0, y) "is +0 for y > 0" (the source of OpenCL C 3.0.19 §7.5.1 and the SPIR-V
+    environment §6.7.1; the published §7.5.1 shows ±0): every driver gives +0 for powr(-0, y), as
+    the source reads. exp10(±0) = 1 (SPIR-V environment §6.7.1), length/distance with an infinite
+    component +inf, cross's w 0.0 whatever the operands, fmin with a quiet NaN the other operand:
+    no disagreement anywhere."""
     for program in (_program("powr", [(-0.0, 2.0), (-0.0, 0.5), (-0.0, math.inf), (0.0, 3.0)]),
                     _program("exp10", [(0.0,), (-0.0,)]),
                     _program("length", [((-math.inf, 2.0),), ((math.nan, 1.0),), ((2e38, 2e38),)], 2),

@@ -320,7 +320,7 @@ def test_every_special_value_every_combination():
 INF = float("inf")
 NAN = float("nan")
 SPEC_EXAMPLES = [
-    # (src, value, dst, sat, rounding, expected value) -- DIGEST §3, §11.2; OpenCL C §6.4.3.2-4
+    # (src, value, dst, sat, rounding, expected value) -- OpenCL C §6.4.3.2-4
     ("float", 0.5, "int", False, "rte", 0),
     ("float", 1.5, "int", False, "rte", 2),
     ("float", 2.5, "int", False, "rte", 2),

@@ -189,7 +189,7 @@ def test_integer_builtin_worked_examples():
     one = lambda v, tname="int": np.array([v], NP[tname])  # noqa: E731
     assert _got(_ref("abs", [i], Type("uint"), [one(-2**31)], 1), "uint") == [2**31]  # abs(INT_MIN) = 2^31
     assert _got(_ref("clz", [i], i, [one(0)], 1), "int") == [32]  # clz(0) is the width
-    # ctz: "If x is 0, returns the size in bits of the type of x" (004 §6.15.3 Table 13)
+    # ctz: "If x is 0, returns the size in bits of the type of x" (OpenCL C §6.15.3 Table 13)
     assert _got(_ref("ctz", [i], i, [one(0)], 1), "int") == [32]
     assert _got(_ref("ctz", [i], i, [one(-2**31)], 1), "int") == [31]  # INT_MIN: only the sign bit
     assert _got(_ref("ctz", [i], i, [one(12)], 1), "int") == [2]
@@ -250,7 +250,7 @@ def test_shift_counts_are_masked_after_promotion_for_scalars_and_per_lane_for_ve
 
 
 def test_shift_worked_examples():
-    # char4 << 9 is a shift by 1; a scalar char is promoted and shifted by 9 (DIGEST §4)
+    # char4 << 9 is a shift by 1; a scalar char is promoted and shifted by 9 (OpenCL C §6.5.10)
     v = _ref("shift", [Type("char", 4), Type("char", 4)], Type("char", 4),
              [np.full(4, 1, np.int8), np.full(4, 9, np.int8)], 1, {"operator": "<<"})
     assert _got(v, "char") == [2, 2, 2, 2]
@@ -353,7 +353,7 @@ def test_logical_operators(operator, width, name):
 
 
 def test_any_and_all_look_at_the_most_significant_bit_only():
-    # any((int4)1) == 0 (DIGEST §6)
+    # any((int4)1) == 0 (OpenCL C §6.15.6: the most significant bit of each lane)
     t = Type("int", 4)
     for fn, lanes, want in [("any", [1, 1, 1, 1], 0), ("any", [1, -5, 0, 0], 1), ("all", [-1, -2, -3, -4], 1),
                             ("all", [-1, -2, 3, -4], 0)]:
@@ -405,7 +405,7 @@ def _comps(op, types, result, arrays, n, attrs=None):
 
 
 def test_half_selections_of_a_3_vector_leave_w_undefined():
-    # (1,2,3).lo=(1,2), .hi=(3,undef), .even=(1,3), .odd=(2,undef) (004 §6.3.7, DIGEST §2)
+    # (1,2,3).lo=(1,2), .hi=(3,undef), .even=(1,3), .odd=(2,undef) (OpenCL C §6.3.7)
     v = np.array([1, 2, 3], np.int32)
     for form, comps, want in [("lo", (0, 1), [1, 2]), ("hi", (2, 3), [3, None]), ("even", (0, 2), [1, 3]),
                               ("odd", (1, 3), [2, None])]:
@@ -465,7 +465,7 @@ def test_select_and_vector_ternary_test_the_msb():
     a, b = np.array([1, 2, 3, 4], np.int32), np.array([5, 6, 7, 8], np.int32)
     got, _ = _comps("select", [t, t, c], t, [a, b, np.array([1, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFF], np.uint32)], 1)
     assert got == [1, 6, 3, 8]
-    # (int4)1 ? a : b gives b (DIGEST §6)
+    # (int4)1 ? a : b gives b (OpenCL C §6.5.9: select, the MSB decides)
     got, _ = _comps("ternary", [Type("int", 4), t, t], t, [np.ones(4, np.int32), a, b], 1)
     assert got == [5, 6, 7, 8]
     # a scalar condition is C's: nonzero
@@ -568,7 +568,7 @@ def test_shuffles_select_vload_and_vstore_for_every_type(name):
 
 # -- integer promotion: scalar char, uchar, short and ushort operands are promoted, vector lanes not --
 # C99 §6.3.1.1 (integer promotions), §6.3.1.8 (usual arithmetic conversions), §6.5.3.3 (~), §6.5.15
-# (?:); 004 §6.4.6 ("shall"; its note: vector elements are not promoted, short8 + char is a short8),
+# (?:); OpenCL C §6.4.6 ("shall"; its note: vector elements are not promoted, short8 + char is a short8),
 # §6.5.1, §6.5.6, §6.5.10 (the count is masked by the width of E1 "after integer promotion, if E1 is
 # a scalar", by the element's width for a vector). The model is plain Python on decoded values: a
 # scalar operand converts to the operation's type by value (_signed wraps it there), a vector lane
@@ -657,7 +657,7 @@ def test_vector_narrow_lanes_are_not_promoted(operator, name, width, scalar_y):
 @pytest.mark.parametrize("name", NARROW)
 def test_complement_of_narrow_types(name, width):
     """~ on a scalar promotes (C99 §6.5.3.3: "the result has the promoted type"); on a vector it is
-    component-wise in the element type (004 §6.5.6)."""
+    component-wise in the element type (OpenCL C §6.5.6)."""
     result = Type("int" if width == 1 else name, width)
     x = _values(name, N * width)
     e = _ref("complement", [Type(name, width)], result, [x], N)
@@ -685,7 +685,7 @@ def test_scalar_truth_operators_on_narrow_types(x_t, y_t):
 
 @pytest.mark.parametrize("name", NARROW)
 def test_vector_truth_operators_on_narrow_lanes(name):
-    """charn/ucharn give charn, shortn/ushortn give shortn: -1/0 per lane (004 §6.5.4-§6.5.8); a
+    """charn/ucharn give charn, shortn/ushortn give shortn: -1/0 per lane (OpenCL C §6.5.4-§6.5.8); a
     scalar beside the vector is converted to the element type and widened."""
     t, s = Type(name, 4), Type(name)
     truth = Type(TRUTH[INTS[name][0]], 4)
@@ -724,7 +724,7 @@ def test_promotion_worked_examples():
              {"operator": "<<"})
     assert _got(v, "short") == [-32768, -16384, 0, -16384]
     u, u4 = Type("uchar"), Type("uchar", 4)
-    # (uchar)200 + (uchar)100 is the int 300; uchar4 lanes wrap to 44 (DIGEST §4)
+    # (uchar)200 + (uchar)100 is the int 300; uchar4 lanes wrap to 44 (OpenCL C §6.4.6)
     assert _got(_ref("arith", [u, u], i, [_one("uchar", 200), _one("uchar", 100)], 1, {"operator": "+"}), "int") == [300]
     assert _got(_ref("arith", [u4, u], u4, [_one("uchar", *[200] * 4), _one("uchar", 100)], 1, {"operator": "+"}),
                 "uchar") == [44] * 4
@@ -745,7 +745,7 @@ def test_promotion_worked_examples():
 
 
 def test_builtins_take_no_promotion():
-    """Built-ins compute in their gentype (004 §6.15.3: "the actual type has to be the same for all
+    """Built-ins compute in their gentype (OpenCL C §6.15.3: "the actual type has to be the same for all
     arguments and the return type"): a char stays a char."""
     c, u, s = Type("char"), Type("uchar"), Type("short")
     cases = [("clz", [c], c, [1], 7), ("clz", [s], s, [1], 15), ("ctz", [c], c, [0], 8), ("popcount", [c], c, [-1], 8),

@@ -1,8 +1,8 @@
 """The math oracle's filter (oracles.math.fast, oracles.math.references) against mpmath alone.
 
-Issue 25: the vectorized filter decides a lane only where every value the infinitely precise
-result may take (the reference ± its stated bound) gives the same accepted set (OpenCL C 3.0.19
-§7.4 Tables 65, 66, 68, 69; §7.5.1 and C99 F.9 values and §7.5.3 flushing stay with mpmath); so
+The vectorized filter (docs/math-filter.md) decides a lane only where every value the infinitely
+precise result may take (the reference ± its stated bound) gives the same accepted set (OpenCL C
+3.0.19 §7.4 Tables 65, 66, 68, 69; §7.5.1 and C99 F.9 values and §7.5.3 flushing stay with mpmath); so
 the expectations with the filter must be bit for bit those of mpmath alone (``fast=False``), on
 edge pools and uniform bits. The default run checks a sample per function and type; the soak
 test (``-m soak``) checks 10^6 lanes per function and type (``CLFUZZ_MATH_SOAK_LANES``; a share

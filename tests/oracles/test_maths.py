@@ -1,7 +1,7 @@
 """The math oracle (oracles.floats, oracles.math) against hand-worked values and exact arithmetic.
 
 Rules: OpenCL C 3.0.19 §7.4 (ulp, Tables 65-69, 67 for unsafe math), §7.5.1 edge cases and C99
-Annex F.9, §7.5.3 flush to zero, §6.15.2/4/5 definitions (DIGEST §5)."""
+Annex F.9, §7.5.3 flush to zero, §6.15.2/4/5 definitions."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ def test_mad_is_fma_or_multiply_then_add():
     fused = float(_round_fraction(Fraction(x) * Fraction(y) + Fraction(z), 24, -126, "n"))
     assert set(lane.values) == {split, fused}
     lane, = lanewise("mad", "double", NONE, (x, y, z))
-    assert not lane.judged  # Table 68 (004): any value
+    assert not lane.judged  # Table 68 (OpenCL C 3.0.19): any value
 
 
 def test_divide_and_sqrt_bounds_and_the_correctly_rounded_option():
@@ -230,7 +230,7 @@ def test_out_parameters_are_judged_on_both_results(fn, x, result, pointee):
 
 
 def test_lgamma_r_sign_at_poles_is_zero_on_both_paths():
-    """OpenCL C 3.0.19 §7.5.1 and the SPIR-V environment (003, OpExtInst lgamma_r) say the same:
+    """OpenCL C 3.0.19 §7.5.1 and the OpenCL SPIR-V environment (§6.7.1, OpExtInst lgamma_r) say the same:
     "lgamma_r(x, signp) returns 0 in signp if x is zero or a negative integer"."""
     for env in (NONE, frozenset({"spirv"})):
         for x in (0.0, -0.0, -1.0, -2.0, -(2.0**30)):
@@ -344,7 +344,7 @@ def test_expected_fills_the_out_parameter_buffer():
 # and G.6 of the C99 Specification, except where noted below." §7.5.1: "Those values shall produce
 # exactly the prescribed answers, and no other. Where the ± symbol is used, the sign shall be
 # preserved." Each case quotes its sentence: OpenCL C's from the specification's source (tag v3.0.19;
-# the extracted 004 is quoted where it differs), C99's from ISO/IEC 9899:1999 Annex F.9. A ± sentence
+# the published text is quoted where it differs), C99's from ISO/IEC 9899:1999 Annex F.9. A ± sentence
 # is checked for both signs. "nan": any NaN; ("near", v): a reference the function's bound applies to.
 
 INF, NAN = math.inf, math.nan
@@ -425,7 +425,7 @@ OPENCL_C = [
     ("pown(±0, n) is ±∞ for odd n < 0. (+0)", "pown", (0.0, -3), [INF]),
     ("pown(±0, n) is ±∞ for odd n < 0. (-0)", "pown", (-0.0, -1), [-INF]),
     ("pown(±0, n) is +∞ for even n < 0. (-0)", "pown", (-0.0, -2), [INF]),
-    # the extracted 004 reads "±0 for even n > 0": an extraction error (DIGEST §11.3; the source and 003: +0)
+    # §7.5.1 as published reads "±0 for even n > 0"; its source and the SPIR-V environment §6.7.1 read +0
     ("pown(±0, n) is +0 for even n > 0. (-0)", "pown", (-0.0, 2), [0.0]),
     ("pown(±0, n) is ±0 for odd n > 0. (+0)", "pown", (0.0, 3), [0.0]),
     ("pown(±0, n) is ±0 for odd n > 0. (-0)", "pown", (-0.0, 3), [-0.0]),
@@ -433,7 +433,7 @@ OPENCL_C = [
     ("powr(x, ±0) is 1 for finite x > 0. (-0)", "powr", (3e38, -0.0), [1.0]),
     ("powr(±0, y) is +∞ for finite y < 0. (-0)", "powr", (-0.0, -1.0), [INF]),
     ("powr(±0, -∞) is +∞. (-0)", "powr", (-0.0, -INF), [INF]),
-    # the extracted 004 reads "±0 for y > 0": an extraction error like its pown line (the source and 003: +0)
+    # §7.5.1 as published reads "±0 for y > 0", like its pown line; its source and the SPIR-V environment: +0
     ("powr(±0, y) is +0 for y > 0. (+0)", "powr", (0.0, 3.0), [0.0]),
     ("powr(±0, y) is +0 for y > 0. (-0)", "powr", (-0.0, 2.0), [0.0]),
     ("powr(±0, y) is +0 for y > 0. (-0, y = +inf)", "powr", (-0.0, INF), [0.0]),
@@ -454,7 +454,7 @@ OPENCL_C = [
      ("nan", [0])),
     ("rootn(±0, n) is ±∞ for odd n < 0. (-0)", "rootn", (-0.0, -3), [-INF]),
     ("rootn(±0, n) is +∞ for even n < 0. (-0)", "rootn", (-0.0, -2), [INF]),
-    ("rootn(±0, n) is +0 for even n > 0. (-0)", "rootn", (-0.0, 2), [0.0]),  # extracted 004: "±0"
+    ("rootn(±0, n) is +0 for even n > 0. (-0)", "rootn", (-0.0, 2), [0.0]),  # as published: "±0"
     ("rootn(±0, n) is ±0 for odd n > 0. (-0)", "rootn", (-0.0, 3), [-0.0]),
     ("rootn(±0, n) is ±0 for odd n > 0. (+0)", "rootn", (0.0, 5), [0.0]),
     ("rootn(x, n) returns a NaN for x < 0 and n is even.", "rootn", (-4.0, 2), "nan"),
@@ -664,8 +664,8 @@ def _check(lane, want):
 @pytest.mark.parametrize("env", [NONE, SPIRV], ids=["opencl_c", "spirv"])
 @pytest.mark.parametrize("quote, fn, args, want", OPENCL_C + C99_F9, ids=[_ascii(c[0]) for c in OPENCL_C + C99_F9])
 def test_every_prescribed_value(quote, fn, args, want, env):
-    """Each prescribed value of §7.5.1 (the SPIR-V environment's list, 003, is the same apart from
-    exp10(±0)) and of C99 F.9 is the oracle's only answer, sign included, on both paths."""
+    """Each prescribed value of §7.5.1 (the SPIR-V environment's list, its §6.7.1, is the same apart
+    from exp10(±0)) and of C99 F.9 is the oracle's only answer, sign included, on both paths."""
     lanes = lanewise(fn, "float", env, args)
     if isinstance(want, tuple) and want[0] != "near":  # (result, out-parameter)
         for lane, w in zip(lanes, want):
@@ -713,7 +713,8 @@ def test_nextafter_flush_to_zero_alternatives():
 
 
 def test_exp10_of_zero_is_prescribed_on_spirv_paths_only():
-    """003 (OpExtInst exp10): "exp10( ±0 ) returns 1."; OpenCL C 3.0.19 §7.5.1 lists only
+    """OpenCL SPIR-V environment §6.7.1 (OpExtInst exp10): "exp10( ±0 ) returns 1."; OpenCL C 3.0.19
+    §7.5.1 lists only
     "exp10(-∞) returns +0." and "exp10(+∞) returns +∞." and exp10 is not a C99 function: on the
     OpenCL C path exp10(±0) is within exp10's 3 ulp of 1 (Table 65)."""
     for x in (0.0, -0.0):

@@ -18,7 +18,7 @@ def _sat_nan(env: frozenset) -> str:
 
 
 def test_sat_of_nan_is_a_recommendation_of_opencl_c_and_required_by_spir_v():
-    """004 §6.4.3.3: "(NaN should be converted to 0)" is a should; SPIR-V's SaturatedConversion
+    """OpenCL C 3.0.19 §6.4.3.3: "(NaN should be converted to 0)" is a should; SPIR-V's SaturatedConversion
     decoration converts NaN to 0 (normative), so on a SPIR-V path it is a violation."""
     assert _sat_nan(frozenset()) == "convert.sat.nan"
     assert severity_of("convert.sat.nan") == "recommendation"

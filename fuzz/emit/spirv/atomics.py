@@ -33,10 +33,11 @@ def _location(m: Module, op: Op) -> int:
 
 def _scope_and_semantics(m: Module, op: Op, order: str) -> tuple[int, int]:
     """The Scope and Memory Semantics operands. OpenCL 1.x functions: Device and Relaxed (the
-    only ones an OpenCL 1.2 environment allows, 000 §5.2.8). C11 ones: the scope asked for
+    only ones an OpenCL 1.2 environment allows, OpenCL SPIR-V environment §4). C11 ones: the scope asked for
     (seq_cst and device without _explicit, §6.15.12.7), the order's bit, and for an order
     stronger than relaxed the memory it orders (CrossWorkgroupMemory for global, WorkgroupMemory
-    for local, which needs Workgroup scope, 001)."""
+    for local, which needs Workgroup scope: SPIR-V environment 2.2 (2017),
+    "cl_khr_int64_base_atomics and cl_khr_int64_extended_atomics")."""
     form = op.attr("form")
     if form in ("atomic", "atom"):
         return m.constant("uint", SCOPES["device"]), m.constant("uint", 0)

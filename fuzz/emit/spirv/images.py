@@ -15,7 +15,8 @@ emitter = EMITTERS.register
 
 def image_type(m: Module, image: Image) -> int:
     """``OpTypeImage %void Dim 0 Arrayed 0 0 Unknown ReadOnly``: the OpenCL environment's form
-    (000 §2.9: Sampled Type void, Sampled 0, Image Format Unknown, an access qualifier)."""
+    (OpenCL SPIR-V environment §4: Sampled Type void, Sampled 0, Image Format Unknown, an access
+    qualifier)."""
     dim = DIMS[image.dim]
     for cap in IMAGE_CAPABILITIES[dim.spirv_dim]:
         m.capability(cap)
@@ -39,9 +40,9 @@ def constant_sampler(m: Module, s: Sampler) -> int:
 @emitter("read_image")
 def _read_image(m: Module, op: Op, args: list[int]) -> int:
     """OpImageSampleExplicitLod (Lod 0.0) on OpSampledImage(image, sampler), or OpImageRead
-    without a sampler (000 §7.7). The result is a 4-vector of float or of 32-bit int; whether
-    8- and 16-bit integer channels are sign- or zero-extended follows the image's channel type
-    (SPIR-V 1.0 has no SignExtend/ZeroExtend image operands)."""
+    without a sampler (OpenCL SPIR-V environment §7.7). The result is a 4-vector of float or of
+    32-bit int; whether 8- and 16-bit integer channels are sign- or zero-extended follows the
+    image's channel type (SPIR-V 1.0 has no SignExtend/ZeroExtend image operands)."""
     image, itype = m.images[op.attr("image")]
     result = m.type(op.type)
     if not op.attr("sampler"):

@@ -146,7 +146,8 @@ def words(program: Program) -> list[int]:
     m.capability("Int64")  # size_t under Physical64
     if "int64_atomics" in program.requires:
         # the capability alone, as the LLVM translator writes it: its reader rejects the
-        # OpExtension "cl_khr_int64_base_atomics" that 001 asks for ("unknown extension")
+        # OpExtension "cl_khr_int64_base_atomics" that the 2017 SPIR-V environment (2.2) asks for
+        # ("unknown extension")
         m.capability("Int64Atomics")
     m.std = m.id()
     m.inst("ext_import", "OpExtInstImport", m.std, "OpenCL.std")

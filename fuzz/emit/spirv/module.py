@@ -221,7 +221,8 @@ class Module:
 
 def barrier(m: Module) -> None:
     """barrier(CLK_LOCAL_MEM_FENCE): Workgroup execution and memory scope, SequentiallyConsistent
-    | WorkgroupMemory (SPIR-V env 000 §5.2.8, 001 "OpenCL 1.2 environment")."""
+    | WorkgroupMemory (OpenCL SPIR-V environment §4; SPIR-V environment 2.2 (2017), "OpenCL 1.2",
+    "Validation Rules")."""
     workgroup = m.constant("uint", SCOPES["work_group"])
     m.inst("function", "OpControlBarrier", workgroup, workgroup, m.constant("uint", 0x10 | 0x100))
 

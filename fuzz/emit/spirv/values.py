@@ -1,7 +1,7 @@
 """Values the SPIR-V operation handlers share: conversions, vectors composed lane by lane,
 comparisons, OpenCL C truth values and safe divisors.
 
-Conversions follow the SPIR-V environment for OpenCL (000 §6.2-6.3, DIGEST §3): integer types
+Conversions follow the SPIR-V environment for OpenCL (OpenCL SPIR-V environment §6.2-6.3): integer types
 carry no signedness (Kernel: Signedness 0), so a same-width int <-> uint conversion is no
 instruction; OpSConvert/OpUConvert extend by the source's signedness; float -> integer is
 OpConvertFToS/FToU (round toward zero unless an FPRoundingMode decoration says otherwise);
@@ -23,7 +23,7 @@ from lang.types import Type, truth_type
 
 def convert(m: Module, value: int, src: Type, dst: Type, *, sat: bool = False, rounding: str | None = None) -> int:
     """``value`` of type ``src`` converted lane-wise to ``dst`` (same lane count), as
-    ``convert_dst[_sat][_rounding]`` (OpenCL C §6.4.3; SPIR-V env 000 §6.2-6.3, DIGEST §3)."""
+    ``convert_dst[_sat][_rounding]`` (OpenCL C §6.4.3; OpenCL SPIR-V environment §6.2-6.3)."""
     s, d = src.elem, dst.elem
     tid = m.type(dst)
 

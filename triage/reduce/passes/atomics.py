@@ -2,8 +2,8 @@
 shared locations for a program whose disagreement is about atomic operations on shared locations.
 
 An atomics disagreement is a location's history (OpenCL C 3.0 §6.15.12.7-9, §3.3.4: the atomic
-operations on one location are totally ordered, each reading what the one before wrote; DIGEST
-§7.3): the row names the shared buffer and location, not a work-item's output. Every candidate is a
+operations on one location are totally ordered, each reading what the one before wrote):
+the row names the shared buffer and location, not a work-item's output. Every candidate is a
 valid program (lang.ir.validate: a location inside its buffer, a local buffer of at most
 ``local_size`` elements) and race-free as the original was (only atomics touch the locations, and
 the scopes and memory orders are kept: §6.15.12.3, §6.15.12.7); fewer operations per location keep
