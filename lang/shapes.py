@@ -31,7 +31,7 @@ control words every work-item reads alike); local-memory indices masked by ``loc
 (a power of two); every index into an output taken modulo the global size; loops bounded by
 :data:`TRIP_CAP` iterations (rusticl 22.3 on llvmpipe silently ends every loop after 65,535
 iterations, measured: kept far below); each local array written, then read only after the barrier that
-follows the write, and never written again. OpenCL C 3.0.19 §6.15.9: "If barrier is
+follows the write, and never written again. OpenCL C 3.0.19 §6.15.8: "If barrier is
 inside a conditional statement, then all work-items in the work-group must enter the conditional
 if any work-item in the work-group enters the conditional statement and executes the barrier" (a
 *must*); §6.7.2: local variables are declared at kernel function scope.

@@ -76,7 +76,7 @@ FAILURE = Rule("valid-program", "a valid program must build and run",
 WRONG_CODE = register(
     "shape.twin", "control flow, loops, barriers, local memory and calls around a statement do not change the value "
     "it stores: the kernel's straight-line twin computes the same outputs (its lanes agree with the oracle here)",
-    "OpenCL C 3.0.19 §6 (C99 §6.8: the statements' semantics, 'shall'); §6.15.9 barrier: local memory written "
+    "OpenCL C 3.0.19 §6 (C99 §6.8: the statements' semantics, 'shall'); §6.15.8 barrier: local memory written "
     "before it is visible to the work-group after it ('must')")
 """The rule a wrong-code bucket breaks (corpus.buckets.WRONG_CODE, triage.reduce.passes.shapes)."""
 

@@ -2,7 +2,7 @@
 
 :func:`index_lines` replaces the kernel's ``const size_t gid = get_global_id(0);`` by the steps
 that compute the element index ``x`` (kernel scope: local arrays and barriers are allowed there,
-§6.7.2, §6.15.9), :func:`wrap_lines` puts the statements' lines inside the wraps, and
+§6.7.2, §6.15.8), :func:`wrap_lines` puts the statements' lines inside the wraps, and
 :func:`helpers` writes the functions the ``call`` steps call, before the kernel.
 """
 
