@@ -106,7 +106,7 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
     elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
         pass
     elif len(program.body) == 1:  # build error, crash, timeout, runtime error of one statement
-        run.rows = outcome.failures = [failure_row(program, result.status, result.log)]
+        run.rows = outcome.failures = [failure_row(program, result.status, result.log, target.path)]
     elif result.status == "timeout" and len(program.body) <= TIMEOUT_SPLIT:  # ... one statement each
         halves = [part.half([i]) for i in range(len(program.body))]
     else:  # ... of several: record, then isolate by halving

@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 9
+SIGNATURE_VERSION = 10
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.keying.rekey), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -47,7 +47,10 @@ built-in when the straight-line twin shows it, or of the smallest shape that sti
 whose value no rounding mode changes without its rounding suffix (:data:`ROUNDING_FREE_RULES`:
 rusticl's saturated conversion of NaN was five buckets per destination family, one per suffix), and
 a missing kernel-library symbol as a family only for the prefixes of one library
-(:data:`SYMBOL_FAMILIES`: PoCL's missing ``fmin_common`` read ``fmin_*``)."""
+(:data:`SYMBOL_FAMILIES`: PoCL's missing ``fmin_common`` read ``fmin_*``). 10: the deviation class
+``wrong-rounding`` (another rounding of the exact result, classified before ``flushed``: Oclgrind's
+``convert_short_rtn(-0x1p-149f)`` = 0 read as a flush) takes the place of ``other-rounding``, which
+older rows key as (:data:`RENAMED`); the class ``smallest-normal`` is new."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -232,7 +235,13 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     return sig
 
 
+RENAMED = {"other-rounding": "wrong-rounding"}
+"""Deviation classes stored by an older classifier under another name (oracles.deviation.CLASSES):
+a signature keys them by the current one, so old and new rows of one bug share a bucket."""
+
+
 def _deviation_key(deviation: str) -> str:
+    deviation = RENAMED.get(deviation, deviation)
     return "wrong-value" if deviation in COINCIDENTAL else deviation
 
 

@@ -72,6 +72,23 @@ FAILURE = Rule("valid-program", "a valid program must build and run",
                "OpenCL C 3.0 §6 (the program is valid by construction)")
 """The rule a build error, crash, hang or runtime error of a valid, UB-free program breaks."""
 
+FAILURE_SPIRV = Rule(
+    "valid-module", "a SPIR-V module valid for the OpenCL environment (spirv-val) must be consumed, built and run",
+    "OpenCL SPIR-V environment §2.1 (an environment 'must support SPIR-V 1.0 modules'), §2.2 ('must support SPIR-V "
+    "modules that import the OpenCL.std extended instruction set'), §3.1 ('must support SPIR-V 1.0 modules that "
+    "declare the following capabilities'), §4 (the validation rules the module meets, as spirv-val checks them); "
+    "OpenCL 3.0 API §5.8.1 clCreateProgramWithIL (CL_INVALID_VALUE only for IL that is not "
+    "'well-formed intermediate language input that can be consumed by the OpenCL runtime') and §5.8.4 "
+    "clBuildProgram ('must be called for program created using ... clCreateProgramWithIL'); the kernel is valid "
+    "and free of undefined behaviour by construction")
+""":data:`FAILURE` on a SPIR-V path: the module, not OpenCL C source, is what the driver (or the
+route that translates it for the driver) was given."""
+
+
+def failure_rule(spirv: bool) -> Rule:
+    """The rule a failure of a valid program breaks on its path (a SPIR-V module's, or OpenCL C's)."""
+    return FAILURE_SPIRV if spirv else FAILURE
+
 
 WRONG_CODE = register(
     "shape.twin", "control flow, loops, barriers, local memory and calls around a statement do not change the value "

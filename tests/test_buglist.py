@@ -138,3 +138,38 @@ def test_a_failure_cites_the_valid_program_rule_section():
     from triage.buglist import section_of
 
     assert section_of("valid-program") == FAILURE.section == "OpenCL C 3.0 §6 (the program is valid by construction)"
+
+
+def test_a_spir_v_modules_failure_cites_the_spir_v_environment(memory_corpus, translated):
+    """A valid SPIR-V module that fails to build breaks no OpenCL C rule: the driver was given a
+    module that passed spirv-val for the OpenCL environment, which the OpenCL SPIR-V environment
+    requires an implementation to consume (§2.1: "must support SPIR-V 1.0 modules"; §3.1: "must
+    support SPIR-V 1.0 modules that declare the following capabilities"), through the OpenCL 3.0
+    API's clCreateProgramWithIL (§5.8.1) and clBuildProgram (§5.8.4). Its row (fuzz.judge.failure_row
+    on the SPIR-V path) and its bucket (seen only there) cite that rule, a violation; the same
+    failure of OpenCL C source keeps the valid-program rule."""
+    from fuzz.judge import failure_row
+    from lang.ir import Buffer, Fill, Load, Program, Store
+    from lang.types import Type
+    from oracles import severity_of
+
+    f = Type("float")
+    program = Program((Buffer("a", f, "in", Fill(0)), Buffer("o", f, "out")), (Store("o", Load("a", f)),), 1,
+                      area="expressions")
+    for i, (target, rule) in enumerate([(_target("pocl", POCL_FP, path="spirv"), "valid-module"),
+                                        (_target("pocl", POCL_FP), "valid-program")]):
+        row = failure_row(program, "build_error", f"LLVM ERROR: failure {'AB'[i]}", target.path)
+        assert row["rule"] == rule and severity_of(row["rule"]) == "violation"
+        memory_corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+        memory_corpus.add_run({"program_id": f"p{i}", "target": target.name, "fingerprint_id": target.fingerprint_id,
+                               "path": target.path, "status": "build_error", "checks": 0, "judged": 0,
+                               "mismatches": 0},
+                              [{**row, "program_id": f"p{i}", "target": target.name,
+                                "fingerprint_id": target.fingerprint_id, "path": target.path}])
+    bugs = {b["paths"][0]: b for b in bug_list(memory_corpus.buckets())}
+    spirv, source = bugs["spirv"], bugs["opencl-c"]
+    assert spirv["rule"] == "valid-module" and source["rule"] == "valid-program"
+    for text in ("OpenCL SPIR-V environment §2.1", "§3.1", "§4", "OpenCL 3.0 API §5.8.1 clCreateProgramWithIL",
+                 "§5.8.4 clBuildProgram", "must support"):
+        assert text in spirv["section"]
+    assert "OpenCL C 3.0 §6" not in spirv["section"] and source["section"].startswith("OpenCL C 3.0 §6")

@@ -72,9 +72,20 @@ def test_a_rounding_suffix_keys_only_where_the_rule_rounds():
     nan = {**ROW, "deviation": "type-limit"}
     assert len({bucket_id(signature({**nan, "operation": f"convert_int4_sat{r}"}))
                 for r in ("", "_rte", "_rtz", "_rtp", "_rtn")}) == 1
-    rounded = {**ROW, "rule": "convert.float_to_int.round", "deviation": "other-rounding"}
+    rounded = {**ROW, "rule": "convert.float_to_int.round", "deviation": "wrong-rounding"}
     assert len({bucket_id(signature({**rounded, "operation": f"convert_int4_sat{r}"}))
                 for r in ("", "_rte", "_rtz", "_rtp", "_rtn")}) == 5
+
+
+def test_a_renamed_deviation_class_keys_as_its_new_name():
+    """Signature 10: a row an older classifier called other-rounding is in the bucket of the rows
+    the current one calls wrong-rounding (one bug, one bucket across the rename); a flushed value
+    is still another mechanism."""
+    rounded = {**ROW, "rule": "convert.float_to_int.round", "operation": "convert_short_rtn"}
+    new = bucket_id(signature({**rounded, "deviation": "wrong-rounding"}))
+    assert bucket_id(signature({**rounded, "deviation": "other-rounding"})) == new
+    assert signature({**rounded, "deviation": "other-rounding"})["deviation"] == "wrong-rounding"
+    assert bucket_id(signature({**rounded, "deviation": "flushed"})) != new
 
 
 def _edges(s) -> np.ndarray:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from fuzz.drivers.routes import PATH_OPENCL_C, chain_of
+from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
-from oracles import FAILURE, SEVERITIES, by_id, severity_of
+from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, by_id, failure_rule, severity_of
 
 
 def bucket_severity(bucket: dict) -> str:
@@ -42,12 +42,19 @@ def _targets(lineage: str, bucket: dict) -> list[dict]:
             for t in seen]
 
 
+def failure_rule_of(bucket: dict) -> str:
+    """The rule a failure bucket (build error, crash, hang) breaks: the SPIR-V environment's
+    (oracles.rules.FAILURE_SPIRV) where every row of it ran a SPIR-V module, else OpenCL C's."""
+    paths = set(bucket.get("paths") or ())
+    return failure_rule(bool(paths) and paths <= {PATH_SPIRV}).id
+
+
 def section_of(rule: str) -> str:
     """Where the spec states a bucket's rule: the registered rule's section (a build error's,
-    crash's or hang's: oracles.rules.FAILURE, which is not registered), and for a math
-    function's rules keyed as one (corpus.buckets.rule_family: ``math.tanpi``) the function's
+    crash's or hang's: oracles.rules.FAILURE or FAILURE_SPIRV, which are not registered), and for a
+    math function's rules keyed as one (corpus.buckets.rule_family: ``math.tanpi``) the function's
     declared section (lang.maths), which covers its bound and its special values."""
-    found = FAILURE if rule == FAILURE.id else by_id(rule)
+    found = {FAILURE.id: FAILURE, FAILURE_SPIRV.id: FAILURE_SPIRV}.get(rule) or by_id(rule)
     if found:
         return found.section
     fn = rule.split(".")[1] if rule.startswith("math.") and rule.count(".") == 1 else ""
@@ -83,7 +90,7 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     out = []
     for b in buckets:
         sig = b["signature"]
-        rule = sig.get("rule", "valid-program" if "failure" in sig else "")
+        rule = sig.get("rule", failure_rule_of(b) if "failure" in sig else "")
         targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,

@@ -52,7 +52,7 @@ def observe(program: Program, target: Target, worker: Worker,
         if lanes is not None:
             lanes.update(disagreeing_lanes(program, judged, actual))
     else:
-        found = [failure_row(program, result.status, result.log)]
+        found = [failure_row(program, result.status, result.log, target.path)]
     for r in found:
         r["target"] = target.name
     return found

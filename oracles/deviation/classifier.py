@@ -4,15 +4,17 @@ The judge (fuzz.judge) finds a lane wrong; this module explains it. The actual v
 against the recognisable wrong alternatives, most specific first (the order of
 :data:`CLASSES`): for an image read, the read as if a denormal coordinate were 0, another array
 layer's texel at the same coordinates, the border colour, another texel; then a NaN or a number
-where the other was expected, another NaN's bits, the opposite signed zero, a flushed denormal
-(result or operand), a missing channel's 0 or 1, the wrapped value where saturation was
-expected, another rounding mode, an operand's value, another lane's expected value, a type
-limit, a few ulps off, another work-item's expected value; else ``other``.
+where the other was expected, another NaN's bits, the opposite signed zero, another rounding of
+the exact result (before a flush: no integer result is a flushed value), a flushed denormal
+(result or operand), the smallest normal where a denormal was expected, a missing channel's 0 or
+1, the wrapped value where saturation was expected, an operand's value, another lane's expected
+value, a type limit, a few ulps off, another work-item's expected value; else ``other``.
 
 Where the value identifies the rule it breaks, the :class:`Deviation` names it (another layer's
 texel breaks ``image.layer`` whichever rule the lane was judged under; a flushed denormal
-coordinate breaks ``image.coordinate.denormal``, severity letter); otherwise the lane's rule
-stays. A class that needs something the context does not hold (an out-parameter, shared
+coordinate breaks ``image.coordinate.denormal``, severity letter; a NEAREST read's value that no
+texel reads as breaks the channel conversion's rule, :func:`oracles.deviation.images.deciding_rule`);
+otherwise the lane's rule stays. A class that needs something the context does not hold (an out-parameter, shared
 locations, a statement the oracle cannot evaluate again) is not tried. The classifier never
 changes whether a lane is judged or accepted.
 
@@ -27,7 +29,7 @@ import numpy as np
 
 from lang.ir import Program, Store
 from oracles.deviation.context import CLASSES, MAX_ULPS, Context, Deviation
-from oracles.deviation.images import FIRST, missing_channel
+from oracles.deviation.images import FIRST, deciding_rule, missing_channel
 from oracles.deviation.values import CHECKS, LATER
 from oracles.expect import Expectation
 
@@ -52,8 +54,8 @@ class Classifier:
             except Exception as e:  # noqa: BLE001  an explanation must never cost a verdict
                 return Deviation("other", f"unclassified: the {check.__name__} check failed ({type(e).__name__}: {e})")
             if found is not None:
-                return found
-        return Deviation("other", "none of the recognisable wrong values")
+                return deciding_rule(self.ctx, pos, found)
+        return deciding_rule(self.ctx, pos, Deviation("other", "none of the recognisable wrong values"))
 
 
 def classify(program: Program, stmt: Store, buffer: str, exp: Expectation, actual: np.ndarray,

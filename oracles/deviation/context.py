@@ -30,11 +30,14 @@ CLASSES: dict[str, str] = {
     "number-for-nan": "a number where a NaN was expected",
     "nan-payload": "another NaN where one NaN's bits are required",
     "signed-zero": "the opposite signed zero",
+    "wrong-rounding": "another rounding of the exact result: its representable neighbour on the other side (the "
+                      "value another rounding mode gives), a conversion's or a correctly rounded reference's",
     "flushed": "a denormal result, or the result of a denormal operand, flushed to zero",
+    "smallest-normal": "the smallest normal value of an expected denormal's sign, where a flushed zero is allowed "
+                       "(nextafter at a zero: §7.5.3's alternative, severity letter)",
     "missing-channel": "images: 0 or 1 in a channel (a missing channel's constant where a stored channel was "
                        "expected, or a missing channel's other constant)",
     "unsaturated": "the wrapped value (the exact result modulo 2^N) where saturation was expected",
-    "other-rounding": "the result under another rounding mode",
     "operand": "an operand's value in the same lane, as if the operation were not applied",
     "other-lane": "the expected value of another lane of the same work-item",
     "type-limit": "the type's least or greatest value or 0 (floating types: +-MAX, +-INF, 0)",

@@ -11,13 +11,18 @@ Rules named: ``image.coordinate.denormal`` (a flushed denormal coordinate, sever
 tolerance sampler, unless the value is within a few ulps of the tolerance's bound),
 ``image.texel`` (another texel or the border colour read where a texel was selected exactly; a
 missing channel's constant; a stored channel read as 0 or 1) and ``image.border`` (a texel, or
-another order's border colour, where the border colour was selected exactly). Under a tolerance
-rule a texel-valued class keeps the lane's rule: a miss of the bound is not made a violation.
+another order's border colour, where the border colour was selected exactly); where a sampled
+read's layer coordinate is outside the array, a border colour or a stored channel read as 0 or
+1 breaks ``image.layer`` (the array index is always addressed CLAMP_TO_EDGE, §6.15.15.1). Under a
+tolerance rule a texel-valued class keeps the lane's rule: a miss of the bound is not made a
+violation; a NEAREST read's value that no texel of the image reads as breaks the rule an exact
+read names for it (:func:`deciding_rule`: the channel conversion's, e.g. ``image.half``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,7 +34,7 @@ from oracles.deviation.context import Context, Deviation
 from oracles.deviation.values import hexfloat, off_by_ulps
 from oracles.expect import Expectation
 from oracles.images.addressing import address, array_layer
-from oracles.images.reads import RULE_COORDINATE_DENORMAL, RULE_LAYER, expect_read
+from oracles.images.reads import RULE_COORDINATE_DENORMAL, RULE_LAYER, RULE_NEAREST_TOLERANCE, expect_read
 from oracles.images.texels import RULE_BORDER, RULE_TEXEL, Table, may_flush, texel_table
 
 COMPONENTS = "xyzw"
@@ -118,6 +123,34 @@ class Read:
             w = coords[self.dim.spatial: self.dim.spatial + 1]
             layer = int(array_layer(w, self.image.shape[self.dim.spatial], self.sampler is not None)[0][0])
         return tuple(out), layer, outside
+
+    def layer_outside(self, coords: np.ndarray) -> bool:
+        """Whether a sampled read's layer coordinate is outside the array: what the read returns
+        is then decided by the layer's clamp (§8.4; the array index is always addressed
+        CLAMP_TO_EDGE, §6.15.15.1), a read of nothing (zeros, a border colour) breaks it."""
+        if not self.dim.arrayed or self.sampler is None:
+            return False
+        w = float(coords[self.dim.spatial])
+        return math.isfinite(w) and not 0 <= float(np.rint(w)) <= self.image.shape[self.dim.spatial] - 1
+
+    def any_texel(self, pos: int) -> bool:
+        """Whether the lane's actual value is what some texel of the image reads as in that lane
+        (the table's column, flushes and NaNs included), or, through CLAMP, the border colour's:
+        a value no texel reads as is wrong whichever texel an uncertain coordinate selects."""
+        j = self.ctx.where(pos)[1]
+        t = self.table
+        rows = slice(0, t.bits.shape[0] if self.sampler is not None and self.sampler.addressing == "clamp"
+                     else self.image.texels)
+        a = self.ctx.actual(pos)
+        f = scalar(t.result)
+        ok = (t.bits[rows, j] == a) | (t.alt[rows, j] == a)
+        if f.is_float:
+            v = self.ctx.value(a)
+            with np.errstate(invalid="ignore"):
+                ok |= t.ranged[rows, j] & (t.lo[rows, j] <= v) & (v <= t.hi[rows, j])
+                ok |= t.nan[rows, j] & np.isnan(v)
+                ok |= t.flush[rows, j] & (v == 0)
+        return bool(ok.any())
 
     def texel_location(self, row: int) -> tuple[tuple[int, ...], int | None]:
         index = [int(x) for x in reversed(np.unravel_index(row, tuple(reversed(self.image.shape))))]
@@ -237,6 +270,10 @@ def border_colour(ctx: Context, pos: int) -> Deviation | None:
         none = " (ADDRESS_NONE has no border colour)" if read.sampler.addressing == "none" else ""
         where = (f"texel {read.where(spatial, layer)} inside the image was expected" if read.exact else
                  f"the coordinate is inside the image, near texel {read.where(spatial, layer)}")
+        if read.layer_outside(coords):
+            return Deviation("border-colour", f"the border colour {own} of {read.order.name} where {where}: the "
+                                              f"layer coordinate {float(coords[read.dim.spatial]):g} is outside the "
+                                              f"array, and the layer is clamped (CLAMP_TO_EDGE){none}", RULE_LAYER)
         return Deviation("border-colour", f"the border colour {own} of {read.order.name} where {where}{none}",
                          RULE_TEXEL if read.exact else None)
     if expected_border and _matches(read, pos, read.vector_bits(other)):
@@ -320,11 +357,36 @@ def missing_channel(ctx: Context, pos: int) -> Deviation | None:
                              RULE_TEXEL)
         return None
     if (a == zero or a in ones) and off_by_ulps(ctx, pos) is None:
+        coords = read.coordinates(ctx.where(pos)[0])
+        if coords is not None and read.layer_outside(coords):
+            return Deviation("missing-channel", f"{format_value(a, f.name)} in lane {lane}, which {read.order.name} "
+                                                f"stores (channel {src}), at layer coordinate "
+                                                f"{float(coords[read.dim.spatial]):g} outside the array: read as if "
+                                                "there were no layer there (the layer is clamped)", RULE_LAYER)
         tolerance = rules.rule(int(ctx.exp.rule[pos])).severity == "tolerance"  # a miss, maybe: keep it
         return Deviation("missing-channel", f"{format_value(a, f.name)} in lane {lane}, which {read.order.name} stores "
                                             f"(channel {src}): read as if the channel were missing",
                          None if tolerance else RULE_TEXEL)
     return None
+
+
+def deciding_rule(ctx: Context, pos: int, found: Deviation) -> Deviation:
+    """The rule a wrong NEAREST read breaks whichever texel its uncertain coordinate selects
+    (lanes judged under ``image.nearest.tolerance``): where the value is what no texel of the
+    image reads as in that lane (:meth:`Read.any_texel`), the rule an exact read names for the
+    deviation: ``image.texel`` for a border colour or a missing channel's constant (§6.15.15.7),
+    else the channel's conversion rule (``image.half``: half data read as float is lossless,
+    §8.3.2; ``image.unorm``, ``image.float``, ``image.int``). PoCL's 234.0 for every texel of a
+    HALF_FLOAT image is then a violation of §8.3.2 through every sampler, as through an exact one.
+    A deviation that names its rule, or a value some texel reads as, keeps it."""
+    if found.rule is not None or int(ctx.exp.rule[pos]) != RULE_NEAREST_TOLERANCE:
+        return found
+    read = Read.of(ctx)
+    if read is None or read.any_texel(pos):
+        return found
+    j = ctx.where(pos)[1]
+    rule = RULE_TEXEL if found.cls in ("border-colour", "missing-channel") else int(read.table.rule[0, j])
+    return replace(found, rule=rule)
 
 
 FIRST = (flushed_coordinate, other_layer, border_colour, other_texel)

@@ -14,6 +14,7 @@ import numpy as np
 
 from lang.ir import Literal, Load, Op
 from lang.types import format_value
+from oracles import rules
 from oracles.deviation.context import (
     MAX_ULPS,
     Context,
@@ -21,6 +22,7 @@ from oracles.deviation.context import (
     lane_name,
     limit_name,
 )
+from oracles.math.bounds import RULE_NEXTAFTER_LETTER
 
 ROUNDINGS = ("rte", "rtz", "rtp", "rtn")
 ROUNDING_NAMES = {"rte": "to nearest even", "rtz": "toward zero", "rtp": "toward +infinity",
@@ -167,15 +169,23 @@ def unsaturated(ctx: Context, pos: int) -> Deviation | None:
                                     f"{s.max if exact > s.max else s.min}")
 
 
-def other_rounding(ctx: Context, pos: int) -> Deviation | None:
-    """A conversion's result under another rounding mode, or a correctly rounded reference
-    (``exp.error``: the infinitely precise result) rounded in another direction."""
+def wrong_rounding(ctx: Context, pos: int) -> Deviation | None:
+    """Another rounding of the exact result: a correctly rounded reference (``exp.error``: the
+    infinitely precise result) rounded in another direction, or a conversion's operand rounded
+    in another mode than its own (the representable neighbour on the other side of the exact
+    value). Run before :func:`flushed`: a conversion to an integer type is never a flush (no
+    integer is a denormal; ``convert_short_rtn(-0x1p-149f)`` is -1, and 0 is the value rounding
+    toward zero gives, however a flushed operand would also give it); a float zero where a
+    denormal was expected, which a flush explains as well, is left to :func:`flushed` (§7.2 may
+    allow that one, never this)."""
     a = ctx.actual(pos)
+    if ctx.s.is_float and ctx.zero(a) and flushed(ctx, pos) is not None:
+        return None
     if ctx.exp.error is not None and np.isfinite(ctx.exp.error.hi[pos]) and ctx.s.is_float:
         exact = Fraction(float(ctx.exp.error.hi[pos])) + Fraction(float(ctx.exp.error.lo[pos]))
         for mode, bits in _directed(ctx.s, exact).items():
             if bits == a and a not in ctx.candidates(pos):
-                return Deviation("other-rounding", f"the exact result {float(exact)!r} rounded "
+                return Deviation("wrong-rounding", f"the exact result {float(exact)!r} rounded "
                                                    f"{ROUNDING_NAMES[mode]} ({mode})")
     if not ctx.reevaluable:
         return None
@@ -191,15 +201,53 @@ def other_rounding(ctx: Context, pos: int) -> Deviation | None:
         return None  # nothing is inexact
     effective = rounding or ("rtz" if dst.elem.is_int else "rte")
     item, j = ctx.where(pos)
+    modes = []
     for mode in ROUNDINGS:
         if mode == effective:
             continue
         attrs = tuple(sorted({"rounding": mode, **({"sat": True} if sat else {})}.items()))
         e = ctx.statement(item, expr=Op("convert", (arg,), dst, attrs))
         if e is not None and ctx.accepted(e, j, a):
-            return Deviation("other-rounding", f"the conversion to {dst.c_name} rounded {ROUNDING_NAMES[mode]} "
-                                               f"({mode}) where {effective} applies")
-    return None
+            modes.append(mode)
+    if not modes:
+        return None
+    operand = _operands(ctx, Op("convert", (arg,), dst), item, j)
+    x = None if operand is None else hexfloat(float(operand[0])) if isinstance(operand[0], Fraction) else operand[0]
+    of = "" if x is None else f" of the exact value {x}"
+    how = ", ".join(f"{ROUNDING_NAMES[m]} ({m})" for m in modes)
+    return Deviation("wrong-rounding", f"{format_value(a, ctx.s.name)}: the conversion to {dst.c_name}{of} rounded "
+                                       f"{how}, where {effective} applies")
+
+
+def smallest_normal(ctx: Context, pos: int) -> Deviation | None:
+    """The smallest normal value of the sign of an expected denormal, where the lane allows a
+    flushed zero (the device may flush denormals: §7.5.3): a number line without denormals
+    stepped over them. ``nextafter`` at a zero names :data:`RULE_NEXTAFTER_LETTER` (severity
+    letter): §7.5.3 lets such a device return the smallest normal for nextafter(+0, y < 0) and
+    nextafter(-0, y > 0) and names no value for the other zero (rusticl's nextafter(-0, y < 0) =
+    -FLT_MIN); elsewhere the lane's rule stays."""
+    a = ctx.actual(pos)
+    if not ctx.s.is_float or ctx.zero(a) or ctx.is_nan(a):
+        return None
+    tiny = float(np.ldexp(1.0, ctx.s.min_exp))
+    value = float(ctx.value(a))
+    candidates = ctx.candidates(pos)
+    denormals = [c for c in candidates if ctx.denormal(c) and math.copysign(1.0, float(ctx.value(c))) * tiny == value]
+    if abs(value) != tiny or not denormals or not any(ctx.zero(c) for c in candidates):
+        return None
+    detail = (f"{format_value(a, ctx.s.name)}, the smallest normal value, where the denormal "
+              f"{format_value(denormals[0], ctx.s.name)} (or, flushed, a zero) was expected")
+    op = ctx.stmt.value
+    if not (ctx.reevaluable and isinstance(op, Op) and op.op == "nextafter" and op.type == ctx.type):
+        return Deviation("smallest-normal", detail)
+    item, j = ctx.where(pos)
+    x = ctx.evaluate(op.args[0], item)
+    k = j if op.args[0].type.width > 1 else 0
+    if x is None or not x.certain()[1][k] or not ctx.zero(int(x.allowed[0][k])):
+        return Deviation("smallest-normal", detail)
+    return Deviation("smallest-normal", f"{detail}: nextafter({format_value(int(x.allowed[0][k]), ctx.s.name)}, y) "
+                                        "as §7.5.3 lets a device without denormals return it for the other zero",
+                     rules.index(RULE_NEXTAFTER_LETTER))
 
 
 def _directed(s, exact: Fraction) -> dict[str, int]:
@@ -319,7 +367,7 @@ def other_item(ctx: Context, pos: int) -> Deviation | None:
                                    f"work-item {item}, {k - item:+d})")
 
 
-CHECKS = (nan, number_for_nan, nan_payload, signed_zero, flushed)
+CHECKS = (nan, number_for_nan, nan_payload, signed_zero, wrong_rounding, flushed, smallest_normal)
 """Checks run before the image checks' missing channel (a zero that has a better reason)."""
-LATER = (unsaturated, other_rounding, operand, other_lane, type_limit, off_by_ulps, other_item)
+LATER = (unsaturated, operand, other_lane, type_limit, off_by_ulps, other_item)
 """Checks run last, in this order."""

@@ -10,10 +10,12 @@ per work-item, the coordinate selects rows of that table (:mod:`oracles.images.a
 env §7.7: NEAREST, unnormalized, ADDRESS_NONE) or a sampler with unnormalized coordinates,
 NEAREST and CLAMP_TO_EDGE, CLAMP or NONE, for which "the location of the image element ... will
 be computed without any loss of precision" (end of §8.2): ``i = address_mode((int)floor(u))``
-(Table 70), the array layer ``clamp(rint(w), 0, d_t - 1)`` with ties to even (§8.4). The
-texel's value is then exact bits, except normalized integer data: within 1.5 ulp of ``c/255``
-etc. with exact endpoints (§8.3.1.1-2, an interval in :attr:`Expectation.ranges`), and FLOAT
-data: a NaN may be any NaN, and a sampled read may flush a denormal (SPIR-V env §7.7).
+(Table 70), the array layer ``clamp(rint(w), 0, d_t - 1)`` with ties to even (§8.4; the array
+index is always addressed CLAMP_TO_EDGE, §6.15.15.1: a lane whose layer coordinate is fractional
+or outside the array is judged under ``image.layer``). The texel's value is then exact bits,
+except normalized integer data: within 1.5 ulp of ``c/255`` etc. with exact endpoints
+(§8.3.1.1-2, an interval in :attr:`Expectation.ranges`), and FLOAT data: a NaN may be any NaN,
+and a sampled read may flush a denormal (SPIR-V env §7.7).
 
 *Tolerance verdicts* (severity ``tolerance``, kind ``imprecise-result``): every other sampler
 (normalized coordinates, LINEAR, REPEAT, MIRRORED_REPEAT), whose "relative error or precision
@@ -54,8 +56,13 @@ reference = REFERENCES.register
 RULE_LAYER = rules.register(
     "image.layer",
     "a sampled read of an image array selects layer clamp(rint(layer), 0, count - 1), rint rounding ties "
-    "to even",
-    "OpenCL C 3.0 §8.4",
+    "to even: the layer coordinate is never normalized and is always addressed CLAMP_TO_EDGE, whatever the "
+    "sampler's addressing mode (a layer outside the array reads the first or the last layer)",
+    "OpenCL C 3.0.19 §8.4 ('When read using a sampler, the 2D image layer selected is computed as layer = "
+    "clamp(rint(w), 0, d_t - 1)', a definition); §6.15.15.1 Table 32 ('The addressing mode for the coordinate "
+    "which specifies the array index is always CLK_ADDRESS_CLAMP_TO_EDGE', a definition, neither shall nor "
+    "should); §8.1 (the array coordinate 'must always be the un-normalized image coordinate value'); OpenCL "
+    "SPIR-V environment §7.5 the same selection",
 )
 RULE_COORDINATE_DENORMAL = rules.register(
     "image.coordinate.denormal",
@@ -131,8 +138,8 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         layer, b = array_layer(c[:, dim.spatial], shape[dim.spatial], sampler is not None)
         bad |= b
         flat = flat + (np.clip(layer, 0, shape[dim.spatial] - 1) * stride)[:, None]
-        with np.errstate(invalid="ignore"):
-            layer_rule = sampler is not None and np.abs(c[:, dim.spatial].astype(np.float64) % 1 - 0.5) < 0.5 - 1e-12
+        if sampler is not None:
+            layer_rule = _layer_decides(c[:, dim.spatial], shape[dim.spatial])
     rows = np.where(border, image.texels, flat)  # (n, K)
     rows[bad] = image.texels
     judged = np.repeat(~bad, 4)
@@ -143,6 +150,17 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
     return _hull(table, rows, judged, dim.spatial, ftz)
 
 
+def _layer_decides(w: np.ndarray, count: int) -> np.ndarray:
+    """Where a sampled read's layer selection decides the lane (rule ``image.layer``, §8.4 and
+    §6.15.15.1): a fractional layer coordinate (rint chooses) or one outside the array (the clamp
+    chooses: the array index is always addressed CLAMP_TO_EDGE, whatever the sampler says)."""
+    with np.errstate(invalid="ignore"):
+        w = w.astype(np.float64)
+        fractional = np.abs(w % 1 - 0.5) < 0.5 - 1e-12
+        rounded = np.rint(w)
+        return fractional | (rounded < 0) | (rounded > count - 1)
+
+
 def _gather(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return a[rows].ravel()
 
@@ -150,7 +168,7 @@ def _gather(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
 def _exact(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.ndarray) -> Expectation:
     f = scalar(table.result)
     rule = _gather(table.rule, rows)
-    if np.any(layer_rule):  # a fractional layer coordinate: the layer selection decided the lane
+    if np.any(layer_rule):  # a fractional or out-of-range layer coordinate: the layer selection decided the lane
         rule = np.where(np.repeat(layer_rule, 4) & (rule != RULE_BORDER), RULE_LAYER, rule)
     flush = _gather(table.flush, rows)
     bits = _gather(table.bits, rows)

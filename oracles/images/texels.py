@@ -39,7 +39,8 @@ RULE_UNORM = rules.register(
 RULE_HALF = rules.register(
     "image.half",
     "HALF_FLOAT data read as float or half is converted without loss (a NaN may be any NaN)",
-    "OpenCL C 3.0 §8.3.2",
+    "OpenCL C 3.0.19 §8.3.2 ('the conversions from half to float are lossless', a definition; §6.3.1.2 "
+    "'The half data type')",
 )
 RULE_FLOAT = rules.register(
     "image.float",

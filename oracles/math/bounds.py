@@ -41,6 +41,17 @@ rules.register(RULE_NEXTAFTER_FTZ, "nextafter(-0, y > 0) returns the smallest po
                "may choose, the smallest positive (negative) normal value", f"{_S} §7.5.3 ('a device may choose to conform to the following edge cases for "
                "nextafter instead of those listed in the additional requirements section'); OpenCL SPIR-V "
                "environment §6.7.3 the same")
+RULE_NEXTAFTER_LETTER = "math.nextafter.ftz.letter"
+"""Named by the deviation classifier (oracles.deviation.values.smallest_normal), never by the math
+oracle: the lane's own rule judges every other wrong value of these operands."""
+rules.register(
+    RULE_NEXTAFTER_LETTER, "where denormals are flushed, nextafter(-0, y < 0) (nextafter(+0, y > 0)) may be "
+    "the smallest denormal of y's sign or, flushed, ±0; the smallest normal of y's sign, which §7.5.3 lets such a "
+    "device return for the other zero, is a deviation from the letter only",
+    f"{_S} §7.5.3 ('a device may choose to conform to the following edge cases for nextafter instead of those "
+    "listed in the additional requirements section': a permission that names nextafter(-0, y > 0) and "
+    "nextafter(+0, y < 0), not these; for them the general cases 1-4 of §7.5.3 hold, and §7.4's 0 ulp); OpenCL "
+    "SPIR-V environment §6.7.3 the same", severity="letter")
 rules.register(RULE_NORMALIZE_INF, "normalize(v) with an infinite element and no NaN proceeds as if v[i] = isinf(v[i]) "
                "? copysign(1.0, v[i]) : 0.0 * v[i]: the result is normalize of that vector, within normalize's bound",
                f"{_S} §7.5.1 ('shall proceed as if the elements in v were replaced as follows'), §7.4 Tables 65 and "
@@ -49,14 +60,22 @@ rules.register(RULE_CROSS_W, "the w component of a 4-component cross product is 
                f"{_S} §6.15.5 Table 17 ('The w component of float4 result returned will be 0.0'; a definition)")
 
 
+GEOMETRIC_DEFINITION = (
+    f"{_S} §6.15.5 Table 17 (length: 'Return the length of vector p, i.e., sqrt(p.x² + p.y² + ...)'; distance: "
+    "'calculated as length(p0 - p1)'; fast_length and fast_distance the same with half_sqrt: definitions) in "
+    "IEEE 754 arithmetic (§7: 'features of the C99 and IEEE 754 standards that must be supported'; §7.2: 'INF "
+    "and NaNs must be supported'); §7.5's C99 F.9 covers the math functions, not the geometric ones")
+"""Where a geometric function's value at non-finite operands is stated: its definition (Table 17),
+evaluated in the arithmetic chapter 7 requires."""
+
+
 def nonfinite_length_rule(fn: str) -> str:
     """The rule of length, distance and their fast_ forms at a non-finite operand."""
     rid = f"math.{fn}.special.nonfinite"
     rules.register(rid, f"{fn} with an infinite component and no NaN is +inf, with a NaN and no infinity a NaN (the "
                    "definition sqrt(p.x² + p.y² + ...) of the components" + (" of p0 - p1" if "distance" in fn else "")
-                   + " in IEC 60559 arithmetic; with both, the definition gives NaN and C99's hypot +inf: not judged)",
-                   f"{_S} §6.15.5 Table 17 (definition); C99 F.9 ¶3 and ¶11, incorporated by §7.5 ('shall conform "
-                   "to sections F.9')")
+                   + " in IEEE 754 arithmetic; with both, the definition gives NaN and a length computed like C99's "
+                   "hypot, as §7.5.1's 'without overflow' invites, +inf: not judged)", GEOMETRIC_DEFINITION)
     return rid
 
 

@@ -24,6 +24,8 @@ from typing import Callable
 
 import mpmath
 
+from lang.maths import FUNCTIONS
+
 NAN = math.nan
 INF = math.inf
 
@@ -299,14 +301,19 @@ _LISTED = {  # the functions §7.5.1 (and the SPIR-V environment's §6.7.1) list
 _DEFINED = {  # functions whose edge values follow from their definition (§6.15.2 Table 14, §6.15.4, §6.15.5)
     "fract": "§6.15.2 (fmin(x - floor(x), 0x1.fffffep-1f))", "minmag": "§6.15.2", "maxmag": "§6.15.2",
     "mad": "§6.15.2", "rsqrt": "§6.15.2", "sign": "§6.15.4", "step": "§6.15.4", "degrees": "§6.15.4",
-    "radians": "§6.15.4", "mix": "§6.15.4", "smoothstep": "§6.15.4", "cross": "§6.15.5", "dot": "§6.15.5",
+    "radians": "§6.15.4", "mix": "§6.15.4", "smoothstep": "§6.15.4", "cross": "§6.15.5 Table 17",
+    "dot": "§6.15.5 Table 17",
     "fmin_common": "§6.15.4 (min)", "fmax_common": "§6.15.4 (max)",
     "fclamp": "§6.15.4 (clamp: fmin(fmax(x, minval), maxval))",
-    "length": "§6.15.5", "distance": "§6.15.5", "normalize": "§6.15.5", "fast_length": "§6.15.5",
-    "fast_distance": "§6.15.5", "fast_normalize": "§6.15.5", "half_divide": "§6.15.2 (x / y)",
+    "length": "§6.15.5 Table 17", "distance": "§6.15.5 Table 17", "normalize": "§6.15.5 Table 17",
+    "fast_length": "§6.15.5 Table 17", "fast_distance": "§6.15.5 Table 17", "fast_normalize": "§6.15.5 Table 17",
+    "half_divide": "§6.15.2 (x / y)",
     "half_recip": "§6.15.2 (1 / x)",
 }
 SHALL = "'Those values shall produce exactly the prescribed answers, and no other'"
+_GEOMETRIC = frozenset(name for name, f in FUNCTIONS.items() if f.group == "geometric")
+"""The geometric functions (§6.15.5): not math functions, so §7.5's C99 F.9 does not reach them;
+their edge values follow from Table 17's definitions (and §7.5.1's normalize lines)."""
 
 
 def source(fn: str) -> str:
@@ -321,7 +328,10 @@ def source(fn: str) -> str:
         parts.append(f"C99 {_C99[base]}, incorporated by OpenCL C 3.0.19 §7.5 ('shall conform to sections F.9')")
     if fn in _DEFINED or base in _DEFINED:
         parts.append(f"OpenCL C 3.0.19 {_DEFINED.get(fn) or _DEFINED[base]} definition")
-    if not parts or base not in _C99:
+    if base in _GEOMETRIC:
+        parts.append("in IEEE 754 arithmetic (OpenCL C 3.0.19 §7: 'must be supported'; §7.2: 'INF and NaNs must "
+                     "be supported'); §7.5's C99 F.9 covers the math functions, not the geometric ones")
+    elif not parts or base not in _C99:
         parts.append("C99 F.9 ¶11 ('Functions with a NaN argument return a NaN result'), "
                      "incorporated by OpenCL C 3.0.19 §7.5")
     if fn.startswith("half_"):

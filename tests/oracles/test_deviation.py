@@ -122,23 +122,68 @@ def test_unsaturated_conversion_and_add_sat():
     assert deviation(p, {0: np.uint8(44)}).cls == "unsaturated"
 
 
-def test_other_rounding_of_a_conversion():
+def test_wrong_rounding_of_a_conversion():
     """convert_int(2.5f) rounds toward zero (§6.4.3.2): 3 is rtp; convert_float(2^24 + 1) rounds
     to nearest even: 2^24 + 2 is rtp."""
     p = program(lambda a: Op("convert", (a,), Type("int")), {"a": "float"}, "int", {"a": [2.5, 7.25, -1.5, 9.0]})
     d = deviation(p, {0: np.int32(3)})
-    assert d.cls == "other-rounding" and "(rtp)" in d.detail and "rtz applies" in d.detail
+    assert d.cls == "wrong-rounding" and "(rtp)" in d.detail and "rtz applies" in d.detail
     p = program(lambda a: Op("convert", (a,), Type("float")), {"a": "int"}, "float", {"a": [2**24 + 1, 3, 4, 5]})
-    assert deviation(p, {0: F32(2**24 + 2)}).cls == "other-rounding"
+    assert deviation(p, {0: F32(2**24 + 2)}).cls == "wrong-rounding"
 
 
-def test_other_rounding_of_a_correctly_rounded_reference():
+def test_wrong_rounding_of_a_tiny_operand_to_an_integer_is_no_flush():
+    """Oclgrind: convert_short_rtn(-0x1p-149f) is -1 (OpenCL C 3.0.19 §6.4.3.2, rtn: toward -inf;
+    the exact value is negative) and it returned 0. 0 is also the conversion of the operand flushed
+    to -0, but no integer result is a flush (§7.2 lets denormal inputs and outputs of float
+    operations be flushed): the class is wrong-rounding, checked before flushed, and the lane keeps
+    the conversion's rule (a violation). A float zero where a denormal was expected stays flushed."""
+    p = program(lambda a: Op("convert", (a,), Type("short"), (("rounding", "rtn"),)), {"a": "float"}, "short",
+                {"a": [-(2.0**-149), 1.5, -2.5, 3.0]})
+    inputs, exp, actual, expectations = run(p, {0: np.int16(0)})
+    assert int(exp.allowed[0][0]) == 0xFFFF  # -1
+    d = classify(p, p.body[0], "o", exp, actual, inputs, 0)
+    assert d.cls == "wrong-rounding" and d.rule is None
+    assert "-0x1p-149" in d.detail and "rtn applies" in d.detail and "toward zero (rtz)" in d.detail
+    row = judge(p, expectations, {"o": actual}, inputs).rows[0]
+    assert row["deviation"] == "wrong-rounding" and rules.severity_of(row["rule"]) == "violation"
+    assert hand(Expectation.exact("float", np.array([1e-40], F32)), [0]).cls == "flushed"
+
+
+def test_wrong_rounding_of_a_correctly_rounded_reference():
     third = 1 / 3
     e = Expectation.exact("float", np.array([third], F32))
     e.error = ErrorScale(np.array([third]), np.array([third - float(np.float64(third))]),
                          np.array([2.0**-25]), np.array([0.0]))
     d = hand(e, [f32(third) - 1])
-    assert d.cls == "other-rounding" and "toward" in d.detail
+    assert d.cls == "wrong-rounding" and "toward" in d.detail
+
+
+def test_smallest_normal_for_nextafter_at_the_other_zero_is_a_letter():
+    """rusticl without denormals: nextafter(-0, -1) = -FLT_MIN. OpenCL C 3.0.19 §7.5.3 lets a device
+    that flushes denormals return the smallest normal for nextafter(+0, y < 0) and nextafter(-0,
+    y > 0) ("a device may choose to conform to the following edge cases for nextafter instead");
+    for -0 with y < 0 (and +0 with y > 0) it names nothing: the general cases allow -0x1p-149 and,
+    flushed, ±0. -FLT_MIN is then a deviation from the letter (severity letter), not a violation;
+    on a device with denormals it stays a violation of the function's rule."""
+    p = program(lambda x, y: Op("nextafter", (x, y), Type("float")), {"x": "float", "y": "float"}, "float",
+                {"x": [-0.0, 0.0, -0.0, 1.0], "y": [-1.0, 1.0, 1.0, 2.0]})
+    inputs = input_values(p)
+    exp = expected(p, frozenset({"float"}), inputs)["o"]
+    tiny = 2.0**-126
+    actual = np.array([f32(-tiny), f32(tiny), f32(tiny), f32(np.nextafter(F32(1), F32(2)))], np.uint32)
+    assert list(exp.accepts(actual)) == [False, False, True, True]  # the named cases take FLT_MIN
+    for pos in (0, 1):
+        d = classify(p, p.body[0], "o", exp, actual, inputs, pos)
+        r = rules.rule(d.rule)
+        assert d.cls == "smallest-normal" and r.id == "math.nextafter.ftz.letter" and r.severity == "letter"
+        assert "§7.5.3" in r.section and "may choose to conform" in r.section
+    row = judge(p, {"o": exp}, {"o": actual}, inputs).rows[0]
+    assert row["rule"] == "math.nextafter.ftz.letter" and rules.severity_of(row["rule"]) == "letter"
+    strict = expected(p, frozenset(), inputs)["o"]  # denormals supported: -0x1p-149 only
+    d = classify(p, p.body[0], "o", strict, actual, inputs, 0)
+    assert d.cls != "smallest-normal" and d.rule is None
+    assert rules.severity_of(judge(p, {"o": strict}, {"o": actual}, inputs).rows[0]["rule"]) == "violation"
 
 
 def test_operand():
@@ -191,7 +236,7 @@ def test_other():
 
 def image_program(dim, shape, texels, coords, sampler, order="R", channel="FLOAT", result="float") -> Program:
     """One read of an image with the given stored channels at each work-item's coordinates."""
-    storage = {"FLOAT": "float", "SIGNED_INT32": "int", "UNORM_INT8": "uchar"}[channel]
+    storage = {"FLOAT": "float", "HALF_FLOAT": "half", "SIGNED_INT32": "int", "UNORM_INT8": "uchar"}[channel]
     image = Image("img", dim, order, channel, shape, Fill(0, values=_bits(texels, storage)))
     kind = "int" if isinstance(coords[0][0], int) else "float"
     coord_t = Type(kind, len(coords[0]))
@@ -289,6 +334,52 @@ def test_image_coordinate_denormal_flushed():
     assert r.id == "image.coordinate.denormal" and r.severity == "letter" and "§8.2" in r.section
     assert "neither shall nor should" in r.section
     assert row["rule"] == "image.coordinate.denormal" and rules.severity_of(row["rule"]) == "letter"
+
+
+def test_image_half_no_texel_value_breaks_the_lossless_conversion_through_any_sampler():
+    """PoCL 3.1: 234.0 from a HALF_FLOAT image whose texels hold 1.5, 2.5, 3.5 and 4.5. Through a
+    normalized NEAREST sampler at s = 0.5 (u = 2.0, on the seam of texels 1 and 2) the lane is
+    judged under image.nearest.tolerance (either texel); 234.0 is neither, nor any texel of the
+    image: whichever texel is read, its half value was not converted losslessly (OpenCL C 3.0.19
+    §8.3.2: "the conversions from half to float are lossless", a definition), as the exact
+    sampler's lane says. A value another texel holds stays a tolerance miss."""
+    texels = [1.5, 2.5, 3.5, 4.5]
+    p = image_program("1d", (4,), texels, [[0.5]], Sampler("s", True, "clamp_to_edge", "nearest"),
+                      channel="HALF_FLOAT")
+    _, exp, _, _ = run(p, {})
+    assert rules.rule(int(exp.rule[0])).id == "image.nearest.tolerance"
+    d, row = read_wrong(p, 0, [234.0, 0.0, 0.0, 1.0])
+    r = rules.rule(d.rule)
+    assert r.id == row["rule"] == "image.half" and r.severity == "violation" and row["kind"] == "wrong-result"
+    assert "§8.3.2" in r.section and "lossless" in r.section
+    d, row = read_wrong(p, 0, [4.5, 0.0, 0.0, 1.0])  # texel 3: a texel's value, the coordinate missed
+    assert d.cls == "other-texel" and row["rule"] == "image.nearest.tolerance" and row["kind"] == "imprecise-result"
+    exact = image_program("1d", (4,), texels, [[2.0]], Sampler("s", False, "clamp_to_edge", "nearest"),
+                          channel="HALF_FLOAT")
+    _, row = read_wrong(exact, 0, [234.0, 0.0, 0.0, 1.0])
+    assert row["rule"] == "image.half"  # the bucket that was right: the same rule, one bug
+
+
+def test_image_layer_outside_the_array_is_clamped_whatever_the_sampler():
+    """NVIDIA: a read of layer coordinate 7 of a 4-layer array under CLK_ADDRESS_NONE returned
+    R's border colour (0,0,0,1). The array index is always addressed CLAMP_TO_EDGE (OpenCL C
+    3.0.19 §6.15.15.1) and the layer is clamp(rint(7), 0, 3) = 3 (§8.4), whose texel holds 302:
+    the lane's rule is image.layer, not image.texel. The same with CLAMP_TO_EDGE and 0 read in
+    the stored channel, and below the array (-2 reads layer 0)."""
+    p = image_program("1d_array", (2, 4), LAYERED, [[1.0, 7.0], [0.0, -2.0]], Sampler("s", False, "none", "nearest"))
+    _, exp, _, _ = run(p, {})
+    assert [rules.rule(int(exp.rule[k])).id for k in (0, 4)] == ["image.layer"] * 2
+    assert [float(exp.reference[k]) for k in (0, 4)] == [302.0, 1.0]
+    d, row = read_wrong(p, 0, [0.0, 0.0, 0.0, 1.0])
+    r = rules.rule(d.rule)
+    assert d.cls == "border-colour" and r.id == row["rule"] == "image.layer" and r.severity == "violation"
+    assert "§6.15.15.1" in r.section and "CLK_ADDRESS_CLAMP_TO_EDGE" in r.section and "§8.4" in r.section
+    assert "outside the array" in d.detail
+    edge = image_program("1d_array", (2, 4), LAYERED, [[1.0, 7.0]], Sampler("s", False, "clamp_to_edge", "nearest"))
+    d, row = read_wrong(edge, 0, [0.0, 0.0, 0.0, 1.0])
+    assert d.cls == "missing-channel" and row["rule"] == "image.layer"
+    d, row = read_wrong(p, 1, [0.0, 0.0, 0.0, 1.0])
+    assert row["rule"] == "image.layer"
 
 
 def test_image_border_colour_where_a_texel_was_selected():

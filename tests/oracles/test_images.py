@@ -97,11 +97,13 @@ def test_samplerless_reads_are_none_nearest_unnormalized():
 @pytest.mark.parametrize("layer, want", [(0.5, 0), (1.5, 2), (2.5, 2), (0.49999997, 0), (1.4999999, 1),
                                          (-0.7, 0), (7.0, 3), (3.5, 3)])
 def test_array_layer_rint_ties_to_even(layer, want):
-    """§8.4: layer = clamp(rint(w), 0, d_t - 1) and rint rounds half to even."""
+    """§8.4: layer = clamp(rint(w), 0, d_t - 1) and rint rounds half to even; the lane is judged
+    under image.layer where the layer selection decides it: a fractional coordinate, or one outside
+    the array (the array index is always addressed CLAMP_TO_EDGE, §6.15.15.1)."""
     texels = np.repeat(np.arange(4, dtype=F32) * 100, 2)  # 2 texels per layer, layer L holds 100 L
     e = read("1d_array", (2, 4), texels, [[0.5, layer]], S(False, "clamp", "nearest"))
     assert ref(e, 0)[0] == 100 * want
-    assert e.rule[0] == RULE_LAYER or layer == int(layer) or abs(layer % 1 - 0.5) >= 0.5
+    assert (e.rule[0] == RULE_LAYER) == (layer != int(layer) or not 0 <= layer <= 3)
     e = read("2d_array", (1, 1, 4), np.arange(4, dtype=F32) * 100, [[0.0, 0.0, layer, 0.0]],
              S(True, "repeat", "nearest"))  # normalized coordinates: the layer is still unnormalized
     assert ref(e, 0)[0] == 100 * want

@@ -779,7 +779,7 @@ def test_length_and_distance_with_infinite_or_nan_components():
     """§6.15.5: length is "sqrt(p.x² + p.y² + ...)", distance "length(p0 - p1)": an infinite
     component (and no NaN) gives +∞, a NaN (and no infinity) a NaN. With both, that definition
     gives NaN and C99's hypot (F.9.4.3: "hypot(±∞, y) returns +∞, even if y is a NaN") +∞; §7.5
-    incorporates F.9 for hypot, not for length: not judged."""
+    incorporates F.9 for hypot, a math function, not for length, a geometric one: not judged."""
     from oracles.math.geometric import geometric
     assert geometric("length", "float", NONE, ((-math.inf, 2.0),))[0].values == [math.inf]
     assert geometric("fast_length", "float", NONE, ((1.0, -math.inf),))[0].values == [math.inf]
@@ -789,6 +789,28 @@ def test_length_and_distance_with_infinite_or_nan_components():
     assert geometric("distance", "float", NONE, ((math.inf, 1.0), (math.inf, 1.0)))[0].nan  # inf - inf
     assert not geometric("distance", "float", NONE, ((math.inf, 1.0), (math.inf, -math.inf)))[0].judged
     assert not geometric("length", "float", frozenset({"finite"}), ((math.inf,),))[0].judged
+
+
+@pytest.mark.parametrize("fn, args, nan", [
+    ("distance", ((math.inf, 1.0), (0.0, 1.0)), False), ("distance", ((math.nan, 1.0), (0.0, 1.0)), True),
+    ("length", ((2.0, -math.inf),), False), ("fast_length", ((math.nan, 1.0),), True),
+    ("fast_distance", ((1.0, 1.0), (-math.inf, 0.0)), False), ("normalize", ((1.0, math.nan),), True),
+    ("normalize", ((0.0, -0.0),), False), ("fast_normalize", ((0.0, 0.0),), False)])
+def test_geometric_edge_values_cite_table_17_not_c99_f9(fn, args, nan):
+    """The geometric functions are not math functions: §7.5 takes C99 F.9 for "the math
+    functions" (§6.15.2). distance((inf, 1), (0, 1)) is +inf because Table 17 (OpenCL C 3.0.19
+    §6.15.5) defines it as length(p0 - p1) = sqrt(inf² + 0²) and IEEE 754 arithmetic (chapter 7,
+    "must be supported"; §7.2 "INF and NaNs must be supported") gives sqrt(inf) = inf; a NaN
+    component gives NaN the same way; normalize's zero and NaN vectors are §7.5.1's lines ("shall
+    produce exactly the prescribed answers"). The rule is a violation and cites no F.9."""
+    from oracles.math.geometric import geometric
+    from oracles import by_id
+    lane = geometric(fn, "float", NONE, args)[0]
+    assert lane.judged and (lane.nan if nan else lane.values[0] in (math.inf, 0.0))
+    r = by_id(lane.rule)
+    assert r.severity == "violation" and "§6.15.5 Table 17" in r.section and "F.9 ¶" not in r.section
+    assert "shall conform" not in r.section and "covers the math functions, not the geometric ones" in r.section
+    assert ("§7.5.1" in r.section) == (fn == "normalize")
 
 
 def test_length_and_normalize_do_not_overflow_or_underflow():
