@@ -8,7 +8,8 @@ This package's face is the contract the rest of clfuzz uses (``from oracles impo
   :class:`UndefinedBehaviour` where a judged lane reaches a case the spec leaves undefined;
 * the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`), each with its
   severity (:data:`SEVERITIES`, :func:`at_least`, :func:`severity_of`); :data:`FAILURE` (a build
-  error, crash or hang) and :data:`WRONG_CODE` (a statement's value changed by the code around it);
+  error, crash or hang), :data:`SLOW` (a run cut at the time ceiling) and :data:`WRONG_CODE` (a
+  statement's value changed by the code around it);
 * explaining a wrong value: the deviation classifier (:class:`Classifier`, :class:`Deviation`) and
   the input class of an operand (:func:`input_class`);
 * the atomics: a program's :func:`histories` and their :func:`check`;
@@ -32,11 +33,11 @@ from oracles.floats import fmt
 from oracles.images import address, array_layer, axis_candidates, int_floor
 from oracles.operands import OPERATORS, operator_type
 from oracles.references import REFERENCES, severity_of
-from oracles.rules import FAILURE, RULES, SEVERITIES, WRONG_CODE, Rule, at_least, by_id, rule
+from oracles.rules import FAILURE, RULES, SEVERITIES, SLOW, WRONG_CODE, Rule, at_least, by_id, rule
 
 __all__ = [
-    "FAILURE", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "WRONG_CODE", "Classifier", "Deviation",
-    "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
+    "FAILURE", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
+    "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
     "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
     "evaluate", "expected", "fmt", "histories", "input_class", "int_floor", "operator_type", "rule",
     "severity_of",
