@@ -34,7 +34,9 @@ known. Known means the user has dealt with it already: its status in the corpus 
 tracks it (its ``found_in`` or a ``known_wrong`` bucket). Everything else (``new``: untriaged)
 fails the run, and the case says how to look at each bucket (``clfuzz report BUCKET --corpus
 PATH -o DIR``) and how to accept it (``clfuzz mark BUCKET reported --corpus PATH``, or
-``ignored``; the next run must be given that corpus).
+``ignored``; the next run must be given that corpus). A new bucket less severe than ``--severity``
+(oracles.rules.SEVERITIES, most serious first; a run cut at the ceiling is ``performance``, the
+last, until it proves a hang: triage.buglist.bucket_severity) is listed, not failed.
 
 **Exit status** (:attr:`CiResult.exit_code`): 0 when every case passed or was skipped, 1 when
 any case failed or erred (a regression, a fixed bug, a changed oracle verdict, a new bucket, a

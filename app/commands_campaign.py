@@ -199,6 +199,10 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed; {left} pending (reduced first when the campaign resumes, "
                f"or `clfuzz reduce BUCKET`)")
+    if any(triaged.get(k) for k in ("hang", "finished", "undecided")):
+        click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
+                   f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "
+                   "(the deadline was too near: `clfuzz reduce BUCKET` decides them)")
     from triage.buglist import bug_list
     from triage.buglist import markdown as bug_markdown
 
@@ -223,7 +227,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the smoke campaign (campaign ci-SEED).")
 @click.option("--severity", type=click.Choice(list(SEVERITIES)), default=DEFAULT_SEVERITY, show_default=True,
               help="Fail on new buckets of this severity or a more serious one (violation > recommendation > "
-                   "tolerance > letter); the others are listed.")
+                   "tolerance > letter > performance: a run cut at --timeout that is no hang); the others are listed.")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
               help="Baseline file (clfuzz baseline): its buckets are known, so they do not fail the run.")
 def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers: str | None, regressions_dir: str,

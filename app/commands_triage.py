@@ -26,13 +26,15 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     """Reduce a stored disagreement (a bucket, disagreement or program id, or a unique prefix).
 
     The reduced program is stored beside the original; it shows the same disagreement (same
-    driver and path, operation and kind) and nothing smaller does.
+    driver and path, operation and kind) and nothing smaller does. A timeout whose hang is
+    undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow).
 
     Example: clfuzz reduce 3fa2c1 --corpus c.db
     """
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
+    from triage.slow import decide, undecided
 
     corpus = open_corpus(corpus_path, create=False)
     try:
@@ -45,6 +47,11 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     except CorpusError as e:
         raise fail(e) from None
     with Worker(target) as worker:
+        if undecided(row):  # a slow run: a hang only if it does not finish at ten times its ceiling either
+            verdict = decide(corpus, row, target, worker, None, worker.timeout_s)
+            click.echo(f"re-run at {verdict['limit_s']:g} s (ten times its ceiling): "
+                       + ("no result either: a hang" if verdict["hang"] else f"finished ({verdict['status']}) in "
+                          f"{verdict['seconds']:g} s: slow, judged like any other run"))
         reduction = reduce_stored(corpus, row, target, worker, budget)
     if reduction is None:
         raise click.ClickException(f"{row['target']} did not show the disagreement again on program "
@@ -67,12 +74,15 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json: bool) -> None:
     """The bug list: one line per bucket (one bug), what needs a person first (new, then most
-    severe, then most rows): driver, paths, faulty operation, deviation of the wrong value, rule
-    (its section in --json), severity, rows, reduced size, first and last seen, status.
+    severe, then most rows): driver, paths, faulty operation, deviation of the wrong value (a
+    timeout: the time it was given, its re-run, the other drivers' times), rule (its section in
+    --json), build options (and those it was seen only under), severity, rows, reduced size, first
+    and last seen, status.
 
     Example: clfuzz buckets --corpus c.db --status new
     """
-    from triage.buglist import bug_list
+    from triage import slow
+    from triage.buglist import bug_list, options_text
 
     corpus = open_corpus(corpus_path, create=False)
     found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
@@ -80,14 +90,15 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
         click.echo(json.dumps(found, indent=2, sort_keys=True))
         return
     t = Table(title=f"{corpus_path}: {len(found)} buckets")
-    for col in ("bucket", "status", "severity", "driver", "paths", "operation", "deviation", "rule", "rows", "reduced",
-                "seen again", "first seen", "last seen"):
+    for col in ("bucket", "status", "severity", "driver", "paths", "operation", "deviation", "rule", "build options",
+                "rows", "reduced", "seen again", "first seen", "last seen"):
         t.add_column(col)
     for b in found:
         reduced = f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else ""
         again = b["confirmation"] + (f" {b['reproduced']}" if b.get("reproduced") else "")
         t.add_row(b["id"], b["status"], b["severity"], b["driver"], ", ".join(b["paths"]), b["operation"],
-                  b["deviation"] or b["kind"], b["rule"],
+                  (b["deviation"] or b["kind"]) + (f": {slow.text(b)}" if b["slow"] else ""), b["rule"],
+                  options_text(b),
                   str(b["rows"]), reduced, again, _when(b["first_seen"]), _when(b["last_seen"]))
     console.print(t)
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 DEFAULT_CORPUS = "clfuzz.db"
 DEFAULT_SEVERITY = "recommendation"
 """The least severe new bucket that fails ``clfuzz ci`` by default (violations and recommendations
-fail; tolerance and letter deviations are listed): ``--severity``."""
+fail; tolerance and letter deviations and slow runs, severity performance, are listed): ``--severity``."""
 console = Console(width=None if sys.stdout.isatty() else 160)  # logs keep whole tables
 
 

@@ -27,8 +27,9 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     binary. Raises RouteFailure when the module is invalid or the route fails on it."""
     lay = layout(program)
     inputs = input_values(program) if inputs is None else inputs
+    options = build_options(program, path, lineage, fingerprint)
     if path == PATH_OPENCL_C:
-        kind, code, options = "source", emit(program).encode(), c_options(program, fingerprint)
+        kind, code = "source", emit(program).encode()
     else:
         module = spirv.emit(program)
         problem = validate(module, target_env(program))
@@ -38,7 +39,6 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         if route is None:
             raise RouteFailure("invalid_module", f"{lineage or 'this driver'} has no SPIR-V route")
         kind, code = ("il" if route.kind == "il" else "binary"), binary(route, module)
-        options = " ".join(o for o in (route.options, program.options) if o)
     return Job(
         kind=kind,
         program=code,
@@ -55,6 +55,21 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         global_size=(program.global_size,),
         local_size=(program.local_size,) if program.local_size else None,
     )
+
+
+def build_options(program: Program, path: str = PATH_OPENCL_C, lineage: str = "",
+                  fingerprint: dict | None = None) -> str | None:
+    """The exact options string ``clBuildProgram`` gets for ``program`` on a target of ``lineage``
+    with ``fingerprint`` on ``path`` (its compiler options, OpenCL 3.0 API §5.8.4): on the OpenCL
+    C path the program's and the ``-cl-std`` its constructs need (:func:`c_options`); on the SPIR-V
+    path the route's (fuzz.drivers.routes: ``-x spir -spir-std=1.2`` for a SPIR binary) and the
+    program's. None where the target has no SPIR-V route (the program never reaches
+    ``clBuildProgram``). The job (:func:`job_for`) and the run's record (campaign.record) both
+    take it from here, so they cannot differ."""
+    if path == PATH_OPENCL_C:
+        return c_options(program, fingerprint)
+    route = route_of(lineage, fingerprint or {})
+    return None if route is None else " ".join(o for o in (route.options, program.options) if o)
 
 
 def c_options(program: Program, fingerprint: dict | None = None) -> str:

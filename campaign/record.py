@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from campaign.jobs import build_options
 from corpus.store import Corpus
 from fuzz.drivers import Result, Target
 from fuzz.judge import Verdict
@@ -49,14 +50,16 @@ def store_program(corpus: Corpus, program: Program, campaign: str) -> None:
 
 
 def record_run(corpus: Corpus | None, run: Run, campaign: str) -> None:
-    """One run of a program and its disagreement rows (or failure row), in one transaction."""
+    """One run of a program and its disagreement rows (or failure row), in one transaction; the run
+    records the options it was built with (campaign.jobs.build_options, what its job passed)."""
     if corpus is None:
         return
     target, result, verdict = run.target, run.result, run.verdict
     keys = {"program_id": run.program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
             "path": target.path}
-    row = {**keys, "status": run.status, "build_s": result.build_s, "run_s": result.run_s, "log": run.log,
-           "campaign": campaign, "checks": verdict.checks if verdict else 0,
+    options = build_options(run.program, target.path, target.lineage, target.fingerprint)
+    row = {**keys, "status": run.status, "options": options, "build_s": result.build_s, "run_s": result.run_s,
+           "log": run.log, "campaign": campaign, "checks": verdict.checks if verdict else 0,
            "judged": verdict.judged if verdict else 0, "mismatches": verdict.mismatches if verdict else 0}
     for r in run.rows:
         r.update(keys)

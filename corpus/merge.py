@@ -5,10 +5,11 @@ keyed by fingerprint and Hypothesis examples by (key, value), so the same row fr
 is one row. Runs have local integer ids: a run is the same run when program, fingerprint, path,
 target and timestamp agree; its disagreements follow it under the new run id. Bucket status is a
 person's decision: when two corpora disagree about a bucket, the later change wins (``changed``),
-so "reported" on one machine and "new" on another merge to "reported". A campaign present in both
-keeps its settings, the earliest start, the latest update and, per area, the scheduler state that
-has drawn furthest (campaign.scheduler: the later state of the same stream); its program and check
-counts are recounted from the merged rows.
+so "reported" on one machine and "new" on another merge to "reported"; a timeout's hang verdict
+decided on one machine is kept. A campaign present in both keeps its settings, the earliest
+start, the latest update and, per area, the scheduler state that has drawn furthest
+(campaign.scheduler: the later state of the same stream); its program and check counts are
+recounted from the merged rows.
 
 Merging is idempotent: merging a corpus into one that already holds it adds nothing.
 """
@@ -81,6 +82,11 @@ def _runs(into: Corpus) -> tuple[int, int]:
                           (select r.id from main.runs r join src.runs s on {same} where s.id = d.run_id)
                    from src.disagreements d""")
     disagreements = db["disagreements"].count - before
+    # a hang verdict (schema 10, triage.slow) decided in the source follows a row undecided here
+    decided = ("select s.slow from src.disagreements s where s.id = main.disagreements.id "
+               "and json_extract(s.slow, '$.hang') is not null")
+    db.execute(f"""update main.disagreements set slow = ({decided})
+                   where json_extract(slow, '$.hang') is null and exists ({decided})""")
     # the largest errors (schema 4) follow their runs too, once per run and buffer
     columns = [c for c in db["errors"].columns_dict if c not in ("id", "run_id")]
     mapped = f"(select r.id from main.runs r join src.runs s on {same} where s.id = e.run_id)"

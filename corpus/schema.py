@@ -94,6 +94,10 @@ CULPRIT = {"culprit": str}
 """Schema 6: the column a disagreement gained."""
 REPRODUCED, WHY = {"reproduced": str}, {"why": str}
 """Schema 7: the columns a bucket and a reduction gained."""
+BUILD_OPTIONS = {"options": str}
+"""Schema 9: the column a run gained."""
+SLOW = {"slow": str}
+"""Schema 10: the column a disagreement gained."""
 
 MIGRATIONS = Migrations("clfuzz")
 NAMES: list[str] = []
@@ -172,6 +176,24 @@ def m007_reproduction(db: Database) -> None:
 def m008_release_checks(db: Database) -> None:
     """Table release_checks (a bucket's reproducer judged on each release of its driver: triage.versions)."""
     RELEASE_CHECKS.create(db)
+
+
+@migration
+def m009_build_options(db: Database) -> None:
+    """Runs carry the exact options string their program was built with (``options``: what
+    ``clBuildProgram`` got, campaign.jobs.build_options); runs of older corpora have NULL (not
+    recorded)."""
+    _add(db, "runs", BUILD_OPTIONS)
+
+
+@migration
+def m010_slow(db: Database) -> None:
+    """Disagreements of a run cut at its ceiling (kind ``timeout``) carry what is known of it
+    (``slow``, JSON): the seconds it was given (``given_s``, fuzz.judge.failure_row) and, once
+    triage re-ran it at ten times that (triage.slow), its hang verdict: ``hang`` (it did not
+    finish), ``limit_s``, ``seconds`` and ``status`` of the re-run. NULL for every other row and
+    for the timeout rows of older corpora (their time given is read from their message)."""
+    _add(db, "disagreements", SLOW)
 
 
 SCHEMA_VERSION = len(NAMES)

@@ -22,6 +22,7 @@ import sqlite_utils
 
 from corpus.buckets import CULPRIT_FIELDS, STATUSES, driver_version
 from corpus.keying import bucket_of, inherit, rebucket
+from corpus.run_facts import bucket_facts, no_facts
 from corpus.schema import DEVIATION_COLUMNS, CorpusError, upgrade
 from lang.ir import InvalidProgram, Program
 
@@ -156,8 +157,10 @@ class Corpus:
         driver versions (``seen_on``) and ``targets`` (``{"target", "path", "fingerprint"}``, as
         stored) its rows were seen on, its release range (``versions``: the driver and version of
         each release checked -> present, absent, cannot-build, ...: triage.versions), confirmation
-        (confirmed, flaky or unconfirmed) and ``reduced``: None, or the size (statements,
-        work_items) of its latest reduced program; most rows first."""
+        (confirmed, flaky or unconfirmed), ``reduced``: None, or the size (statements,
+        work_items) of its latest reduced program, and what its runs say (corpus.run_facts:
+        ``build_options``, ``build_options_by_path``, ``options_unrecorded``, ``hang``,
+        ``slow_runs``); most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
         fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"]) for t in self.db["targets"].rows}
@@ -165,6 +168,7 @@ class Corpus:
         ranges: dict[str, dict[str, str]] = {}  # bucket -> "pocl 6.0+debian" -> present, absent, ...
         for c in self.db["release_checks"].rows_where(order_by="release != 'system', target"):
             ranges.setdefault(c["bucket"], {})[f"{c['lineage']} {c['version']}".strip()] = c["verdict"]
+        facts = bucket_facts(self.db, where, [v for _, v in clauses])
         out = []
         for r in self.db.query(
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
@@ -184,7 +188,7 @@ class Corpus:
                         "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items", "why")},
                         "seen_on": sorted({versions.get(f, "") for _, _, f in seen} - {""}),
                         "targets": [{"target": t, "path": p, "fingerprint": fingerprints.get(f, {})} for t, p, f in seen],
-                        "versions": ranges.get(r["id"], {}),
+                        "versions": ranges.get(r["id"], {}), **facts[r["id"]],
                         "confirmation": "flaky" if sig.get("flaky") else "confirmed" if r["confirmed"] else "unconfirmed"})
         return out
 
@@ -200,7 +204,7 @@ class Corpus:
         if not found:
             return {**rows[0], "signature": json.loads(rows[0]["signature"]), "rows": 0, "programs": 0,
                     "first_seen": None, "last_seen": None, "confirmation": "unconfirmed", "reduced": None,
-                    "paths": [], "seen_on": [], "targets": [], "versions": {}}
+                    "paths": [], "seen_on": [], "targets": [], "versions": {}, **no_facts()}
         return found[0]
 
     @_locked
@@ -223,6 +227,17 @@ class Corpus:
                             ["confirmed" if reproduced else "flaky", *params])
             if not reproduced:
                 rebucket(self.db, where, params)
+
+    @_locked
+    def decide_hang(self, program_id: str, target: str, verdict: dict[str, Any]) -> None:
+        """Record on the timeout rows of a program on a target whether its re-run at ten times the
+        ceiling finished (triage.slow: ``hang``, ``limit_s``, ``seconds``, ``status``), beside what
+        their ``slow`` column held (``given_s``)."""
+        where = "program_id = ? and target = ? and kind = 'timeout'"
+        with self.db.conn:
+            for row in list(self.db["disagreements"].rows_where(where, [program_id, target])):
+                known = json.loads(row["slow"] or "{}")
+                self.db["disagreements"].update(row["id"], {"slow": json.dumps({**known, **verdict}, sort_keys=True)})
 
     @_locked
     def reproduced(self, bucket: str, shown: int, runs: int) -> None:

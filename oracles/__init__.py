@@ -8,8 +8,9 @@ This package's face is the contract the rest of clfuzz uses (``from oracles impo
   :class:`UndefinedBehaviour` where a judged lane reaches a case the spec leaves undefined;
 * the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`), each with its
   severity (:data:`SEVERITIES`, :func:`at_least`, :func:`severity_of`); :data:`FAILURE` (a build
-  error, crash or hang; :data:`FAILURE_SPIRV` on a SPIR-V path, :func:`failure_rule`) and
-  :data:`WRONG_CODE` (a statement's value changed by the code around it);
+  error, crash or hang; :data:`FAILURE_SPIRV` on a SPIR-V path, :func:`failure_rule`), :data:`SLOW`
+  (a run cut at the time ceiling) and :data:`WRONG_CODE` (a statement's value changed by the code
+  around it);
 * explaining a wrong value: the deviation classifier (:class:`Classifier`, :class:`Deviation`) and
   the input class of an operand (:func:`input_class`);
 * the atomics: a program's :func:`histories` and their :func:`check`;
@@ -38,6 +39,7 @@ from oracles.rules import (
     FAILURE_SPIRV,
     RULES,
     SEVERITIES,
+    SLOW,
     WRONG_CODE,
     Rule,
     at_least,
@@ -47,7 +49,7 @@ from oracles.rules import (
 )
 
 __all__ = [
-    "FAILURE", "FAILURE_SPIRV", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "WRONG_CODE", "Classifier",
+    "FAILURE", "FAILURE_SPIRV", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
     "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
     "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
     "evaluate", "expected", "failure_rule", "fmt", "histories", "input_class", "int_floor", "operator_type", "rule",

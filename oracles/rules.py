@@ -36,8 +36,11 @@ SEVERITIES: dict[str, str] = {
     "tolerance": "outside a bound the spec leaves loose, as clfuzz reads it (e.g. image sampling precision)",
     "letter": "a deviation by the letter of the spec that hardware practice commonly takes (e.g. a denormal "
               "coordinate flushed on a device that reports denormals)",
+    "performance": "slow, not wrong: a run cut at clfuzz's --timeout ceiling (no rule of the spec sets a time "
+                   "limit); it is a hang, a violation, only if it does not finish at ten times the ceiling either",
 }
-"""How much a broken rule weighs, most serious first (bug list order, ``clfuzz ci --severity``)."""
+"""How much a broken rule weighs, most serious first (bug list order, ``clfuzz ci --severity``); every
+correctness severity comes before ``performance``."""
 
 
 def register(id: str, text: str, section: str, severity: str = "violation", note: str = "") -> int:
@@ -88,6 +91,13 @@ route that translates it for the driver) was given."""
 def failure_rule(spirv: bool) -> Rule:
     """The rule a failure of a valid program breaks on its path (a SPIR-V module's, or OpenCL C's)."""
     return FAILURE_SPIRV if spirv else FAILURE
+
+
+SLOW = Rule("run.slow", "a run cut at clfuzz's --timeout ceiling is slow, not wrong: a valid program that runs "
+            "longer than clfuzz waits breaks no rule; it is a hang (valid-program) only if it does not finish at ten "
+            "times the ceiling either", "none: no OpenCL specification sets a time limit", severity="performance")
+"""The rule a run cut at the ceiling is recorded under until triage's re-run at ten times the ceiling
+decides it (triage.slow): not registered, like :data:`FAILURE`."""
 
 
 WRONG_CODE = register(

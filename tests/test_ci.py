@@ -294,3 +294,29 @@ def test_new_buckets_fail_from_the_severity_floor_up(memory_corpus, floor, fails
     assert f"{len(fails)} new bucket(s) on pocl" in case.message
     below = set(rules.values()) - fails
     assert case.out.count(f"below --severity {floor}") == len(below)
+
+
+def test_a_timeout_fails_severity_violation_only_once_it_is_a_hang(memory_corpus):
+    """`clfuzz ci --severity violation`: a run cut at the ceiling is slow (performance) and listed;
+    once its re-run at ten times the ceiling did not finish either (triage.slow) it is a hang, a
+    violation, and fails the run."""
+    from fuzz.drivers.protocol import no_result
+    from fuzz.judge import failure_row
+    from lang.derive import restrict
+
+    corpus = memory_corpus
+    program = load_regressions(FOLDER)[0][1]["program"]
+    program = restrict(program, [0])
+    pid = corpus.add_program(program, "ci-0")
+    corpus.add_target("pocl", "opencl-c", "fp-pocl", {"device_name": "pocl"})
+    row = {**failure_row(program, "timeout", no_result(60)), "program_id": pid, "target": "pocl",
+           "fingerprint_id": "fp-pocl", "path": "opencl-c"}
+    _run(corpus, pid, "pocl", "ci-0", [row])
+    hits = hit_buckets(corpus, "ci-0", 0.0)
+    assert [bucket_severity(b) for _, b in hits] == ["performance"]
+    case = smoke_cases(["pocl"], hits, "c.db", floor="violation")[0]
+    assert case.outcome != FAILED and "below --severity violation (performance)" in case.out
+    corpus.decide_hang(pid, "pocl", {"hang": True, "limit_s": 600.0})
+    hits = hit_buckets(corpus, "ci-0", 0.0)
+    assert [bucket_severity(b) for _, b in hits] == ["violation"]
+    assert smoke_cases(["pocl"], hits, "c.db", floor="violation")[0].outcome == FAILED

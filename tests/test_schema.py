@@ -45,17 +45,20 @@ def _counts(path) -> dict[str, int]:
 
 def test_the_migrations_are_the_schema_history():
     assert NAMES == ["m001_tables", "m002_buckets", "m003_campaign_state", "m004_errors", "m005_deviation",
-                     "m006_culprit", "m007_reproduction", "m008_release_checks"]
-    assert SCHEMA_VERSION == len(NAMES) == 8
-    assert sorted(p.name for p in OLD_CORPORA.glob("*.sqlite")) == [f"schema-{n}.sqlite" for n in SCHEMAS]
+                     "m006_culprit", "m007_reproduction", "m008_release_checks", "m009_build_options", "m010_slow"]
+    assert SCHEMA_VERSION == len(NAMES) == 10
+    assert {p.name for p in OLD_CORPORA.glob("*.sqlite")} == {f"schema-{n}.sqlite" for n in SCHEMAS}
 
 
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_a_corpus_of_each_past_schema_is_upgraded(schema, tmp_path):
     path = old_corpus(schema, tmp_path)
-    assert meta(path) == str(schema) and MIGRATIONS.migrations_table not in Database(path).table_names()
+    assert meta(path) == str(schema)
+    # corpora up to schema 8 were written before migrations were recorded; later ones record theirs
+    assert (_applied(path) == NAMES[:schema] if schema > 8
+            else MIGRATIONS.migrations_table not in Database(path).table_names())
     before = _counts(path)
-    assert before == {"programs": 3, "runs": 4, "disagreements": 4}
+    assert before == {"programs": 3, "runs": 4 + (schema >= 10), "disagreements": 4 + (schema >= 10)}
     fresh = tmp_path / "fresh.db"
     Corpus(fresh).close()
 
@@ -67,8 +70,9 @@ def test_a_corpus_of_each_past_schema_is_upgraded(schema, tmp_path):
     rows = corpus.disagreements()
     assert all(r["bucket"] == bucket_id(signature(r)) for r in rows)
     buckets = corpus.buckets()
-    assert sum(b["rows"] for b in buckets) == 4 and {b["id"] for b in buckets} == {r["bucket"] for r in rows}
-    assert {r["kind"] for r in rows} == {"wrong-result", "build_error"}
+    assert sum(b["rows"] for b in buckets) == before["disagreements"]
+    assert {b["id"] for b in buckets} == {r["bucket"] for r in rows}
+    assert {r["kind"] for r in rows} == {"wrong-result", "build_error"} | ({"timeout"} if schema >= 10 else set())
     assert all(corpus.program(r["program_id"]).area == "conversions" for r in rows)
     assert corpus.campaign("nightly")["seed"] == 7
     if schema >= 2:  # a bucket someone marked keeps its status, its reduction follows it
@@ -83,6 +87,12 @@ def test_a_corpus_of_each_past_schema_is_upgraded(schema, tmp_path):
     assert any(r["culprit"] for r in rows) == (schema >= 6)
     assert [b["reproduced"] for b in buckets if b["reproduced"]] == (["3/4"] if schema >= 7 else [])
     assert [v for b in buckets for v in b["versions"].values()] == (["absent"] if schema >= 8 else [])
+    # runs of older corpora have no build options recorded (NULL): their buckets claim none
+    assert {r["options"] for r in corpus.db["runs"].rows} == ({""} if schema >= 9 else {None})
+    assert all((b["build_options"], b["options_unrecorded"]) == (([""], False) if schema >= 9 else ([], True))
+               for b in buckets)
+    assert [(b["signature"]["kind"], b["hang"]) for b in buckets if b["hang"] is not None] == (
+        [("timeout", True)] if schema >= 10 else [])
     corpus.close()
 
     again = Corpus(path)  # opening an upgraded corpus again changes nothing
@@ -108,9 +118,9 @@ def test_a_corpus_of_a_newer_clfuzz_is_refused_with_one_line(tmp_path):
     unknown = tmp_path / "unknown.db"
     Corpus(unknown).close()
     db = Database(unknown)
-    db[MIGRATIONS.migrations_table].insert({"migration_set": MIGRATIONS.name, "name": "m009_later",
+    db[MIGRATIONS.migrations_table].insert({"migration_set": MIGRATIONS.name, "name": "m099_later",
                                              "applied_at": "2027-01-01"})
     db.close()
-    with pytest.raises(CorpusError, match="newer clfuzz \\(migration m009_later\\)") as e:
+    with pytest.raises(CorpusError, match="newer clfuzz \\(migration m099_later\\)") as e:
         Corpus(unknown)
     assert "\n" not in str(e.value)

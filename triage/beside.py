@@ -10,6 +10,9 @@ campaign reduces them first), then the newest. The task
 
 1. confirms the bucket on a fresh worker (the lane's worker restarted: empty kernel caches),
    with a reproduction rate of k in n re-runs for atomics and timeouts (triage.confirm);
+   a timeout (a slow run) is then re-run once at ten times its ceiling, where the campaign's
+   deadline leaves that long (triage.slow.decide: a hang, or a run judged like any other;
+   otherwise it stays undecided for ``clfuzz reduce``);
 2. reduces it (triage.session.reduce_stored) with what is left of its time;
 3. runs the reduced reproducer on every installed release of the bucket's driver
    (triage.versions: present, absent, cannot-build, ...), when releases are given.
@@ -31,6 +34,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target
 from triage.confirm import reproduction, reruns
 from triage.session import reduce_stored
+from triage.slow import decide, undecided
 from triage.versions import check_bucket
 
 RANGE_S = 30.0
@@ -89,6 +93,10 @@ class Beside:
             self._tell("confirmed" if shown else "flaky", bucket)
             if not shown:
                 return
+        if undecided(row):  # slow: a hang only if it does not finish at ten times the ceiling either
+            left = seconds - (time.monotonic() - start)
+            verdict = decide(self.corpus, row, target, lane, left, lane.timeouts.ceiling)
+            self._tell("undecided" if verdict is None else "hang" if verdict["hang"] else "finished", bucket)
         if self.reduce:
             left = seconds - (time.monotonic() - start)
             reduction = reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) if left > 1 else None

@@ -2,11 +2,12 @@
 
 Beyond its corpus row (corpus.store.Corpus.buckets: rows, paths, driver versions, status,
 reduced size), a bucket gets the severity of the rule its disagreements break
-(oracles.rules.SEVERITIES, declared with each rule), the rule's section, and the routes its rows
-took (fuzz.drivers.routes): per target its rows were seen on, from the target's stored fingerprint,
-so a bucket seen on a release's ``il`` path says ``clCreateProgramWithIL``, not the system
-driver's translated route. ``clfuzz buckets`` (and its ``--json``), the report, the dashboard
-and ``clfuzz ci`` read it.
+(oracles.rules.SEVERITIES, declared with each rule; a timeout's from whether it is a hang,
+triage.slow), the rule's section, the routes its rows took (fuzz.drivers.routes): per target its
+rows were seen on, from the target's stored fingerprint, so a bucket seen on a release's ``il``
+path says ``clCreateProgramWithIL``, not the system driver's translated route; and the build
+options its runs recorded, with the options it was seen only under (:func:`only_under`).
+``clfuzz buckets`` (and its ``--json``), the report, the dashboard and ``clfuzz ci`` read it.
 """
 
 from __future__ import annotations
@@ -14,14 +15,41 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
+from corpus.run_facts import TIMEOUT
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
-from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, by_id, failure_rule, severity_of
+from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, SLOW, by_id, failure_rule, severity_of
+from triage import slow
 
 
 def bucket_severity(bucket: dict) -> str:
-    """The severity of a bucket row of corpus.store.Corpus.buckets (its signature's rule)."""
+    """The severity of a bucket row of corpus.store.Corpus.buckets: its signature's rule's; a
+    timeout's is performance until a re-run at ten times the ceiling did not finish (a hang:
+    violation, triage.slow.rule_for)."""
+    if bucket["signature"]["kind"] == TIMEOUT:
+        return slow.rule_for(bucket).severity
     return severity_of(bucket["signature"].get("rule", ""))
+
+
+def only_under(bucket: dict) -> list[str]:
+    """The build options every run of ``bucket`` was built with that the program chose: the
+    ``-cl-`` options (OpenCL 3.0 API §5.8.4) but ``-cl-std``, which clfuzz adds, common to
+    every options string its runs recorded (``build_options``, corpus.run_facts); none when a run
+    has no record (an older corpus) or none was recorded."""
+    if bucket.get("options_unrecorded") or not bucket.get("build_options"):
+        return []
+    common = set.intersection(*(set(o.split()) for o in bucket["build_options"]))
+    return sorted(w for w in common if w.startswith("-cl-") and not w.startswith("-cl-std="))
+
+
+def options_text(bucket: dict) -> str:
+    """The build options of a bucket's runs in one line: each distinct string (``none`` for an
+    empty one), then "seen only with X" (:func:`only_under`); "not recorded" when none was."""
+    if not bucket.get("build_options"):
+        return "not recorded"
+    seen = ", ".join(f"`{o}`" if o else "none" for o in bucket["build_options"])
+    only = only_under(bucket)
+    return seen + (f"; seen only with {' '.join(only)}" if only else "")
 
 
 def route_seen(lineage: str, path: str, fingerprint: dict) -> str:
@@ -51,10 +79,11 @@ def failure_rule_of(bucket: dict) -> str:
 
 def section_of(rule: str) -> str:
     """Where the spec states a bucket's rule: the registered rule's section (a build error's,
-    crash's or hang's: oracles.rules.FAILURE or FAILURE_SPIRV, which are not registered), and for a
-    math function's rules keyed as one (corpus.buckets.rule_family: ``math.tanpi``) the function's
-    declared section (lang.maths), which covers its bound and its special values."""
-    found = {FAILURE.id: FAILURE, FAILURE_SPIRV.id: FAILURE_SPIRV}.get(rule) or by_id(rule)
+    crash's or hang's: oracles.rules.FAILURE or FAILURE_SPIRV, and a slow run's: oracles.rules.SLOW,
+    none of them registered), and for a math function's rules keyed as one
+    (corpus.buckets.rule_family: ``math.tanpi``) the function's declared section (lang.maths), which
+    covers its bound and its special values."""
+    found = {FAILURE.id: FAILURE, FAILURE_SPIRV.id: FAILURE_SPIRV, SLOW.id: SLOW}.get(rule) or by_id(rule)
     if found:
         return found.section
     fn = rule.split(".")[1] if rule.startswith("math.") and rule.count(".") == 1 else ""
@@ -79,7 +108,10 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     for a build error, crash or timeout), its element ``types``, ``kind``, ``deviation``, ``rule``
     and its ``section`` (:func:`section_of`),
     ``severity``, the ``targets`` its rows were seen on (``{"target", "path", "route"}``) and their
-    distinct ``routes`` (:func:`route_seen`), and the ``related`` buckets: those of other
+    distinct ``routes`` (:func:`route_seen`), ``build_options`` (corpus.run_facts) and
+    ``only_under`` (:func:`only_under`), a timeout's ``hang`` (true, false: it finished, null:
+    undecided) and ``slow`` (triage.slow.summary: the time given, the re-run, the other drivers'
+    times; null for another kind), and the ``related`` buckets: those of other
     drivers that fail the same way (same signature but the driver; the local drivers share LLVM
     and, on their SPIR-V paths, the translator, so one upstream report may cover them); new ones
     first, then most severe, then most rows."""
@@ -90,12 +122,15 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     out = []
     for b in buckets:
         sig = b["signature"]
-        rule = sig.get("rule", failure_rule_of(b) if "failure" in sig else "")
+        rule = (slow.rule_for(b).id if sig["kind"] == TIMEOUT
+                else sig.get("rule", failure_rule_of(b) if "failure" in sig else ""))
         targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
                     "section": section_of(rule), "severity": bucket_severity(b),
                     "targets": targets, "routes": list(dict.fromkeys(t["route"] for t in targets)),
+                    "build_options": b.get("build_options", []), "only_under": only_under(b),
+                    "hang": b.get("hang"), "slow": slow.summary(b),
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))
@@ -105,14 +140,15 @@ def markdown(bugs: list[dict], limit: int = 60) -> str:
     """The bug list as a Markdown table (the campaign summary's first section): what needs a person
     first, one line per bucket, at most ``limit`` lines."""
     lines = [f"## Bug list: {len(bugs)} buckets (`clfuzz buckets`)", "",
-             "| bucket | status | severity | driver | paths | faulty operation | deviation | rule | rows | reduced |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| bucket | status | severity | driver | paths | faulty operation | deviation | rule | build options "
+             "| rows | reduced |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for b in bugs[:limit]:
         reduced = (f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else "pending")
         lines.append(f"| {b['id']} | {b['status']} | {b['severity']} | {b['driver']} | {', '.join(b['paths'])} "
                      f"| {(b['operation'] + (' ' + b['types'] if b['types'] else '')).replace('|', '/')} "
-                     f"| {b['deviation'] or b['kind']} | {b['rule']} "
-                     f"({b['section']}) | {b['rows']} | {reduced} |")
+                     f"| {(b['deviation'] or b['kind']) + (': ' + slow.text(b) if b['slow'] else '')} | {b['rule']} "
+                     f"({b['section']}) | {options_text(b)} | {b['rows']} | {reduced} |")
     if len(bugs) > limit:
-        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | |")
+        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | |")
     return "\n".join(lines) + "\n"

@@ -2,9 +2,13 @@
 
 ``clfuzz report BUCKET -o DIR`` writes
 
-- ``README.md``: a one-line summary, the driver's fingerprint, the rule and its spec section,
-  expected vs actual (bits and values) for each failing lane, how often and since when;
-- ``kernel.cl`` (OpenCL C path) or ``kernel.spv`` and ``kernel.spvasm`` (SPIR-V path);
+- ``README.md``: a one-line summary, the driver's fingerprint, the build options (the kernel's,
+  and those the bucket's runs recorded per front end, with any it was seen only under), the rule
+  and its spec section, expected vs actual (bits and values) for each failing lane (a timeout:
+  the time it was given, its re-run at ten times that, the other drivers' times), how often and
+  since when;
+- ``kernel.cl`` (OpenCL C path: a comment of the report's stating its build options, then the
+  kernel as clfuzz emits it) or ``kernel.spv`` and ``kernel.spvasm`` (SPIR-V path);
 - ``repro.py``: needs only pyopencl and numpy; builds the kernel exactly as clfuzz did (the
   SPIR-V path embeds the binary the driver's route loads, fuzz.drivers.routes), sets up the same
   buffers, images and samplers, runs it, prints expected vs actual and exits 1 while the bug is
@@ -20,7 +24,6 @@ import base64
 import json
 import subprocess
 import time
-import zlib
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -28,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from campaign.expectations import Expectations
-from campaign.jobs import job_for
+from campaign.jobs import build_options, job_for
 from corpus.buckets import LANE_KINDS, RESULT_KINDS, WRONG_CODE
 from corpus.reads import bucket_rows, fingerprint_of, rows_in_bucket, rows_on_target
+from corpus.run_facts import TIMEOUT
 from corpus.store import Corpus, CorpusError
-from fuzz.drivers import Job, Target, Worker, image_setup
+from fuzz.drivers import Job, Target, Worker
 from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import lineage_of
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
@@ -46,6 +50,9 @@ from lang.ir import Literal, Load, Program, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
+from triage import slow
+from triage.buglist import only_under
+from triage.repro_script import repro_source
 from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64
@@ -126,10 +133,10 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
     folder.mkdir(parents=True, exist_ok=True)
     family, path = lineage_of(case["target"], fp), case["path"]
     files = []
-    if path == PATH_OPENCL_C:
-        (folder / "kernel.cl").write_text(emit(program))
-        files.append("kernel.cl")
     job = job_for(program, None, path, family, fp)
+    if path == PATH_OPENCL_C:
+        (folder / "kernel.cl").write_text(options_comment(job.options) + emit(program))
+        files.append("kernel.cl")
     if path != PATH_OPENCL_C:
         module = spirv.emit(program)
         (folder / "kernel.spv").write_bytes(module)
@@ -145,19 +152,32 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
     data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
             "job": _job_data(job), "checks": lanes}
-    (folder / "repro.py").write_text(_repro_source(data))
+    (folder / "repro.py").write_text(repro_source(data))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
     whose = _whose_bug(case, targets) if path != PATH_OPENCL_C and bucket["signature"]["kind"] in LANE_KINDS else ""
     (folder / "README.md").write_text(_readme(case, files, lanes, family, path, whose))
     return folder
 
 
-def _rule_lines(sig: dict, first: dict) -> list[str]:
+def options_comment(options: str) -> str:
+    """The comment a report's ``kernel.cl`` begins with: the options it is built with (the report
+    writes it; the emitter's kernel follows unchanged)."""
+    return (f"/* Written by clfuzz's report: build this kernel with the clBuildProgram options "
+            f"\"{options}\"{'' if options else ' (none)'}, as repro.py does. */\n")
+
+
+def _rule_lines(bucket: dict, first: dict) -> list[str]:
     """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
-    ``shape.twin``, followed by the rule the lane's value breaks."""
+    ``shape.twin``, followed by the rule the lane's value breaks; a timeout's follows from whether
+    its re-run at ten times the ceiling finished (triage.slow.rule_for), not from its row."""
+    sig, severity = bucket["signature"], None
+    if sig["kind"] == TIMEOUT:
+        broken = slow.rule_for(bucket)
+        first = {**first, "rule": broken.id, "rule_text": broken.text, "section": broken.section}
+        severity = broken.severity
     lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
     if sig["kind"] != WRONG_CODE:
-        return [*lane, *_severity_lines(first["rule"])]
+        return [*lane, *_severity_lines(first["rule"], severity)]
     twin_rule = by_id(sig["rule"])
     return [f"> {twin_rule.text}", ">", f"> — {twin_rule.section} (rule `{twin_rule.id}`)", "",
             *_severity_lines(twin_rule.id), "The lane's value breaks:", "", *lane]
@@ -253,12 +273,25 @@ def operand_form(program: Program, buffer: str) -> str:
     return f"{literals} written as literals, {len(leaves) - literals} loaded from input buffers"
 
 
-def _severity_lines(rule_id: str) -> list[str]:
-    """The severity of the broken rule, what it means, and for a recommendation the text that may
-    still require it (oracles.rules)."""
-    severity = severity_of(rule_id)
+def _severity_lines(rule_id: str, severity: str | None = None) -> list[str]:
+    """The severity of the broken rule (``severity`` where the bucket decides it), what it means,
+    and for a recommendation the text that may still require it (oracles.rules)."""
+    severity = severity or severity_of(rule_id)
     note = getattr(by_id(rule_id), "note", "")
     return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
+
+
+def _options_lines(bucket: dict, options: str | None, path: str) -> list[str]:
+    """The build options: this kernel's (what repro.py passes), those the bucket's runs recorded per
+    front end (corpus.run_facts), and the options it was seen only under (triage.buglist.only_under)."""
+    def front(p: str) -> str:
+        return "OpenCL C" if p == PATH_OPENCL_C else "SPIR-V"
+
+    lines = [f"- build options of this kernel ({front(path)}): " + (f"`{options}`" if options else "none")]
+    lines += [f"- build options its runs recorded ({front(p)}): " + ", ".join(f"`{o}`" if o else "none" for o in seen)
+              for p, seen in sorted((bucket.get("build_options_by_path") or {}).items())]
+    only = only_under(bucket)
+    return lines + ([f"- seen only with {' '.join(only)}: every run that showed it was built so"] if only else [])
 
 
 def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str, whose: str) -> str:
@@ -288,9 +321,10 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
         "## Driver", "",
         *(f"- {k.replace('_', ' ')}: {fp[k]}" for k in ("platform_name", "platform_version", "device_name", "device_version",
                                                          "driver_version", "opencl_c_version") if fp.get(k)),
-        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route, "",
+        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route,
+        *_options_lines(bucket, build_options(program, path, family, fp), path), "",
         "## The rule", "",
-        *_rule_lines(sig, first),
+        *_rule_lines(bucket, first),
         "## Expected vs actual", "",
     ]
     if sig["kind"] in LANE_KINDS:
@@ -309,7 +343,8 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                       + (f" ({first['deviation_detail']})." if first.get("deviation_detail") else ".")]
         lines += _image_lines(program)
     else:
-        lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}"]
+        lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}",
+                  *([f"- time: {slow.text(bucket)}"] if sig["kind"] == TIMEOUT else [])]
     seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
             f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}"
             + (f", shown again in {bucket['reproduced'].replace('/', ' of ')} re-runs." if bucket.get("reproduced") else "."))
@@ -328,109 +363,3 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
               f"{len(lanes)} lanes against the values the specification allows." if lanes else
               "`repro.py` builds and runs the kernel and reports the failure.", ""]
     return "\n".join(lines)
-
-
-_REPRO = '''#!/usr/bin/env python3
-"""{title}
-
-Standalone reproducer written by clfuzz (bucket {bucket}): needs only pyopencl and numpy.
-Exit status: 1 while the bug is present, 0 once it is fixed, 2 if it cannot run here.
-"""
-import argparse
-import base64
-import json
-import sys
-import zlib
-from types import SimpleNamespace
-
-import numpy as np
-import pyopencl as cl
-
-CASE = json.loads(zlib.decompress(base64.b64decode("""
-{blob}
-""")))
-
-
-{make_image}
-
-def pick_device(want):
-    found = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
-    for p, d in found:
-        if want and want.lower() in (p.name + " " + d.name).lower():
-            return d
-    for p, d in found:
-        if not want and d.name.strip() == CASE["device"] and p.name.strip() == CASE["platform"]:
-            return d
-    return None
-
-
-def main():
-    parser = argparse.ArgumentParser(description=CASE["title"])
-    parser.add_argument("--device", help="a platform or device name substring (default: the reported device)")
-    device = pick_device(parser.parse_args().device)
-    if device is None:
-        print(f"no device {{CASE['device']!r}} of platform {{CASE['platform']!r}} here (--device picks another)")
-        return 2
-    print(f"device: {{device.name.strip()}} ({{device.platform.name}}, driver {{device.driver_version}})")
-    job = CASE["job"]
-    ctx = cl.Context([device])
-    queue = cl.CommandQueue(ctx)
-    code = base64.b64decode(job["program"])
-    try:
-        if job["kind"] == "source":
-            program = cl.Program(ctx, code.decode()).build(options=job["options"])
-        else:
-            program = cl.Program(ctx, [device], [code]).build(options=job["options"])
-    except cl.Error as e:
-        print(f"build failed: {{e}}")
-        return 1 if CASE["kind"] == "build_error" else 2
-    kernel = cl.Kernel(program, job["kernel"])
-    owned, out = [], None
-    for i, arg in enumerate(job["args"]):
-        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg.get("nbytes", 0))
-        if arg["arg"] == "buffer":
-            host = np.frombuffer(data, dtype=np.uint8).copy()
-            buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
-            if arg["read_back"]:
-                out = (buf, host)
-        elif arg["arg"] == "image":
-            buf = make_image(cl, ctx, SimpleNamespace(**arg), np.frombuffer(data, dtype=np.uint8).copy(), owned)
-        else:
-            buf = cl.Sampler(ctx, arg["normalized"], arg["addressing"], arg["filter"])
-        owned.append(buf)
-        kernel.set_arg(i, buf)
-    cl.enqueue_nd_range_kernel(queue, kernel, tuple(job["global_size"]),
-                               tuple(job["local_size"]) if job["local_size"] else None)
-    cl.enqueue_copy(queue, out[1], out[0])
-    queue.finish()
-    if CASE["kind"] not in ("wrong-result", "imprecise-result"):
-        print("the kernel built and ran: the failure is gone")
-        return 0
-    wrong = 0
-    for c in CASE["checks"]:
-        raw = out[1][c["offset"]:c["offset"] + np.dtype(c["bits"]).itemsize]
-        bits = int(raw.view(c["bits"])[0])
-        value = raw.view(c["value"])[0]
-        ok = bits in c["allowed"] or (c["any_nan"] and bool(np.isnan(value)))
-        ok = ok or any(lo <= value <= hi for _, _, lo, hi in c["ranges"])
-        wrong += not ok
-        allowed = c["allowed_text"] + (["any NaN"] if c["any_nan"] else []) + [f"[{{a}}, {{b}}]" for a, b, _, _ in c["ranges"]]
-        shown = float(value).hex() if value.dtype.kind == "f" else int(value)
-        print(f"{{'WRONG' if not ok else 'ok   '}} {{c['buffer']}} lane {{c['lane']}}: actual {{shown}} (bits {{bits:#x}}); "
-              f"expected {{' or '.join(allowed)}} (bits {{', '.join(hex(a) for a in c['allowed'])}})")
-        if not ok:
-            print(f"      rule: {{c['rule']}}")
-    print(f"{{wrong}} of {{len(CASE['checks'])}} lanes wrong: {{'bug present' if wrong else 'fixed'}}")
-    return 1 if wrong else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-'''
-
-
-def _repro_source(data: dict) -> str:
-    blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
-    wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
-    return _REPRO.format(title=data["title"], bucket=data["bucket"], blob=wrapped,
-                         make_image=Path(image_setup.__file__).read_text())

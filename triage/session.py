@@ -4,7 +4,9 @@ into the corpus.
 ``clfuzz reduce ID`` reduces one stored disagreement (:func:`reduce_stored`); a campaign ends with
 :func:`triage`, which takes the buckets it found that are ``new`` (not reported, fixed or ignored:
 the corpus's known list, corpus.buckets.STATUSES), most rows first, confirms each on a fresh worker
-(triage.confirm) and reduces the confirmed ones (triage.reduce), within a time budget.
+(triage.confirm), re-runs a confirmed timeout once at ten times its ceiling where the budget leaves
+that long (triage.slow: a hang, or a slow run judged like any other) and reduces the confirmed ones
+(triage.reduce), within a time budget.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from campaign.jobs import build_options
 from corpus.buckets import RESULT_KINDS
 from corpus.reads import PREFIX_FIELDS, bucket_rows, rows_by_prefix
 from corpus.store import Corpus, CorpusError
@@ -21,6 +24,7 @@ from fuzz.drivers import Target, Worker
 from triage.confirm import confirm
 from triage.observe import size
 from triage.reduce import Reduction, reduce_program
+from triage.slow import decide, undecided
 
 
 def find_row(corpus: Corpus, ref: str) -> dict[str, Any]:
@@ -57,8 +61,8 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
     corpus.add_program(reduced, "reduce")
     run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
            "path": target.path, "status": "ok" if reduction.rows[0]["kind"] in RESULT_KINDS else reduction.rows[0]["kind"],
-           "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "reduce", "checks": 0, "judged": 0,
-           "mismatches": len(reduction.rows)}
+           "options": build_options(reduced, target.path, target.lineage, target.fingerprint), "build_s": 0.0,
+           "run_s": 0.0, "log": "", "campaign": "reduce", "checks": 0, "judged": 0, "mismatches": len(reduction.rows)}
     for r in reduction.rows:
         r.update(program_id=reduced.id, fingerprint_id=target.fingerprint_id, path=target.path,
                  confirmation="confirmed")
@@ -80,6 +84,9 @@ class TriageResult:
     flaky: list[str] = field(default_factory=list)
     reduced: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)  # buckets the budget did not reach
+    hang: list[str] = field(default_factory=list)  # timeouts that did not finish at ten times the ceiling
+    finished: list[str] = field(default_factory=list)  # timeouts that did (slow)
+    undecided: list[str] = field(default_factory=list)  # timeouts the budget left too little time to re-run
 
 
 def triage(corpus: Corpus, targets: list[Target], campaign: str | None, budget_s: float, *,
@@ -110,8 +117,13 @@ def triage(corpus: Corpus, targets: list[Target], campaign: str | None, budget_s
                     continue
                 out.confirmed.append(b["id"])
                 _tell(on_event, "confirmed", b)
+            worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target))
+            if undecided(row):
+                verdict = decide(corpus, row, target, worker, deadline - time.monotonic(), worker.timeout_s)
+                what = "undecided" if verdict is None else "hang" if verdict["hang"] else "finished"
+                getattr(out, what).append(b["id"])
+                _tell(on_event, what, b)
             if reduce and not b["reduced"]:
-                worker = workers.get(target.name) or workers.setdefault(target.name, Worker(target))
                 left = deadline - time.monotonic()
                 if reduce_stored(corpus, row, target, worker, min(reduce_budget_s, max(left, 1.0))) is not None:
                     out.reduced.append(b["id"])

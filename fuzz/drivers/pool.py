@@ -26,7 +26,8 @@ import numpy as np
 from . import _proc
 from .discovery import Target
 from .icd import state_dir
-from .protocol import HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Placement, Result, Run, clip_log, pack, unpack_length
+from .protocol import (HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Placement, Result, Run, clip_log, no_result, pack,
+                       unpack_length)
 from .shared import PAGE, SharedMemory
 
 LOG_TRUNCATE_BYTES = 64 << 20  # a worker log above this is emptied between jobs
@@ -407,7 +408,7 @@ class Worker:
         except _Timeout:
             self._kill()
             tail = self._log_tail(offset)
-            text = f"no result after {timeout_s:g} s; worker killed"
+            text = no_result(timeout_s)
             return Result("timeout", log=clip_log(text + (f"\n{tail}" if tail else "")))
         except _Closed:
             p = self._p

@@ -6,7 +6,8 @@ The parent sends a ``Job``; the worker answers a ``Result``. Statuses:
 - ``build_error``: program creation or clBuildProgram failed; ``log`` is the build log.
 - ``runtime_error``: any other OpenCL error (kernel creation, arguments, enqueue, read back).
 - ``crash``: the worker died (signal or exit); ``log`` names it and ends with its stderr tail.
-- ``timeout``: the worker overran the deadline and was killed.
+- ``timeout``: the worker overran the deadline and was killed; ``log`` begins with
+  :func:`no_result`, which states the seconds it was given (:func:`time_given` reads them back).
 - ``worker_error``: a bug on our side (bad job, protocol failure, worker could not start).
 - ``invalid_module``: the SPIR-V emitter wrote a module spirv-val rejects (our bug; never run).
 """
@@ -14,6 +15,7 @@ The parent sends a ``Job``; the worker answers a ``Result``. Statuses:
 from __future__ import annotations
 
 import pickle
+import re
 from dataclasses import dataclass, field
 
 STATUSES = ("ok", "build_error", "runtime_error", "crash", "timeout", "worker_error", "invalid_module")
@@ -123,6 +125,21 @@ class Result:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+def no_result(seconds: float) -> str:
+    """The line a run cut at its limit of ``seconds`` begins its log with."""
+    return f"no result after {seconds:g} s; worker killed"
+
+
+_GIVEN = re.compile(r"no result after ([0-9.]+(?:e[+-]?[0-9]+)?) s")
+
+
+def time_given(text: str) -> float | None:
+    """The seconds a run cut at its limit was given, read from its :func:`no_result` line in a log
+    or a disagreement row's ``actual_value``; None when the text has none."""
+    found = _GIVEN.search(text or "")
+    return float(found.group(1)) if found else None
 
 
 def clip_log(text: str, limit: int = LOG_LIMIT) -> str:

@@ -43,6 +43,6 @@ def test_a_recommendation_must_say_what_may_still_require_it():
 
 
 def test_severity_order():
-    assert list(rules.SEVERITIES) == ["violation", "recommendation", "tolerance", "letter"]
+    assert list(rules.SEVERITIES) == ["violation", "recommendation", "tolerance", "letter", "performance"]
     assert rules.at_least("violation", "recommendation") and not rules.at_least("tolerance", "recommendation")
     assert severity_of("valid-program") == "violation"  # a failure of a valid program

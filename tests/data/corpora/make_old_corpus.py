@@ -11,7 +11,8 @@ two wrong-result lanes, two build failures of one missing symbol (their runs' lo
 without disagreements; from schema 2 a bucket marked reported, a confirmation and a reduction;
 3 the campaign's state and a Hypothesis example; 4 the largest errors of a run; 5 the lanes'
 deviations; 6 a culprit; 7 a reproduction rate and why a reduction is not minimal; 8 a release
-check. It prints the counts.
+check; 9 the runs' build options; 10 a run cut at its ceiling (a timeout row with the time it was
+given) whose re-run at ten times that did not finish (a hang). It prints the counts.
 """
 
 from __future__ import annotations
@@ -20,7 +21,12 @@ import json
 import sys
 from pathlib import Path
 
-from corpus.store import SCHEMA_VERSION, Corpus, Program  # fuzz.ir's up to schema 4, lang.ir's since
+from corpus.store import Corpus, Program  # fuzz.ir's up to schema 4, lang.ir's since
+
+try:
+    from corpus.store import SCHEMA_VERSION
+except ImportError:  # since schema 8 the schema's own module states it
+    from corpus.schema import SCHEMA_VERSION
 
 V = SCHEMA_VERSION
 POCL = ("pocl", "opencl-c", "f-pocl", {"device_name": "cpu-haswell", "driver_version": "6.0",
@@ -63,7 +69,8 @@ def failure_row(program: Program, status: str, log: str) -> dict:
 def _run(program_id: str, target: tuple, status: str, mismatches: int, log: str = "") -> dict:
     return {"program_id": program_id, "target": target[0], "fingerprint_id": target[2], "path": target[1],
             "status": status, "checks": 16, "judged": 16 if status == "ok" else 0, "mismatches": mismatches,
-            "build_s": 0.25, "run_s": 0.5, "log": log, "campaign": "nightly"}
+            "build_s": 0.25, "run_s": 0.5, "log": log, "campaign": "nightly",
+            **({"options": ""} if V >= 9 else {})}
 
 
 def _wrong(program_id: str, lane: int, deviation: str) -> dict:
@@ -98,6 +105,12 @@ def main(out: Path) -> None:
                    "fingerprint_id": RUSTICL[2], "path": RUSTICL[1]}
         corpus.add_run(_run(pids[i], RUSTICL, "build_error", 0, log), [failure])
     corpus.add_run(_run(pids[2], POCL, "ok", 0), [])
+    if V >= 10:
+        log = "no result after 60 s; worker killed"
+        timeout = {**failure_row(programs[1], "timeout", log), "program_id": pids[1], "target": POCL[0],
+                   "fingerprint_id": POCL[2], "path": POCL[1]}
+        corpus.add_run(_run(pids[1], POCL, "timeout", 0, log), [timeout])
+        corpus.decide_hang(pids[1], POCL[0], {"hang": True, "limit_s": 600.0})
     if V >= 3:
         corpus.update_campaign("nightly", 7, {"areas": ["conversions"]}, 3, 32,
                                {"areas": {"conversions": {"next": 3}}, "pending": []})
@@ -127,7 +140,8 @@ def main(out: Path) -> None:
                                         "fingerprint_id": "f-pocl-7.1", "program_id": pids[0], "verdict": "absent",
                                         "detail": "the oracle accepts every lane", "seconds": 3.0,
                                         "checked": 1.0}])
-    counts = {t: corpus.query(f"select count(*) as n from {t}")[0]["n"] for t in ("programs", "runs", "disagreements")}
+    counts = {t: corpus.db.execute(f"select count(*) from {t}").fetchone()[0]
+              for t in ("programs", "runs", "disagreements")}
     corpus.close()
     corpus = Corpus(out)
     corpus.db.execute("PRAGMA journal_mode=DELETE")
