@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
@@ -68,7 +69,9 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json: bool) -> None:
     """The bug list: one line per bucket (one bug), what needs a person first (new, then most
     severe, then most rows): driver, paths, faulty operation, deviation of the wrong value, rule
-    (its section in --json), severity, rows, reduced size, first and last seen, status.
+    (its section in --json), severity, rows, reduced size, first and last seen, status. After it,
+    the oracle defects: lanes whose expectation the re-derivation did not confirm, which are the
+    oracle's bugs and no bucket (``clfuzz stats --json`` counts them as ``oracle_defects``).
 
     Example: clfuzz buckets --corpus c.db --status new
     """
@@ -89,6 +92,24 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
         t.add_row(b["id"], b["status"], b["severity"], b["driver"], ", ".join(b["paths"]), b["operation"],
                   b["deviation"] or b["kind"], b["rule"],
                   str(b["rows"]), reduced, again, _when(b["first_seen"]), _when(b["last_seen"]))
+    console.print(t)
+    _print_oracle_defects(corpus.oracle_defects(campaign))
+
+
+def _print_oracle_defects(defects: list[dict]) -> None:
+    """The oracle defects (campaign.rederive), in a section of their own: not a driver's bug."""
+    if not defects:
+        return
+    lanes = f"{len(defects)} lane{'s' if len(defects) > 1 else ''}"
+    t = Table(title=f"oracle defects: {lanes} whose expectation the re-derivation did not confirm (the oracle's "
+                    "bugs, not the drivers')")
+    for col in ("driver", "expression", "work-item", "lane", "campaign expected", "re-derived", "actual", "why",
+                "seen"):
+        t.add_column(col, overflow="fold")
+    for d in defects:
+        t.add_row(escape(d["target"]), escape(d["expression"]), str(d["work_item"]), str(d["lane"]),
+                  escape(", ".join(json.loads(d["expected"]))), escape(", ".join(json.loads(d["rederived"]))),
+                  escape(d["actual_value"]), d["why"], _when(d["created"]))
     console.print(t)
 
 
