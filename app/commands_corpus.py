@@ -65,6 +65,9 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
         console.print(k)
     if summary["largest_errors"]:
         _print_largest_errors(summary["largest_errors"])
+    if summary["oracle_defects"]:
+        console.print(f"oracle defects: {summary['oracle_defects']} (lanes whose expectation the re-derivation did not "
+                      "confirm, kept out of the disagreements; `clfuzz buckets` lists them)")
 
 
 def _print_largest_errors(rows: list[dict]) -> None:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
@@ -78,6 +79,9 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
     timeout: the time it was given, its re-run, the other drivers' times), rule (its section in
     --json), build options (and those it was seen only under), severity, rows, reduced size, first
     and last seen, status.
+    After it, the oracle defects: lanes whose expectation the re-derivation did not confirm,
+    which are the oracle's bugs and no bucket (``clfuzz stats --json`` counts them as
+    ``oracle_defects``).
 
     Example: clfuzz buckets --corpus c.db --status new
     """
@@ -100,6 +104,24 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
                   (b["deviation"] or b["kind"]) + (f": {slow.text(b)}" if b["slow"] else ""), b["rule"],
                   options_text(b),
                   str(b["rows"]), reduced, again, _when(b["first_seen"]), _when(b["last_seen"]))
+    console.print(t)
+    _print_oracle_defects(corpus.oracle_defects(campaign))
+
+
+def _print_oracle_defects(defects: list[dict]) -> None:
+    """The oracle defects (campaign.rederive), in a section of their own: not a driver's bug."""
+    if not defects:
+        return
+    lanes = f"{len(defects)} lane{'s' if len(defects) > 1 else ''}"
+    t = Table(title=f"oracle defects: {lanes} whose expectation the re-derivation did not confirm (the oracle's "
+                    "bugs, not the drivers')")
+    for col in ("driver", "expression", "work-item", "lane", "campaign expected", "re-derived", "actual", "why",
+                "seen"):
+        t.add_column(col, overflow="fold")
+    for d in defects:
+        t.add_row(escape(d["target"]), escape(d["expression"]), str(d["work_item"]), str(d["lane"]),
+                  escape(", ".join(json.loads(d["expected"]))), escape(", ".join(json.loads(d["rederived"]))),
+                  escape(d["actual_value"]), d["why"], _when(d["created"]))
     console.print(t)
 
 

@@ -1,14 +1,16 @@
 """Running one program on one target and judging it: the step every command shares.
 
 ``execute`` builds the job (source and packed buffers), runs it on the target's worker, judges the
-raw output against the oracle and hands each run to :mod:`campaign.record`, the one writer of
-runs and disagreements. A program that fails to build, crashes or hangs is split in halves and
-each half re-run, recursively, so the other statements still get a verdict and the statement that
-fails is isolated and recorded as a failure of its own (a valid program must build and run); a
-part of up to :data:`TIMEOUT_SPLIT` statements that hangs is split into its statements at once. A run
-in which most statements disagree at once (a driver that drops the whole kernel, as PoCL 3.1 does
-for some constant conversions) is isolated the same way, so the disagreement is recorded on the
-statement that causes it rather than on every statement beside it.
+raw output against the oracle, re-derives each disagreement (:mod:`campaign.rederive`: one the
+uncached exact reference does not confirm is an oracle defect, not a disagreement) and hands each
+run to :mod:`campaign.record`, the one writer of runs and disagreements. A program that fails to
+build, crashes or hangs is split in halves and each half re-run, recursively, so the other
+statements still get a verdict and the statement that fails is isolated and recorded as a
+failure of its own (a valid program must build and run); a part of up to :data:`TIMEOUT_SPLIT`
+statements that hangs is split into its statements at once. A run in which most statements
+disagree at once (a driver that drops the whole kernel, as PoCL 3.1 does for some constant
+conversions) is isolated the same way, so the disagreement is recorded on the statement that
+causes it rather than on every statement beside it.
 
 :func:`prepare`, :func:`conclude` and :func:`first_parts` are pure: they return jobs, verdicts and
 parts; what is stored, and when, is the caller's (:func:`execute`, :mod:`campaign.pipeline`).
@@ -23,6 +25,7 @@ from campaign.batching import Batch, parts
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
 from campaign.record import Run
+from campaign.rederive import confirm
 from corpus.store import Corpus
 from fuzz.drivers import Job, Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
@@ -94,13 +97,15 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
     halves: list[Part] = []
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
-        verdict = judge(program, expectations.get(ftz_of(target)), actual, expectations.inputs,
-                        histories=expectations.histories())
+        ftz = ftz_of(target)
+        verdict = judge(program, expectations.get(ftz), actual, expectations.inputs, histories=expectations.histories())
         if kernel_wide(verdict, program):
             run.status = outcome.status = "split"
             run.log = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
             halves = _halves(part)
-        else:
+        else:  # each disagreement re-derived before it is recorded (campaign.rederive)
+            verdict.rows, run.defects = confirm(program, verdict.rows, expectations.get(ftz), ftz, expectations.inputs)
+            verdict.mismatches -= len(run.defects)
             outcome.verdict = run.verdict = verdict
             run.rows, run.errors = verdict.rows, verdict.errors
     elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement

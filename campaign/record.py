@@ -3,15 +3,18 @@
 Everything that runs programs (campaign.execute, campaign.pipeline, campaign.campaign) decides
 and judges without writing; what it produced comes here to become corpus rows. A program is
 stored before it runs (a driver that crashes the machine leaves it in the corpus); a run and its
-disagreements are one transaction.
+disagreements (and oracle defects, campaign.rederive: each also one line on stderr) are one
+transaction.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from campaign.jobs import build_options
+from campaign.rederive import line
 from corpus.store import Corpus
 from fuzz.drivers import Result, Target
 from fuzz.judge import Verdict
@@ -22,7 +25,8 @@ from lang.ir import Program
 class Run:
     """One run of a part as the corpus records it (:func:`record_run`): the
     driver's result, the status recorded (``split`` when it is isolated by halving), why, and
-    the disagreement rows and largest errors of its verdict or failure."""
+    the disagreement rows, largest errors and oracle defects (campaign.rederive) of its verdict or
+    failure."""
 
     program: Program
     target: Target
@@ -32,6 +36,7 @@ class Run:
     verdict: Verdict | None = None
     rows: list[dict] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
+    defects: list[dict] = field(default_factory=list)
 
 
 def store_parts(corpus: Corpus | None, program: Program, parts: Iterable[Program], campaign: str) -> None:
@@ -50,20 +55,23 @@ def store_program(corpus: Corpus, program: Program, campaign: str) -> None:
 
 
 def record_run(corpus: Corpus | None, run: Run, campaign: str) -> None:
-    """One run of a program and its disagreement rows (or failure row), in one transaction; the run
-    records the options it was built with (campaign.jobs.build_options, what its job passed)."""
+    """One run of a program and its disagreement rows (or failure row) and oracle defects, in one
+    transaction; the run records the options it was built with (campaign.jobs.build_options, what
+    its job passed); each oracle defect is also one line on stderr, corpus or not."""
+    target, result, verdict = run.target, run.result, run.verdict
+    for d in run.defects:
+        print(line(d, target.name), file=sys.stderr)
     if corpus is None:
         return
-    target, result, verdict = run.target, run.result, run.verdict
     keys = {"program_id": run.program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
             "path": target.path}
     options = build_options(run.program, target.path, target.lineage, target.fingerprint)
     row = {**keys, "status": run.status, "options": options, "build_s": result.build_s, "run_s": result.run_s,
            "log": run.log, "campaign": campaign, "checks": verdict.checks if verdict else 0,
            "judged": verdict.judged if verdict else 0, "mismatches": verdict.mismatches if verdict else 0}
-    for r in run.rows:
+    for r in (*run.rows, *run.defects):
         r.update(keys)
-    corpus.add_run(row, run.rows, run.errors)
+    corpus.add_run(row, run.rows, run.errors, run.defects)
 
 
 def register_targets(corpus: Corpus, targets: Iterable[Target]) -> None:

@@ -3,13 +3,13 @@
 Programs, disagreements and reductions are content-addressed (their ids are hashes), targets are
 keyed by fingerprint and Hypothesis examples by (key, value), so the same row from two machines
 is one row. Runs have local integer ids: a run is the same run when program, fingerprint, path,
-target and timestamp agree; its disagreements follow it under the new run id. Bucket status is a
-person's decision: when two corpora disagree about a bucket, the later change wins (``changed``),
-so "reported" on one machine and "new" on another merge to "reported"; a timeout's hang verdict
-decided on one machine is kept. A campaign present in both keeps its settings, the earliest
-start, the latest update and, per area, the scheduler state that has drawn furthest
-(campaign.scheduler: the later state of the same stream); its program and check counts are
-recounted from the merged rows.
+target and timestamp agree; its disagreements and oracle defects follow it under the new run id.
+Bucket status is a person's decision: when two corpora disagree about a bucket, the later change
+wins (``changed``), so "reported" on one machine and "new" on another merge to "reported"; a
+timeout's hang verdict decided on one machine is kept. A campaign present in both keeps its
+settings, the earliest start, the latest update and, per area, the scheduler state that has drawn
+furthest (campaign.scheduler: the later state of the same stream); its program and check counts
+are recounted from the merged rows.
 
 Merging is idempotent: merging a corpus into one that already holds it adds nothing.
 """
@@ -66,7 +66,8 @@ def merge(into: Corpus, source: str | Path) -> Merged:
 
 
 def _runs(into: Corpus) -> tuple[int, int]:
-    """Runs not yet present (by _RUN_KEY), then their disagreements under the new run ids."""
+    """Runs not yet present (by _RUN_KEY), then their disagreements and oracle defects under the new
+    run ids."""
     db = into.db
     same = " and ".join(f"r.[{c}] is s.[{c}]" for c in _RUN_KEY)
     columns = [c for c in db["runs"].columns_dict if c != "id"]
@@ -76,11 +77,12 @@ def _runs(into: Corpus) -> tuple[int, int]:
                    where not exists (select 1 from main.runs r where {same})""")
     runs = db["runs"].count - before
     before = db["disagreements"].count
-    columns = [c for c in db["disagreements"].columns_dict if c != "run_id"]
-    db.execute(f"""insert or ignore into main.disagreements ({', '.join(f'[{c}]' for c in columns)}, run_id)
-                   select {', '.join(f'd.[{c}]' for c in columns)},
-                          (select r.id from main.runs r join src.runs s on {same} where s.id = d.run_id)
-                   from src.disagreements d""")
+    for table in ("disagreements", "oracle_defects"):  # under the new run ids
+        columns = [c for c in db[table].columns_dict if c != "run_id"]
+        db.execute(f"""insert or ignore into main.{table} ({', '.join(f'[{c}]' for c in columns)}, run_id)
+                       select {', '.join(f'd.[{c}]' for c in columns)},
+                              (select r.id from main.runs r join src.runs s on {same} where s.id = d.run_id)
+                       from src.{table} d""")
     disagreements = db["disagreements"].count - before
     # a hang verdict (schema 10, triage.slow) decided in the source follows a row undecided here
     decided = ("select s.slow from src.disagreements s where s.id = main.disagreements.id "

@@ -82,6 +82,11 @@ RELEASE_CHECKS = Table("release_checks", {
     "id": str, "bucket": str, "target": str, "lineage": str, "version": str, "release": str,
     "fingerprint_id": str, "program_id": str, "verdict": str, "detail": str, "seconds": float, "checked": float,
 }, pk="id", indexes=(("bucket",),))
+ORACLE_DEFECTS = Table("oracle_defects", {
+    "id": str, "program_id": str, "run_id": int, "target": str, "fingerprint_id": str, "path": str, "campaign": str,
+    "buffer": str, "work_item": int, "lane": int, "operation": str, "expression": str, "inputs": str, "actual": str,
+    "actual_value": str, "rule": str, "expected": str, "rederived": str, "why": str, "created": float,
+}, pk="id", foreign_keys=(("program_id", "programs", "id"),))
 
 BUCKETED = {"bucket": str, "confirmation": str}
 """Schema 2: the columns a disagreement gained."""
@@ -194,6 +199,15 @@ def m010_slow(db: Database) -> None:
     finish), ``limit_s``, ``seconds`` and ``status`` of the re-run. NULL for every other row and
     for the timeout rows of older corpora (their time given is read from their message)."""
     _add(db, "disagreements", SLOW)
+
+
+@migration
+def m011_oracle_defects(db: Database) -> None:
+    """Table oracle_defects: lanes that disagreed with an expectation the uncached exact reference
+    did not confirm when it re-derived them (campaign.rederive): the oracle's defects, kept out of
+    the disagreements and never bucketed; ``expected`` is the campaign's accepted set, ``rederived``
+    the reference's, ``why`` how they differ."""
+    ORACLE_DEFECTS.create(db)
 
 
 SCHEMA_VERSION = len(NAMES)

@@ -23,7 +23,8 @@ LARGEST_TITLE = "Largest observed error (ulps) per function, type and driver"
 
 
 def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
-    """A JSON-able summary of the corpus (or of one campaign in it)."""
+    """A JSON-able summary of the corpus (or of one campaign in it); ``oracle_defects`` counts the
+    lanes whose disagreement the re-derivation did not confirm (campaign.rederive)."""
     where, params = ("where campaign = ?", [campaign]) if campaign else ("", [])
     targets: dict[str, Any] = {}
     for row in _sql.rows(
@@ -70,6 +71,7 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
             "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign),
             "largest_errors": largest_errors(corpus, campaign),
+            "oracle_defects": len(corpus.oracle_defects(campaign)),
             "buckets": {"total": len(buckets),
                         **{k: sum(b["confirmation"] == k for b in buckets) for k in ("confirmed", "flaky")},
                         "reduced": sum(b["reduced"] is not None for b in buckets),

@@ -104,20 +104,25 @@ class Corpus:
 
     @_locked
     def add_run(self, run: dict[str, Any], disagreements: Iterable[dict[str, Any]],
-                errors: Iterable[dict[str, Any]] = ()) -> int:
-        """One run, its disagreements and its statements' largest errors in ulps (math area),
+                errors: Iterable[dict[str, Any]] = (), defects: Iterable[dict[str, Any]] = ()) -> int:
+        """One run, its disagreements, its statements' largest errors in ulps (math area) and its
+        oracle defects (lanes whose re-derived expectation differs: campaign.rederive; no bucket),
         atomically. Returns the run's id."""
         with self.db.conn:
             run = {**run, "created": _now()}
             run_id = self.db["runs"].insert(run).last_pk
+            stamp = {"run_id": run_id, "created": run["created"], "campaign": run.get("campaign", "")}
             rows = []
             for d in disagreements:
                 key = f"{d['program_id']}|{d['fingerprint_id']}|{d['path']}|{d['buffer']}|{d['lane']}|{d['kind']}"
-                row = {**dict.fromkeys(DEVIATION_COLUMNS), **d,
-                       "id": hashlib.sha256(key.encode()).hexdigest()[:20], "run_id": run_id,
-                       "created": run["created"], "campaign": run.get("campaign", "")}
+                row = {**dict.fromkeys(DEVIATION_COLUMNS), **d, "id": hashlib.sha256(key.encode()).hexdigest()[:20],
+                       **stamp}
                 row["bucket"] = bucket_of(self.db, row)
                 rows.append(row)
+            kept = [{**d, "id": hashlib.sha256(f"{d['program_id']}|{d['fingerprint_id']}|{d['path']}|{d['buffer']}|"
+                                               f"{d['lane']}".encode()).hexdigest()[:20], **stamp} for d in defects]
+            if kept:
+                self.db["oracle_defects"].insert_all(kept, ignore=True)
             measured = [{**e, "run_id": run_id, "program_id": run["program_id"], "target": run["target"],
                          "path": run["path"], "campaign": run.get("campaign", ""), "created": run["created"]}
                         for e in errors]
@@ -330,6 +335,13 @@ class Corpus:
     def disagreements(self) -> list[dict]:
         """Every disagreement row, oldest first (the rows of one bucket, program or target: corpus.reads)."""
         return list(self.db["disagreements"].rows_where(order_by="created"))
+
+    @_locked
+    def oracle_defects(self, campaign: str | None = None) -> list[dict]:
+        """The oracle defects (of ``campaign``, if given), oldest first: lanes whose disagreement
+        the re-derivation did not confirm (campaign.rederive), which are no bucket's rows."""
+        where, params = ("campaign = ?", [campaign]) if campaign else (None, [])
+        return list(self.db["oracle_defects"].rows_where(where, params, order_by="created"))
 
     @_locked
     def checkpoint(self) -> None:

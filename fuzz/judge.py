@@ -151,13 +151,7 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
         deviation = explain.classify(int(pos)) if row < explained else UNEXPLAINED
         own = rule(int(exp.rule[pos]))  # the rule the lane was judged under
         r = own if deviation.rule is None else rule(deviation.rule)
-        allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
-        if exp.any_nan[pos]:
-            allowed.append("any NaN")
-        intervals = [f"[{format_value(int(as_bits(lo[pos : pos + 1])[0]), exp.scalar)}, "
-                     f"{format_value(int(as_bits(hi[pos : pos + 1])[0]), exp.scalar)}]"
-                     for lo, hi in exp.ranges if lo[pos] <= hi[pos]]
-        masks = [f"bits & {int(m[pos]):#x} == {int(v[pos]):#x}" for m, v in exp.masks if int(m[pos])]
+        allowed, intervals, masks = accepted(exp, int(pos))
         verdict.rows.append({
             "kind": "imprecise-result" if r.severity == "tolerance" else "wrong-result",
             "buffer": buffer,
@@ -182,6 +176,19 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
             "deviation_detail": None if deviation is UNEXPLAINED else deviation.detail,
             **shaped(program),
         })
+
+
+def accepted(exp: Expectation, pos: int) -> tuple[list[str], list[str], list[str]]:
+    """What lane ``pos`` of ``exp`` accepts, for people: its allowed bit patterns (and "any NaN"),
+    its non-empty intervals and its masks (a disagreement row's ``allowed``, in that order)."""
+    allowed = [f"{int(a[pos]):#x}" for a in exp.allowed]
+    if exp.any_nan[pos]:
+        allowed.append("any NaN")
+    intervals = [f"[{format_value(int(as_bits(lo[pos : pos + 1])[0]), exp.scalar)}, "
+                 f"{format_value(int(as_bits(hi[pos : pos + 1])[0]), exp.scalar)}]"
+                 for lo, hi in exp.ranges if lo[pos] <= hi[pos]]
+    masks = [f"bits & {int(m[pos]):#x} == {int(v[pos]):#x}" for m, v in exp.masks if int(m[pos])]
+    return allowed, intervals, masks
 
 
 def shaped(program: Program) -> dict[str, str]:

@@ -1,13 +1,16 @@
 """Programs made from a program: :func:`restrict` (some of its statements, on fewer work-items:
-the parts a campaign runs and the reducer tries) and :func:`twin` (a shaped program without its
-shape, lang.shapes).
+the parts a campaign runs and the reducer tries), :func:`one_work_item` (one work-item's inputs
+as explicit values: the reducer's ``work_items`` pass, a disagreement's re-derivation) and
+:func:`twin` (a shaped program without its shape, lang.shapes).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from lang.ir import Program, buffers_of
+import numpy as np
+
+from lang.ir import Buffer, Fill, Program, buffers_of
 from lang.shapes import needs as shape_needs
 
 
@@ -43,3 +46,21 @@ def twin(program: Program) -> Program:
     local = program.local_size if program.shared else 0
     return replace(program, shape=None, area=program.shape.base, local_size=local,
                    requires=program.requires - shape_needs(program.shape))
+
+
+def one_work_item(program: Program, item: int, inputs: dict[str, np.ndarray],
+                  statements: list[int] | None = None) -> Program:
+    """``program`` (only ``statements`` of it, if given) on one work-item: work-item ``item``'s
+    lanes of each input buffer (``inputs``: typed values, as lang.layout.input_values gives them)
+    written as its explicit values (:class:`lang.ir.Fill` ``values``), with no local size. Not for
+    programs with shared buffers, whose values depend on every work-item."""
+    part = program if statements is None else restrict(program, statements)
+    buffers = tuple(replace(b, fill=Fill(0, values=tuple(int(v) for v in work_item_lanes(inputs[b.name], b, item))))
+                    if b.role == "in" else b for b in part.buffers)
+    return replace(part, buffers=buffers, global_size=1, local_size=0)
+
+
+def work_item_lanes(values: np.ndarray, b: Buffer, item: int) -> np.ndarray:
+    """The lanes of work-item ``item`` in ``b``'s typed ``values``, as bit patterns."""
+    n = b.type.mem_lanes
+    return np.ascontiguousarray(values[item * n:(item + 1) * n]).view(b.type.elem.bits_dtype)

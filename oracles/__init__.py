@@ -2,7 +2,8 @@
 
 This package's face is the contract the rest of clfuzz uses (``from oracles import ...``):
 
-* expectations: :func:`expected` (every output buffer of a program), :func:`evaluate` (one
+* expectations: :func:`expected` (every output buffer of a program), :func:`rederive` (the same
+  with the uncached exact reference: no filter, no operand-set cache), :func:`evaluate` (one
   expression), :func:`environment` (the float environment of a program on a device: the flushable
   types and the flags of its build), :class:`Expectation` and :func:`as_bits`, and
   :class:`UndefinedBehaviour` where a judged lane reaches a case the spec leaves undefined;
@@ -28,7 +29,7 @@ from oracles.arith import arith_is_defined
 from oracles.atomics import Histories, Violation, check, histories
 from oracles.classes import input_class
 from oracles.deviation import Classifier, Deviation
-from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected
+from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected, rederive
 from oracles.expect import ErrorScale, Expectation, as_bits
 from oracles.floats import fmt
 from oracles.images import address, array_layer, axis_candidates, int_floor
@@ -52,6 +53,7 @@ __all__ = [
     "FAILURE", "FAILURE_SPIRV", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
     "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
     "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
-    "evaluate", "expected", "failure_rule", "fmt", "histories", "input_class", "int_floor", "operator_type", "rule",
+    "evaluate", "expected", "failure_rule", "fmt", "histories", "input_class", "int_floor", "operator_type",
+    "rederive", "rule",
     "severity_of",
 ]

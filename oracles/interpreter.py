@@ -24,10 +24,11 @@ from oracles.atomics.histories import Histories, final_values
 from oracles.atomics.histories import histories as histories_of
 from oracles.expect import Expectation, concat
 from oracles.math import engine
+from oracles.math.lanewise import REFERENCE_ONLY
 from oracles.operands import UndefinedBehaviour, convert_to
 from oracles.references import REFERENCES
 
-__all__ = ["UndefinedBehaviour", "evaluate", "expected"]
+__all__ = ["UndefinedBehaviour", "evaluate", "expected", "rederive"]
 
 
 def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset) -> Expectation:
@@ -91,3 +92,15 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
         out.update(final_values(histories or histories_of(program, inputs)))
     return out
 
+
+def rederive(program: Program, ftz: frozenset = frozenset(),
+             inputs: dict[str, np.ndarray] | None = None) -> dict[str, Expectation]:
+    """:func:`expected` computed anew with the uncached exact reference: every math lane with
+    mpmath, none decided by the filter in front of it (``oracles.math.fast``) or taken from the
+    operand-set cache (``oracles.math.lanewise.lanewise_at``); the other areas have neither. What a
+    disagreement is checked against before it is recorded (``campaign.rederive``)."""
+    token = REFERENCE_ONLY.set(True)
+    try:
+        return expected(program, ftz, inputs)
+    finally:
+        REFERENCE_ONLY.reset(token)

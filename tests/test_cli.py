@@ -201,6 +201,31 @@ def test_buckets_lists_and_mark_sets_status(tmp_path):
     assert [b["note"] for b in listed] == ["known"]
 
 
+def test_oracle_defects_have_their_own_section_and_count(tmp_path):
+    """An oracle defect (campaign.rederive) is listed after the buckets, counted by stats, and
+    is no bucket."""
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    c = Corpus(db)
+    defect = {"program_id": "p", "target": "rusticl", "fingerprint_id": "f", "path": "opencl-c", "buffer": "out3",
+              "work_item": 7, "lane": 7, "operation": "expm1", "expression": "expm1(in3[gid])", "inputs": "{}",
+              "actual": "0x99319efa", "actual_value": "-0x1.633df4p-77", "rule": "math.expm1.ulp",
+              "expected": '["0x9931a000"]', "rederived": '["0x99319efa"]',
+              "why": "the re-derivation accepts the actual value"}
+    c.add_run({"program_id": "p", "target": "rusticl", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+               "checks": 1, "judged": 1, "mismatches": 0}, [], [], [defect])
+    c.close()
+    listed = CliRunner().invoke(cli, ["buckets", "--corpus", str(db)], env={"COLUMNS": "250"})
+    assert listed.exit_code == 0, listed.output
+    buckets, _, defects = listed.output.partition("oracle defects: 1 lane whose")
+    assert bucket[:6] in buckets and "expm1" not in buckets
+    assert "rusticl" in defects and "expm1(in3[gid])" in defects and "0x9931a000" in defects
+    assert [b["id"] for b in json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)] \
+        == [bucket]
+    summary = json.loads(CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--json"]).output)
+    assert summary["oracle_defects"] == 1 and summary["buckets"]["total"] == 1
+
+
 @pytest.mark.parametrize("args,needle", [
     (["mark", "nope", "reported"], "no bucket"),
     (["reduce", "nope"], "no bucket, disagreement or disagreeing program"),

@@ -7,6 +7,7 @@ from conftest import SMALL
 from hypothesis import HealthCheck, given, settings
 
 from corpus.dashboard_queries import dashboard_totals, run_span
+from corpus.merge import merge
 from corpus.store import Corpus, CorpusError
 from fuzz.strategies.conversions import Caps, conversion_programs
 
@@ -31,6 +32,27 @@ def test_run_and_disagreements_are_written_together(memory_corpus):
     memory_corpus.add_run(run, [row])  # the same disagreement again is not a new row
     assert len(memory_corpus.disagreements()) == 1
     assert run_span(memory_corpus)["n"] == 2
+
+
+def test_oracle_defects_follow_their_run_and_merge_once(tmp_path):
+    """An oracle defect (campaign.rederive) is stored with its run, once per lane, apart from the
+    disagreements (no bucket), and a merge carries it under the run's new id."""
+    defect = {"program_id": "p", "target": "t", "fingerprint_id": "f", "path": "opencl-c", "buffer": "out0",
+              "work_item": 1, "lane": 5, "operation": "expm1", "expected": '["0x9931a000"]',
+              "rederived": '["0x99319efa"]', "why": "the re-derivation accepts the actual value"}
+    run = {"program_id": "p", "target": "t", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+           "checks": 8, "judged": 8, "mismatches": 0, "campaign": "c"}
+    a = Corpus(tmp_path / "a.db")
+    first = a.add_run(run, [], [], [defect])
+    a.add_run(run, [], [], [defect])  # the same lane again is not a new defect
+    assert [(d["run_id"], d["lane"], d["campaign"]) for d in a.oracle_defects()] == [(first, 5, "c")]
+    assert a.disagreements() == [] and a.buckets() == [] and a.oracle_defects("other") == []
+    a.close()
+    b = Corpus(tmp_path / "b.db")
+    b.add_run({**run, "program_id": "q"}, [])  # run ids of b differ from a's
+    merge(b, tmp_path / "a.db")
+    merged = b.oracle_defects()
+    assert len(merged) == 1 and b.db["runs"].get(merged[0]["run_id"])["program_id"] == "p"
 
 
 def test_garbage_file_is_refused_with_one_line(tmp_path):

@@ -1,14 +1,21 @@
 """Running, judging and isolating, with a scripted worker standing in for a driver."""
 
+from dataclasses import replace
+
 import numpy as np
 from conftest import SMALL
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from campaign.execute import execute
 from campaign.expectations import Expectations
+from corpus.store import Corpus
 from fuzz.drivers import Result
 from fuzz.strategies.conversions import Caps, conversion_programs
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.layout import layout
+from lang.types import Type
+from oracles import rederive
+from oracles.math import engine
 
 
 class FakeTarget:
@@ -95,3 +102,70 @@ def test_a_kernel_dropped_by_one_statement_is_blamed_on_that_statement():
         if not (exp.judged & ~exp.accepts(np.zeros(len(exp), exp.allowed[0].dtype))).any():
             continue  # zeros happen to be right for this statement
         assert blamed == {poison.buffer}
+
+
+# ---- every disagreement re-derived before it is recorded (campaign.rederive) --------------------------
+
+F4 = Type.parse("float4")
+OPERANDS = (0.1, 0.3, -0.7, 1.3, 2.5, -1.5, 0.01, 3.0)  # two work-items of float4, no special value
+
+
+def _math_program() -> Program:
+    bits = tuple(int(b) for b in np.array(OPERANDS, np.float32).view(np.uint32))
+    return Program((Buffer("in0", F4, "in", Fill(0, values=bits)), Buffer("in1", F4, "in", Fill(0, values=bits)),
+                    Buffer("out0", F4, "out"), Buffer("out1", F4, "out")),
+                   (Store("out0", Op("expm1", (Load("in0", F4),), F4)), Store("out1", Op("exp", (Load("in1", F4),), F4))),
+                   2, area="math")
+
+
+class ReferenceWorker:
+    """A driver that returns each lane's correctly rounded result (the exact reference's, never the
+    filter's), but 64 ulps off in lane 5 of ``out1``: one true disagreement."""
+
+    def run(self, job):
+        program = _math_program()
+        exact = rederive(program)
+        lay = layout(program)
+        out = bytearray(job.args[1].nbytes)
+        for name, region in lay.outputs.items():
+            lanes = exact[name].allowed[0].copy()
+            if name == "out1":
+                lanes[5] ^= np.uint32(0x40)
+            out[region.offset: region.offset + lanes.nbytes] = lanes.tobytes()
+        return Result("ok", {"out": bytes(out)}, "", 0.001, 0.001)
+
+
+def test_a_corrupted_expectation_is_an_oracle_defect_and_a_true_disagreement_a_row(monkeypatch, capsys, tmp_path):
+    """The filter made to expect expm1's decided lanes one bit off, with no interval: each of those
+    lanes, right on the driver, is re-derived with mpmath alone, which accepts the driver's value;
+    they become oracle defects (stderr, table oracle_defects), no row, no bucket. exp's lane 5, 64
+    ulps off (Table 65: 3 ulp), is confirmed and stored as before."""
+    program = _math_program()
+    real, corrupted = engine.filtered, set()
+
+    def corrupt(f, tname, env, args, spread):
+        got = real(f, tname, env, args, spread)
+        if f.name == "expm1" and len(got.index):
+            e = got.expectations[0]
+            got.expectations = [replace(e, allowed=[e.allowed[0] ^ np.uint32(1 << 12)], ranges=[])]
+            corrupted.update(int(i) for i in got.index)
+        return got
+
+    monkeypatch.setattr(engine, "filtered", corrupt)
+    corpus = Corpus(tmp_path / "c.db")
+    outcome = execute(program, FakeTarget(), ReferenceWorker(), corpus, campaign="c")
+    assert corrupted  # the filter decided (and corrupted) some expm1 lanes
+    defects = corpus.oracle_defects()
+    assert sorted(d["lane"] for d in defects) == sorted(corrupted) and {d["buffer"] for d in defects} == {"out0"}
+    assert all(d["why"] == "the re-derivation accepts the actual value" and d["campaign"] == "c" for d in defects)
+    stored = corpus.disagreements()
+    assert [(r["buffer"], r["lane"], r["work_item"]) for r in stored] == [("out1", 5, 1)]
+    assert [b["rows"] for b in corpus.buckets()] == [1] and outcome.verdict.mismatches == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("oracle defect")]
+    assert len(lines) == len(corrupted) and all("expm1" in line for line in lines)
+
+
+def test_the_same_program_without_corruption_has_no_oracle_defect(tmp_path):
+    corpus = Corpus(tmp_path / "c.db")
+    execute(_math_program(), FakeTarget(), ReferenceWorker(), corpus, campaign="c")
+    assert corpus.oracle_defects() == [] and [r["lane"] for r in corpus.disagreements()] == [5]

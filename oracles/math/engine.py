@@ -33,7 +33,10 @@ functions (:mod:`oracles.math.exact`), the mpmath references (:mod:`oracles.math
 bounds and rules (:mod:`oracles.math.bounds`) and the lanes and their packing
 (:mod:`oracles.math.lanes`). In front of the mpmath path, :func:`outputs` lets the filter of
 :mod:`oracles.math.fast` decide the lanes a vectorized reference fixes bit for bit;
-``fast=False`` computes every lane with mpmath.
+``fast=False`` computes every lane with mpmath. :func:`outputs` holds
+``oracles.math.precise.PRECISION`` (mpmath's precision is the process's, not the thread's), and
+while ``oracles.math.lanewise.REFERENCE_ONLY`` is set it computes every lane with mpmath, none
+from the operand-set cache (the re-derivation of a disagreement: ``oracles.interpreter.rederive``).
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ from oracles.expect import Expectation
 from oracles.math.fast import filtered
 from oracles.math.geometric import geometric_outputs
 from oracles.math.lanes import Lane, operand_values, pack, unjudged
-from oracles.math.lanewise import lanewise, union
+from oracles.math.lanewise import REFERENCE_ONLY, lanewise, union
+from oracles.math.precise import PRECISION
 
 # ---- the references of the IR's operations ------------------------------------------------------------
 
@@ -63,6 +67,11 @@ def outputs(op: Op, args: list[Expectation], n: int, env: frozenset, *, fast: bo
     int)``, ``step(float, float4)``) is the same value in every lane of its work-item (``spread``);
     each lane then follows the rules and bound of the all-vector form, whose lanes are the scalar
     function's (§6.15.2, §6.15.4: "operate component-wise")."""
+    with PRECISION:
+        return _outputs(op, args, n, env, fast and not REFERENCE_ONLY.get())
+
+
+def _outputs(op: Op, args: list[Expectation], n: int, env: frozenset, fast: bool) -> tuple[Expectation, ...]:
     f = FUNCTIONS[op.op]
     t = op.args[0].type if op.args else op.type
     tname = op.type.scalar if f.result != "i" else t.scalar

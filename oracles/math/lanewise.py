@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import struct
+from contextvars import ContextVar
 from dataclasses import replace
 from functools import lru_cache
 from itertools import product
@@ -117,7 +118,7 @@ def lanewise(fn: str, tname: str, env: frozenset, args: tuple) -> tuple[Lane, ..
         options = [[a, 0.0, -0.0] if isinstance(a, float) and a != 0 and abs(a) < tiny and p in "gs" else [a]
                    for a, p in zip(args, f.params)]
         variants = list(product(*options))
-    return union(lanewise_at(f, tname, env, tuple(struct.pack("<d", a) if isinstance(a, float) else a for a in v))
+    return union(lanes_at(f, tname, env, tuple(struct.pack("<d", a) if isinstance(a, float) else a for a in v))
                  for v in variants)
 
 
@@ -130,6 +131,17 @@ def union(alternatives) -> tuple[Lane, ...]:
 
 
 _SIGNALING_AWARE = frozenset({"fmin", "fmax", "minmag", "maxmag"})
+
+REFERENCE_ONLY: ContextVar[bool] = ContextVar("reference_only", default=False)
+"""True while the oracle re-derives an expectation (``oracles.interpreter.rederive``): no filter
+in front of mpmath (``oracles.math.engine.outputs``) and no operand-set cache (:func:`lanes_at`).
+Each thread has its own value."""
+
+
+def lanes_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane, ...]:
+    """One operand set's lanes (:func:`lanewise_at`): from its cache, or computed anew while
+    :data:`REFERENCE_ONLY`."""
+    return (lanewise_at.__wrapped__ if REFERENCE_ONLY.get() else lanewise_at)(f, tname, env, key)
 
 
 @lru_cache(maxsize=200_000)
@@ -179,7 +191,7 @@ def lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane
         cos = cos_found[0] if cos_found is not None else None
         if special is not None or cos is not None:
             if special is None or cos is None:  # one prescribed, the other from the general rule
-                general = lanewise_at(FUNCTIONS["sin" if special is None else "cos"], tname, env, key)[0]
+                general = lanes_at(FUNCTIONS["sin" if special is None else "cos"], tname, env, key)[0]
                 lanes = (general, _as_lane(cos, special_rule)) if special is None else (
                     _as_lane(special, special_rule), general)
                 return after(lanes, f, tname, env, fm)

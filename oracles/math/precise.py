@@ -1,13 +1,26 @@
 """The infinitely precise value of each math built-in with a rounding bound (OpenCL C 3.0 §7.4),
 written with mpmath: the reference its accepted interval is built around (``oracles.math.lanewise``
 evaluates it at twice the format's precision plus 40 bits, ``oracles.floats``).
+
+mpmath's working precision is one setting of the whole process (``mpmath.mp.prec``): a thread
+entering ``mpmath.workprec`` changes it under every other thread's feet, and mpmath's functions
+raise and restore it themselves as they go (expm1 of a tiny x cancels exp(x) - 1 at x's magnitude
+plus guard bits: computed at the float working precision of 88 bits instead, -0x1.633df4p-77's
+expm1 keeps 88 - 77 = 11 of x's bits and comes out -0x1.634p-77). A campaign computes expectations
+on several threads at once (each target's feeder draws and computes, each lane's host thread
+judges and classifies), so the oracle's mpmath work holds :data:`PRECISION`.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 import mpmath
+
+PRECISION = threading.RLock()
+"""Held by whoever computes with mpmath in the oracle (``oracles.math.engine.outputs``: every
+lane of the math built-ins): one thread at a time sets and reads mpmath's precision."""
 
 
 def _pi_scaled(fn: Callable) -> Callable:

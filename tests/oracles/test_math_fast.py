@@ -25,11 +25,12 @@ from lang.ir import Load, Op
 from lang.maths import FLOAT_ONLY, FUNCTIONS
 from lang.policy import Policy
 from lang.types import Type, scalar
-from oracles import Expectation, expected, fmt
+from oracles import Expectation, expected, fmt, rederive
 from oracles.floats import interval, ulp
 from oracles.math import cr, engine, filtered, flushable, geometric_filtered
 from oracles.math import references as math_references
 from oracles.math.fast import decide
+from oracles.math.lanewise import lanewise_at
 from oracles.math.references import Reference, sample, trusted
 
 ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), frozenset({"finite"}),
@@ -178,6 +179,21 @@ def test_programs_decide_as_mpmath(monkeypatch):
     assert sum(decided) > 100  # the filter took part
     monkeypatch.setattr(engine, "outputs", functools.partial(engine.outputs, fast=False))
     slow = [expected(p, frozenset({"half"})) for p in programs]
+    for f, s in zip(fast, slow):
+        for name in s:
+            assert_same(f[name], s[name])
+
+
+def test_rederive_asks_neither_the_filter_nor_the_operand_set_cache(monkeypatch):
+    """oracles.rederive (a disagreement's re-derivation, campaign.rederive): no lane from the
+    filter, none from (or into) the cache of oracles.math.lanewise.lanewise_at, and the same
+    expectations as the fast path on generated programs."""
+    programs = draw_programs(math_programs(Caps(fp64=True), Policy(math_global_size=4)), 4, seed=26)
+    fast = [expected(p) for p in programs]
+    monkeypatch.setattr(engine, "filtered", lambda *a: pytest.fail("the filter was asked"))
+    lanewise_at.cache_clear()
+    slow = [rederive(p) for p in programs]
+    assert lanewise_at.cache_info().hits == lanewise_at.cache_info().currsize == 0
     for f, s in zip(fast, slow):
         for name in s:
             assert_same(f[name], s[name])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from fractions import Fraction
 
 import mpmath
@@ -17,8 +18,10 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from oracles import fmt
 from oracles.floats import interval, round_to, ulp
-from oracles.math import pack
-from oracles.math.lanewise import lanewise
+from oracles.expect import Expectation
+from oracles.math import outputs, pack
+from oracles.math.lanewise import lanewise, lanewise_at
+from oracles.math.precise import PRECISE
 
 F32 = fmt("float")
 NONE = frozenset()
@@ -869,3 +872,54 @@ def test_common_min_max_clamp_follow_their_definitions():
     assert allowed("fclamp", 5.0, 1.0, 3.0) == [(3.0, 1)] and allowed("fclamp", -4.0, -1.0, 3.0) == [(-1.0, -1)]
     assert allowed("fclamp", math.nan, 1.0, 3.0) == [(1.0, 1)]  # fmax(NaN, 1) = 1 (C99 F.9.9.2)
     assert allowed("fclamp", 2.0, 3.0, 1.0) is None  # minval > maxval
+
+
+# ---- one thread's working precision is not another's (oracles.math.precise.PRECISION) -----------------
+
+FLOAT = Type.parse("float")
+
+
+def expectation(op: Op, values: list[float]) -> Expectation:
+    """The float lanes of ``op`` on ``values``, every one computed with mpmath (no filter)."""
+    return outputs(op, [Expectation.exact("float", np.array(values, np.float32))], len(values), NONE, fast=False)[0]
+
+
+
+def test_another_threads_oracle_does_not_change_a_lanes_precision(monkeypatch):
+    """expm1(-0x1.633df4p-77f) is the operand itself: expm1(x) = x + x²/2 + ..., and x²/2 is 2^-77
+    below half an ulp of x. mpmath cancels exp(x) - 1 at x's magnitude in extra bits; when another
+    thread's oracle entered the float working precision (88 bits) in the middle of that, the
+    difference kept 88 - 77 = 11 bits of x and the lane expected -0x1.634p-77 (a campaign's three
+    flaky buckets, whose expectations end in 13 zero bits). Here the other thread starts exactly
+    there: it computes exp(1.5f) and pauses inside its working precision."""
+    x = float.fromhex("-0x1.633df4p-77")
+    main, started, paused, resume = threading.get_ident(), [], threading.Event(), threading.Event()
+    exp = mpmath.mp.exp
+
+    def other_oracle() -> None:
+        expectation(Op("exp", (Load("a", FLOAT),), FLOAT), [1.5])
+
+    def paused_exp(y):  # the other thread's reference, inside its mpmath.workprec(88)
+        paused.set()
+        resume.wait(5)
+        return mpmath.exp(y)
+
+    def exp_of_expm1(y, **kw):  # mpmath's expm1 calls mp.exp at its raised, cancelling precision
+        if threading.get_ident() == main and mpmath.mp.prec > 2 * F32.prec and not started:
+            started.append(threading.Thread(target=other_oracle))
+            started[0].start()
+            paused.wait(0.5)  # the other thread pauses in its working precision (or waits for this one)
+        return exp(y, **kw)
+
+    lanewise_at.cache_clear()
+    monkeypatch.setitem(PRECISE, "exp", paused_exp)
+    monkeypatch.setattr(mpmath.mp, "exp", exp_of_expm1)
+    try:
+        got = expectation(Op("expm1", (Load("a", FLOAT),), FLOAT), [x])
+    finally:
+        resume.set()
+        for t in started:
+            t.join()
+        lanewise_at.cache_clear()
+    assert started  # the other thread did start inside expm1's computation
+    assert int(got.allowed[0][0]) == bits32(x) == 0x99319EFA

@@ -14,7 +14,7 @@ import numpy as np
 
 from fuzz.drivers import Target
 from lang.derive import restrict
-from lang.ir import Buffer, Expr, Fill, Op, Program, Store
+from lang.ir import Expr, Fill, Op, Program, Store
 from lang.types import scalar
 from oracles import input_class
 
@@ -83,12 +83,6 @@ def simplest(bits: int, scalar_name: str) -> int:
     if str(input_class(out, scalar_name)[0]) != label:
         return bits
     return int(out.view(s.bits_dtype)[0])
-
-
-def work_item_lanes(values: np.ndarray, b: Buffer, item: int) -> np.ndarray:
-    """The lanes of work-item ``item`` in ``b``'s typed ``values``, as bit patterns."""
-    n = b.type.mem_lanes
-    return np.ascontiguousarray(values[item * n:(item + 1) * n]).view(b.type.elem.bits_dtype)
 
 
 def paths(expr: Expr, path: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], Expr]]:

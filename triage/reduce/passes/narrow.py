@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from lang.derive import work_item_lanes
 from lang.ir import Buffer, Expr, Fill, Literal, Load, Op, Program, Store, walk
 from lang.layout import input_values
 from lang.ops import OPS
 from lang.types import Type
 from oracles import OPERATORS, operator_type
-from triage.reduce.base import Candidate, Candidates, Reducing, work_item_lanes
+from triage.reduce.base import Candidate, Candidates, Reducing
 
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
