@@ -12,7 +12,8 @@ without disagreements; from schema 2 a bucket marked reported, a confirmation an
 3 the campaign's state and a Hypothesis example; 4 the largest errors of a run; 5 the lanes'
 deviations; 6 a culprit; 7 a reproduction rate and why a reduction is not minimal; 8 a release
 check; 9 the runs' build options; 10 a run cut at its ceiling (a timeout row with the time it was
-given) whose re-run at ten times that did not finish (a hang). It prints the counts.
+given) whose re-run at ten times that did not finish (a hang); 11 has the table of oracle defects
+(empty). It prints the counts.
 """
 
 from __future__ import annotations
