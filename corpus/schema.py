@@ -94,6 +94,8 @@ CULPRIT = {"culprit": str}
 """Schema 6: the column a disagreement gained."""
 REPRODUCED, WHY = {"reproduced": str}, {"why": str}
 """Schema 7: the columns a bucket and a reduction gained."""
+UNDEFINED = {"undefined": str}
+"""Migration m011_reduction_defined: the column a reduction gained."""
 
 MIGRATIONS = Migrations("clfuzz")
 NAMES: list[str] = []
@@ -172,6 +174,15 @@ def m007_reproduction(db: Database) -> None:
 def m008_release_checks(db: Database) -> None:
     """Table release_checks (a bucket's reproducer judged on each release of its driver: triage.versions)."""
     RELEASE_CHECKS.create(db)
+
+
+@migration
+def m011_reduction_defined(db: Database) -> None:
+    """Reductions say what of the reduced program the specification leaves undefined or
+    implementation-defined (``undefined``: JSON, a list of triage.reduce.passes.defined.summary's
+    entries; "[]" for a defined program, NULL for a reduction made before this migration): the
+    disagreement did not show without it, and the bucket's severity is ``letter``."""
+    _add(db, "reductions", UNDEFINED)
 
 
 SCHEMA_VERSION = len(NAMES)

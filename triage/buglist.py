@@ -2,7 +2,8 @@
 
 Beyond its corpus row (corpus.store.Corpus.buckets: rows, paths, driver versions, status,
 reduced size), a bucket gets the severity of the rule its disagreements break
-(oracles.rules.SEVERITIES, declared with each rule), the rule's section, and the routes its rows
+(oracles.rules.SEVERITIES, declared with each rule; ``letter`` where its reduced program is not a
+defined one: triage.reduce's ``defined`` pass), the rule's section, and the routes its rows
 took (fuzz.drivers.routes): per target its rows were seen on, from the target's stored fingerprint,
 so a bucket seen on a release's ``il`` path says ``clCreateProgramWithIL``, not the system
 driver's translated route. ``clfuzz buckets`` (and its ``--json``), the report, the dashboard
@@ -20,8 +21,19 @@ from oracles import FAILURE, SEVERITIES, by_id, severity_of
 
 
 def bucket_severity(bucket: dict) -> str:
-    """The severity of a bucket row of corpus.store.Corpus.buckets (its signature's rule)."""
+    """The severity of a bucket row of corpus.store.Corpus.buckets: ``letter`` where its reduced
+    program shows the disagreement only with an operation whose result the spec leaves undefined or
+    implementation-defined (:func:`undefined_of`), else its signature's rule's."""
+    if undefined_of(bucket):
+        return "letter"
     return severity_of(bucket["signature"].get("rule", ""))
+
+
+def undefined_of(bucket: dict) -> list[dict]:
+    """What of a bucket's latest reduced program the spec leaves undefined or implementation-defined
+    (triage.reduce.Reduction.undefined; triage.reduce.sentence says it): the disagreement did not
+    show without it. Empty for a defined program, an unreduced bucket or an older reduction."""
+    return (bucket.get("reduced") or {}).get("undefined") or []
 
 
 def route_seen(lineage: str, path: str, fingerprint: dict) -> str:

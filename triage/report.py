@@ -46,6 +46,8 @@ from lang.ir import Literal, Load, Program, walk
 from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
+from triage.buglist import undefined_of
+from triage.reduce import sentence
 from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64
@@ -152,15 +154,15 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
     return folder
 
 
-def _rule_lines(sig: dict, first: dict) -> list[str]:
+def _rule_lines(sig: dict, first: dict, undefined: list[dict]) -> list[str]:
     """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
     ``shape.twin``, followed by the rule the lane's value breaks."""
     lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
     if sig["kind"] != WRONG_CODE:
-        return [*lane, *_severity_lines(first["rule"])]
+        return [*lane, *_severity_lines(first["rule"], undefined)]
     twin_rule = by_id(sig["rule"])
     return [f"> {twin_rule.text}", ">", f"> — {twin_rule.section} (rule `{twin_rule.id}`)", "",
-            *_severity_lines(twin_rule.id), "The lane's value breaks:", "", *lane]
+            *_severity_lines(twin_rule.id, undefined), "The lane's value breaks:", "", *lane]
 
 
 def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
@@ -253,9 +255,14 @@ def operand_form(program: Program, buffer: str) -> str:
     return f"{literals} written as literals, {len(leaves) - literals} loaded from input buffers"
 
 
-def _severity_lines(rule_id: str) -> list[str]:
+def _severity_lines(rule_id: str, undefined: list[dict]) -> list[str]:
     """The severity of the broken rule, what it means, and for a recommendation the text that may
-    still require it (oracles.rules)."""
+    still require it (oracles.rules); ``letter`` where the program is not a defined one, with what
+    of it the spec leaves undefined or implementation-defined (triage.buglist.undefined_of)."""
+    if undefined:
+        return [f"Severity: **letter**: the disagreement shows only in a program that is not a defined one "
+                f"(no program without the following, nor with its defined form where it has one, showed it): "
+                + "; ".join(sentence(u) for u in undefined) + ".", ""]
     severity = severity_of(rule_id)
     note = getattr(by_id(rule_id), "note", "")
     return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
@@ -276,6 +283,9 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                    f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
     else:
         summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
+    if undefined_of(bucket):  # not a defined program: the severity lines say which operation
+        summary += (" Only beside an operation whose result the specification leaves undefined or "
+                    "implementation-defined.")
     route = (f"- route: {chain_of(family, path, fp.get('translator', ''), fp)}",)
     if path != PATH_OPENCL_C:
         made = route_of(family, fp).command()
@@ -290,7 +300,7 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                                                          "driver_version", "opencl_c_version") if fp.get(k)),
         f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route, "",
         "## The rule", "",
-        *_rule_lines(sig, first),
+        *_rule_lines(sig, first, undefined_of(bucket)),
         "## Expected vs actual", "",
     ]
     if sig["kind"] in LANE_KINDS:
