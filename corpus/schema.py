@@ -103,6 +103,8 @@ BUILD_OPTIONS = {"options": str}
 """Schema 9: the column a run gained."""
 SLOW = {"slow": str}
 """Schema 10: the column a disagreement gained."""
+UNDEFINED = {"undefined": str}
+"""Schema 12: the column a reduction gained."""
 
 MIGRATIONS = Migrations("clfuzz")
 NAMES: list[str] = []
@@ -208,6 +210,15 @@ def m011_oracle_defects(db: Database) -> None:
     the disagreements and never bucketed; ``expected`` is the campaign's accepted set, ``rederived``
     the reference's, ``why`` how they differ."""
     ORACLE_DEFECTS.create(db)
+
+
+@migration
+def m012_reduction_defined(db: Database) -> None:
+    """Reductions say what of the reduced program the specification leaves undefined or
+    implementation-defined (``undefined``: JSON, a list of triage.reduce.passes.defined.summary's
+    entries; "[]" for a defined program, NULL for a reduction made before this migration): the
+    disagreement did not show without it, and the bucket's severity is ``letter``."""
+    _add(db, "reductions", UNDEFINED)
 
 
 SCHEMA_VERSION = len(NAMES)

@@ -35,6 +35,10 @@ def deviation_of(row: dict[str, Any]) -> str:
     return row.get("deviation") or UNCLASSIFIED
 
 
+REDUCED = ("statements", "work_items", "why", "undefined")
+"""What a bucket row's ``reduced`` says of its latest reduction (:meth:`Corpus.buckets`)."""
+
+
 def _now() -> float:
     return time.time()
 
@@ -163,9 +167,10 @@ class Corpus:
         stored) its rows were seen on, its release range (``versions``: the driver and version of
         each release checked -> present, absent, cannot-build, ...: triage.versions), confirmation
         (confirmed, flaky or unconfirmed), ``reduced``: None, or the size (statements,
-        work_items) of its latest reduced program, and what its runs say (corpus.run_facts:
-        ``build_options``, ``build_options_by_path``, ``options_unrecorded``, ``hang``,
-        ``slow_runs``); most rows first."""
+        work_items) of its latest reduced program, with ``why`` it is not smaller and what of it the
+        spec leaves ``undefined`` or implementation-defined (a list, None for a reduction older than
+        that record), and what its runs say (corpus.run_facts: ``build_options``,
+        ``build_options_by_path``, ``options_unrecorded``, ``hang``, ``slow_runs``); most rows first."""
         clauses = [(c, v) for c, v in (("d.campaign = ?", campaign), ("d.bucket = ?", bucket)) if v is not None]
         where = ("where " + " and ".join(c for c, _ in clauses)) if clauses else ""
         fingerprints = {t["fingerprint_id"]: json.loads(t["fingerprint"]) for t in self.db["targets"].rows}
@@ -182,7 +187,8 @@ class Corpus:
                        b.title, b.signature, b.target, b.status, b.note, b.reproduced,
                        group_concat(distinct d.path) as paths,
                        group_concat(distinct d.target || char(9) || d.path || char(9) || d.fingerprint_id) as seen,
-                       (select json_set(r.size_after, '$.why', coalesce(r.why, '')) from reductions r
+                       (select json_set(r.size_after, '$.why', coalesce(r.why, ''), '$.undefined', json(r.undefined))
+                        from reductions r
                         where r.bucket = d.bucket order by r.created desc limit 1) as reduced
                 from disagreements d join buckets b on b.id = d.bucket {where}
                 group by d.bucket order by rows desc, d.bucket""", [v for _, v in clauses]):
@@ -190,7 +196,7 @@ class Corpus:
             seen = sorted(tuple(s.split("\t")) for s in r.pop("seen").split(","))
             reduced = json.loads(r["reduced"]) if r["reduced"] else None
             out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
-                        "reduced": reduced and {k: reduced[k] for k in ("statements", "work_items", "why")},
+                        "reduced": reduced and {k: reduced.get(k) for k in REDUCED},
                         "seen_on": sorted({versions.get(f, "") for _, _, f in seen} - {""}),
                         "targets": [{"target": t, "path": p, "fingerprint": fingerprints.get(f, {})} for t, p, f in seen],
                         "versions": ranges.get(r["id"], {}), **facts[r["id"]],

@@ -7,6 +7,9 @@ This package's face is the contract the rest of clfuzz uses (``from oracles impo
   expression), :func:`environment` (the float environment of a program on a device: the flushable
   types and the flags of its build), :class:`Expectation` and :func:`as_bits`, and
   :class:`UndefinedBehaviour` where a judged lane reaches a case the spec leaves undefined;
+* defined programs: :func:`undefined_results`, the operations some lane of whose result the spec
+  leaves undefined or implementation-defined (:class:`UndefinedResult`, each with the rule that
+  says so: ``Rule.leaves``, :data:`LEAVES`);
 * the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`), each with its
   severity (:data:`SEVERITIES`, :func:`at_least`, :func:`severity_of`); :data:`FAILURE` (a build
   error, crash or hang; :data:`FAILURE_SPIRV` on a SPIR-V path, :func:`failure_rule`), :data:`SLOW`
@@ -38,6 +41,7 @@ from oracles.references import REFERENCES, severity_of
 from oracles.rules import (
     FAILURE,
     FAILURE_SPIRV,
+    LEAVES,
     RULES,
     SEVERITIES,
     SLOW,
@@ -48,12 +52,13 @@ from oracles.rules import (
     failure_rule,
     rule,
 )
+from oracles.undefined import UndefinedResult, undefined_results
 
 __all__ = [
-    "FAILURE", "FAILURE_SPIRV", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
-    "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "Violation", "address",
+    "FAILURE", "FAILURE_SPIRV", "LEAVES", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
+    "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
     "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
     "evaluate", "expected", "failure_rule", "fmt", "histories", "input_class", "int_floor", "operator_type",
     "rederive", "rule",
-    "severity_of",
+    "severity_of", "undefined_results",
 ]

@@ -99,7 +99,9 @@ RULE_F2I_OUT_OF_RANGE = register(
     "convert.float_to_int.out_of_range",
     "a floating-point operand outside [min, max] of the integer destination (or NaN, +-inf) "
     "converted without _sat gives an implementation-defined result (not judged)",
-    f"{_S} §6.4.3.3",
+    f"{_S} §6.4.3.3 ('When converting from a floating-point type to integer type, the behavior is "
+    "implementation-defined': neither shall nor should)",
+    leaves="implementation-defined",
 )
 RULE_TO_FLOAT_EXACT = register(
     "convert.to_float.exact",

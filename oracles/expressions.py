@@ -30,14 +30,15 @@ reference = REFERENCES.register
 _S = "OpenCL C 3.0"
 
 
-def _rule(key: str, text: str, section: str) -> int:
-    return rules.register(key, text, f"{_S} {section}")
+def _rule(key: str, text: str, section: str, leaves: str = "") -> int:
+    return rules.register(key, text, f"{_S} {section}", leaves=leaves)
 
 
 RULE_COMPONENTS = _rule("vector.components", "a component selection, vector literal, vloadn, vstoren or "
                         "shuffle copies the lanes it names, bits unchanged", "§6.3.6, §6.3.7, §6.15.7, §6.15.13")
 RULE_UNDEFINED_LANE = _rule("vector.undefined_lane", "the w lane of a 3-component vector read through .hi or "
-                            ".odd is undefined (not judged)", "§6.3.7")
+                            ".odd is undefined (not judged)", "§6.3.7 ('with the value in the w component undefined'; "
+                            "neither shall nor should)", leaves="undefined")
 RULE_UNWRITTEN = _rule("vstore.unwritten", "lanes of an output element that vstoren does not write are "
                        "not judged", "§6.15.7")
 RULE_SELECT = _rule("select.msb", "select and vector ?: take b (the second expression) where the MSB of "

@@ -31,8 +31,11 @@ from oracles.references import REFERENCES
 __all__ = ["UndefinedBehaviour", "evaluate", "expected", "rederive"]
 
 
-def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset) -> Expectation:
-    """The expectation of ``expr`` for every work-item, ``global_size * width`` lanes."""
+def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset,
+             seen: dict[int, Expectation] | None = None) -> Expectation:
+    """The expectation of ``expr`` for every work-item, ``global_size * width`` lanes. Given
+    ``seen``, every operation's expectation is kept in it under ``id`` of its node (what
+    :mod:`oracles.undefined` looks through)."""
     n = program.global_size
     if isinstance(expr, Load):
         values = inputs[expr.buffer]
@@ -43,12 +46,15 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
         elem = expr.type.elem
         bits = np.tile(np.array(expr.bits, dtype=np.uint64).astype(elem.bits_dtype), n)
         return Expectation.exact(elem.name, bits.view(elem.dtype))
-    args = [evaluate(a, program, inputs, ftz) for a in expr.args]
+    args = [evaluate(a, program, inputs, ftz, seen) for a in expr.args]
     ref = REFERENCES[expr.op]
     if getattr(ref, "reads_program", False):  # an image read needs the image and its sampler
-        return ref(expr, args, n, ftz, program=program, inputs=inputs)
-    return ref(expr, args, n, ftz)
-
+        out = ref(expr, args, n, ftz, program=program, inputs=inputs)
+    else:
+        out = ref(expr, args, n, ftz)
+    if seen is not None:
+        seen[id(expr)] = out
+    return out
 
 
 def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:

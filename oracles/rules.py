@@ -20,6 +20,7 @@ class Rule:
     section: str  # where it is stated, e.g. "OpenCL C 3.0.19 §6.4.3.3"
     severity: str = "violation"  # one of SEVERITIES
     note: str = ""  # for a recommendation: the normative text that may still require it
+    leaves: str = ""  # one of LEAVES: the spec leaves the result of the lanes it marks unjudged so
 
     def cite(self) -> str:
         return f"{self.text} ({self.section})"
@@ -35,29 +36,42 @@ SEVERITIES: dict[str, str] = {
                       "the rule's note says which)",
     "tolerance": "outside a bound the spec leaves loose, as clfuzz reads it (e.g. image sampling precision)",
     "letter": "a deviation by the letter of the spec that hardware practice commonly takes (e.g. a denormal "
-              "coordinate flushed on a device that reports denormals)",
+              "coordinate flushed on a device that reports denormals), or one shown only by a program with an "
+              "operation whose result the spec leaves undefined or implementation-defined",
     "performance": "slow, not wrong: a run cut at clfuzz's --timeout ceiling (no rule of the spec sets a time "
                    "limit); it is a hang, a violation, only if it does not finish at ten times the ceiling either",
 }
 """How much a broken rule weighs, most serious first (bug list order, ``clfuzz ci --severity``); every
 correctness severity comes before ``performance``."""
 
+LEAVES: tuple[str, ...] = ("undefined", "implementation-defined")
+"""What a rule that marks lanes unjudged may say the specification leaves their result (``Rule.leaves``):
+a lane so marked makes its program not a defined one (oracles.undefined, triage.reduce's ``defined`` pass).
+Only the result a construct of the program has counts; a loose bound (an accuracy the spec leaves open, a
+build option's relaxation, a flushed denormal, any NaN) leaves a defined program's lane unjudged and marks
+none."""
 
-def register(id: str, text: str, section: str, severity: str = "violation", note: str = "") -> int:
+
+def register(id: str, text: str, section: str, severity: str = "violation", note: str = "", leaves: str = "") -> int:
     """Register a rule (idempotent for identical text) and return its index. Every rule declares
     its severity (:data:`SEVERITIES`) here, once. A disagreement under a ``tolerance`` rule is
     recorded as kind ``imprecise-result``, a lower class than ``wrong-result``: the bound is
-    clfuzz's reading of formulas whose precision the spec leaves undefined."""
+    clfuzz's reading of formulas whose precision the spec leaves undefined. A rule that marks lanes
+    unjudged because the spec leaves their result undefined or implementation-defined says so in
+    ``leaves`` (:data:`LEAVES`)."""
     if severity not in SEVERITIES:
         raise ValueError(f"rule {id!r}: unknown severity {severity!r}")
+    if leaves and leaves not in LEAVES:
+        raise ValueError(f"rule {id!r}: unknown leaves {leaves!r}")
     if severity == "recommendation" and not note:
         raise ValueError(f"rule {id!r}: a recommendation names the text that may still require it (note)")
     if id in _INDEX:
         existing = RULES[_INDEX[id]]
-        if (existing.text, existing.section, existing.severity, existing.note) != (text, section, severity, note):
+        if (existing.text, existing.section, existing.severity, existing.note, existing.leaves) != (
+                text, section, severity, note, leaves):
             raise ValueError(f"rule {id!r} registered twice with different text")
         return _INDEX[id]
-    RULES.append(Rule(id, text, section, severity, note))
+    RULES.append(Rule(id, text, section, severity, note, leaves))
     _INDEX[id] = len(RULES) - 1
     return _INDEX[id]
 

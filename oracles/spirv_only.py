@@ -39,6 +39,13 @@ RULE_SHUFFLE = rules.register(
     "names; a literal 0xFFFFFFFF gives an undefined component, never judged",
     "SPIR-V §3.42.12 OpVectorShuffle",
 )
+RULE_SHUFFLE_UNDEFINED = rules.register(
+    "spirv.shuffle.undefined",
+    "OpVectorShuffle: a component literal 0xFFFFFFFF gives a result component that has no source and is "
+    "undefined (not judged)",
+    "SPIR-V §3.42.12 OpVectorShuffle (the component 'is undefined': neither shall nor should)",
+    leaves="undefined",
+)
 RULE_REM_INT = rules.register(
     "spirv.rem.int",
     "OpSRem takes the sign of Operand 1, OpSMod the sign of Operand 2, OpUMod is unsigned: the exact "
@@ -124,8 +131,10 @@ def _shuffle(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expecta
     ok = np.concatenate([oka.reshape(n, wa), okb.reshape(n, wb)], axis=1)
     comps = np.array(op.attr("components"))
     index = np.where(comps >= 0, comps, 0)
-    judged = (ok[:, index] & (comps >= 0)[None, :]).ravel()
-    return _result(op.type.scalar, [both[:, index].ravel()], judged, RULE_SHUFFLE)
+    undefined = np.tile(comps < 0, n)
+    out = _result(op.type.scalar, [both[:, index].ravel()], ok[:, index].ravel() & ~undefined, RULE_SHUFFLE)
+    out.rule = np.where(undefined, np.int16(RULE_SHUFFLE_UNDEFINED), out.rule).astype(np.int16)
+    return out
 
 
 def safe_divisor(x: np.ndarray, y: np.ndarray, s: Scalar) -> np.ndarray:

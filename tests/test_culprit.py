@@ -75,4 +75,4 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     after = corpus.buckets()
     assert [b["signature"]["operation"] for b in after] == ["add_sat"]
     assert after[0]["status"] == "reported" and after[0]["note"] == "vendor#7"  # the marked bucket's status went along
-    assert after[0]["reduced"] == {"statements": 1, "work_items": 1, "why": ""}
+    assert after[0]["reduced"] == {"statements": 1, "work_items": 1, "why": "", "undefined": []}

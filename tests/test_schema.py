@@ -47,8 +47,8 @@ def _counts(path) -> dict[str, int]:
 def test_the_migrations_are_the_schema_history():
     assert NAMES == ["m001_tables", "m002_buckets", "m003_campaign_state", "m004_errors", "m005_deviation",
                      "m006_culprit", "m007_reproduction", "m008_release_checks", "m009_build_options", "m010_slow",
-                     "m011_oracle_defects"]
-    assert SCHEMA_VERSION == len(NAMES) == 11
+                     "m011_oracle_defects", "m012_reduction_defined"]
+    assert SCHEMA_VERSION == len(NAMES) == 12
     assert {p.name for p in OLD_CORPORA.glob("*.sqlite")} == {f"schema-{n}.sqlite" for n in SCHEMAS}
 
 
@@ -81,6 +81,7 @@ def test_a_corpus_of_each_past_schema_is_upgraded(schema, tmp_path):
         wrong = corpus.bucket(next(r["bucket"] for r in rows if r["kind"] == "wrong-result"))
         assert (wrong["status"], wrong["note"], wrong["confirmation"]) == ("reported", "PoCL issue 1", "confirmed")
         assert [r["bucket"] for r in corpus.reductions()] == [wrong["id"]]
+        assert corpus.reductions()[0]["undefined"] is None and wrong["reduced"]["undefined"] is None  # not recorded
     if schema >= 3:
         assert corpus.campaign("nightly")["state"]["areas"] == {"conversions": {"next": 3}}
         assert corpus.example_values(b"nightly/conversions/key") == [b"example"]

@@ -3,11 +3,12 @@
 Beyond its corpus row (corpus.store.Corpus.buckets: rows, paths, driver versions, status,
 reduced size), a bucket gets the severity of the rule its disagreements break
 (oracles.rules.SEVERITIES, declared with each rule; a timeout's from whether it is a hang,
-triage.slow), the rule's section, the routes its rows took (fuzz.drivers.routes): per target its
-rows were seen on, from the target's stored fingerprint, so a bucket seen on a release's ``il``
-path says ``clCreateProgramWithIL``, not the system driver's translated route; and the build
-options its runs recorded, with the options it was seen only under (:func:`only_under`).
-``clfuzz buckets`` (and its ``--json``), the report, the dashboard and ``clfuzz ci`` read it.
+triage.slow; ``letter`` where its reduced program is not a defined one: triage.reduce's ``defined``
+pass), the rule's section, the routes its rows took (fuzz.drivers.routes): per target its rows
+were seen on, from the target's stored fingerprint, so a bucket seen on a release's ``il`` path
+says ``clCreateProgramWithIL``, not the system driver's translated route; and the build options
+its runs recorded, with the options it was seen only under (:func:`only_under`). ``clfuzz
+buckets`` (and its ``--json``), the report, the dashboard and ``clfuzz ci`` read it.
 """
 
 from __future__ import annotations
@@ -25,9 +26,13 @@ from triage import slow
 def bucket_severity(bucket: dict) -> str:
     """The severity of a bucket row of corpus.store.Corpus.buckets: its signature's rule's; a
     timeout's is performance until a re-run at ten times the ceiling did not finish (a hang:
-    violation, triage.slow.rule_for)."""
+    violation, triage.slow.rule_for); ``letter`` where its reduced program shows the disagreement
+    only with an operation whose result the spec leaves undefined or implementation-defined
+    (:func:`undefined_of`)."""
     if bucket["signature"]["kind"] == TIMEOUT:
         return slow.rule_for(bucket).severity
+    if undefined_of(bucket):
+        return "letter"
     return severity_of(bucket["signature"].get("rule", ""))
 
 
@@ -50,6 +55,13 @@ def options_text(bucket: dict) -> str:
     seen = ", ".join(f"`{o}`" if o else "none" for o in bucket["build_options"])
     only = only_under(bucket)
     return seen + (f"; seen only with {' '.join(only)}" if only else "")
+
+
+def undefined_of(bucket: dict) -> list[dict]:
+    """What of a bucket's latest reduced program the spec leaves undefined or implementation-defined
+    (triage.reduce.Reduction.undefined; triage.reduce.sentence says it): the disagreement did not
+    show without it. Empty for a defined program, an unreduced bucket or an older reduction."""
+    return (bucket.get("reduced") or {}).get("undefined") or []
 
 
 def route_seen(lineage: str, path: str, fingerprint: dict) -> str:

@@ -53,6 +53,8 @@ from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
 from triage import slow
 from triage.buglist import only_under
 from triage.repro_script import repro_source
+from triage.buglist import undefined_of
+from triage.reduce import sentence
 from triage.route_check import translated_route_verdict
 
 MAX_CHECKS = 64
@@ -166,7 +168,7 @@ def options_comment(options: str) -> str:
             f"\"{options}\"{'' if options else ' (none)'}, as repro.py does. */\n")
 
 
-def _rule_lines(bucket: dict, first: dict) -> list[str]:
+def _rule_lines(bucket: dict, first: dict, undefined: list[dict]) -> list[str]:
     """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
     ``shape.twin``, followed by the rule the lane's value breaks; a timeout's follows from whether
     its re-run at ten times the ceiling finished (triage.slow.rule_for), not from its row."""
@@ -177,10 +179,10 @@ def _rule_lines(bucket: dict, first: dict) -> list[str]:
         severity = broken.severity
     lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
     if sig["kind"] != WRONG_CODE:
-        return [*lane, *_severity_lines(first["rule"], severity)]
+        return [*lane, *_severity_lines(first["rule"], undefined, severity)]
     twin_rule = by_id(sig["rule"])
     return [f"> {twin_rule.text}", ">", f"> — {twin_rule.section} (rule `{twin_rule.id}`)", "",
-            *_severity_lines(twin_rule.id), "The lane's value breaks:", "", *lane]
+            *_severity_lines(twin_rule.id, undefined), "The lane's value breaks:", "", *lane]
 
 
 def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
@@ -273,9 +275,15 @@ def operand_form(program: Program, buffer: str) -> str:
     return f"{literals} written as literals, {len(leaves) - literals} loaded from input buffers"
 
 
-def _severity_lines(rule_id: str, severity: str | None = None) -> list[str]:
+def _severity_lines(rule_id: str, undefined: list[dict], severity: str | None = None) -> list[str]:
     """The severity of the broken rule (``severity`` where the bucket decides it), what it means,
-    and for a recommendation the text that may still require it (oracles.rules)."""
+    and for a recommendation the text that may still require it (oracles.rules); ``letter`` where
+    the program is not a defined one, with what of it the spec leaves undefined or
+    implementation-defined (triage.buglist.undefined_of)."""
+    if undefined:
+        return [f"Severity: **letter**: the disagreement shows only in a program that is not a defined one "
+                f"(no program without the following, nor with its defined form where it has one, showed it): "
+                + "; ".join(sentence(u) for u in undefined) + ".", ""]
     severity = severity or severity_of(rule_id)
     note = getattr(by_id(rule_id), "note", "")
     return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
@@ -309,6 +317,9 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
                    f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
     else:
         summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
+    if undefined_of(bucket):  # not a defined program: the severity lines say which operation
+        summary += (" Only beside an operation whose result the specification leaves undefined or "
+                    "implementation-defined.")
     route = (f"- route: {chain_of(family, path, fp.get('translator', ''), fp)}",)
     if path != PATH_OPENCL_C:
         made = route_of(family, fp).command()
@@ -324,7 +335,7 @@ def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: 
         f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route,
         *_options_lines(bucket, build_options(program, path, family, fp), path), "",
         "## The rule", "",
-        *_rule_lines(bucket, first),
+        *_rule_lines(bucket, first, undefined_of(bucket)),
         "## Expected vs actual", "",
     ]
     if sig["kind"] in LANE_KINDS:

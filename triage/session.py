@@ -51,8 +51,9 @@ def target_of(row: dict[str, Any], targets: list[Target]) -> Target:
 def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: Worker,
                   budget_s: float = 120.0) -> Reduction | None:
     """Reduce the program of a stored disagreement and store the result beside it: the reduced
-    program, its run's rows (bucketed like any other) and a ``reductions`` row linking the two.
-    None when the disagreement did not show again."""
+    program, its run's rows (bucketed like any other) and a ``reductions`` row linking the two,
+    with why it is not smaller and what of it the spec leaves undefined or implementation-defined
+    (triage.reduce.Reduction.undefined). None when the disagreement did not show again."""
     original = corpus.program(row["program_id"])
     reduction = reduce_program(original, row, target, worker, budget_s)
     if reduction is None:
@@ -73,6 +74,7 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
         "bucket": bucket, "target": target.name, "seconds": round(reduction.seconds, 3),
         "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
         "size_after": json.dumps(size(reduced)), "why": reduction.why_not_minimal,
+        "undefined": json.dumps(reduction.undefined),
     })
     reduction.bucket = bucket
     return reduction

@@ -30,6 +30,8 @@ class Candidate:
     item: int = 0
     lane: int | None = None
     retarget: bool = False  # the ``culprit`` pass: its root operation, wrong on its own, becomes the goal
+    defined: str = ""  # the ``defined`` pass: the buffer of the statement put in its defined form, whose lanes
+    # the source left unjudged (undefined or implementation-defined): they may disagree, and the goal moves to them
 
     def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
         """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""

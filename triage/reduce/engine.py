@@ -11,7 +11,9 @@ means, not found the bug. The passes run in a fixed order until none changes the
 result is deterministic for a given program and driver. The passes and their order are
 :mod:`triage.reduce.passes` (``PASSES``); a reduction that ends on a shaped program is *wrong
 code* (:attr:`Reduction.blame`: its twin does not show it). A reduction that ends above one
-operation on one work-item says why in :attr:`Reduction.why_not_minimal` (:func:`why_not_minimal`).
+operation on one work-item says why in :attr:`Reduction.why_not_minimal` (:func:`why_not_minimal`),
+and one that still holds an operation whose result the specification leaves undefined or
+implementation-defined says which in :attr:`Reduction.undefined` (the ``defined`` pass, run first).
 
 Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
 :class:`~oracles.interpreter.UndefinedBehaviour` on anything else and the candidate is dropped
@@ -30,7 +32,7 @@ from lang.derive import twin
 from lang.ir import Op, Program, walk
 from triage.observe import observe
 from triage.reduce.base import Candidate
-from triage.reduce.passes import PASSES, atomics, images, shapes
+from triage.reduce.passes import PASSES, atomics, defined, images, shapes
 
 __all__ = ["Goal", "Reducer", "Reduction", "reduce_program", "why_not_minimal"]
 
@@ -85,6 +87,8 @@ class Reduction:
     why_not_minimal: str = ""  # why the result is not one operation on one work-item ("" when it is)
     blame: dict | None = None  # wrong code: the culprit fields of the reduced shape (passes.shapes.blame)
     bucket: str = ""  # the bucket the reduced rows are stored in (triage.session.reduce_stored; it may be another)
+    undefined: list[dict] = field(default_factory=list)  # what of the reduced program the spec leaves undefined or
+    # implementation-defined (passes.defined.summary): the disagreement did not show without it; [] when defined
 
 
 class Reducer:
@@ -96,6 +100,7 @@ class Reducer:
         self.candidates = 0
         self.discarded = 0
         self.narrowed = False  # the goal moved to fewer atomic operations on its location (Goal.matches)
+        self.moved = False  # the goal moved to a statement put in its defined form (passes.defined)
         self.seen: dict[str, tuple[list[dict], set[tuple[str, int]]] | None] = {}  # rows and lanes, by program id
 
     # -- the interestingness test ---------------------------------------------------------------
@@ -124,12 +129,14 @@ class Reducer:
         before, after = self.observed(source), self.observed(candidate.program)
         names = {b.name for b in source.outputs}
         return before is not None and after is not None and all(
-            buffer in names and candidate.origin(buffer, lane, source) in before[1] for buffer, lane in after[1])
+            buffer == candidate.defined or (buffer in names and candidate.origin(buffer, lane, source) in before[1])
+            for buffer, lane in after[1])
 
     def accepted(self, candidate: Candidate, source: Program) -> list[dict] | None:
         """The rows ``candidate`` is kept with, or None. A culprit candidate is kept with its
         wrong rows, and the goal moves to them; any other with the goal's rows, unless it makes a
-        lane disagree that agreed on ``source`` (:meth:`keeps`: counted as discarded)."""
+        lane disagree that agreed on ``source`` (:meth:`keeps`: counted as discarded). A statement put
+        in its defined form (:attr:`Candidate.defined`) that disagrees itself takes the goal."""
         if candidate.retarget:
             seen = self.observed(candidate.program)
             wrong = [r for r in seen[0] if r["kind"] in RESULT_KINDS] if seen else []
@@ -140,6 +147,12 @@ class Reducer:
         if hit and not self.keeps(candidate, source):
             self.discarded += 1  # the goal, but also a disagreement the program did not have
             return None
+        if hit and candidate.defined:
+            seen = self.observed(candidate.program)
+            own = [r for r in seen[0] if r.get("buffer") == candidate.defined] if seen else []
+            if own and not self.goal.matches(own[0]):  # the defined form fails too: the bug is filed under it
+                self.goal, self.moved = Goal.of(own[0]), True
+                return [r for r in own if self.goal.matches(r)]
         if hit and base_operation(hit[0]["operation"]) != self.goal.operation:  # fewer atomic operations
             self.goal = replace(self.goal, operation=base_operation(hit[0]["operation"]))
             self.narrowed = True
@@ -184,8 +197,8 @@ class Reducer:
                 blame = shapes.blame(current)
                 current_rows = [{**r, "culprit": shapes.culprit_json(current)} for r in current_rows]
         return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
-                         culprit=culprit or self.narrowed or twinned or blame is not None, why_not_minimal=why,
-                         blame=blame)
+                         culprit=culprit or self.narrowed or self.moved or twinned or blame is not None,
+                         why_not_minimal=why, blame=blame, undefined=defined.summary(current, self))
 
 
 def why_not_minimal(program: Program, rows: list[dict], stopped: bool = False) -> str:
