@@ -11,10 +11,10 @@ the build options leave of the rules (:mod:`.build`), what the floating-point bu
 evaluator that walks a statement (:mod:`.eval`).
 """
 
-from audit.base import NOT_AUDITED, Unsupported
+from audit.base import Unsupported
 from audit.convert import Env
 from audit.eval import Evaluator
-from audit.values import TooMany, bits_text, decode, is_float, round_real
+from audit.values import NOT_AUDITED, TooMany, bits_text, decode, is_float, round_real
 
 __all__ = ["NOT_AUDITED", "Env", "Evaluator", "TooMany", "Unsupported", "bits_text", "decode", "is_float",
            "round_real"]

@@ -5,7 +5,8 @@
 * ``-cl-unsafe-math-optimizations`` allows optimizations that "(a) assume that arguments and
   results are valid, (b) may violate the IEEE 754 standard, (c) assume relaxed OpenCL numerical
   compliance requirements" (OpenCL C §7.4 Table 67, defined for float on OpenCL C >= 2.0 builds
-  only) "and (d) may violate edge case behavior"; it "includes the -cl-no-signed-zeros,
+  only; on SPIR-V the OpenCL SPIR-V environment §6.6.3, with no such condition) "and (d) may
+  violate edge case behavior"; it "includes the -cl-no-signed-zeros,
   -cl-mad-enable, and -cl-denorms-are-zero options".
 * ``-cl-finite-math-only`` assumes "that arguments and results are not NaNs, +Inf, -Inf" and "may
   violate the OpenCL numerical compliance requirements ... as well as edge case behavior".
@@ -20,6 +21,10 @@ values of §7.5.1 and C99 F.9, the sign of ``lgamma_r`` at a pole, each function
 zeros, infinities and NaNs, the rules that say what a NaN or infinite operand gives); under
 finite-math-only, and under unsafe on OpenCL C 1.x builds or on a type other than float, no
 accuracy rule judges either.
+
+The options are those the run recorded (the exact ``clBuildProgram`` string, ``-cl-std``
+included); for a run that recorded none, the program's and the ``-cl-std`` clfuzz builds its
+requirements with.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 CL2_REQUIREMENTS = frozenset({"cl2.0", "cl3.0", "generic_address_space"})
 """Program requirements clfuzz builds with -cl-std=CL2.0 or CL3.0 (without -cl-std a device
 builds OpenCL C 1.2, API §5.8.4.5)."""
+CL2_STD = frozenset({"-cl-std=CL2.0", "-cl-std=CL3.0"})
 
 
 @dataclass(frozen=True)
@@ -41,16 +47,26 @@ class Build:
     mad: bool = False  # -cl-mad-enable, or implied by unsafe
     daz: bool = False  # -cl-denorms-are-zero, or implied by unsafe
     cr: bool = False  # -cl-fp32-correctly-rounded-divide-sqrt
-    cl2: bool = False  # built as OpenCL C 2.0 or newer
+    table67: bool = False  # unsafe math's float bounds apply: OpenCL C >= 2.0, or SPIR-V
 
     @classmethod
-    def of(cls, options: str, requires: frozenset[str] = frozenset()) -> Build:
+    def of(cls, options: str, table67: bool) -> Build:
+        """The rules an options string leaves (``table67``: whether the build is one unsafe math's
+        float bounds are defined for)."""
         words = set(options.split())
         unsafe = bool(words & {"-cl-unsafe-math-optimizations", "-cl-fast-relaxed-math"})
         return cls(finite=bool(words & {"-cl-finite-math-only", "-cl-fast-relaxed-math"}), unsafe=unsafe,
                    no_signed_zeros=unsafe or "-cl-no-signed-zeros" in words,
                    mad=unsafe or "-cl-mad-enable" in words, daz=unsafe or "-cl-denorms-are-zero" in words,
-                   cr="-cl-fp32-correctly-rounded-divide-sqrt" in words, cl2=bool(requires & CL2_REQUIREMENTS))
+                   cr="-cl-fp32-correctly-rounded-divide-sqrt" in words, table67=table67)
+
+    @classmethod
+    def of_run(cls, options: str, requires: frozenset[str], recorded: str | None, spirv: bool) -> Build:
+        """The rules of one run of a program with ``options`` and ``requires``: from the options
+        string the run ``recorded`` where it did, else from the program's."""
+        if recorded is not None:
+            return cls.of(recorded, spirv or bool(set(recorded.split()) & CL2_STD))
+        return cls.of(options, spirv or bool(requires & CL2_REQUIREMENTS))
 
     @property
     def edges(self) -> bool:
@@ -59,7 +75,7 @@ class Build:
 
     def accuracy(self, s: str) -> bool:
         """Whether accuracy rules judge a lane of floating type ``s``."""
-        return not self.finite and not (self.unsafe and (s != "float" or not self.cl2))
+        return not self.finite and not (self.unsafe and (s != "float" or not self.table67))
 
     @property
     def voids_edges(self) -> str:
@@ -75,5 +91,5 @@ class Build:
             return ""
         if self.finite:
             return "-cl-finite-math-only: numerical compliance is not required (API §5.8.4.3)"
-        return ("-cl-unsafe-math-optimizations: accuracy is defined for float on OpenCL C >= 2.0 builds only "
-                "(OpenCL C §7.4 Table 67)")
+        return ("-cl-unsafe-math-optimizations: accuracy is defined for float on OpenCL C >= 2.0 builds and "
+                "SPIR-V only (OpenCL C §7.4 Table 67, OpenCL SPIR-V environment §6.6.3)")

@@ -20,11 +20,22 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from audit.base import NOT_AUDITED
 from audit.convert import merge
 from audit.exact import exact_value
 from audit.floats import Setting, absolute, zeros
-from audit.values import FINITE, INF, NAN, AuditLane, Real, decode, encode_inf, quiet_nan, round_real, undefined_lane
+from audit.values import (
+    FINITE,
+    INF,
+    NAN,
+    NOT_AUDITED,
+    AuditLane,
+    Real,
+    decode,
+    encode_inf,
+    quiet_nan,
+    round_real,
+    undefined_lane,
+)
 
 MIX_ERROR = Fraction(1, 1000)
 """Table 65: mix's absolute error tolerance, 1e-3."""

@@ -45,13 +45,14 @@ def _non_finite(lanes) -> bool:
 class Evaluator:
     """Evaluates expressions of ``program`` for the work-item ``item`` whose loads read
     ``inputs`` (bit patterns per buffer: the loaded lanes), in the float environment ``env``, on
-    a SPIR-V path or not, on a device whose fingerprint is ``fingerprint``."""
+    a SPIR-V path or not, on a device whose fingerprint is ``fingerprint``, built with ``options``
+    (the string its run recorded; None: the program's, audit.build)."""
 
     def __init__(self, program: Program, inputs: dict[str, list[int]], env: Env, item: int, spirv: bool = False,
-                 fingerprint: dict | None = None):
+                 fingerprint: dict | None = None, options: str | None = None):
         self.program, self.inputs, self.item, self.spirv = program, inputs, item, spirv
         self.fingerprint = fingerprint or {}
-        self.build = Build.of(program.options, program.requires)
+        self.build = Build.of_run(program.options, program.requires, options, spirv)
         # API §5.8.4.2: -cl-denorms-are-zero (implied by unsafe math) lets float and double denormals be flushed
         self.env = Env(env.flush | {"float", "double"}) if self.build.daz else env
 

@@ -23,6 +23,7 @@ from audit.values import (
     FINITE,
     FORMATS,
     NAN,
+    NOT_AUDITED,
     AuditLane,
     Real,
     decode,
@@ -60,8 +61,10 @@ def readings(st: Setting, lane: AuditLane) -> list:
     """The values an operand lane may be read as (Real for floats, int for integers; module
     docstring); raises :class:`Uncertain` for a lane that is not specified or known only within
     a bound."""
-    if lane.undefined or lane.ranges or len(set(lane.values)) > 1 and not is_float(lane.scalar):
-        raise Uncertain(lane.undefined or "an operand is not certain")
+    if lane.undefined:
+        raise Uncertain(lane.undefined)
+    if lane.ranges or len(set(lane.values)) > 1 and not is_float(lane.scalar):
+        raise Uncertain(f"{NOT_AUDITED}an operand known only within an error bound or as one of several integers")
     s = lane.scalar
     if not is_float(s):
         return [int_value(lane.values[0], s)]

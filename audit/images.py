@@ -28,10 +28,11 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import product
 
-from audit.base import NOT_AUDITED, Lanes, Registry, Unsupported
+from audit.base import Lanes, Registry, Unsupported
 from audit.convert import merge
 from audit.values import (
     FINITE,
+    NOT_AUDITED,
     AuditLane,
     decode,
     encode_finite,
@@ -76,10 +77,13 @@ def _rint(q: Fraction) -> int:
     return f + (rest > Fraction(1, 2) or (rest == Fraction(1, 2) and f & 1))
 
 
-def _coordinate(lane: AuditLane) -> Fraction | int | None:
+def _coordinate(lane: AuditLane) -> Fraction | int | str | None:
+    """A coordinate's value (None: NaN, infinite or not specified; ``UNCERTAIN``: one of several)."""
     s = lane.scalar
-    if lane.undefined or len(set(lane.values)) > 1:
+    if lane.undefined:
         return None
+    if len(set(lane.values)) > 1 or lane.ranges:
+        return UNCERTAIN
     if s == "int":
         return int_value(lane.values[0], s)
     r = decode(lane.values[0], s)
@@ -126,6 +130,8 @@ def _linear(c: Fraction, size: int, sampler) -> tuple[int | None, int | None]:
     return _address(i0, size, sampler.addressing), _address(i0 + 1, size, sampler.addressing)
 
 
+UNCERTAIN = "uncertain"
+"""A coordinate the audit knows only as one of several values (a flushed alternative, a bound)."""
 WIDE = "wide"
 """An axis whose undefined precision spans half a texel or more (the audit samples the
 coordinate at its ends and middle, which finds every texel only below that)."""
@@ -202,8 +208,10 @@ def _read_image(ev, op: Op, args: list[Lanes]) -> Lanes:
                                        "(§6.15.15.2)")] * 4
     dim = DIMS[image.dim]
     coords = [_coordinate(lane) for lane in args[0]]
+    if UNCERTAIN in coords[: dim.spatial + dim.arrayed]:
+        return [undefined_lane(result, f"{NOT_AUDITED}a coordinate known only as one of several values")] * 4
     if any(c is None for c in coords[: dim.spatial + dim.arrayed]):
-        return [undefined_lane(result, "a coordinate that is NaN, infinite or not certain (§8.2)")] * 4
+        return [undefined_lane(result, "a coordinate that is NaN, infinite or not specified (§8.2)")] * 4
     axes = [_axis(coords[a], image.shape[a], sampler) for a in range(dim.spatial)]
     if WIDE in axes:
         return [undefined_lane(result, f"{NOT_AUDITED}a coordinate whose undefined precision spans half a "

@@ -114,7 +114,7 @@ def _bound(st: Setting, xs: list) -> tuple[str, float] | AuditLane:
     if fn in ("lgamma", "lgamma_r"):
         return undefined_lane(s, f"the accuracy of {fn} is undefined (§7.4 Tables 65, 68): only its prescribed "
                                  "values are specified")
-    if st.build.unsafe:  # float on an OpenCL C >= 2.0 build here (Setting.void): Table 67
+    if st.build.unsafe:  # float on OpenCL C >= 2.0 or SPIR-V here (Setting.void): Table 67
         x = xs[0].value if xs and isinstance(xs[0], Real) and xs[0].kind == FINITE else None
         if fn in UNSAFE_ABS:
             if x is None or abs(x) > UNSAFE_ABS[fn]:

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from app.cli import cli
 from audit import Env, Evaluator, bits_text, decode, round_real
+from corpus.reads import first_result_row
 from corpus.store import Corpus
 from fuzz.judge import judge
 from lang.images import read_form
@@ -89,8 +90,10 @@ def _wrong(bits: np.ndarray, flip: int) -> np.ndarray:
     return bits ^ np.array(flip, bits.dtype)
 
 
-def _store(corpus: Corpus, program: Program, flip: int = 1, stored: Callable[[dict], dict] = lambda r: r) -> None:
-    """``program`` run on a driver wrong in every lane (``flip``), its rows as ``stored`` writes them."""
+def _store(corpus: Corpus, program: Program, flip: int = 1, stored: Callable[[dict], dict] = lambda r: r,
+           options: str | None = None) -> None:
+    """``program`` run on a driver wrong in every lane (``flip``), its rows as ``stored`` writes them,
+    its run recording ``options``."""
     corpus.add_program(program)
     corpus.add_target("fake", "opencl-c", "fp", FINGERPRINT)
     exp = expected(program, flush_set(FINGERPRINT))
@@ -102,7 +105,7 @@ def _store(corpus: Corpus, program: Program, flip: int = 1, stored: Callable[[di
             for r in verdict.rows]
     corpus.add_run({"program_id": program.id, "target": "fake", "fingerprint_id": "fp", "path": "opencl-c",
                     "status": "ok", "checks": verdict.checks, "judged": verdict.judged,
-                    "mismatches": verdict.mismatches}, rows)
+                    "mismatches": verdict.mismatches, "options": options}, rows)
 
 
 def _corpus(stored: Callable[[dict], dict] = lambda r: r) -> Corpus:
@@ -229,8 +232,10 @@ def _f64(x: float) -> int:
 
 
 def _call(fn: str, operands: list[tuple[Type, list[int]]], result: Type, options: str = "",
-          requires: frozenset = frozenset(), out: Type | None = None, fingerprint: dict = FINGERPRINT) -> list:
-    """The audit's lanes of ``fn(operands...)`` (one work-item; with ``out``, of its out-parameter)."""
+          requires: frozenset = frozenset(), out: Type | None = None, fingerprint: dict = FINGERPRINT,
+          recorded: str | None = None, spirv: bool = False) -> list:
+    """The audit's lanes of ``fn(operands...)`` (one work-item; with ``out``, of its out-parameter;
+    ``recorded``: the options string its run recorded)."""
     names = [f"a{i}" for i in range(len(operands))]
     buffers = tuple(Buffer(n, t, "in", Fill(1, values=tuple(bits))) for n, (t, bits) in zip(names, operands))
     outs = (Buffer("o", result, "out"),) + ((Buffer("q", out, "out"),) if out else ())
@@ -238,7 +243,7 @@ def _call(fn: str, operands: list[tuple[Type, list[int]]], result: Type, options
     program = Program(buffers + outs, (Store("o", op),), 1, options, requires | (
         {"fp64"} if result.scalar == "double" else set()), area="math")
     ev = Evaluator(program, {n: list(bits) for n, (_, bits) in zip(names, operands)}, Env(flush_set(fingerprint)), 0,
-                   False, fingerprint)
+                   spirv, fingerprint, recorded)
     return ev.stored(program.body[0], "q" if out else "o")
 
 
@@ -281,6 +286,14 @@ def test_unsafe_math_keeps_table_67_for_float_on_opencl_c_2_only():
     assert _one("sqrt", 2.0, t=D, options=unsafe, requires=CL2).undefined  # double
     lane = _one("sqrt", 4.0, options=unsafe, requires=CL2)  # Table 65's 3 ulp (sqrt is not in Table 67)
     assert lane.allows(_f32(2.0)) and lane.allows(_f32(2.0) - 3) and not lane.allows(_f32(2.0) - 4)
+
+
+def test_the_options_a_run_recorded_decide_and_spirv_has_table_67_on_any_version():
+    unsafe = "-cl-unsafe-math-optimizations"
+    assert _one("sqrt", 2.0, options=unsafe).undefined  # the program alone: an OpenCL C 1.2 build
+    assert not _one("sqrt", 2.0, options=unsafe, recorded=f"{unsafe} -cl-std=CL3.0").undefined
+    assert not _one("sqrt", 2.0, options=unsafe, spirv=True).undefined  # OpenCL SPIR-V environment §6.6.3
+    assert _one("sqrt", 2.0, recorded="-cl-finite-math-only").undefined
 
 
 def test_unsafe_math_voids_edge_cases_and_the_sign_of_zero():
@@ -357,6 +370,9 @@ def test_dot_and_cross_absolute_tolerances():
     d2 = Type("double", 2)
     lane = _call("dot", [(d2, [_f64(1), _f64(2)]), (d2, [_f64(3), _f64(4)])], D)[0]
     assert lane.allows(_f64(11 + 2.0**-20)) and not lane.allows(_f64(11 + 2.0**-17))
+    # a product far under the least subnormal: within the tolerance either zero is (Oclgrind's +0 for -0)
+    tiny = _call("dot", [(D, [0x8000000000000003]), (D, [0x1E2C93DACB66C9E6])], D)[0]
+    assert tiny.allows(_f64(0.0)) and tiny.allows(_f64(-0.0)) and not tiny.allows(1)
     # cross((1, 0, 0), (0, 1, 0)) = (0, 0, 1) within 3 FLT_EPSILON; a float4 cross's w is 0.0
     z = _call("cross", [(F3, [_f32(1), 0, 0]), (F3, [0, _f32(1), 0])], F3)
     assert _steps(z[2], 1.0, 6, 3) and z[0].allows(_f32(3 * 2.0**-23)) and not z[0].allows(_f32(2.0**-21))
@@ -441,6 +457,17 @@ def test_a_normalized_read_near_a_texel_boundary_may_read_either_texel():
     assert on_boundary.allows(20) and on_boundary.allows(30) and not on_boundary.allows(10)
     inside = _image_read(nearest, image, [_f32(0.375)], F, u4)[0]  # u = 1.5: texel 1 only
     assert inside.values == (20,)
+
+
+def test_the_audit_reads_the_options_the_run_recorded(memory_corpus):
+    """A run built with -cl-finite-math-only (recorded, whatever the program says) leaves its
+    float verdicts no rule: not reproduced."""
+    _store(memory_corpus, PROGRAMS[5], options="-cl-finite-math-only")
+    row = first_result_row(memory_corpus, memory_corpus.buckets()[0]["id"])
+    assert row["build_options"] == "-cl-finite-math-only"
+    result = audit_corpus(memory_corpus, 10)
+    assert result.findings and {f.status for f in result.findings} == {"not reproduced"}
+    assert all("-cl-finite-math-only" in f.reason for f in result.findings)
 
 
 def test_json_counts_per_bucket_kind(tmp_path):

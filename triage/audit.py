@@ -11,8 +11,9 @@ for its work-item by the audit's own evaluator (:mod:`audit.eval`: exact integer
 Fractions from OpenCL C 3.0.19 §6.3-§6.15, mpmath for the math built-ins, Table 17's definitions
 for the geometric functions, a plain texel walk and LINEAR's hull for images), with the inputs the
 row records, the float environment of its target (the floating types without CL_FP_DENORM may
-flush, §7.2) and its program's build options (:mod:`audit.build`: the rules each option of the
-OpenCL 3.0 API §5.8.4 leaves standing), and the lane the row names is compared:
+flush, §7.2) and the build options its run recorded (the program's where it recorded none;
+:mod:`audit.build`: the rules each option of the OpenCL 3.0 API §5.8.4 leaves standing), and the
+lane the row names is compared:
 
 * **reproduced**: the independent derivation rejects the actual value too, and allows the value
   the row expected (the same bits, or a value within the bound it derives);
@@ -150,7 +151,8 @@ def audit_row(bucket: str, row: dict, program: Program, fingerprint: dict) -> Fi
     item, lane_no = int(row["work_item"]), int(row["lane"]) - int(row["work_item"]) * target_t.mem_lanes
     if item < 0 or not 0 <= lane_no < target_t.mem_lanes:
         return skip("the row names no lane")
-    ev = Evaluator(program, inputs, Env(flush_set(fingerprint)), item, row["path"] == "spirv", fingerprint)
+    ev = Evaluator(program, inputs, Env(flush_set(fingerprint)), item, row["path"] == "spirv", fingerprint,
+                   row.get("build_options"))
     try:
         lane = ev.stored(stmt, row["buffer"])[lane_no]
     except (Unsupported, TooMany) as e:
