@@ -3,6 +3,8 @@ no code with the oracle (triage.audit) and print every verdict it cannot reprodu
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from app.options import DEFAULT_CORPUS, fail, open_corpus
@@ -13,21 +15,27 @@ from corpus.store import CorpusError
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("--sample", type=click.IntRange(min=1), default=50, show_default=True,
               help="Buckets to audit (spread over areas and operations; the same ones every time).")
-def audit(corpus_path: str, sample: int) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the counts (per bucket kind too), the verdicts not reproduced and the reasons for "
+                   "not auditing as JSON.")
+def audit(corpus_path: str, sample: int, as_json: bool) -> None:
     """Re-derive, for a sample of buckets, the expected value of one disagreement independently of
     the oracle (exact integers and fractions, mpmath, a plain texel walk) and print every verdict
     it cannot reproduce. Exit status 1 if any verdict is not reproduced.
 
-    Example: clfuzz audit --corpus c.db --sample 200
+    Example: clfuzz audit --corpus c.db --sample 200 --json
     """
-    from triage.audit import audit_corpus, report_lines
+    from triage.audit import audit_corpus, report_json, report_lines
 
     corpus = open_corpus(corpus_path, create=False)
     try:
         result = audit_corpus(corpus, sample)
     except CorpusError as e:
         raise fail(e) from None
-    for line in report_lines(result):
-        click.echo(line)
+    if as_json:
+        click.echo(json.dumps(report_json(result), indent=2))
+    else:
+        for line in report_lines(result):
+            click.echo(line)
     if result.with_status("not reproduced"):
         raise click.exceptions.Exit(1)

@@ -23,11 +23,6 @@ class Unsupported(Exception):
     """An operation the audit has no independent reference for (the message says which)."""
 
 
-NOT_AUDITED = "not audited: "
-"""The prefix of an undefined lane's reason that is the audit's limit, not the spec's (a lane
-that depends on it is reported as not audited)."""
-
-
 class Registry(dict[str, Handler]):
     def handles(self, *names: str) -> Callable[[Handler], Handler]:
         def add(fn: Handler) -> Handler:

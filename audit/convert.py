@@ -25,6 +25,7 @@ from audit.values import (
     FINITE,
     INF,
     NAN,
+    NOT_AUDITED,
     AuditLane,
     TooMany,
     decode,
@@ -106,7 +107,7 @@ def lanes_why(lanes: Sequence[AuditLane]) -> str:
         if lane.undefined:
             return lane.undefined
         if lane.ranges:
-            return "an operand is known only within an error bound"
+            return f"{NOT_AUDITED}an operand known only within an error bound"
     return ""
 
 

@@ -5,12 +5,15 @@ A lane's result is the value prescribed for its operands where §7.5.1 or C99 F.
 (exact, sign included: "the usual allowances ... shall not apply"; :mod:`audit.specials`),
 else the function's bound around its infinitely precise value: computed exactly with Fractions
 for the functions that need no rounding or are correctly rounded, and with mpmath at four times
-the format's precision plus 64 bits for the others. Where the device may flush denormals
-(§7.2, §7.5.3; -cl-denorms-are-zero), subnormal operands are also read as +-0 and a result that
-is subnormal before rounding may be +-0. Build options: -cl-finite-math-only (and
--cl-fast-relaxed-math) leave lanes with non-finite operands or results undefined;
--cl-unsafe-math-optimizations applies Table 67 to float on OpenCL C >= 2.0 builds (the
-functions it gives a checkable bound) and leaves other builds undefined.
+the format's precision plus 64 bits for the others; lgamma and lgamma_r have no bound (Table 65:
+"Undefined"), so only their prescribed values and lgamma_r's sign judge. The common functions
+(mix, smoothstep, min, max, clamp) are :mod:`audit.common`'s. Where the device may flush
+denormals (§7.2, §7.5.3; -cl-denorms-are-zero), subnormal operands are also read as +-0 and a
+result that is subnormal before rounding may be +-0 (:mod:`audit.floats`). The build options
+decide which rules judge (:mod:`audit.build`): none under -cl-finite-math-only, nor under
+-cl-unsafe-math-optimizations on double or on OpenCL C 1.x builds; under unsafe math on float
+(OpenCL C >= 2.0) Table 67's bounds (the functions it gives a checkable bound) and Table 65's
+for the others, on finite operands and results only, with no prescribed value and either zero.
 """
 
 from __future__ import annotations
@@ -22,9 +25,22 @@ from itertools import product
 import mpmath
 
 from audit.base import Lanes, Registry, Unsupported
+from audit.common import COMMON
 from audit.convert import merge
 from audit.exact import EXACT_FUNCTIONS, exact_value
-from audit.specials import special
+from audit.floats import (
+    Setting,
+    Uncertain,
+    absolute,
+    bounded,
+    fraction,
+    mpf,
+    precision,
+    readings,
+    signless,
+    zeros,
+)
+from audit.specials import lgamma_sign, special
 from audit.values import (
     FINITE,
     FORMATS,
@@ -35,14 +51,11 @@ from audit.values import (
     decode,
     encode_inf,
     encode_zero,
-    int_value,
     is_float,
     max_finite,
     quiet_nan,
     round_real,
-    subnormal,
     tiny,
-    ulp,
     undefined_lane,
 )
 from lang.ir import Op
@@ -86,71 +99,6 @@ for _n in ("cos", "exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sin"
     _MP[f"half_{_n}"] = _MP[_n]
 
 
-class Setting:
-    """How one statement's lanes are judged: the type, the flush set, the build flags."""
-
-    def __init__(self, ev, op: Op):
-        self.s = op.type.scalar if op.op not in ("ilogb",) else op.args[0].type.scalar
-        if self.s not in ("float", "double"):
-            raise Unsupported(f"{op.op} on {self.s} (the audit models float and double)")
-        fp = getattr(ev, "fingerprint", {}) or {}
-        if "EMBEDDED" in str(fp.get("profile", "")):
-            raise Unsupported("embedded-profile bounds")
-        words = set(ev.program.options.split())
-        self.finite = bool(words & {"-cl-fast-relaxed-math", "-cl-finite-math-only"})
-        self.unsafe = bool(words & {"-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"})
-        self.cl2 = bool(ev.program.requires & {"cl2.0", "cl3.0"})
-        self.cr = "-cl-fp32-correctly-rounded-divide-sqrt" in words
-        daz = "-cl-denorms-are-zero" in words
-        self.flush = ev.env.flushes(self.s) or op.op.startswith("half_") or (daz and self.s in ("float", "double"))
-        self.spirv = ev.spirv
-        self.fn = op.op
-
-
-def _mpf(value: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(value.numerator) / value.denominator
-
-
-def _fraction(x, s: str) -> Fraction:
-    """An mpf (a dyadic number) as an exact Fraction; a magnitude beyond 2^(emax+2), or below a
-    quarter of the least subnormal, is clamped there (every bound then decides alike: overflow,
-    or a result within a quarter ulp of zero of the same sign)."""
-    sign, man, exp, bc = mpmath.mpf(x)._mpf_
-    p, emin, emax = FORMATS[s]
-    top = exp + bc - 1
-    if man and top > emax + 2:
-        man, exp = 1, emax + 2
-    elif man and top < emin - p - 2:
-        man, exp = 1, emin - p - 2
-    v = Fraction(man) * Fraction(2) ** exp
-    return -v if sign else v
-
-
-def _prec(s: str) -> int:
-    return 4 * FORMATS[s][0] + 64
-
-
-def bounded(ref: Fraction, s: str, k: float) -> AuditLane:
-    """Within ``k`` ulp (§7.4) of the exact ``ref``; infinity where the value after MAX (as if the
-    exponent range were unbounded) is within the bound ("result overflow ... is permitted")."""
-    nearest = round_real(ref, s)
-    if k == 0:
-        return AuditLane(s, (nearest,))
-    w = Fraction(k).limit_denominator(16) * ulp(ref, s)
-    lo, hi = ref - w, ref + w
-    values = [nearest]
-    after_max = max_finite(s) + ulp(max_finite(s), s)
-    if hi >= after_max:
-        values.append(encode_inf(s, False))
-    if lo <= -after_max:
-        values.append(encode_inf(s, True))
-    return AuditLane(s, tuple(values), ranges=((lo, hi),))
-
-
-def _absolute(ref: Fraction, s: str, err: Fraction) -> AuditLane:
-    return AuditLane(s, (round_real(ref, s),), ranges=((ref - err, ref + err),))
-
-
 def _real_lane(r: Real, s: str) -> AuditLane:
     """An exactly prescribed value (a NaN: any NaN)."""
     if r.kind == NAN:
@@ -163,10 +111,10 @@ def _real_lane(r: Real, s: str) -> AuditLane:
 def _bound(st: Setting, xs: list) -> tuple[str, float] | AuditLane:
     """(kind, value) of the bound for this lane: ('ulp', k) or ('abs', err); or an undefined lane."""
     fn, s = st.fn, st.s
-    if st.unsafe and (s != "float" or not st.cl2):
-        return undefined_lane(s, "-cl-unsafe-math-optimizations defines accuracy for float on OpenCL C >= 2.0 "
-                                 "builds only (§7.4)")
-    if st.unsafe:
+    if fn in ("lgamma", "lgamma_r"):
+        return undefined_lane(s, f"the accuracy of {fn} is undefined (§7.4 Tables 65, 68): only its prescribed "
+                                 "values are specified")
+    if st.build.unsafe:  # float on OpenCL C >= 2.0 or SPIR-V here (Setting.void): Table 67
         x = xs[0].value if xs and isinstance(xs[0], Real) and xs[0].kind == FINITE else None
         if fn in UNSAFE_ABS:
             if x is None or abs(x) > UNSAFE_ABS[fn]:
@@ -187,34 +135,57 @@ def _bound(st: Setting, xs: list) -> tuple[str, float] | AuditLane:
     if fn not in table:
         raise Unsupported(f"no bound for {fn} on {s}")
     k = table[fn]
-    if st.cr and s == "float" and fn in ("fdiv", "sqrt"):
+    if st.build.cr and s == "float" and fn in ("fdiv", "sqrt"):
         k = 0
     return ("ulp", k)
 
 
+def result_scalar(fn: str, s: str, second: bool) -> str:
+    """The scalar type of a call's result (or, with ``second``, of its out-parameter)."""
+    ints = ("frexp", "remquo", "lgamma_r") if second else ("ilogb",)
+    return "int" if fn in ints else s
+
+
 def one_lane(st: Setting, xs: list, second: bool = False) -> AuditLane:
     """The lane (or, with ``second``, the out-parameter's lane) for operand values ``xs`` (Real
-    for floats, int for integer operands), with the result-side allowances."""
-    floats = [x for x in xs if isinstance(x, Real)]
-    if st.finite and any(x.kind != FINITE for x in floats):
-        return undefined_lane(st.s, "-cl-finite-math-only: the compiler may assume no NaN or infinity")
+    for floats, int for integer operands), with the result-side allowances and the build's rules
+    (audit.build)."""
+    result = result_scalar(st.fn, st.s, second)
+    why = st.void()
+    if why:
+        return undefined_lane(result, why)
+    if not st.build.edges and _edge_case(st, xs, second):
+        return undefined_lane(result, st.build.voids_edges)
     lane, prescribed, exact = _value(st, xs, second)
     if lane.undefined or not is_float(lane.scalar):
         return lane
     s = lane.scalar
-    if st.finite and any(decode(v, s).kind != FINITE for v in lane.values[:1]) or (st.finite and lane.nan):
-        return undefined_lane(s, "-cl-finite-math-only: a non-finite result")
-    zeros = AuditLane(s, (encode_zero(s, False), encode_zero(s, True)))
     ref = decode(lane.values[0], s)
-    if st.unsafe and ref.is_zero:  # -cl-no-signed-zeros, implied (API §5.8.4.3)
-        lane = merge(s, [lane, zeros])
     if exact is None and ref.kind == FINITE:
         exact = ref.value
     if st.flush and not prescribed and exact is not None and tiny(exact, s):  # §7.5.3 cases 2 and 4
-        lane = merge(s, [lane, zeros])
+        lane = merge(s, [lane, zeros(s)])
     if st.flush and st.fn == "nextafter":
         lane = merge(s, [lane, *_nextafter_ftz(xs, s)])
-    return lane
+    return signless(lane, st)
+
+
+def _edge_case(st: Setting, xs: list, second: bool) -> bool:
+    """Whether a lane is edge-case behaviour, which unsafe math does not require (API §5.8.4.3): a
+    NaN or infinite operand or result, a zero operand of ilogb or frexp (whose integer result only
+    C99 §7.12.6 and F.9 prescribe there), a pole of lgamma_r (its sign, §7.5.1)."""
+    floats = [x for x in xs if isinstance(x, Real)]
+    if any(x.kind != FINITE for x in floats):
+        return True
+    fn = st.fn
+    if (fn == "ilogb" or (fn == "frexp" and second)) and floats[0].is_zero:
+        return True
+    if fn == "lgamma_r" and second and floats[0].value <= 0 and floats[0].value.denominator == 1:
+        return True
+    lane = _value(st, xs, False)[0] if second or fn == "ilogb" else None
+    if lane is None or lane.undefined or not is_float(lane.scalar):
+        return False
+    return lane.nan or decode(lane.values[0], lane.scalar).kind != FINITE
 
 
 def _nextafter_ftz(xs: list, s: str) -> list[AuditLane]:
@@ -237,7 +208,8 @@ def _nextafter_ftz(xs: list, s: str) -> list[AuditLane]:
 
 
 def _value(st: Setting, xs: list, second: bool) -> tuple[AuditLane, bool, Fraction | None]:
-    """The conforming result (and whether it is a prescribed value, which no flush may change)."""
+    """The conforming result (and whether it is a prescribed value, which no flush may change);
+    a prescribed value only where edge-case rules judge (audit.build)."""
     fn, s = st.fn, st.s
     floats = [x for x in xs if isinstance(x, Real)]
     if fn in EXACT_FUNCTIONS:
@@ -245,67 +217,50 @@ def _value(st: Setting, xs: list, second: bool) -> tuple[AuditLane, bool, Fracti
             return undefined_lane(s, "mad on double: any value is allowed (Table 68)"), False, None
         lane = exact_value(fn, xs, s, second)
         return lane, any(x.kind != FINITE or x.is_zero for x in floats), None
+    if fn in COMMON:
+        return COMMON[fn](st, xs), False, None
+    if fn == "lgamma_r" and second:
+        return lgamma_sign(floats[0]), True, None
     base = fn[5:] if fn.startswith("half_") and fn not in ("half_divide", "half_recip", "half_powr") else fn
     if fn == "sincos":
         base = "cos" if second else "sin"
     if fn.startswith("half_") and base in ("sin", "cos", "tan") and floats[0].kind == FINITE and \
             abs(floats[0].value) > 2 ** 16:
         return undefined_lane(s, "half_sin/cos/tan need |x| <= 2^16 (§6.15.2)"), False, None
-    pres = special("recip" if fn == "half_recip" else base.replace("half_", ""), xs, s, st.spirv)
+    name = {"half_recip": "recip", "lgamma_r": "lgamma"}.get(fn, base.replace("half_", ""))
+    pres = special(name, xs, s, st.spirv) if st.build.edges else None
     if isinstance(pres, Real):
         return _real_lane(pres, s), True, None
     bound = _bound(st, xs)
     if isinstance(bound, AuditLane):
         return bound, False, None
-    with mpmath.workprec(_prec(s)):
+    with mpmath.workprec(precision(s)):
         if pres is not None:  # ("ref", value): an inexact prescribed value, within the bound
             ref = pres[1]
         else:
-            args = [_mpf(x.value) if isinstance(x, Real) else x for x in xs]
-            ref = _MP[base if base in _MP else fn](*args)
+            args = [mpf(x.value) if isinstance(x, Real) else x for x in xs]
+            try:
+                ref = _MP[base if base in _MP else fn](*args)
+            except ZeroDivisionError:  # a pole in exact arithmetic (1/0, tanpi(1/2))
+                ref = mpmath.inf
         if isinstance(ref, mpmath.mpc) or not mpmath.isfinite(ref):
             return undefined_lane(s, "the reference is not a finite real at these operands"), False, None
-        exact = _fraction(ref, s)
-    lane = bounded(exact, s, bound[1]) if bound[0] == "ulp" else _absolute(exact, s, Fraction(bound[1]))
+        exact = fraction(ref, s)
+    lane = bounded(exact, s, bound[1]) if bound[0] == "ulp" else absolute(exact, s, Fraction(bound[1]))
     return lane, False, exact
 
 
-def _operands(st: Setting, lanes: list) -> list[list]:
-    """Per operand, the values a lane may be read as (Real for floats, int for integers)."""
-    out = []
-    for lane in lanes:
-        if lane.undefined or lane.ranges or len(set(lane.values)) > 1 and not is_float(lane.scalar):
-            raise _Undefined(lane.undefined or "an operand is not certain")
-        if not is_float(lane.scalar):
-            out.append([int_value(lane.values[0], lane.scalar)])
-            continue
-        vals = list(dict.fromkeys(lane.values))
-        if lane.nan and not any(decode(v, lane.scalar).kind == NAN for v in vals):
-            vals.append(quiet_nan(lane.scalar))
-        reals = [decode(v, lane.scalar) for v in vals]
-        if lane.nan:  # any NaN: of either sign (§7.5.1); a loaded NaN keeps its own bits
-            reals += [Real(NAN, True)]
-        if st.flush:
-            reals += [Real(FINITE, n) for v in vals if subnormal(v, lane.scalar) for n in (False, True)]
-        out.append(reals)
-    return out
-
-
-class _Undefined(Exception):
-    pass
-
-
 def _lanes(ev, op: Op, args: list[Lanes], second: bool) -> Lanes:
-    st = Setting(ev, op)
+    s = op.args[0].type.scalar if op.op == "ilogb" else op.type.scalar
+    st = Setting(ev, op.op, s)
     width = op.type.width  # a scalar operand (ldexp(float4, int), step(float, float4)) serves every lane
-    result = (("int" if op.op in ("frexp", "remquo") else st.s) if second else
-              ("int" if op.op == "ilogb" else st.s))
+    result = result_scalar(op.op, s, second)
     out = []
     for i in range(width):
         lanes = [a[i] if len(a) > 1 else a[0] for a in args]
         try:
-            options = _operands(st, lanes)
-        except _Undefined as e:
+            options = [readings(st, lane) for lane in lanes]
+        except Uncertain as e:
             out.append(undefined_lane(result, str(e)))
             continue
         combos = list(product(*options))
@@ -317,12 +272,12 @@ def _lanes(ev, op: Op, args: list[Lanes], second: bool) -> Lanes:
 
 def out_parameter(ev, op: Op, args: list[Lanes]) -> Lanes:
     """The value a math built-in stores through its pointer argument."""
-    if op.op not in ("sincos", "fract", "frexp", "modf", "remquo"):
+    if op.op not in ("sincos", "fract", "frexp", "modf", "remquo", "lgamma_r"):
         raise Unsupported(f"the out-parameter of {op.op}")
     return _lanes(ev, op, args, True)
 
 
-_SUPPORTED = set(_MP) | EXACT_FUNCTIONS | {"sincos"}
+_SUPPORTED = set(_MP) | EXACT_FUNCTIONS | set(COMMON) | {"sincos", "lgamma", "lgamma_r"}
 
 
 @HANDLERS.handles(*sorted(_SUPPORTED))

@@ -73,34 +73,29 @@ def _arith(ev, op: Op, args: list[Lanes]) -> Lanes:
             raise NotOpenCL(f"operator {operator} on floating types")
         out = [compute(lambda a, b: float_arith(operator, a, b, t[0], ev.env), [p, q], t[0], ev.env)
                for p, q in zip(x, y)]
-        return _relaxed(ev, op, t[0], [x, y], out)
+        return _relaxed(ev, op, t[0], out)
     return [compute(lambda a, b: integer_arith(operator, a, b, t[0]), [p, q], t[0], ev.env) for p, q in zip(x, y)]
 
 
-def _relaxed(ev, op: Op, s: str, operands: list[Lanes], out: Lanes) -> Lanes:
-    """+ - * under the program's build options (API §5.8.4.3): -cl-mad-enable (and unsafe math)
-    may contract a*b+c (not audited); -cl-unsafe-math-optimizations leaves float correctly rounded
-    on OpenCL C >= 2.0 builds (Table 67 does not list + - *) and nothing defined on others, and
-    makes the sign of a zero insignificant; -cl-finite-math-only assumes no NaN or infinity."""
-    words = set(ev.program.options.split())
-    unsafe = bool(words & {"-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"})
-    finite = bool(words & {"-cl-fast-relaxed-math", "-cl-finite-math-only"})
-    if (unsafe or "-cl-mad-enable" in words) and any(
+def _relaxed(ev, op: Op, s: str, out: Lanes) -> Lanes:
+    """+ - * under the program's build options (audit.build): -cl-mad-enable (and unsafe math)
+    may contract a*b+c (not audited); -cl-finite-math-only leaves no accuracy rule, and
+    -cl-unsafe-math-optimizations none on OpenCL C 1.x builds or on double (Table 67 does not
+    list + - *: float keeps Table 65's correct rounding); where the sign of zero is not
+    significant, a zero result may be either zero. A NaN or infinite operand or result under
+    unsafe or finite math is the evaluator's (audit.eval)."""
+    build = ev.build
+    if build.mad and op.attr("operator") in "+-" and any(
             isinstance(a, Op) and a.op == "arith" and a.attr("operator") == "*" for a in op.args):
         raise Unsupported("a*b+c that -cl-mad-enable or unsafe math may contract")
-    if unsafe and (s != "float" or not ev.program.requires & {"cl2.0", "cl3.0"}):
-        return [undefined_lane(s, "-cl-unsafe-math-optimizations defines accuracy for float on OpenCL C >= 2.0 "
-                                  "builds only (§7.4)")] * len(out)
-    result = []
-    for i, lane in enumerate(out):
-        lanes = [o[i] for o in operands] + [lane]
-        if finite and any(v.nan or any(decode(b, v.scalar).kind != "finite" for b in v.values) for v in lanes
-                          if not v.undefined):
-            lane = undefined_lane(s, "-cl-finite-math-only: the compiler may assume no NaN or infinity")
-        elif unsafe and not lane.undefined and any(decode(b, s).is_zero for b in lane.values):
-            lane = merge(s, [lane, AuditLane(s, (0, 1 << (width(s) - 1)))])
-        result.append(lane)
-    return result
+    why = build.voids_accuracy(s)
+    if why:
+        return [undefined_lane(s, why)] * len(out)
+    if not build.no_signed_zeros:
+        return out
+    both = AuditLane(s, (0, 1 << (width(s) - 1)))
+    return [merge(s, [lane, both]) if not lane.undefined and any(decode(b, s).is_zero for b in lane.values)
+            else lane for lane in out]
 
 
 # ---- lanes: components, literals, vloadn / vstoren, shuffles (§6.3.6, §6.3.7, §6.15.7, §6.15.13) ----

@@ -1,5 +1,5 @@
 """The audit's prescribed values of the math built-ins (audit.math): OpenCL C 3.0.19 §7.5.1
-and C99 Annex F.9 (which §7.5 incorporates). No oracle code.
+and C99 Annex F.9 (which §7.5 incorporates), and lgamma_r's sign. No oracle code.
 
 ``special`` returns a :class:`~audit.values.Real` where a value is prescribed exactly,
 ``("ref", mpf)`` where the prescribed value is not a float (atan(inf) = pi/2: the function's
@@ -17,7 +17,10 @@ from audit.values import (
     FINITE,
     INF,
     NAN,
+    AuditLane,
     Real,
+    int_bits,
+    undefined_lane,
 )
 
 NAN_R = Real(NAN, False)
@@ -375,6 +378,27 @@ def _powr(x, xs, s, spirv):
     return None
 
 
+def _lgamma(x, xs, s, spirv):
+    """C99 F.9.5.3: lgamma(1) = lgamma(2) = +0; +inf at zero, negative integers and +-inf."""
+    if x.kind == INF or (x.value <= 0 and _is_int(x)):
+        return infinity(False)
+    return signed_zero(False) if x.value in (1, 2) else None
+
+
+def lgamma_sign(x: Real) -> AuditLane:
+    """What lgamma_r stores in ``signp``: "the sign of the gamma function" (§6.15.2), read as +1 or -1
+    (as C's signgam), and 0 "if x is zero or a negative integer" (§7.5.1); at a NaN or -inf, where the
+    gamma function has no sign, nothing is specified."""
+    if x.kind == NAN or (x.kind == INF and x.neg):
+        return undefined_lane("int", "lgamma_r's sign at a NaN or -inf: the gamma function has no sign there")
+    if x.kind == INF or x.value > 0:
+        return AuditLane("int", (1,))
+    if _is_int(x):
+        return AuditLane("int", (0,))
+    floor = x.value.numerator // x.value.denominator
+    return AuditLane("int", (int_bits(-1 if floor % 2 else 1, "int"),))
+
+
 def _pi_ref(v):
     return lambda neg: ("ref", (-1 if neg else 1) * v())
 
@@ -390,7 +414,7 @@ _SPECIALS = {
     "recip": _recip, "fdiv": _divide, "divide": _divide, "erfc": _erfc, "tgamma": _tgamma, "hypot": _hypot,
     "atan2": _atan2(False), "atan2pi": _atan2(True), "pow": _pow, "pown": _pown, "rootn": _rootn,
     "powr": _powr, "degrees": lambda x, xs, s, sp: x if x.kind != FINITE or x.is_zero else None,
-    "radians": lambda x, xs, s, sp: x if x.kind != FINITE or x.is_zero else None,
+    "radians": lambda x, xs, s, sp: x if x.kind != FINITE or x.is_zero else None, "lgamma": _lgamma,
 }
 """F.9 cases for acos/asin at +-1 and the like are the general formula's exact value (pi/2 is not
 a float: such lanes keep the bound); the ``acospi(1) = +0`` of §7.5.1 is listed."""

@@ -261,6 +261,11 @@ def bits_text(bits: int, s: str) -> str:
 
 # ---- one lane of an audited expression -----------------------------------------------------------
 
+NOT_AUDITED = "not audited: "
+"""The prefix of an undefined lane's reason that is the audit's limit, not the spec's (a lane
+that depends on it is reported as not audited)."""
+
+
 
 @dataclass(frozen=True)
 class AuditLane:

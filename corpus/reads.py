@@ -55,9 +55,12 @@ def rows_by_prefix(corpus: Corpus, field: str, ref: str) -> list[dict[str, Any]]
 
 
 def first_result_row(corpus: Corpus, bucket: str) -> dict[str, Any] | None:
-    """The wrong or imprecise lane of ``bucket`` with the smallest id (None: its rows are failures)."""
+    """The wrong or imprecise lane of ``bucket`` with the smallest id (None: its rows are failures),
+    with ``build_options``: the options its run was built with (runs.options; None where the run
+    recorded none)."""
     kinds = ",".join("?" * len(RESULT_KINDS))
-    found = _sql.rows(corpus, f"select * from disagreements where bucket = ? and kind in ({kinds}) order by id limit 1",
+    found = _sql.rows(corpus, f"select d.*, r.options as build_options from disagreements d left join runs r "
+                              f"on r.id = d.run_id where d.bucket = ? and d.kind in ({kinds}) order by d.id limit 1",
                       [bucket, *RESULT_KINDS])
     return found[0] if found else None
 

@@ -8,17 +8,23 @@ counted and skipped) are grouped by area and operation, the groups taken in turn
 each group's buckets by id) until the sample is full. Of each bucket the row with the least id is
 audited: its program is loaded from the corpus, the statement that writes its buffer is evaluated
 for its work-item by the audit's own evaluator (:mod:`audit.eval`: exact integers and
-Fractions from OpenCL C 3.0.19 §6.3-§6.15, mpmath for the math built-ins, a plain texel walk for
-images), with the inputs the row records and the float environment of its target (the floating
-types without CL_FP_DENORM may flush, §7.2), and the lane the row names is compared:
+Fractions from OpenCL C 3.0.19 §6.3-§6.15, mpmath for the math built-ins, Table 17's definitions
+for the geometric functions, a plain texel walk and LINEAR's hull for images), with the inputs the
+row records, the float environment of its target (the floating types without CL_FP_DENORM may
+flush, §7.2) and the build options its run recorded (the program's where it recorded none;
+:mod:`audit.build`: the rules each option of the OpenCL 3.0 API §5.8.4 leaves standing), and the
+lane the row names is compared:
 
 * **reproduced**: the independent derivation rejects the actual value too, and allows the value
   the row expected (the same bits, or a value within the bound it derives);
 * **NOT REPRODUCED**: it allows the actual value, or not the expected one, or finds the lane not
-  specified at all (undefined, implementation-defined, or a program the IR types otherwise than
-  C does); both sides' values are printed;
-* **not audited (reason)**: what the audit has no independent reference for (atomics, LINEAR and
-  near-boundary normalized image reads, geometric functions, ...), never counted as reproduced.
+  specified at all (undefined, implementation-defined, voided by the build options, or a program
+  the IR types otherwise than C does); both sides' values are printed;
+* **not audited (reason)**: what the audit has no independent reference for (atomics, half
+  precision math, a*b+c that -cl-mad-enable may contract, ...), never counted as reproduced.
+
+Timeouts are failures, not value verdicts: they are counted per kind and not audited.
+``--json`` gives the counts per bucket kind (buckets, sampled, audited, reproduced).
 
 No module of ``oracles`` is imported here or by the audit's package, :mod:`audit` (its import-linter
 contract ``audit-independent``, pyproject.toml).
@@ -48,6 +54,7 @@ class Finding:
     status: str  # reproduced, not reproduced, not audited
     reason: str = ""
     independent: str = ""  # what the audit allows
+    kind: str = ""  # the bucket's kind (wrong-result, imprecise-result)
 
 
 @dataclass
@@ -55,6 +62,7 @@ class AuditResult:
     buckets: int = 0  # buckets in the corpus
     failures: int = 0  # buckets of build errors, crashes, timeouts: not value verdicts
     findings: list[Finding] = field(default_factory=list)
+    bucket_kinds: Counter = field(default_factory=Counter)  # every bucket's kind, sampled or not
 
     def with_status(self, status: str) -> list[Finding]:
         return [f for f in self.findings if f.status == status]
@@ -62,6 +70,17 @@ class AuditResult:
     @property
     def not_audited(self) -> Counter:
         return Counter(f.reason for f in self.with_status("not audited"))
+
+    def kinds(self) -> dict[str, dict[str, int]]:
+        """Per bucket kind: buckets in the corpus, sampled, audited and reproduced (a failure
+        kind is never sampled)."""
+        out = {}
+        for kind in sorted(self.bucket_kinds):
+            mine = [f for f in self.findings if f.kind == kind]
+            out[kind] = {"buckets": self.bucket_kinds[kind], "sampled": len(mine),
+                         "audited": sum(f.status != "not audited" for f in mine),
+                         "reproduced": sum(f.status == "reproduced" for f in mine)}
+        return out
 
 
 def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
@@ -82,18 +101,22 @@ def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
 
 def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
     buckets, total, failures = sample_buckets(corpus, sample)
-    result = AuditResult(total, failures)
+    kinds = Counter(b["signature"].get("kind", "") for b in corpus.buckets())
+    result = AuditResult(total, failures, bucket_kinds=kinds)
     fingerprints = {f: json.loads(text or "{}") for f, text in target_fingerprints(corpus).items()}
     for b in buckets:
         row = first_result_row(corpus, b["id"])
         if row is None:
             continue
+        kind = b["signature"].get("kind", "")
         try:
             program = corpus.program(row["program_id"])
         except CorpusError as e:
-            result.findings.append(Finding(b["id"], row, "not audited", f"program not loadable: {e}"))
+            result.findings.append(Finding(b["id"], row, "not audited", f"program not loadable: {e}", kind=kind))
             continue
-        result.findings.append(audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {})))
+        finding = audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {}))
+        finding.kind = kind
+        result.findings.append(finding)
     return result
 
 
@@ -128,9 +151,8 @@ def audit_row(bucket: str, row: dict, program: Program, fingerprint: dict) -> Fi
     item, lane_no = int(row["work_item"]), int(row["lane"]) - int(row["work_item"]) * target_t.mem_lanes
     if item < 0 or not 0 <= lane_no < target_t.mem_lanes:
         return skip("the row names no lane")
-    flush = flush_set(fingerprint) | (  # API §5.8.4.2: float (and double) denormals may be flushed
-        {"float", "double"} if "-cl-denorms-are-zero" in program.options.split() else set())
-    ev = Evaluator(program, inputs, Env(frozenset(flush)), item, row["path"] == "spirv", fingerprint)
+    ev = Evaluator(program, inputs, Env(flush_set(fingerprint)), item, row["path"] == "spirv", fingerprint,
+                   row.get("build_options"))
     try:
         lane = ev.stored(stmt, row["buffer"])[lane_no]
     except (Unsupported, TooMany) as e:
@@ -151,6 +173,23 @@ def audit_row(bucket: str, row: dict, program: Program, fingerprint: dict) -> Fi
     if not (lane.allows(expected) or (is_float(s) and decode(expected, s).kind == "nan" and lane.nan)):
         return Finding(bucket, row, "not reproduced", "the expected values differ", independent)
     return Finding(bucket, row, "reproduced", "", independent)
+
+
+def report_json(result: AuditResult) -> dict:
+    """What ``clfuzz audit --json`` prints: the counts, per bucket kind too, every verdict not
+    reproduced (its row's identity, both sides' values and why) and the reasons for not auditing."""
+    return {
+        "buckets": result.buckets, "skipped": result.failures, "sampled": len(result.findings),
+        "audited": sum(f.status != "not audited" for f in result.findings),
+        "reproduced": len(result.with_status("reproduced")),
+        "not_reproduced": [{"bucket": f.bucket, "row": f.row["id"], "target": f.row["target"],
+                            "operation": f.row["operation"], "rule": f.row["rule"],
+                            "expected": f.row["expected_value"], "actual": f.row["actual_value"],
+                            "independent": f.independent, "why": f.reason}
+                           for f in result.with_status("not reproduced")],
+        "not_audited": dict(sorted(result.not_audited.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "kinds": result.kinds(),
+    }
 
 
 def report_lines(result: AuditResult) -> list[str]:
