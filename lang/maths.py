@@ -256,38 +256,67 @@ OPTIONS: tuple[str, ...] = (
     "-cl-fast-relaxed-math", "-cl-finite-math-only", "-cl-denorms-are-zero", "-cl-mad-enable",
     "-cl-unsafe-math-optimizations", "-cl-fp32-correctly-rounded-divide-sqrt",
 )
-"""The build options that change the rules (OpenCL API 3.0 §5.8.4.2-3), drawn as program attributes."""
+"""The build options the math strategy draws as program attributes (OpenCL 3.0 API §5.8.6.2 Math
+Intrinsics Options, §5.8.6.3 Optimization Options); :func:`option_flags` reads these and every
+other option that changes the rules."""
 
 CR_DIVIDE_SQRT = "fp32_correctly_rounded_divide_sqrt"
 """The program requirement of -cl-fp32-correctly-rounded-divide-sqrt (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
 in the device's single FP config)."""
+
+IMPLIED: dict[str, tuple[str, ...]] = {
+    # API §5.8.6.3: "Sets the optimization options -cl-finite-math-only and -cl-unsafe-math-optimizations"
+    "-cl-fast-relaxed-math": ("-cl-finite-math-only", "-cl-unsafe-math-optimizations"),
+    # API §5.8.6.3: "This option includes the -cl-no-signed-zeros, -cl-mad-enable, and -cl-denorms-are-zero
+    # options"
+    "-cl-unsafe-math-optimizations": ("-cl-no-signed-zeros", "-cl-mad-enable", "-cl-denorms-are-zero"),
+}
+"""The options an option sets (OpenCL 3.0 API §5.8.6.3)."""
+
+FLAGS: dict[str, str] = {
+    "-cl-finite-math-only": "finite",
+    "-cl-unsafe-math-optimizations": "unsafe",
+    "-cl-no-signed-zeros": "nsz",
+    "-cl-mad-enable": "mad",
+    "-cl-denorms-are-zero": "daz",
+    "-cl-fp32-correctly-rounded-divide-sqrt": "cr",
+}
+"""Each option that changes the rules and its flag of the float environment (:func:`option_flags`);
+an option not listed (-cl-opt-disable: "disables all optimizations", API §5.8.6.3) voids nothing."""
 
 
 def build_flags(options: str, requires: frozenset[str]) -> frozenset[str]:
     """The float environment's flags of how a program is built: its options (:func:`option_flags`)
     and ``cl2`` when it is built as OpenCL C 2.0 or newer (a program requiring ``cl2.0`` or
     ``cl3.0`` gets -cl-std=CL2.0/CL3.0, campaign.jobs.c_options; without -cl-std a device builds
-    OpenCL C 1.2, API §5.8.4.5). Table 67's bounds for -cl-unsafe-math-optimizations "require
+    OpenCL C 1.2, API §5.8.6.5). Table 67's bounds for -cl-unsafe-math-optimizations "require
     support for OpenCL C 2.0 or newer" (OpenCL C 3.0.19 §7.4): they apply to such builds only."""
     return option_flags(options) | ({"cl2"} if requires & {"cl2.0", "cl3.0"} else frozenset())
 
 
 def option_flags(options: str) -> frozenset[str]:
-    """What a program's build options allow, as flags of the float environment (oracles.math):
-    ``finite`` (no NaN/INF assumed: such lanes are not judged), ``unsafe`` (Table 67, signed zeros
-    insignificant), ``mad`` (a*b+c may be a mad), ``daz`` (float and double denormals may be
-    flushed), ``cr`` (float / and sqrt correctly rounded). -cl-fast-relaxed-math is finite + unsafe;
-    unsafe implies mad (API §5.8.4.3)."""
+    """What a program's build options allow, as flags of the float environment (oracles.math,
+    whose ``bounds.edges_void`` and ``bounds.accuracy_void`` read them), each option with the
+    options it sets (:data:`IMPLIED`, OpenCL 3.0 API §5.8.6.3):
+
+    * ``finite`` (-cl-finite-math-only: "assume that arguments and results are not NaNs, +Inf,
+      -Inf ... may violate the OpenCL numerical compliance requirements for single precision and
+      double precision floating-point, as well as edge case behavior");
+    * ``unsafe`` (-cl-unsafe-math-optimizations: "(c) assume relaxed OpenCL numerical compliance
+      requirements as defined in the unsafe math optimization section" (Table 67) "and (d) may
+      violate edge case behavior");
+    * ``nsz`` (-cl-no-signed-zeros: "the sign of a zero result is not significant");
+    * ``mad`` (-cl-mad-enable: "Allow a * b + c to be replaced by a mad instruction");
+    * ``daz`` (-cl-denorms-are-zero, §5.8.6.2: single and double precision denormals "may be
+      flushed to zero");
+    * ``cr`` (-cl-fp32-correctly-rounded-divide-sqrt, §5.8.6.2: float / and sqrt correctly rounded).
+
+    -cl-fast-relaxed-math is finite + unsafe, so all six but ``cr``."""
     words = set(options.split())
-    out = set()
-    if words & {"-cl-fast-relaxed-math", "-cl-finite-math-only"}:
-        out.add("finite")
-    if words & {"-cl-fast-relaxed-math", "-cl-unsafe-math-optimizations"}:
-        out |= {"unsafe", "mad"}
-    if "-cl-mad-enable" in words:
-        out.add("mad")
-    if "-cl-denorms-are-zero" in words:
-        out.add("daz")
-    if "-cl-fp32-correctly-rounded-divide-sqrt" in words:
-        out.add("cr")
-    return frozenset(out)
+    todo = list(words)
+    while todo:
+        for implied in IMPLIED.get(todo.pop(), ()):
+            if implied not in words:
+                words.add(implied)
+                todo.append(implied)
+    return frozenset(FLAGS[w] for w in words if w in FLAGS)

@@ -176,11 +176,24 @@ def _arith(op: Op, args: list[Expectation], n: int, ftz: frozenset) -> Expectati
         outs.append(result.astype(c.dtype))
         rule = RULE_BITWISE if operator in "&|^" else RULE_ARITH_SIGNED if c.signed else RULE_ARITH_UNSIGNED
     any_nan = np.zeros(len(judged), bool)
+    masks = []
     if c.is_float:
         any_nan = np.isnan(outs[0]) | operands[0].any_nan | operands[1].any_nan
         judged = judged & relaxed_judged(c.name, ftz, [o.reference for o in operands], outs[0], any_nan)
-        if "unsafe" in ftz:  # signed zeros are not significant (-cl-no-signed-zeros, implied)
-            outs.append(np.where(outs[0] == 0, -outs[0], outs[0]).astype(c.dtype))
-    base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16))
+        if "nsz" in ftz:
+            masks = [signless_zero(outs, c.name)]
+    base = Expectation(c.name, [as_bits(outs[0])], judged, any_nan, np.full(len(judged), rule, np.int16),
+                       masks=masks)
     return base.with_alternatives([as_bits(o) for o in outs[1:MAX_CANDIDATES]])
 
+
+def signless_zero(outs: list[np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The mask that accepts a zero of either sign in every lane where some allowed result is a
+    zero (and nothing elsewhere): under -cl-no-signed-zeros "the sign of a zero result is not
+    significant" (OpenCL 3.0 API §5.8.6.3; set by -cl-unsafe-math-optimizations too)."""
+    s = scalar(name)
+    zero = np.zeros(len(outs[0]), bool)
+    for o in outs:
+        zero |= o == 0
+    magnitude = np.where(zero, (1 << (s.bits - 1)) - 1, 0).astype(s.bits_dtype)  # every bit but the sign
+    return magnitude, np.where(zero, 0, 1).astype(s.bits_dtype)  # 1: matches no lane (its mask is 0)

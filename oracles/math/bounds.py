@@ -117,12 +117,37 @@ def profile_of(tname: str, env: frozenset) -> str:
     return tname + ("_ep" if "embedded" in env and tname != "double" else "")
 
 
+def edges_void(env: frozenset) -> bool:
+    """Whether the build voids every edge-case rule (prescribed special values and limits, §7.5.1,
+    C99 F.9 and the SPIR-V environment's list; the values the definitions fix at a zero, infinite
+    or NaN operand or result; lgamma_r's sign at a pole; nextafter's and normalize's edge rules):
+    -cl-unsafe-math-optimizations allows optimizations that "(d) may violate edge case behavior in
+    the OpenCL C or OpenCL SPIR-V Environment specifications", -cl-finite-math-only "may violate
+    ... edge case behavior" and assumes "that arguments and results are not NaNs, +Inf, -Inf";
+    -cl-fast-relaxed-math sets both (OpenCL 3.0 API §5.8.6.3). A voided rule judges nothing."""
+    return bool({"finite", "unsafe"} & env)
+
+
+def accuracy_void(tname: str, env: frozenset) -> bool:
+    """Whether the build voids every accuracy rule of ``tname`` (§7.4's bounds, Table 65's correctly
+    rounded + - * / included): -cl-finite-math-only "may violate the OpenCL numerical compliance
+    requirements for single precision and double precision floating-point" (OpenCL 3.0 API
+    §5.8.6.3; half, which the sentence predates, is read alike: no report rests on it), and
+    -cl-unsafe-math-optimizations "assume[s] relaxed OpenCL numerical compliance requirements as
+    defined in the unsafe math optimization section" (API §5.8.6.3), which defines them for single
+    precision only and "requires support for OpenCL C 2.0 or newer" (OpenCL C 3.0.19 §7.4, Table
+    67): on double and half, and in OpenCL C 1.x builds (no ``cl2``), none is defined. Edges are
+    void there too (:func:`edges_void`): nothing is judged."""
+    return "finite" in env or ("unsafe" in env and (tname != "float" or "cl2" not in env))
+
+
 def bound_for(f: MathFn, tname: str, env: frozenset) -> tuple[Bound, str]:
-    """The bound of ``f`` on ``tname`` under ``env`` and the kind of rule that states it."""
+    """The bound of ``f`` on ``tname`` under ``env`` and the kind of rule that states it (none,
+    kind ``void``, where the build voids every accuracy rule: :func:`accuracy_void`)."""
     profile = profile_of(tname, env)
-    if "unsafe" in env:
-        if tname != "float" or "cl2" not in env:  # Table 67 is float only, for OpenCL C >= 2.0
-            return Bound("none"), "unsafe"
+    if accuracy_void(tname, env):
+        return Bound("none"), "void"
+    if "unsafe" in env:  # float in OpenCL C >= 2.0: Table 67, the others keep Table 65 or 66
         if f.name in UNSAFE_BOUNDS:
             b = UNSAFE_BOUNDS[f.name]
             if "embedded" in env and b.kind == "ulp" and b.value in (2.5, 3):

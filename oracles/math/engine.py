@@ -21,7 +21,10 @@ For every output lane it gives the values the spec allows (:class:`Lane`, packed
 The float environment ``env`` (a frozenset) holds the flushable type names and flags: of the
 device and path (``embedded``: EMBEDDED_PROFILE; ``spirv``: a SPIR-V path) and of how the program
 is built (:func:`lang.maths.build_flags`: ``cl2`` for OpenCL C >= 2.0; ``finite``, ``unsafe``,
-``mad``, ``daz``, ``cr`` from its options).
+``nsz``, ``mad``, ``daz``, ``cr`` from its options, each with the options it sets). Where the build
+voids edge case behaviour (:func:`oracles.math.bounds.edges_void`) no prescribed value or other
+edge rule judges, and where it voids every accuracy rule (:func:`oracles.math.bounds.accuracy_void`)
+no lane is judged at all (OpenCL 3.0 API §5.8.6.3).
 
 Every lane also carries its reference and ulp so that the judge can measure the error a driver
 made (``Expectation.error``), passing or not.

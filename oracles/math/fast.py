@@ -29,9 +29,12 @@ reference or whose reference fails its start-up check (sincos: sin's and cos's r
 result under sincos's bound and rule; the geometric functions: :mod:`oracles.math.fast_geometric`).
 fract, modf, frexp, remquo, mad, lgamma and lgamma_r need no reference:
 :mod:`oracles.math.fast_exact` gives their lanes (both results) where numpy computes them exactly,
-and every lane of an exact function whose bound is none in the build (none is judged). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a lane with a NaN
-or infinite operand is not judged (API §5.8.4.3: the compiler may assume there is none), whatever
-the function.
+and every lane of a function the build leaves unjudged (``fast_exact.never_judged``: every function
+where the build voids every accuracy rule, ``oracles.math.bounds.accuracy_void``, and an exact
+function whose bound is none). Where the build voids edge case behaviour
+(``oracles.math.bounds.edges_void``: -cl-finite-math-only, -cl-unsafe-math-optimizations) a lane
+with a NaN or infinite operand is not judged (API §5.8.6.3: the compiler may assume there is
+none), whatever the function.
 
 The lanes left to the exact path are computed once per distinct operand set: lanes whose
 operands are the same certain values (the same bits: a NaN's payload, a zero's sign) get the same
@@ -59,7 +62,7 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
-from oracles.math.bounds import bound_for, profile_of, rule_for
+from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
 from oracles.math.precise import PRECISE
 from oracles.math.references import REFERENCES, trusted, working
@@ -110,7 +113,7 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spr
         values.append(v)
         bits.append(b)
         certain = ok if certain is None else certain & ok
-        if p in "gs" and {"finite", "unsafe"} & env:  # assumed finite (API §5.8.4.3): not judged
+        if p in "gs" and edges_void(env):  # assumed finite (API §5.8.6.3): not judged
             nonfinite = ok & ~np.isfinite(v)
             relaxed = nonfinite if relaxed is None else relaxed | nonfinite
     fm = fmt(tname)

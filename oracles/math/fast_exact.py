@@ -3,9 +3,10 @@ functions with an out-parameter (fract, modf, frexp, remquo: OpenCL C 3.0.19 §6
 ulp or correctly rounded in Tables 65, 66, 68, 69), mad (Table 65: "Implemented either as a correctly
 rounded fma or as a multiply followed by an add both of which are correctly rounded"), lgamma and
 lgamma_r (Table 65: the value is undefined off its prescribed points; lgamma_r's sign is Γ's
-sign), and every exact function whose bound is none in the build (mad on double, half and the
-embedded profile; every function under -cl-unsafe-math-optimizations outside Table 67: no lane is
-judged, :func:`never_judged`), for :mod:`oracles.math.fast`.
+sign), and every lane of a function the build leaves unjudged (:func:`never_judged`: every
+function where the build voids every accuracy rule, oracles.math.bounds.accuracy_void; an exact
+function whose bound is none, mad on double, half and the embedded profile), for
+:mod:`oracles.math.fast`.
 
 Each gives, for operands that are finite, normal and nonzero (the filter's candidates: flushing,
 §7.5.3, and the edge cases of §7.5.1 and C99 F.9 stay with :mod:`oracles.math.lanewise`), the lanes the
@@ -14,7 +15,8 @@ numpy where it is exact (checked: a subtraction is kept only where TwoSum's erro
 rounding to the lane's type is numpy's cast, round to nearest even), the rule the exact path names
 (the function's bound, or its special rule where an operand or a result is zero: C99 F.9 and the
 definitions prescribe those values, sign included), and no error scale (none is measured for an
-exact function). Lanes whose result is not such a value are left to the exact path.
+exact function). Lanes whose result is not such a value, and under -cl-no-signed-zeros lanes with
+a zero result (either sign is accepted there), are left to the exact path.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from lang.types import Type, scalar
 from oracles import rules
 from oracles.expect import Expectation
 from oracles.floats import fmt
-from oracles.math.bounds import RULE_LGAMMA_SIGN, bound_for, profile_of, rule_for
+from oracles.math.bounds import RULE_LGAMMA_SIGN, accuracy_void, bound_for, profile_of, rule_for
 from oracles.math.exact import EXACT
 from oracles.math.references import WIDE_OK
 
@@ -148,10 +150,12 @@ def unjudged(f: MathFn, tname: str, n: int) -> list[Expectation]:
 
 
 def never_judged(f: MathFn, tname: str, env: frozenset) -> bool:
-    """Whether ``f`` is an exact function whose bound is none here: ``oracles.math.lanewise.lanewise_at``
-    judges none of its lanes, whatever the operands, before any special value (a lane whose
-    operand is not one certain value is not judged either)."""
-    return f.name in EXACT and bound_for(f, tname, env)[0].kind == "none"
+    """Whether ``oracles.math.lanewise.lanewise_at`` (and ``oracles.math.geometric``) judges none of
+    ``f``'s lanes here, whatever the operands (a lane whose operand is not one certain value is not
+    judged either): the build voids every accuracy rule (and so every edge case rule,
+    oracles.math.bounds.accuracy_void), or ``f`` is an exact function whose bound is none, which
+    is decided before any special value."""
+    return accuracy_void(tname, env) or (f.name in EXACT and bound_for(f, tname, env)[0].kind == "none")
 
 
 def exact_lanes(f: MathFn, tname: str, env: frozenset,
@@ -172,8 +176,8 @@ def exact_lanes(f: MathFn, tname: str, env: frozenset,
         fused, split, ok = _mad(*values)
         tiny = fmt(tname).tiny
         for r in (fused, split):  # finite, and no flushable result (§7.5.3); a zero sum is +0 in both paths
-            ok &= np.isfinite(r) & ((r == 0) | (np.abs(r) >= tiny))  # (a zero's sign is free under unsafe)
-            ok &= (r != 0) | ("unsafe" not in env)
+            ok &= np.isfinite(r) & ((r == 0) | (np.abs(r) >= tiny))
+            ok &= (r != 0) | ("nsz" not in env)  # a zero of either sign (-cl-no-signed-zeros): the exact path
         m = int(ok.sum())
         return ok, [Expectation(tname, [fused[ok], split[ok]], np.ones(m, bool), np.zeros(m, bool),
                                 np.full(m, rules.index(rule_for("mad", "mad", profile)), np.int16))]
@@ -197,6 +201,7 @@ def exact_lanes(f: MathFn, tname: str, env: frozenset,
         for out in outputs:
             if out.dtype.kind == "f":
                 ok &= np.isfinite(out) & ((out == 0) | (np.abs(out) >= tiny))  # no flushable result (§7.5.3)
+                ok &= (out != 0) | ("nsz" not in env)  # a zero of either sign (-cl-no-signed-zeros): the exact path
                 edge |= out == 0
     rule = np.where(edge, special_rule, bound_rule)[ok].astype(np.int16)
     types = [tname if out.dtype.kind == "f" else "int" for out in outputs]

@@ -6,8 +6,9 @@ A work-item is a candidate where every operand lane is one certain value and fin
 infinity have the prescribed values of §7.5.1), none subnormal where subnormals may be flushed
 (§7.5.3: such a work-item is not judged), and, for normalize and fast_normalize, not the zero
 vector ("normalize(v) returns v if all elements of v are zero", which oracles.math.geometric applies
-to both). Under -cl-finite-math-only and -cl-unsafe-math-optimizations a work-item with a NaN or
-infinite operand is not judged (API §5.8.4.3).
+to both). Where the build voids edge case behaviour (oracles.math.bounds.edges_void:
+-cl-finite-math-only, -cl-unsafe-math-optimizations) a work-item with a NaN or infinite operand is
+not judged (API §5.8.6.3).
 The reference is evaluated in the working type of :mod:`oracles.math.references` (float64 for half
 and float, the x87 long double for double), whose range holds every square and product of the
 lane type exactly in exponent, with ``u`` its unit roundoff and ``eps = 2u``:
@@ -32,9 +33,9 @@ every lane is (a float4 cross's w is 0.0, §6.15.5) and the reference's error is
 (its error scale moves the largest-error search by less than that); the fast_ forms also need
 the sum of squares clearly between FLT_MIN and FLT_MAX (beyond, "the result is undefined",
 §6.15.5). Where the bound is none (double's and the embedded
-profile's fast_ forms, Table 67 under -cl-unsafe-math-optimizations) no lane of a candidate is
-judged but cross's w; under -cl-unsafe-math-optimizations none at all. A float4 cross under
--cl-unsafe-math-optimizations (w: 0.0 or -0.0) stays with the exact path.
+profile's fast_ forms) no lane of a candidate is judged but cross's w; where the build voids every
+accuracy rule (oracles.math.bounds.accuracy_void) none at all. A float4 cross under
+-cl-no-signed-zeros (w: 0.0 or -0.0) stays with the exact path.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from lang.types import scalar
 from oracles import rules
 from oracles.expect import ErrorScale, Expectation
 from oracles.floats import fmt
-from oracles.math.bounds import RULE_CROSS_W, bound_for, profile_of, rule_for
+from oracles.math.bounds import RULE_CROSS_W, accuracy_void, bound_for, edges_void, profile_of, rule_for
 from oracles.math.fast import Filtered, decide, representatives_of
 from oracles.math.references import working
 
@@ -93,7 +94,8 @@ def geometric_filtered(f: MathFn, tname: str, env: frozenset, args: list[Expecta
     the operands' expectations, ``width`` lanes per work-item; ``out_width`` lanes of the result per
     work-item; ``flush``: whether subnormal operands may be flushed here (§7.5.3)."""
     bound, kind = bound_for(f, tname, env)
-    if "unsafe" in env and f.name == "cross" and width == 4 and bound.kind != "none":
+    void = accuracy_void(tname, env)
+    if "nsz" in env and f.name == "cross" and width == 4 and not void:
         return None  # w is 0.0 or -0.0 there (-cl-no-signed-zeros): left to the exact path
     fm = fmt(tname)
     vals, certain, bits = [], None, []
@@ -107,12 +109,12 @@ def geometric_filtered(f: MathFn, tname: str, env: frozenset, args: list[Expecta
     with np.errstate(all="ignore"):
         finite = np.all([np.all(np.isfinite(v), axis=1) for v in vals], axis=0)
         subnormal = np.any([np.any((v != 0) & (np.abs(v.astype(np.float64)) < fm.tiny), axis=1) for v in vals], axis=0)
-    relaxed = sure & ~finite & bool({"finite", "unsafe"} & env)  # assumed finite (API §5.8.4.3): not judged
+    relaxed = sure & ~finite & edges_void(env)  # assumed finite (API §5.8.6.3): not judged
     flushed = sure & finite & subnormal & flush  # "flushed operands change the whole result": not judged
     items = sure & finite & ~flushed
     if f.name.endswith("normalize"):
         items &= np.any(vals[0] != 0, axis=1)
-    if kind == "unsafe":  # bound none: nothing is judged (oracles.math.geometric)
+    if void:  # nothing is judged (oracles.math.geometric)
         items[:] = True
     shape = (n, out_width)
     dtype = scalar(tname).dtype
@@ -125,7 +127,7 @@ def geometric_filtered(f: MathFn, tname: str, env: frozenset, args: list[Expecta
             items &= _judged(f, tname, env, bound, kind, vals, items, (nearest, judged, rule, lo, hi, ref, low, unit,
                                                                         limit))
     items |= relaxed | flushed
-    if f.name == "cross" and width == 4 and kind != "unsafe":  # "The w component ... will be 0.0"
+    if f.name == "cross" and width == 4 and not void:  # "The w component ... will be 0.0"
         judged[:, 3] = ~relaxed
         rule[:, 3] = np.where(relaxed, rule[:, 3], rules.index(RULE_CROSS_W))
 

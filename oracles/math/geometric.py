@@ -16,7 +16,16 @@ from lang.maths import FUNCTIONS, Bound, MathFn
 from lang.types import scalar
 from oracles.expect import Expectation
 from oracles.floats import Format, fmt
-from oracles.math.bounds import RULE_CROSS_W, RULE_NORMALIZE_INF, bound_for, nonfinite_length_rule, profile_of, rule_for
+from oracles.math.bounds import (
+    RULE_CROSS_W,
+    RULE_NORMALIZE_INF,
+    accuracy_void,
+    bound_for,
+    edges_void,
+    nonfinite_length_rule,
+    profile_of,
+    rule_for,
+)
 from oracles.math.fast_geometric import geometric_filtered
 from oracles.math.lanes import Lane, nan_lane, operand_values, pack, unjudged
 from oracles.math.lanewise import after, bounded, flushable
@@ -27,7 +36,9 @@ from oracles.math.specials import INF
 
 def geometric(fn: str, tname: str, env: frozenset, args: tuple[tuple[float, ...], ...]) -> list[Lane]:
     """The lanes of one work-item's geometric function (§6.15.5, bounds of §7.4): a scalar for
-    dot, length, distance and their fast_ forms, a vector for cross and normalize."""
+    dot, length, distance and their fast_ forms, a vector for cross and normalize. Nothing is
+    judged where the build voids every accuracy rule (oracles.math.bounds.accuracy_void) or, where
+    it voids edge case behaviour (``edges_void``), at a NaN or infinite operand."""
     f = FUNCTIONS[fn]
     n = len(args[0])
     outputs = n if f.result == "g" else 1
@@ -35,8 +46,7 @@ def geometric(fn: str, tname: str, env: frozenset, args: tuple[tuple[float, ...]
     flat = [a for v in args for a in v]
     bound, kind = bound_for(f, tname, env)
     finite = all(math.isfinite(a) for a in flat)
-    relaxed = ("finite" in env or "unsafe" in env) and not finite  # no NaN or INF assumed (API §5.8.4.3)
-    if relaxed or (kind == "unsafe" and bound.kind == "none"):
+    if accuracy_void(tname, env) or (edges_void(env) and not finite):  # no NaN or INF assumed (API §5.8.6.3)
         return [unjudged() for _ in range(outputs)]
     if fn == "cross" and n == 4:  # "The w component of float4 result returned will be 0.0" (§6.15.5)
         w = after((Lane([0.0], rule=RULE_CROSS_W),), f, tname, env, fm)[0]
@@ -63,6 +73,8 @@ def _geometric_lanes(f: MathFn, tname: str, env: frozenset, args: tuple, bound: 
         vector = [a - b for a, b in zip(*mp)] if fn.endswith("distance") else mp[0]
         squares = mpmath.fsum(c * c for c in vector)
         if fn.endswith("normalize") and squares == 0:  # "normalize(v) returns v if all elements of v are zero"
+            if edges_void(env):  # an edge case (§7.5.1)
+                return [unjudged() for _ in range(outputs)]
             return list(after(tuple(Lane([a], rule=rule_for(fn, "special", profile)) for a in args[0]),
                               f, tname, env, fm))
         if bound.kind == "none":

@@ -23,7 +23,9 @@ from oracles.math.bounds import (
     RULE_LGAMMA_SIGN,
     RULE_LGAMMA_SIGN_POLE,
     RULE_NEXTAFTER_FTZ,
+    accuracy_void,
     bound_for,
+    edges_void,
     profile_of,
     rule_for,
     unsafe_domain,
@@ -38,21 +40,24 @@ from oracles.math.specials import INF, NAN, is_int, prescribed
 
 
 def flushable(tname: str, env: frozenset, fn: str = "") -> bool:
-    """Whether denormals of ``tname`` may be flushed (§7.2; -cl-denorms-are-zero for float and
-    double, API §5.8.4.2; half_ functions may flush, §7.5.3)."""
+    """Whether denormals of ``tname`` may be flushed (§7.2; ``daz``: -cl-denorms-are-zero, alone or
+    set by -cl-unsafe-math-optimizations, for float and double: "the single precision denormalized
+    numbers may be flushed to zero; double precision denormalized numbers may also be flushed to
+    zero", OpenCL 3.0 API §5.8.6.2; half_ functions may flush, §7.5.3)."""
     return tname in env or ("daz" in env and tname in ("float", "double")) or fn.startswith("half_")
 
 
 def relaxed_judged(tname: str, env: frozenset, operands: list[np.ndarray], result: np.ndarray,
                    any_nan: np.ndarray) -> np.ndarray:
-    """Which lanes of + - * on ``tname`` the build options leave judged: none under
-    -cl-unsafe-math-optimizations except float on OpenCL C >= 2.0 (Table 67; + - * keep Table 65's
-    correct rounding there), and under it or -cl-finite-math-only only lanes whose operands and
-    result are finite (API §5.8.4.3: the compiler may assume no NaN or INF)."""
+    """Which lanes of + - * on ``tname`` the build options leave judged: none where they void every
+    accuracy rule (oracles.math.bounds.accuracy_void: -cl-finite-math-only; unsafe math except on
+    float in OpenCL C >= 2.0, where + - * keep Table 65's correct rounding), and under unsafe math
+    only lanes whose operands and result are finite (API §5.8.6.3: "assume that arguments and
+    results are valid", and edge case behaviour is void: oracles.math.bounds.edges_void)."""
     ok = np.ones(len(result), bool)
-    if "unsafe" in env and (tname != "float" or "cl2" not in env):
+    if accuracy_void(tname, env):
         return ~ok
-    if {"finite", "unsafe"} & env:
+    if edges_void(env):
         with np.errstate(invalid="ignore"):
             for o in operands:
                 ok &= np.isfinite(o)
@@ -89,8 +94,14 @@ def bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, ope
     return lane
 
 
+def _prescribed_lane(value, rule: str, env: frozenset) -> Lane:
+    """A prescribed value's lane (:func:`_as_lane`): an edge case, not judged where the build voids
+    edge case behaviour (oracles.math.bounds.edges_void)."""
+    return unjudged() if edges_void(env) else _as_lane(value, rule)
+
+
 def _as_lane(value, rule: str) -> Lane:
-    """A prescribed result: one value, several allowed values (a list), NaN or 'skip'."""
+    """An exact result: one value, several allowed values (a list), NaN or 'skip'."""
     if isinstance(value, str):
         return unjudged()
     if isinstance(value, list):
@@ -154,8 +165,8 @@ def lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane
     fm = fmt(tname)
     outputs = 2 if f.out else 1
     floats = [a for a, p in zip(args, f.params) if p in "gs"]
-    if ("finite" in env or "unsafe" in env) and not all(math.isfinite(a) for a in floats):
-        return (unjudged(),) * outputs  # the options assume no NaN or INF operands (API §5.8.4.3)
+    if accuracy_void(tname, env) or (edges_void(env) and not all(math.isfinite(a) for a in floats)):
+        return (unjudged(),) * outputs  # no rule left, or NaN and INF operands assumed away (API §5.8.6.3)
     bound, kind = bound_for(f, tname, env)
     profile = profile_of(tname, env)
     if kind == "unsafe" and bound.kind != "none":
@@ -172,6 +183,8 @@ def lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane
         rid = rule_for(f.name, "mad" if bound.kind == "mad" else "cr" if bound.kind == "cr" else "exact", profile)
         if f.name != "mad" and _at_edge(floats, value):
             rid = special_rule  # an edge case: the value C99 F.9, §7.5.1 or the definition prescribes
+            if edges_void(env):
+                return (unjudged(),) * outputs
         out = tuple(_as_lane(v, rid) for v in (value if outputs == 2 else (value,)))
         if f.name == "remquo":
             # "returns a NaN and 0 in quo" (§7.5.1) where the remainder is a NaN: exactly 0
@@ -192,19 +205,20 @@ def lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane
         if special is not None or cos is not None:
             if special is None or cos is None:  # one prescribed, the other from the general rule
                 general = lanes_at(FUNCTIONS["sin" if special is None else "cos"], tname, env, key)[0]
-                lanes = (general, _as_lane(cos, special_rule)) if special is None else (
-                    _as_lane(special, special_rule), general)
+                lanes = (general, _prescribed_lane(cos, special_rule, env)) if special is None else (
+                    _prescribed_lane(special, special_rule, env), general)
                 return after(lanes, f, tname, env, fm)
-            return after((_as_lane(special, special_rule), _as_lane(cos, special_rule)), f, tname, env, fm)
+            lanes = (_prescribed_lane(special, special_rule, env), _prescribed_lane(cos, special_rule, env))
+            return after(lanes, f, tname, env, fm)
     if f.name in ("lgamma", "lgamma_r"):
-        return after(_lgamma(args[0], special, special_rule, outputs), f, tname, env, fm)
+        return after(_lgamma(args[0], special, special_rule, outputs, env), f, tname, env, fm)
     if isinstance(special, tuple):  # ("ref", value): the function's bound around a limit value
         x = special[1]
-        if bound.kind == "none":
+        if bound.kind == "none" or edges_void(env):
             return (unjudged(),) * outputs
         return after((bounded(f.name, x, bound, fm, rule_for(f.name, kind, profile, bound)),), f, tname, env, fm)
     if special is not None:
-        return after((_as_lane(special, special_rule),), f, tname, env, fm)
+        return after((_prescribed_lane(special, special_rule, env),), f, tname, env, fm)
     if bound.kind == "none":
         return (unjudged(),) * outputs
     if f.name.startswith(("half_sin", "half_cos", "half_tan")) and abs(args[0]) > 2.0**16:
@@ -232,15 +246,16 @@ def lanewise_at(f: MathFn, tname: str, env: frozenset, key: tuple) -> tuple[Lane
         return after((bounded(f.name, x, bound, fm, rid, operand=args[0]),), f, tname, env, fm)
 
 
-def _lgamma(x: float, special, rule: str, outputs: int) -> tuple[Lane, ...]:
+def _lgamma(x: float, special, rule: str, outputs: int, env: frozenset) -> tuple[Lane, ...]:
     """lgamma's value has no bound (Table 65: undefined): only its prescribed values are judged.
     lgamma_r's sign is Γ's sign (§6.15.2: 1 or -1), and 0 at zero and the negative integers
     (§7.5.1 and the SPIR-V environment alike: "lgamma_r(x, signp) returns 0 in signp if x is zero
-    or a negative integer"); at NaN and -∞ nothing is prescribed (Γ has no sign there)."""
-    value = _as_lane(special, rule) if special is not None else unjudged()
+    or a negative integer"; an edge case, void where the build voids them); at NaN and -∞ nothing
+    is prescribed (Γ has no sign there)."""
+    value = _prescribed_lane(special, rule, env) if special is not None else unjudged()
     if outputs == 1:
         return (value,)
-    if math.isnan(x) or x == -INF:
+    if math.isnan(x) or x == -INF or ((x == 0 or (x < 0 and is_int(x))) and edges_void(env)):
         sign = unjudged()
     elif x == 0 or (x < 0 and is_int(x)):
         sign = Lane([0], rule=RULE_LGAMMA_SIGN_POLE)
@@ -261,15 +276,17 @@ def _at_edge(floats: list[float], value) -> bool:
 
 def after(lanes: tuple[Lane, ...], f: MathFn, tname: str, env: frozenset, fm: Format) -> tuple[Lane, ...]:
     """The result-side allowances: a result subnormal before rounding may be flushed to ±0
-    (§7.5.3), and under -cl-unsafe-math-optimizations or -cl-finite-math-only an INF or NaN result
-    is not judged and (unsafe) a zero's sign is not significant (-cl-no-signed-zeros, implied)."""
+    (§7.5.3), where the build voids edge case behaviour (oracles.math.bounds.edges_void) an INF or
+    NaN result is not judged, and under -cl-no-signed-zeros (``nsz``, alone or set by
+    -cl-unsafe-math-optimizations) "the sign of a zero result is not significant" (OpenCL 3.0 API
+    §5.8.6.3): a zero of either sign is accepted."""
     out = []
     for i, lane in enumerate(lanes):
         is_float = (f.out != "I" or i == 0) and f.result != "i"
         if not lane.judged or not is_float:
             out.append(lane)
             continue
-        if ("finite" in env or "unsafe" in env) and (lane.nan or any(
+        if edges_void(env) and (lane.nan or any(
                 isinstance(v, float) and not math.isfinite(v) for v in lane.values[:1])):
             out.append(unjudged())
             continue
@@ -281,7 +298,7 @@ def after(lanes: tuple[Lane, ...], f: MathFn, tname: str, env: frozenset, fm: Fo
                 extra += [0.0, -0.0]
             extra += [math.copysign(0.0, v) for v in lane.values if isinstance(v, float) and v != 0
                       and math.isfinite(v) and abs(v) < fm.tiny]
-        if "unsafe" in env:
+        if "nsz" in env:
             extra += [-v for v in lane.values if isinstance(v, float) and v == 0]
         out.append(replace(lane, values=lane.values + [v for v in extra if not any(same(v, w) for w in lane.values)]))
     return tuple(out)

@@ -38,9 +38,11 @@ def target_named(name: str):
 
 def run_generated(target, programs, statuses: tuple[str, ...] = ("ok",)) -> int:
     """Run every program the target takes (campaign.execute, no corpus) and check each ends in one of
-    ``statuses`` with judged lanes; the number run."""
+    ``statuses`` with judged lanes (where the oracle judges any: a build option may void every rule,
+    OpenCL 3.0 API §5.8.6.3, -cl-finite-math-only for one); the number run."""
     from campaign.execute import execute
     from fuzz.drivers.capabilities import supports
+    from oracles import expected
 
     ran = 0
     with Worker(target, timeout_s=120) as w:
@@ -49,7 +51,7 @@ def run_generated(target, programs, statuses: tuple[str, ...] = ("ok",)) -> int:
                 continue
             outcome = execute(p, target, w, None)
             assert outcome.status in statuses, (p.id, outcome.failures[:1])
-            assert outcome.verdict.judged > 0
+            assert outcome.verdict.judged > 0 or not any(e.judged.any() for e in expected(p).values())
             ran += 1
     return ran
 

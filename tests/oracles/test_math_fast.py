@@ -22,7 +22,7 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.draws import sample as draw_programs
 from fuzz.strategies.maths import INTERESTING, math_programs
 from lang.ir import Load, Op
-from lang.maths import FLOAT_ONLY, FUNCTIONS
+from lang.maths import FLOAT_ONLY, FUNCTIONS, build_flags
 from lang.policy import Policy
 from lang.types import Type, scalar
 from oracles import Expectation, expected, fmt, rederive
@@ -33,8 +33,18 @@ from oracles.math.fast import decide
 from oracles.math.lanewise import lanewise_at
 from oracles.math.references import Reference, sample, trusted
 
-ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), frozenset({"finite"}),
-        frozenset({"cr"}), frozenset({"spirv", "daz"}), frozenset({"cl2", "unsafe", "mad", "float"}))
+def built(options: str, cl2: bool = False, device: frozenset = frozenset()) -> frozenset:
+    """The float environment of a device with flags ``device`` and a program built with ``options``
+    (as OpenCL C 2.0 where ``cl2``)."""
+    return device | build_flags(options, frozenset({"cl2.0"} if cl2 else ()))
+
+
+ENVS = (frozenset(), frozenset({"float", "double", "half"}), frozenset({"embedded"}), built("-cl-finite-math-only"),
+        built("-cl-fp32-correctly-rounded-divide-sqrt"), built("-cl-denorms-are-zero", device=frozenset({"spirv"})),
+        built("-cl-unsafe-math-optimizations", True, frozenset({"float"})), built("-cl-unsafe-math-optimizations"),
+        built("-cl-fast-relaxed-math -cl-unsafe-math-optimizations", True), built("-cl-no-signed-zeros"),
+        built("-cl-unsafe-math-optimizations", True, frozenset({"embedded"})), built("-cl-opt-disable -cl-mad-enable"))
+"""Device flags and builds: every option alone or as a campaign draws it (OpenCL 3.0 API §5.8.6.2-3)."""
 COMBOS = [(fn, t) for t in ("half", "float", "double") for fn, f in FUNCTIONS.items()
           if f.group != "geometric" and "u" not in f.params and (t == "float" or fn not in FLOAT_ONLY)]
 """Every lane-wise function (nan's code operand aside) on every type it takes: the references'
@@ -94,10 +104,11 @@ def _op(fn: str, tname: str, width: int) -> Op:
               f.operand_type(f.result, Type(tname, width)))
 
 
-def check(fn: str, tname: str, n: int, seed: int) -> int:
-    """Compare the filter with mpmath alone on ``n`` lanes; the number of lanes the filter decided."""
+def check(fn: str, tname: str, n: int, seed: int, env: frozenset | None = None) -> int:
+    """Compare the filter with mpmath alone on ``n`` lanes (under ``env``, or one of :data:`ENVS` by
+    ``seed``); the number of lanes the filter decided."""
     rng = np.random.default_rng(seed)
-    env = ENVS[seed % len(ENVS)]
+    env = ENVS[seed % len(ENVS)] if env is None else env
     width = (1, 4)[seed % 2]
     cols = operands(fn, tname, n - n % width, rng)
     args = [Expectation.exact(tname if c.dtype.kind == "f" else "int", c) for c in cols]
@@ -111,14 +122,16 @@ def check(fn: str, tname: str, n: int, seed: int) -> int:
     return len(decided.index)
 
 
-def check_geometric(fn: str, tname: str, n: int, seed: int) -> int:
+def check_geometric(fn: str, tname: str, n: int, seed: int, env: frozenset | None = None) -> int:
     """Compare the geometric filter (oracles.math.fast_geometric) with mpmath alone on ``n``
-    work-items of each width the function takes; the number of work-items the filter decided."""
+    work-items of each width the function takes (under ``env``, or one of :data:`ENVS` by ``seed``);
+    the number of work-items the filter decided."""
     f = FUNCTIONS[fn]
     decided = 0
+    given = env
     for width in f.geometric_widths:
         rng = np.random.default_rng(seed + width)
-        env = ENVS[(seed + width) % len(ENVS)]
+        env = ENVS[(seed + width) % len(ENVS)] if given is None else given
         cols = operands(fn, tname, n * width, rng)
         if seed % 3 == 0:  # ordinary vectors: the components of a work-item within a factor 3
             with np.errstate(all="ignore"):
@@ -148,6 +161,18 @@ def test_geometric_filter_decides_as_mpmath(fn, tname):
 @pytest.mark.parametrize(("fn", "tname"), COMBOS)
 def test_filter_decides_as_mpmath(fn, tname):
     assert check(fn, tname, 48, zlib.crc32(f"{fn}/{tname}".encode()) % 1000) >= 0
+
+
+@pytest.mark.parametrize("env", ENVS, ids=lambda e: ",".join(sorted(e)) or "default")
+def test_filter_decides_as_mpmath_under_every_build(env):
+    """Lane for lane the same expectations with and without the filter, for every function and type
+    under each device's flags and build options (which void the edge cases and the accuracy rules
+    they name, OpenCL 3.0 API §5.8.6.3, and flush or unsign zeros)."""
+    for fn, tname in COMBOS:
+        check(fn, tname, 16, zlib.crc32(f"{fn}/{tname}/{sorted(env)}".encode()) % 1000, env)
+    for fn, tname in GEOMETRIC:
+        for kind in (0, 2):  # ordinary vectors, and the edge pool
+            check_geometric(fn, tname, 12, zlib.crc32(f"{fn}/{tname}/{sorted(env)}".encode()) % 1000 * 3 + kind, env)
 
 
 def test_filter_decides_most_ordinary_lanes():
