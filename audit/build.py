@@ -1,6 +1,6 @@
 """The audit's reading of a program's build options (triage.audit): which rules of OpenCL C
 3.0.19 §7 still judge a floating-point lane, from the OpenCL 3.0 API's compiler options
-(§5.8.4.2 math intrinsics, §5.8.4.3 optimization), written from their text with no oracle code.
+(§5.8.6.2 math intrinsics, §5.8.6.3 optimization), written from their text with no oracle code.
 
 * ``-cl-unsafe-math-optimizations`` allows optimizations that "(a) assume that arguments and
   results are valid, (b) may violate the IEEE 754 standard, (c) assume relaxed OpenCL numerical
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 CL2_REQUIREMENTS = frozenset({"cl2.0", "cl3.0", "generic_address_space"})
 """Program requirements clfuzz builds with -cl-std=CL2.0 or CL3.0 (without -cl-std a device
-builds OpenCL C 1.2, API §5.8.4.5)."""
+builds OpenCL C 1.2, API §5.8.6.5)."""
 CL2_STD = frozenset({"-cl-std=CL2.0", "-cl-std=CL3.0"})
 
 
@@ -83,13 +83,13 @@ class Build:
         if self.edges:
             return ""
         which = "-cl-finite-math-only" if self.finite else "-cl-unsafe-math-optimizations"
-        return f"{which}: edge-case behaviour is not required (API §5.8.4.3)"
+        return f"{which}: edge-case behaviour is not required (API §5.8.6.3)"
 
     def voids_accuracy(self, s: str) -> str:
         """Why no accuracy rule judges type ``s`` ('' where one does)."""
         if self.accuracy(s):
             return ""
         if self.finite:
-            return "-cl-finite-math-only: numerical compliance is not required (API §5.8.4.3)"
+            return "-cl-finite-math-only: numerical compliance is not required (API §5.8.6.3)"
         return ("-cl-unsafe-math-optimizations: accuracy is defined for float on OpenCL C >= 2.0 builds and "
                 "SPIR-V only (OpenCL C §7.4 Table 67, OpenCL SPIR-V environment §6.6.3)")

@@ -9,7 +9,7 @@ operations live in :mod:`audit.ops` (conversions, lanes, selections, truth value
 :class:`~audit.base.Unsupported`. The program's build options are read once (:mod:`audit.build`):
 -cl-denorms-are-zero (and unsafe math) lets float and double denormals be flushed, and under
 unsafe or finite math a floating-point operation's lane with a NaN or infinite operand or result
-is not specified ("assume that arguments and results are valid", API §5.8.4.3).
+is not specified ("assume that arguments and results are valid", API §5.8.6.3).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ HANDLERS = {**audit_ops.HANDLERS, **audit_integers.HANDLERS, **audit_math.HANDLE
 MOVES = frozenset({"swizzle", "insert", "vec", "vload", "vstore", "shuffle", "shuffle2", "select", "ternary",
                    "bitselect", "as", "bitcast", "vector_shuffle", "op_select", "read_image"})
 """Operations that move, select or reinterpret values and do no floating-point arithmetic: the
-assumptions of unsafe and finite math (API §5.8.4.3) do not reach them."""
+assumptions of unsafe and finite math (API §5.8.6.3) do not reach them."""
 
 
 def _non_finite(lanes) -> bool:
@@ -53,7 +53,7 @@ class Evaluator:
         self.program, self.inputs, self.item, self.spirv = program, inputs, item, spirv
         self.fingerprint = fingerprint or {}
         self.build = Build.of_run(program.options, program.requires, options, spirv)
-        # API §5.8.4.2: -cl-denorms-are-zero (implied by unsafe math) lets float and double denormals be flushed
+        # API §5.8.6.2: -cl-denorms-are-zero (implied by unsafe math) lets float and double denormals be flushed
         self.env = Env(env.flush | {"float", "double"}) if self.build.daz else env
 
     def value(self, expr) -> Lanes:

@@ -171,7 +171,7 @@ def one_lane(st: Setting, xs: list, second: bool = False) -> AuditLane:
 
 
 def _edge_case(st: Setting, xs: list, second: bool) -> bool:
-    """Whether a lane is edge-case behaviour, which unsafe math does not require (API §5.8.4.3): a
+    """Whether a lane is edge-case behaviour, which unsafe math does not require (API §5.8.6.3): a
     NaN or infinite operand or result, a zero operand of ilogb or frexp (whose integer result only
     C99 §7.12.6 and F.9 prescribe there), a pole of lgamma_r (its sign, §7.5.1)."""
     floats = [x for x in xs if isinstance(x, Real)]

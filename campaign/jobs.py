@@ -74,7 +74,7 @@ def build_options(program: Program, path: str = PATH_OPENCL_C, lineage: str = ""
 
 def c_options(program: Program, fingerprint: dict | None = None) -> str:
     """Build options of the OpenCL C path: the program's, and the OpenCL C version its constructs
-    need (a device's default is OpenCL C 1.2, §5.8.4.5 of the API): -cl-std=CL3.0 for the C11
+    need (a device's default is OpenCL C 1.2, §5.8.6.5 of the API): -cl-std=CL3.0 for the C11
     atomics; for a built-in of OpenCL C 2.0 (lang.ops C_VERSIONS), -cl-std=CL3.0 on a device that
     builds OpenCL C 3.0 and -cl-std=CL2.0 on an OpenCL 2.x device (fuzz.drivers.probe: ``cl3.0``,
     ``cl2.0``; without a fingerprint, CL3.0), and the same for the generic address space (a shape's

@@ -85,7 +85,7 @@ class Policy:
     shape_wraps: int = 2  # wraps of control flow at most (if/else, loops, switch, dead blocks)
     shape_local_sizes: tuple[int, ...] = (16, 32, 64, 128, 256)  # work-group sizes of local-memory steps
     p_unstructured: float = 0.3  # a shaped program's SPIR-V without merge instructions (lang.shapes.CFGS)
-    p_opt_disable: float = 0.3  # a shaped program built with -cl-opt-disable (API §5.8.4.1: the optimiser off)
+    p_opt_disable: float = 0.3  # a shaped program built with -cl-opt-disable (API §5.8.6.3: the optimiser off)
     # operands
     p_literal_operand: float = 0.25  # operand written in the source instead of loaded
     p_reuse_input: float = 0.4  # a load of an input buffer of the same type the program already has
