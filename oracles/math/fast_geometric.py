@@ -71,6 +71,13 @@ def _reference(fn: str, a: list[np.ndarray], width: int) -> tuple[np.ndarray, fl
     return (c / norm if fn.endswith("normalize") else norm), 8 * eps, None
 
 
+TINY_TOLERANCE = 2.0**-1022
+"""Below the smallest normal float64 an absolute tolerance is held exactly (float64 would round
+it, down to 0 under 2^-1075: a double dot of two tiny operands then accepted only the exact
+product's own zero, though the tolerance holds both); the filter leaves such lanes to the exact path
+(oracles.math.geometric.abs_lane)."""
+
+
 def _tolerance(top: np.ndarray, factor: int, tname: str) -> np.ndarray:
     """max * max * factor * EPSILON (FLT_EPSILON for double) as the exact path holds it: rounded to
     nearest float64 (``oracles.math.geometric.abs_lane`` makes it a Bound's value). For half and float it
@@ -157,11 +164,12 @@ def _judged(f: MathFn, tname: str, env: frozenset, bound, kind: str, vals: list[
     a = [v[sel].astype(w) for v in vals]
     r, rel, err = _reference(f.name.removeprefix("fast_"), a, width)
     lanes = r.shape[1]
-    tol, past = None, np.zeros(len(sel), bool)
+    tol, past, exact_only = None, np.zeros(len(sel), bool), np.zeros(len(sel), bool)
     if bound.kind in ("dot", "cross"):
         top = np.max(np.abs(np.concatenate(a, axis=1)), axis=1)
         tol = _tolerance(top, 2 * width - 1 if f.name == "dot" else 3, tname)
         past = tol > 2 * fm.max  # |x| + tol > MAX: not judged (oracles.math.geometric.abs_lane)
+        exact_only = tol < TINY_TOLERANCE  # held exactly there, not as a float64
         tol = np.repeat(tol.astype(w), lanes)
     k = bound.ulps(width) if bound.kind == "ulp" else None
     rows = np.repeat(np.arange(len(sel)), lanes)
@@ -174,7 +182,7 @@ def _judged(f: MathFn, tname: str, env: frozenset, bound, kind: str, vals: list[
         ok, (near, end_lo, end_hi, ulps) = decide(r.ravel(), rel, tname, k, err=None if err is None else err.ravel(),
                                                  half_width=tol)
         ok &= e.ravel() * 128 < ulps  # the error scale moves by under 1/128 ulp
-    decided = np.ones(len(sel), bool)
+    decided = ~exact_only
     np.logical_and.at(decided, rows, ok)
     if f.name.startswith("fast_"):  # the sum of squares within [FLT_MIN, FLT_MAX] (§6.15.5), with room
         c = a[0] - a[1] if f.name == "fast_distance" else a[0]

@@ -26,7 +26,7 @@ from oracles.math.bounds import (
     profile_of,
     rule_for,
 )
-from oracles.math.fast_geometric import geometric_filtered
+from oracles.math.fast_geometric import TINY_TOLERANCE, geometric_filtered
 from oracles.math.lanes import Lane, nan_lane, operand_values, pack, unjudged
 from oracles.math.lanewise import after, bounded, flushable
 from oracles.math.specials import INF
@@ -143,9 +143,10 @@ def _abs_tolerance(values: list[float], fm: Format, factor: int, tname: str) -> 
 
 
 def abs_lane(exact: mpf, tol: mpf, fm: Format, rule: str) -> Lane:
+    """The lane of a dot or cross component: within ``tol`` (absolute) of ``exact``."""
     if abs(exact) + tol > fm.max:
         return unjudged()  # the tolerance reaches past the largest float: nothing to decide
-    return bounded("", exact, Bound("abs", float(tol)), fm, rule)
+    return bounded("", exact, Bound("abs", float(tol)), fm, rule, width=tol if tol < TINY_TOLERANCE else None)
 
 
 def geometric_outputs(f: MathFn, op: Op, args: list[Expectation], n: int, env: frozenset,

@@ -68,8 +68,11 @@ def relaxed_judged(tname: str, env: frozenset, operands: list[np.ndarray], resul
 # ---- one lane ------------------------------------------------------------------------------------------
 
 
-def bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, operand: float = 0.0) -> Lane:
-    """The lane for a reference ``x`` (finite mpf, or ±inf) under ``bound``."""
+def bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, operand: float = 0.0,
+            width: mpf | None = None) -> Lane:
+    """The lane for a reference ``x`` (finite mpf, or ±inf) under ``bound``; an absolute bound's
+    half-width is ``width`` where given (exact: a float64 would round a tiny one to 0), else its
+    value."""
     if mpmath.isinf(x):
         return Lane([float(x)], rule=rule)
     u = ulp(x, f)
@@ -84,7 +87,7 @@ def bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, ope
         width = mpf(k) * u
         lane.limit = k
     elif bound.kind == "abs":
-        width = mpf(bound.value)
+        width = mpf(bound.value) if width is None else width
         lane.limit = math.nan
     else:
         raise ValueError(bound.kind)

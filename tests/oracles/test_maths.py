@@ -926,3 +926,31 @@ def test_another_threads_oracle_does_not_change_a_lanes_precision(monkeypatch):
         lanewise_at.cache_clear()
     assert started  # the other thread did start inside expm1's computation
     assert int(got.allowed[0][0]) == bits32(x) == 0x99319EFA
+
+
+def test_a_tiny_absolute_tolerance_is_held_exactly():
+    """dot(-3·2^-1074, 0x1.c93dacb66c9e6p-541) on double: the exact product is about -3.7e-486 and
+    Table 68's absolute bound, max·max·(2n-1)·FLT_EPSILON (§7.4), about 7e-333: both under the
+    smallest double, so [exact - tol, exact + tol] holds both zeros and no other double. A tolerance
+    rounded to float64 (0) accepted only -0 (an Oclgrind +0 was filed as a violation); the filter
+    leaves such lanes to the exact path, which holds the tolerance as it is."""
+    from oracles.math.geometric import geometric
+    a, b = -3 * 2.0**-1074, float.fromhex("0x1.c93dacb66c9e6p-541")
+    tol = Fraction(b) ** 2 * Fraction(2.0**-23)
+    assert 0 < tol < Fraction(2.0**-1074) and abs(Fraction(a) * Fraction(b)) < tol
+    lane, = geometric("dot", "double", NONE, ((a,), (b,)))
+
+    def takes(v: float) -> bool:
+        return any(lo <= v <= hi for lo, hi in lane.ranges) or any(
+            np.float64(v).view(np.uint64) == np.float64(w).view(np.uint64) for w in lane.values)
+    assert takes(0.0) and takes(-0.0) and not takes(2.0**-1074) and not takes(-(2.0**-1074))
+    d = Type("double")
+    prog = Program((Buffer("a", d, "in", Fill(0, values=(int(np.float64(a).view(np.uint64)),))),
+                    Buffer("b", d, "in", Fill(0, values=(int(np.float64(b).view(np.uint64)),))),
+                    Buffer("o", d, "out")),
+                   (Store("o", Op("dot", (Load("a", d), Load("b", d)), d)),), 1, area="math",
+                   requires=frozenset({"fp64"}))
+    from oracles import expected
+    got = expected(prog)["o"]
+    zeros = np.array([0, 1 << 63], np.uint64)
+    assert got.judged[0] and got.accepts(zeros).all()
