@@ -46,14 +46,22 @@ from corpus.reads import fingerprint_of  # noqa: E402
 from corpus.store import Corpus  # noqa: E402
 from fuzz.drivers.capabilities import ftz_for  # noqa: E402
 from fuzz.drivers.routes import PATH_SPIRV  # noqa: E402
+from lang.derive import one_work_item  # noqa: E402
+from lang.ir import Program  # noqa: E402
 from lang.layout import input_values  # noqa: E402
-from oracles import RULES, failure_rule  # noqa: E402
+from oracles import RULES, Classifier, Expectation, failure_rule  # noqa: E402
 
 GONE = {"build options void the rule", "not judged any more", "now accepted"}
 
 
-def cause(corpus: Corpus, row: dict, cache: dict) -> str:
-    """The cause (module docstring) under which ``row`` falls today."""
+def _place(row: dict) -> tuple:
+    """A row's run and work-item in its buffer: the rows that share it are its neighbour lanes."""
+    return row["run_id"], row["buffer"], row["work_item"]
+
+
+def cause(corpus: Corpus, row: dict, cache: dict, moves: Counter, lanes: dict) -> str:
+    """The cause (module docstring) under which ``row`` falls today; a change of deciding rule is
+    also counted in ``moves`` (old rule, new rule)."""
     if row["kind"] == "timeout":
         return "slow, not a violation"
     if row["kind"] not in RESULT_KINDS:
@@ -71,10 +79,27 @@ def cause(corpus: Corpus, row: dict, cache: dict) -> str:
         return "build options void the rule" if program.options else "not judged any more"
     if again.select(np.array([lane])).accepts(np.array([int(row["actual"], 16)]))[0]:
         return "now accepted"
-    if RULES[int(again.rule[lane])].id != row["rule"]:
+    now = deciding_rule(program, row, again, lane, lanes.get(_place(row), {}))
+    if now != row["rule"]:
+        moves[(row["rule"], now)] += 1
         return "another deciding rule"
     stored = frozenset(json.loads(row["allowed"]))
     return "unchanged" if stored == derived else "another accepted set"
+
+
+def deciding_rule(program: Program, row: dict, again: Expectation, lane: int, beside: dict) -> str:
+    """The rule a disagreement row would name today: its lane's rule, or the one the deviation
+    classifier names for the wrong value (fuzz.judge does the same), on the row's statement and
+    work-item alone: the lanes of its run's rows there as the driver wrote them (``beside``: lane ->
+    actual bits), the others as expected."""
+    index = next(i for i, s in enumerate(program.body) if row["buffer"] in (s.buffer, s.pointee))
+    alone = one_work_item(program, row["work_item"], input_values(program), [index])
+    actual = np.array(again.allowed[0], copy=True)
+    first = row["lane"] - lane  # the memory position of the work-item's first lane
+    for pos, bits in beside.items():
+        actual[pos - first] = bits
+    found = Classifier(alone, alone.body[0], row["buffer"], again, actual, input_values(alone)).classify(lane)
+    return RULES[found.rule if found.rule is not None else int(again.rule[lane])].id
 
 
 def main() -> None:
@@ -86,16 +111,22 @@ def main() -> None:
         copy = Path(tmp) / "corpus.db"
         shutil.copy(args.corpus, copy)
         corpus = Corpus(copy, create=False)
-        rows, buckets, cache = Counter(), defaultdict(Counter), {}
-        for row in corpus.disagreements():
-            c = cause(corpus, row, cache)
+        rows, buckets, cache, moves = Counter(), defaultdict(Counter), {}, Counter()
+        stored = corpus.disagreements()
+        lanes: dict[tuple, dict[int, int]] = defaultdict(dict)
+        for row in stored:
+            if row["kind"] in RESULT_KINDS and row["actual"]:
+                lanes[_place(row)][row["lane"]] = int(row["actual"], 16)
+        for row in stored:
+            c = cause(corpus, row, cache, moves, lanes)
             rows[c] += 1
             buckets[row["bucket"]][c] += 1
     gone = sum(1 for b in buckets.values() if set(b) <= GONE)
     changed = sum(1 for b in buckets.values() if set(b) - {"unchanged"})
     by_cause = Counter(c for b in buckets.values() for c in b if c != "unchanged")
     out = {"rows": sum(rows.values()), "buckets": len(buckets), "rows_by_cause": dict(rows.most_common()),
-           "buckets_changed": changed, "buckets_gone": gone, "buckets_by_cause": dict(by_cause.most_common())}
+           "buckets_changed": changed, "buckets_gone": gone, "buckets_by_cause": dict(by_cause.most_common()),
+           "rule_moves": {f"{a} -> {b}": n for (a, b), n in moves.most_common()}}
     if args.json:
         print(json.dumps(out, indent=1))
         return
@@ -103,6 +134,9 @@ def main() -> None:
     print("| cause | rows | buckets with such rows |\n|---|---|---|")
     for c, n in rows.most_common():
         print(f"| {c} | {n} | {by_cause.get(c, '-') if c != 'unchanged' else '-'} |")
+    print("\nanother deciding rule, by rule (old -> new): rows")
+    for move, n in out["rule_moves"].items():
+        print(f"- {move}: {n}")
 
 
 if __name__ == "__main__":
