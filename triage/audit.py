@@ -23,7 +23,11 @@ lane the row names is compared:
 * **not audited (reason)**: what the audit has no independent reference for (atomics, half
   precision math, a*b+c that -cl-mad-enable may contract, ...), never counted as reproduced.
 
-Timeouts are failures, not value verdicts: they are counted per kind and not audited.
+Every timeout bucket is audited too, from its runs (:func:`audit_timeout`): no OpenCL
+specification sets a time limit, so a run cut at the ceiling is slow (severity performance) and a
+hang (a violation) only where a re-run given at least :data:`HANG_FACTOR` times the time the cut
+run was given produced no result either; the bucket's ``hang`` verdict must be that one. A build
+error or crash is not audited (no value to re-derive), and counted.
 ``--json`` gives the counts per bucket kind (buckets, sampled, audited, reproduced).
 
 No module of ``oracles`` is imported here or by the audit's package, :mod:`audit` (its import-linter
@@ -38,11 +42,15 @@ from dataclasses import dataclass, field
 
 from audit import NOT_AUDITED, Env, Evaluator, TooMany, Unsupported, bits_text, decode, is_float
 from corpus.buckets import RESULT_KINDS
-from corpus.reads import first_result_row, target_fingerprints
+from corpus.reads import bucket_rows, first_result_row, target_fingerprints
+from corpus.run_facts import TIMEOUT
 from corpus.store import Corpus, CorpusError
 from lang.ir import Program, Store
 
 DEFAULT_SAMPLE = 50
+HANG_FACTOR = 10.0
+"""How many times the time a cut run was given its re-run must have had before its silence is a
+hang (docs/triage.md, "Slow runs and hangs"); the audit's own reading, not triage.slow's constant."""
 
 
 @dataclass
@@ -60,7 +68,7 @@ class Finding:
 @dataclass
 class AuditResult:
     buckets: int = 0  # buckets in the corpus
-    failures: int = 0  # buckets of build errors, crashes, timeouts: not value verdicts
+    failures: int = 0  # buckets of build errors and crashes: not value verdicts
     findings: list[Finding] = field(default_factory=list)
     bucket_kinds: Counter = field(default_factory=Counter)  # every bucket's kind, sampled or not
 
@@ -72,8 +80,8 @@ class AuditResult:
         return Counter(f.reason for f in self.with_status("not audited"))
 
     def kinds(self) -> dict[str, dict[str, int]]:
-        """Per bucket kind: buckets in the corpus, sampled, audited and reproduced (a failure
-        kind is never sampled)."""
+        """Per bucket kind: buckets in the corpus, sampled, audited and reproduced (a build error's
+        or crash's is never sampled; every timeout bucket is)."""
         out = {}
         for kind in sorted(self.bucket_kinds):
             mine = [f for f in self.findings if f.kind == kind]
@@ -84,9 +92,10 @@ class AuditResult:
 
 
 def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
-    """(the sampled value-verdict buckets, buckets in all, failure buckets skipped)."""
+    """(the sampled value-verdict buckets, buckets in all, build-error and crash buckets skipped)."""
     every = corpus.buckets()
     values = [b for b in every if b["signature"].get("kind") in RESULT_KINDS]
+    timeouts = sum(b["signature"].get("kind") == TIMEOUT for b in every)
     groups: dict[tuple[str, str], list[dict]] = {}
     for b in sorted(values, key=lambda b: b["id"]):
         groups.setdefault((b["signature"].get("area", ""), b["signature"].get("operation", "")), []).append(b)
@@ -96,7 +105,7 @@ def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
     while len(picked) < n and any(depth < len(g) for g in order):
         picked += [g[depth] for g in order if depth < len(g)][: n - len(picked)]
         depth += 1
-    return picked, len(every), len(every) - len(values)
+    return picked, len(every), len(every) - len(values) - timeouts
 
 
 def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
@@ -117,7 +126,41 @@ def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
         finding = audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {}))
         finding.kind = kind
         result.findings.append(finding)
+    for b in corpus.buckets():
+        if b["signature"].get("kind") == TIMEOUT:
+            rows = bucket_rows(corpus, b["id"])
+            if rows:
+                result.findings.append(audit_timeout(b, rows[0]))
     return result
+
+
+def timeout_verdict(runs: list[dict]) -> bool | None:
+    """A timeout bucket's hang verdict read from its runs' re-runs (``slow_runs``: the time each
+    cut run was given, ``given_s``, and its re-run's ``limit_s`` and result): True where a re-run
+    given at least HANG_FACTOR times as long gave no result, False where a re-run finished (and
+    none is a hang), None where none was re-run."""
+    verdict = None
+    for run in runs:
+        if run.get("limit_s") is None:
+            continue
+        given = float(run.get("given_s") or 0.0)
+        silent = run.get("status") in (None, TIMEOUT)
+        if silent and given and float(run["limit_s"]) >= HANG_FACTOR * given:
+            return True
+        if not silent:
+            verdict = False
+    return verdict
+
+
+def audit_timeout(bucket: dict, row: dict) -> Finding:
+    """Audit a timeout bucket (module docstring): its ``hang`` verdict against its runs'."""
+    derived, claimed = timeout_verdict(bucket.get("slow_runs") or []), bucket.get("hang")
+    said = {True: "a hang (violation)", False: "slow, finished when re-run (performance)",
+            None: "slow, undecided (performance)"}
+    if derived == claimed:
+        return Finding(bucket["id"], row, "reproduced", "", said[derived], kind=TIMEOUT)
+    return Finding(bucket["id"], row, "not reproduced", f"its runs say {said[derived]}, the bucket says "
+                   f"{said.get(claimed, claimed)}", said[derived], kind=TIMEOUT)
 
 
 def flush_set(fingerprint: dict) -> frozenset[str]:
@@ -211,7 +254,7 @@ def report_lines(result: AuditResult) -> list[str]:
         ]
     audited = [f for f in result.findings if f.status != "not audited"]
     lines.append(f"audit: {len(result.findings)} buckets sampled of {result.buckets} "
-                 f"({result.failures} build-error/crash/timeout buckets skipped: not value verdicts)")
+                 f"({result.failures} build-error/crash buckets skipped: not value verdicts)")
     lines.append(f"  audited {len(audited)}: reproduced {len(result.with_status('reproduced'))}, "
                  f"not reproduced {len(result.with_status('not reproduced'))}")
     lines.append(f"  not audited {len(result.with_status('not audited'))}"
