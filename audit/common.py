@@ -31,9 +31,7 @@ from audit.values import (
     AuditLane,
     Real,
     decode,
-    encode_inf,
-    quiet_nan,
-    round_real,
+    real_lane,
     undefined_lane,
 )
 
@@ -50,14 +48,6 @@ def _order(r: Real) -> tuple[int, Fraction]:
     return (0, r.value)
 
 
-def _lane(r: Real, s: str) -> AuditLane:
-    if r.kind == NAN:
-        return AuditLane(s, (quiet_nan(s),), nan=True)
-    if r.kind == INF:
-        return AuditLane(s, (encode_inf(s, r.neg),))
-    return AuditLane(s, (round_real(r.value, s, zero_neg=r.neg),))
-
-
 def _mix(st: Setting, xs: list) -> AuditLane:
     x, y, a = xs
     s = st.s
@@ -67,7 +57,7 @@ def _mix(st: Setting, xs: list) -> AuditLane:
         return undefined_lane(s, "mix with a outside [0.0, 1.0]: the return values are undefined (§6.15.4)")
     if x.kind == FINITE and y.kind == FINITE:
         return absolute(x.value + (y.value - x.value) * a.value, s, MIX_ERROR)
-    return _lane(_mix_special(x, y, a), s)
+    return real_lane(_mix_special(x, y, a), s)
 
 
 def _mix_special(x: Real, y: Real, a: Real) -> Real:
@@ -110,7 +100,7 @@ def _min_max(is_max: bool):
         if x.value == y.value and x.neg != y.neg:  # +0 and -0: 0 ulp either way
             return zeros(s)
         pick = y if (x.value < y.value if is_max else y.value < x.value) else x
-        return _lane(pick, s)
+        return real_lane(pick, s)
     return f
 
 

@@ -53,7 +53,7 @@ from audit.values import (
     encode_zero,
     max_finite,
     quiet_nan,
-    round_real,
+    real_lane,
     tiny,
     undefined_lane,
 )
@@ -94,14 +94,6 @@ def _geometric(ev, op: Op, args: list[Lanes]) -> Lanes:
         results.append(_cross(st, *vectors) if fn == "cross" else _dot(st, *vectors) if fn == "dot" else
                        _normalize(st, vectors[0]) if fn.endswith("normalize") else [_length(st, vectors)])
     return [signless(merge(s, [r[i] for r in results]), st) for i in range(width)]
-
-
-def _lane(r: Real, s: str) -> AuditLane:
-    if r.kind == NAN:
-        return AuditLane(s, (quiet_nan(s),), nan=True)
-    if r.kind == INF:
-        return AuditLane(s, (encode_inf(s, r.neg),))
-    return AuditLane(s, (round_real(r.value, s, zero_neg=r.neg),))
 
 
 def _flushed(lane: AuditLane, exact: Fraction, st: Setting) -> AuditLane:
@@ -166,7 +158,7 @@ def _normalize(st: Setting, p: list[Real]) -> list[AuditLane]:
     if all(x.value == 0 for x in p):
         if not st.build.edges and not fast:
             return [undefined_lane(s, f"normalize of a zero vector: {st.build.voids_edges}")] * n
-        return [_lane(x, s) for x in p]
+        return [real_lane(x, s) for x in p]
     alternatives = [p]
     if fast and st.flush:  # Table 17 exception 3: elements under sqrt(FLT_MIN) may be flushed first
         root_min = Fraction(2) ** (FORMATS[s][1] // 2)
@@ -180,7 +172,7 @@ def _unit(st: Setting, p: list[Real]) -> list[AuditLane]:
     """p / sqrt(p.x^2 + ...) within the bound (and fast_normalize's exceptions)."""
     s, n = st.s, len(p)
     if all(x.value == 0 for x in p):  # every element flushed (Table 17 exception 3): the result is p
-        return [_lane(x, s) for x in p]
+        return [real_lane(x, s) for x in p]
     total = _squares(st, p)
     if isinstance(total, str):
         return [undefined_lane(s, total)] * n
@@ -189,7 +181,7 @@ def _unit(st: Setting, p: list[Real]) -> list[AuditLane]:
         exacts = [fraction(mpf(x.value) / root, s) for x in p]
     out = [_flushed(bounded(e, s, _bound(st, n)), e, st) for e in exacts]
     if st.fn == "fast_normalize" and total < Fraction(2) ** FORMATS[s][1]:  # exception 2: may return p
-        out = [merge(s, [lane, _lane(x, s)]) for lane, x in zip(out, p)]
+        out = [merge(s, [lane, real_lane(x, s)]) for lane, x in zip(out, p)]
     return out
 
 

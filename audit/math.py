@@ -44,16 +44,14 @@ from audit.specials import lgamma_sign, special
 from audit.values import (
     FINITE,
     FORMATS,
-    INF,
     NAN,
     AuditLane,
     Real,
     decode,
-    encode_inf,
     encode_zero,
     is_float,
     max_finite,
-    quiet_nan,
+    real_lane,
     round_real,
     tiny,
     undefined_lane,
@@ -97,15 +95,6 @@ _MP = {
 }
 for _n in ("cos", "exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sin", "sqrt", "tan"):
     _MP[f"half_{_n}"] = _MP[_n]
-
-
-def _real_lane(r: Real, s: str) -> AuditLane:
-    """An exactly prescribed value (a NaN: any NaN)."""
-    if r.kind == NAN:
-        return AuditLane(s, (quiet_nan(s),), nan=True)
-    if r.kind == INF:
-        return AuditLane(s, (encode_inf(s, r.neg),))
-    return AuditLane(s, (round_real(r.value, s, zero_neg=r.neg),))
 
 
 def _bound(st: Setting, xs: list) -> tuple[str, float] | AuditLane:
@@ -230,7 +219,7 @@ def _value(st: Setting, xs: list, second: bool) -> tuple[AuditLane, bool, Fracti
     name = {"half_recip": "recip", "lgamma_r": "lgamma"}.get(fn, base.replace("half_", ""))
     pres = special(name, xs, s, st.spirv) if st.build.edges else None
     if isinstance(pres, Real):
-        return _real_lane(pres, s), True, None
+        return real_lane(pres, s), True, None
     bound = _bound(st, xs)
     if isinstance(bound, AuditLane):
         return bound, False, None

@@ -325,5 +325,14 @@ def exact_lane(s: str, bits: int) -> AuditLane:
     return AuditLane(s, (bits,))
 
 
+def real_lane(r: Real, s: str) -> AuditLane:
+    """A lane holding the exact value ``r`` rounded to ``s`` (a NaN: any NaN; a zero keeps its sign)."""
+    if r.kind == NAN:
+        return AuditLane(s, (quiet_nan(s),), nan=True)
+    if r.kind == INF:
+        return AuditLane(s, (encode_inf(s, r.neg),))
+    return AuditLane(s, (round_real(r.value, s, zero_neg=r.neg),))
+
+
 def undefined_lane(s: str, why: str) -> AuditLane:
     return AuditLane(s, (0,), undefined=why)
