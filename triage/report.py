@@ -282,7 +282,7 @@ def _severity_lines(rule_id: str, undefined: list[dict], severity: str | None = 
     implementation-defined (triage.buglist.undefined_of)."""
     if undefined:
         return [f"Severity: **letter**: the disagreement shows only in a program that is not a defined one "
-                f"(no program without the following, nor with its defined form where it has one, showed it): "
+                "(no program without the following, nor with its defined form where it has one, showed it): "
                 + "; ".join(sentence(u) for u in undefined) + ".", ""]
     severity = severity or severity_of(rule_id)
     note = getattr(by_id(rule_id), "note", "")
