@@ -5,7 +5,9 @@ An oracle marks such a lane unjudged with a rule that says why (``Rule.leaves``,
 :data:`oracles.rules.LEAVES`): a float -> integer conversion without ``_sat`` of an operand out of
 range (OpenCL C 3.0.19 §6.4.3.3: "the behavior is implementation-defined"), the w lane of a
 3-component vector read through .hi or .odd (§6.3.7: "undefined"), a component 0xFFFFFFFF of
-OpVectorShuffle (SPIR-V §3.42.12: "undefined"). A lane left unjudged for another reason (a
+OpVectorShuffle (SPIR-V §3.42.12: "undefined"), §6.15.4's common functions at the operands Table 16
+calls undefined (``math.<fn>.undefined``: clamp, min, max, mix, smoothstep), an image read at an INF or
+NaN coordinate (§8.2) or outside the image under CLK_ADDRESS_NONE (§6.15.15.1). A lane left unjudged for another reason (a
 bound the spec leaves open, a build option's relaxation, a flushed denormal, an operand the
 oracle cannot pin) belongs to a defined program and is not one of them.
 

@@ -15,7 +15,8 @@ from simulated import SimTarget, simulated, store_observed
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from lang.derive import restrict
-from lang.ir import Buffer, Fill, Literal, Load, Op, Program, Store, walk
+from lang.images import read_form
+from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, walk
 from lang.layout import input_values
 from lang.types import Type, scalar
 from oracles import evaluate, undefined_results
@@ -111,6 +112,70 @@ def test_a_loose_bound_leaves_a_program_defined():
                 (Store("out0", Op("lgamma", (Load("in0", F),), F)),
                  Store("out1", Op("convert", (Load("in0", F),), Type("double", 1)))), 2, requires=frozenset({"fp64"}))
     assert undefined_results(p) == []
+
+
+def _math(op: str, *columns: tuple[float, ...]) -> Program:
+    """``op`` of float buffers ``in0``, ``in1``, ... holding ``columns`` (one value per work-item)."""
+    ins = tuple(Buffer(f"in{i}", F, "in", Fill(i, values=_bits(*c))) for i, c in enumerate(columns))
+    return Program((*ins, Buffer("out0", F, "out")),
+                   (Store("out0", Op(op, tuple(Load(b.name, F) for b in ins), F)),), len(columns[0]), area="math")
+
+
+def test_common_functions_with_undefined_operands():
+    """OpenCL C 3.0.19 §6.15.4 Table 16: clamp(x, 2.0f, 1.0f) ("Results are undefined if minval >
+    maxval"), min(NaN, 1.0f) and max(1.0f, INFINITY) ("If x or y are infinite or NaN, the return
+    values are undefined"), mix with a = 1.5 ("If a is not in the range [0.0, 1.0] ..."),
+    smoothstep with edge0 = edge1 ("undefined if edge0 >= edge1 ..."); the second work-item's
+    operands are defined in each, and its lane is not reported."""
+    cases = [("fclamp", "math.clamp.undefined", "minval > maxval", [(0.5, 0.5), (2.0, 0.0), (1.0, 1.0)]),
+             ("fmin_common", "math.min.undefined", "infinite or NaN", [(np.nan, 3.0), (1.0, 1.0)]),
+             ("fmax_common", "math.max.undefined", "infinite or NaN", [(1.0, 1.0), (np.inf, 3.0)]),
+             ("mix", "math.mix.undefined", "range [0.0, 1.0]", [(1.0, 1.0), (2.0, 2.0), (1.5, 0.5)]),
+             ("smoothstep", "math.smoothstep.undefined", "edge0 >= edge1", [(1.0, 0.0), (1.0, 2.0), (0.5, 0.5)])]
+    for op, rule, words, columns in cases:
+        (found,) = undefined_results(_math(op, *columns))
+        assert (found.statement, found.path, found.lanes, found.rule.id) == (0, (), (0,), rule), op
+        assert found.rule.leaves == "undefined" and "§6.15.4" in found.rule.section and words in found.rule.section
+        assert undefined_results(_math(op, *(c[1:] for c in columns))) == [], op  # defined operands only
+    operands = undefined_results(_math("fclamp", (0.5,), (2.0,), (1.0,)))[0].operands
+    assert [o.split()[-1] for o in operands] == ["(0.5)", "(2)", "(1)"]
+
+
+def test_a_nan_bound_of_clamp_or_an_infinite_mix_operand_is_no_undefined_result():
+    """clamp's NaN bound: "minval > maxval" is false (the lane is left unjudged for no rule of the
+    spec); mix(INFINITY, 1, 0.5): a is in [0, 1] (unjudged: no finite reference); step is defined
+    everywhere §6.15.4 defines it."""
+    assert undefined_results(_math("fclamp", (0.5,), (np.nan,), (1.0,))) == []
+    assert undefined_results(_math("mix", (np.inf,), (1.0,), (0.5,))) == []
+    assert undefined_results(_math("step", (np.nan,), (1.0,))) == []
+
+
+def _image_read(sampler: Sampler | None, coords: tuple[float, ...], ctype: Type) -> Program:
+    """read_imagef of a 2x2 R FLOAT image at ``coords`` (x, y pairs), one work-item per pair."""
+    bits = _bits(*coords) if ctype.scalar == "float" else tuple(c & 0xFFFFFFFF for c in coords)
+    op = Op("read_image", (Load("c", ctype),), Type("float", 4),
+            (("dim", "2d"), ("form", read_form(sampler)), ("image", "i"), ("sampler", sampler.name if sampler else "")))
+    return Program((Buffer("c", ctype, "in", Fill(0, values=bits)), Buffer("o", Type("float", 4), "out")),
+                   (Store("o", op),), len(coords) // 2, area="images",
+                   images=(Image("i", "2d", "R", "FLOAT", (2, 2), Fill(1)),), samplers=(sampler,) if sampler else ())
+
+
+def test_image_reads_with_undefined_results():
+    """CLK_ADDRESS_NONE at x = 2.5 of a 2-texel-wide image (§6.15.15.1: "otherwise the results are
+    undefined"), a sampler-less read at (-1, 0) (§6.15.15.3: it behaves as CLK_ADDRESS_NONE), a NaN
+    coordinate (§8.2); the second work-item reads texel (1, 1), inside the image, and is not
+    reported; nor is CLK_ADDRESS_CLAMP at the same outside coordinate (the border colour)."""
+    f2, i2 = Type("float", 2), Type("int", 2)
+    none = Sampler("s", False, "none", "nearest")
+    (outside,) = undefined_results(_image_read(none, (2.5, 0.0, 1.5, 1.5), f2))
+    assert (outside.rule.id, outside.lanes, outside.width) == ("image.none.outside", (0, 1, 2, 3), 4)
+    assert outside.rule.leaves == "undefined" and "§6.15.15.1" in outside.rule.section
+    (samplerless,) = undefined_results(_image_read(None, (-1, 0, 1, 1), i2))
+    assert (samplerless.rule.id, samplerless.lanes) == ("image.none.outside", (0, 1, 2, 3))
+    (nan,) = undefined_results(_image_read(none, (np.nan, 0.0, 1.5, 1.5), f2))
+    assert (nan.rule.id, nan.lanes) == ("image.coordinate.nonfinite", (0, 1, 2, 3)) and "§8.2" in nan.rule.section
+    assert undefined_results(_image_read(none, (0.5, 0.0, 1.5, 1.5), f2)) == []
+    assert undefined_results(_image_read(Sampler("s", False, "clamp", "nearest"), (2.5, 0.0, 1.5, 1.5), f2)) == []
 
 
 # ---- the reducer: removed first, the defined form kept, letter otherwise ---------------------

@@ -28,10 +28,12 @@ in [0, 1] (§8.2), so it lies within the hull of the texels selected there, wide
 ``2 * axes + 1`` ulp for the arithmetic of the weighted sum (and to 0 where the device may flush
 denormal results).
 
-*Never judged* (undefined or implementation-defined): NaN or infinite coordinates (§8.2),
-coordinates whose floor does not fit an int (the formulas convert with ``(int)``), texels outside
-the image under ADDRESS_NONE (Table 70: "the caller guarantees..."), sampler-less layers outside
-the array (§8.4), LINEAR over an INF or NaN texel of float data (§8.2), and tolerance lanes whose
+*Never judged* (undefined or implementation-defined): NaN or infinite coordinates (§8.2; rule
+``image.coordinate.nonfinite``, which leaves them "undefined": ``oracles.undefined``),
+coordinates whose floor does not fit an int (the formulas convert with ``(int)``), locations
+outside the image under ADDRESS_NONE (§6.15.15.1 and Table 70: "otherwise the results are
+undefined"; sampler-less reads and their layers outside the array alike, §6.15.15.3: rule
+``image.none.outside``), LINEAR over an INF or NaN texel of float data (§8.2), and tolerance lanes whose
 uncertainty spans half a texel or more.
 """
 
@@ -39,8 +41,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lang.images import DIMS
-from lang.ir import Op, Program
+from lang.images import DIMS, Dim
+from lang.ir import Op, Program, Sampler
 from lang.ops import Handlers
 from lang.types import scalar
 from oracles import rules
@@ -63,6 +65,24 @@ RULE_LAYER = rules.register(
     "which specifies the array index is always CLK_ADDRESS_CLAMP_TO_EDGE', a definition, neither shall nor "
     "should); §8.1 (the array coordinate 'must always be the un-normalized image coordinate value'); OpenCL "
     "SPIR-V environment §7.5 the same selection",
+)
+RULE_COORDINATE_NONFINITE = rules.register(
+    "image.coordinate.nonfinite",
+    "a read at an INF or NaN coordinate is not judged: its result is undefined",
+    "OpenCL C 3.0.19 §8.2 ('If values in (u, v, w) are INF or NaN, the behavior of read_image{f|i|ui} is "
+    "undefined'; 'If values in (s, t, r) are INF or NaN, the behavior of the built-in image read functions is "
+    "undefined'; neither shall nor should)",
+    leaves="undefined",
+)
+RULE_NONE_OUTSIDE = rules.register(
+    "image.none.outside",
+    "a read with addressing mode CLK_ADDRESS_NONE (or a sampler-less read, which behaves as one) at a location "
+    "outside the image is not judged: its result is undefined",
+    "OpenCL C 3.0.19 §6.15.15.1 (CLK_ADDRESS_NONE: 'the programmer guarantees that the image coordinates used to "
+    "sample elements of the image refer to a location inside the image; otherwise the results are undefined'), "
+    "§8.2 Table 70; §6.15.15.3 (the sampler-less reads 'behave exactly as' those with CLK_ADDRESS_NONE); neither "
+    "shall nor should",
+    leaves="undefined",
 )
 RULE_COORDINATE_DENORMAL = rules.register(
     "image.coordinate.denormal",
@@ -144,10 +164,38 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
     rows[bad] = image.texels
     judged = np.repeat(~bad, 4)
     if exact:
-        return _exact(table, rows[:, 0], judged, layer_rule)
-    if sampler.filter == "nearest":
-        return _alternatives(table, rows, judged, layer_rule)
-    return _hull(table, rows, judged, dim.spatial, ftz)
+        e = _exact(table, rows[:, 0], judged, layer_rule)
+    elif sampler.filter == "nearest":
+        e = _alternatives(table, rows, judged, layer_rule)
+    else:
+        e = _hull(table, rows, judged, dim.spatial, ftz)
+    nonfinite, outside = _undefined(c, coords, image.shape, dim, sampler)
+    e.rule = np.select([np.repeat(nonfinite, 4) & ~e.judged, np.repeat(outside, 4) & ~e.judged],
+                       [RULE_COORDINATE_NONFINITE, RULE_NONE_OUTSIDE], e.rule).astype(np.int16)
+    return e
+
+
+def _undefined(c: np.ndarray, coords: Expectation, shape: tuple[int, ...], dim: Dim,
+               sampler: Sampler | None) -> tuple[np.ndarray, np.ndarray]:
+    """The work-items whose read the spec leaves undefined, of those whose coordinates are pinned:
+    an INF or NaN coordinate (§8.2), and under CLK_ADDRESS_NONE (a sampler-less read included,
+    §6.15.15.3) a location outside the image: ``floor(u)`` outside ``[0, size)`` on an axis, ``u``
+    the unnormalized coordinate, or a sampler-less layer outside the array (§6.15.15.1). Only lanes
+    the read leaves unjudged take their rule."""
+    pinned = coords.judged.reshape(c.shape).all(axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        x = c.astype(np.float64)
+        nonfinite = pinned & ~np.isfinite(x).all(axis=1)
+        outside = np.zeros(len(c), bool)
+        if sampler is None or sampler.addressing == "none":
+            scale = sampler is not None and sampler.normalized
+            for a in range(dim.spatial):
+                u = np.floor(x[:, a] * (shape[a] if scale else 1))
+                outside |= (u < 0) | (u >= shape[a])
+            if dim.arrayed and sampler is None:
+                w = x[:, dim.spatial]
+                outside |= (w < 0) | (w >= shape[dim.spatial])
+    return nonfinite, pinned & ~nonfinite & outside
 
 
 def _layer_decides(w: np.ndarray, count: int) -> np.ndarray:

@@ -16,7 +16,15 @@ from mpmath import mpf
 from lang.types import scalar
 from oracles.floats import Format, round_to
 from oracles.math.lanes import same
-from oracles.math.specials import INF, NAN, is_negative, is_signaling
+from oracles.math.specials import (
+    CLAMP_UNDEFINED,
+    INF,
+    MAX_UNDEFINED,
+    MIN_UNDEFINED,
+    NAN,
+    is_negative,
+    is_signaling,
+)
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
@@ -62,10 +70,11 @@ def _maxmag(x, y):
 
 def _min_common(x: float, y: float):
     """§6.15.4 min: "Returns y if y < x, otherwise it returns x. If x or y are infinite or NaN, the
-    return values are undefined" (not judged). Of two zeros of either sign the formula returns x;
-    IEEE 754's minNum, which compilers lower min to, may return either: both accepted."""
+    return values are undefined" (not judged: specials.MIN_UNDEFINED). Of two zeros of either sign
+    the formula returns x; IEEE 754's minNum, which compilers lower min to, may return either: both
+    accepted."""
     if not (math.isfinite(x) and math.isfinite(y)):
-        return "skip"
+        return MIN_UNDEFINED
     if x == 0 and y == 0 and is_negative(x) != is_negative(y):
         return [x, y]
     return y if y < x else x
@@ -73,17 +82,22 @@ def _min_common(x: float, y: float):
 
 def _max_common(x: float, y: float):
     """§6.15.4 max: "Returns y if x < y, otherwise it returns x" (the same undefined operands, the
-    same freedom between zeros)."""
-    r = _min_common(-x if math.isfinite(x) else x, -y if math.isfinite(y) else y)
-    return r if isinstance(r, str) else [-v for v in r] if isinstance(r, list) else -r
+    same freedom between zeros; specials.MAX_UNDEFINED)."""
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return MAX_UNDEFINED
+    r = _min_common(-x, -y)
+    return [-v for v in r] if isinstance(r, list) else -r
 
 
 def _clamp(x: float, lo: float, hi: float):
     """§6.15.4 clamp on floats: "Returns fmin(fmax(x, minval), maxval). Results are undefined if
-    minval > maxval" (not judged; nor with a NaN bound, where that comparison says nothing). fmin
-    and fmax are C99's (a NaN x gives minval; the order of ±0 is free)."""
-    if math.isnan(lo) or math.isnan(hi) or lo > hi:
+    minval > maxval" (not judged: specials.CLAMP_UNDEFINED; nor with a NaN bound, where that
+    comparison says nothing: "skip"). fmin and fmax are C99's (a NaN x gives minval; the order of ±0
+    is free)."""
+    if math.isnan(lo) or math.isnan(hi):
         return "skip"
+    if lo > hi:
+        return CLAMP_UNDEFINED
     out: list[float] = []
     for m in _values(_fmax(x, lo)):
         out += [v for v in _values(_fmin(m, hi)) if not any(same(v, w) for w in out)]

@@ -33,9 +33,11 @@ class Lane:
     limit: float = math.nan  # the bound in ulps (0.5 for a correctly rounded result)
 
     def merge(self, other: "Lane") -> "Lane":
-        """Either lane's results (a flushed operand's alternative, §7.5.3)."""
+        """Either lane's results (a flushed operand's alternative, §7.5.3); not judged where either
+        is not, under the rule both name if they name one."""
         if not (self.judged and other.judged):
-            return unjudged()
+            return unjudged(self.rule if not (self.judged or other.judged) and self.rule == other.rule
+                            else "unspecified")
         values = self.values + [v for v in other.values if not any(same(v, w) for w in self.values)]
         return Lane(values, self.ranges + other.ranges, self.nan or other.nan, True, self.masks + other.masks,
                     self.rule, self.exact, self.ulp, self.limit)
@@ -48,9 +50,10 @@ def same(a, b) -> bool:
     return a == b
 
 
-def unjudged() -> Lane:
-    """A lane that is not compared."""
-    return Lane([0.0], judged=False)
+def unjudged(rule: str = "unspecified") -> Lane:
+    """A lane that is not compared (``rule``: why, where a rule says so, e.g. a result the spec
+    leaves undefined)."""
+    return Lane([0.0], judged=False, rule=rule)
 
 
 def nan_lane(rule: str) -> Lane:

@@ -34,7 +34,7 @@ from oracles.math.exact import EXACT, cr
 from oracles.math.formulas import FORMULAS, formula_values
 from oracles.math.lanes import Lane, nan_lane, same, unjudged
 from oracles.math.precise import PRECISE
-from oracles.math.specials import INF, NAN, is_int, prescribed
+from oracles.math.specials import INF, NAN, Undefined, is_int, prescribed
 
 # ---- the environment -------------------------------------------------------------------------------
 
@@ -99,12 +99,16 @@ def bounded(fn: str, x: mpf, bound: Bound, f: Format, rule: str, n: int = 1, ope
 
 def _prescribed_lane(value, rule: str, env: frozenset) -> Lane:
     """A prescribed value's lane (:func:`_as_lane`): an edge case, not judged where the build voids
-    edge case behaviour (oracles.math.bounds.edges_void)."""
-    return unjudged() if edges_void(env) else _as_lane(value, rule)
+    edge case behaviour (oracles.math.bounds.edges_void); a result the spec leaves undefined keeps
+    its rule whatever the build."""
+    return unjudged() if edges_void(env) and not isinstance(value, Undefined) else _as_lane(value, rule)
 
 
 def _as_lane(value, rule: str) -> Lane:
-    """An exact result: one value, several allowed values (a list), NaN or 'skip'."""
+    """An exact result: one value, several allowed values (a list), NaN, 'skip' or a result the
+    spec leaves undefined (specials.Undefined: not judged, under its rule)."""
+    if isinstance(value, Undefined):
+        return unjudged(value.rule)
     if isinstance(value, str):
         return unjudged()
     if isinstance(value, list):

@@ -20,14 +20,44 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from typing import Callable
 
 import mpmath
 
 from lang.maths import FUNCTIONS
+from oracles import rules
 
 NAN = math.nan
 INF = math.inf
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A result the specification leaves undefined at these operands (the lane is not judged, under
+    ``rule``, whose ``leaves`` is "undefined": ``oracles.undefined``), unlike ``"skip"``, a lane
+    left unjudged for another reason (nothing prescribed and no finite reference)."""
+
+    rule: str
+
+
+def _undefined(fn: str, sentence: str) -> Undefined:
+    """The rule ``math.<fn>.undefined``, registered with ``sentence``, the words of Table 16 that leave
+    ``fn``'s result undefined."""
+    rid = f"math.{fn}.undefined"
+    rules.register(rid, f"{fn}: the result is undefined at these operands (not judged)",
+                   f"OpenCL C 3.0.19 §6.15.4 Table 16 ({fn}: {sentence}; neither shall nor should)",
+                   leaves="undefined")
+    return Undefined(rid)
+
+
+CLAMP_UNDEFINED = _undefined("clamp", "'Results are undefined if minval > maxval'")
+MIN_UNDEFINED = _undefined("min", "'If x or y are infinite or NaN, the return values are undefined'")
+MAX_UNDEFINED = _undefined("max", "'If x or y are infinite or NaN, the return values are undefined'")
+MIX_UNDEFINED = _undefined("mix", "'If a is not in the range [0.0, 1.0], the return values are undefined' "
+                                  "(a NaN a is not in it)")
+SMOOTHSTEP_UNDEFINED = _undefined("smoothstep", "'Results are undefined if edge0 >= edge1 or if x, edge0 or "
+                                                "edge1 is a NaN'")
 
 
 def is_negative(x: float) -> bool:
@@ -244,13 +274,17 @@ SPECIALS: dict[str, Callable] = {
         math.isinf(x) and math.isinf(y)) else math.copysign(INF, x) * math.copysign(1, y) if y == 0 or math.isinf(x)
         else math.copysign(0.0, x) * math.copysign(1, y) if x == 0 or math.isinf(y) else None),
     "degrees": _unary(inf=(-INF, INF)), "radians": _unary(inf=(-INF, INF)),
-    # undefined results (§6.15.4): mix with a outside [0, 1], smoothstep with edge0 >= edge1 or a NaN
-    "mix": lambda x, y, a: None if all(map(math.isfinite, (x, y, a))) and 0 <= a <= 1 else "skip",
-    "smoothstep": lambda e0, e1, x: None if all(map(math.isfinite, (e0, e1, x))) and e0 < e1 else "skip",
+    # undefined results (§6.15.4): mix with a outside [0, 1], smoothstep with edge0 >= edge1 or a NaN;
+    # an infinite operand otherwise: no prescribed value and no finite reference
+    "mix": lambda x, y, a: MIX_UNDEFINED if not 0 <= a <= 1 else None if math.isfinite(x) and math.isfinite(y)
+    else "skip",
+    "smoothstep": lambda e0, e1, x: SMOOTHSTEP_UNDEFINED if not e0 < e1 or math.isnan(x) else None if all(
+        map(math.isfinite, (e0, e1, x))) else "skip",
 }
 """Edge cases with a prescribed result: a float (exact, NaN for any NaN), ``("ref", v)`` (a
 reference the function's bound applies to: the π multiples of C99's atan2), ``"skip"`` (no
-prescribed value and no finite reference: not judged) or None (the general rule)."""
+prescribed value and no finite reference: not judged), :class:`Undefined` (a result §6.15.4 leaves
+undefined: not judged) or None (the general rule)."""
 for _n, _base in (("half_cos", "cos"), ("half_exp", "exp"), ("half_exp2", "exp2"), ("half_exp10", "exp10"),
                   ("half_log", "log"), ("half_log2", "log2"), ("half_log10", "log10"), ("half_rsqrt", "rsqrt"),
                   ("half_sin", "sin"), ("half_sqrt", "sqrt"), ("half_tan", "tan"), ("half_divide", "fdiv"),
