@@ -202,7 +202,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     if any(triaged.get(k) for k in ("hang", "finished", "undecided")):
         click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
                    f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "
-                   "(the deadline was too near: `clfuzz reduce BUCKET` decides them)")
+                   "(the triage share or the deadline left too little: `clfuzz reduce BUCKET` decides them)")
     from triage.buglist import bug_list
     from triage.buglist import markdown as bug_markdown
 

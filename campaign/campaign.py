@@ -68,10 +68,11 @@ def error_score(outcomes) -> float:
     return max(ratios, default=0.0)
 
 
-SideTask = Callable[[Lane, float], None]
+SideTask = Callable[[Lane, float, float], None]
 """Work beside the campaign on one target (triage: confirm and reduce a bucket): called with the
-target's lane (its ``run``/``restart`` are a Worker's, shared with the campaign) and the seconds
-it may take."""
+target's lane (its ``run``/``restart`` are a Worker's, shared with the campaign), the seconds
+the campaign's deadline leaves and the seconds of the target's triage share left (its share of
+the target's busy time less the triage time spent)."""
 
 
 class _Drawer:
@@ -294,7 +295,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
                 if task is None:
                     asked = time.monotonic()
                 else:
-                    task(lane, deadline - time.monotonic())
+                    task(lane, deadline - time.monotonic(), share * stats.busy_s - stats.triage_s)
                     continue
             entry = feed.next_for(target, stop)
             if entry is None:

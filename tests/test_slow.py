@@ -141,13 +141,13 @@ def test_a_deadline_too_near_leaves_it_undecided(memory_corpus):
     assert worker.limits == [] and _timeout_bucket(memory_corpus)["hang"] is None
 
 
-def _beside(corpus: Corpus, worker: SlowWorker, seconds: float) -> list[str]:
+def _beside(corpus: Corpus, worker: SlowWorker, seconds: float, share_s: float = 1e9) -> list[str]:
     """Triage beside the campaign ``c`` takes the timeout bucket on PoCL's lane (``worker``) with
-    ``seconds`` left before the deadline; returns its events."""
+    ``seconds`` left before the deadline and ``share_s`` of PoCL's triage share; returns its events."""
     events: list[str] = []
     beside = Beside(corpus, "c", reduce=False, on_event=lambda what, bucket: events.append(what))
     [candidate] = triage_candidates(corpus, "c", "pocl", 0.0)
-    beside._triage(candidate, POCL, worker, seconds)
+    beside._triage(candidate, POCL, worker, seconds, share_s)
     return events
 
 
@@ -157,6 +157,15 @@ def test_triage_beside_the_campaign_decides_within_the_deadline(memory_corpus):
     _timed_out(memory_corpus)
     worker = SlowWorker(needs_s=1e9)
     assert _beside(memory_corpus, worker, 599.0) == ["confirmed", "undecided"]
+    assert worker.limits == [CEILING] * 3 and _timeout_bucket(memory_corpus)["hang"] is None
+
+
+def test_triage_beside_the_campaign_decides_within_its_triage_share(memory_corpus):
+    """The deadline leaves an hour, but the target's triage share only 599 s: the re-run at ten
+    times the ceiling (600 s) does not start; the bucket stays undecided for `clfuzz reduce`."""
+    _timed_out(memory_corpus)
+    worker = SlowWorker(needs_s=1e9)
+    assert _beside(memory_corpus, worker, 3600.0, share_s=599.0) == ["confirmed", "undecided"]
     assert worker.limits == [CEILING] * 3 and _timeout_bucket(memory_corpus)["hang"] is None
 
 

@@ -11,8 +11,8 @@ campaign reduces them first), then the newest. The task
 1. confirms the bucket on a fresh worker (the lane's worker restarted: empty kernel caches),
    with a reproduction rate of k in n re-runs for atomics and timeouts (triage.confirm);
    a timeout (a slow run) is then re-run once at ten times its ceiling, where the campaign's
-   deadline leaves that long (triage.slow.decide: a hang, or a run judged like any other;
-   otherwise it stays undecided for ``clfuzz reduce``);
+   deadline and the target's triage share both leave that long (triage.slow.decide: a hang, or a
+   run judged like any other; otherwise it stays undecided for ``clfuzz reduce``);
 2. reduces it (triage.session.reduce_stored) with what is left of its time;
 3. runs the reduced reproducer on every installed release of the bucket's driver
    (triage.versions: present, absent, cannot-build, ...), when releases are given.
@@ -65,21 +65,23 @@ class Beside:
                 if b["id"] in self.tried:
                     continue
                 self.tried.add(b["id"])
-                return lambda lane, seconds: self._triage(b, target, lane, seconds)
+                return lambda lane, seconds, share_s: self._triage(b, target, lane, seconds, share_s)
         return None
 
-    def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
-        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``.
+    def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float) -> None:
+        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``
+        (a slow run's re-run within ``share_s`` too: the target's triage share left).
         A bug of triage's own is reported (event ``failed``, with the error) and leaves the bucket
         pending: an hours-long campaign does not end over one bucket's reduction."""
         try:
-            self._confirm_and_reduce(bucket, target, lane, seconds)
+            self._confirm_and_reduce(bucket, target, lane, seconds, share_s)
         except LaneClosed:
             raise
         except Exception as e:  # noqa: BLE001 - reported with the bucket, the campaign goes on
             self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}"})
 
-    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float) -> None:
+    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float,
+                            share_s: float) -> None:
         start = time.monotonic()
         row = disagreement(self.corpus, bucket["example"])
         if not bucket["confirmed"]:
@@ -94,8 +96,8 @@ class Beside:
             if not shown:
                 return
         if undecided(row):  # slow: a hang only if it does not finish at ten times the ceiling either
-            left = seconds - (time.monotonic() - start)
-            verdict = decide(self.corpus, row, target, lane, left, lane.timeouts.ceiling)
+            spent = time.monotonic() - start  # the re-run within the deadline and the triage share
+            verdict = decide(self.corpus, row, target, lane, min(seconds, share_s) - spent, lane.timeouts.ceiling)
             self._tell("undecided" if verdict is None else "hang" if verdict["hang"] else "finished", bucket)
         if self.reduce:
             left = seconds - (time.monotonic() - start)

@@ -4,8 +4,8 @@ No rule of the OpenCL specifications sets a time limit, so a run clfuzz cut at i
 ceiling is a *slow* finding: kind ``timeout``, rule oracles.SLOW, severity ``performance``, with
 the seconds it was given and the other drivers' times for the same program. Triage re-runs its
 program once at :data:`FACTOR` times the time it was given (:func:`decide`), where the time left
-allows it (beside a campaign, triage.beside, and after it, triage.session: before the deadline;
-``clfuzz reduce``: always). A re-run that does not finish either is a *hang*: the failure rule of
+allows it (beside a campaign, triage.beside: within the target's triage share and before the
+deadline; after it, triage.session: before the deadline; ``clfuzz reduce``: always). A re-run that does not finish either is a *hang*: the failure rule of
 its path (oracles.failure_rule), severity violation, ``"hang": true`` in ``clfuzz buckets --json``.
 One that finishes is judged and recorded like any other run (campaign.record: its disagreements, if any,
 go to their own buckets) and the bucket stays slow. Until then the bucket is *undecided*.
