@@ -19,18 +19,18 @@ from typing import Iterable
 from corpus.run_facts import TIMEOUT
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
-from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, SLOW, by_id, failure_rule, severity_of
+from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, SLOW, Rule, by_id, failure_rule, severity_of
 from triage import slow
 
 
 def bucket_severity(bucket: dict) -> str:
     """The severity of a bucket row of corpus.store.Corpus.buckets: its signature's rule's; a
     timeout's is performance until a re-run at ten times the ceiling did not finish (a hang:
-    violation, triage.slow.rule_for); ``letter`` where its reduced program shows the disagreement
+    violation, :func:`timeout_rule`); ``letter`` where its reduced program shows the disagreement
     only with an operation whose result the spec leaves undefined or implementation-defined
     (:func:`undefined_of`)."""
     if bucket["signature"]["kind"] == TIMEOUT:
-        return slow.rule_for(bucket).severity
+        return timeout_rule(bucket).severity
     if undefined_of(bucket):
         return "letter"
     return severity_of(bucket["signature"].get("rule", ""))
@@ -82,11 +82,18 @@ def _targets(lineage: str, bucket: dict) -> list[dict]:
             for t in seen]
 
 
-def failure_rule_of(bucket: dict) -> str:
+def failure_rule_of(bucket: dict) -> Rule:
     """The rule a failure bucket (build error, crash, hang) breaks: the SPIR-V environment's
     (oracles.rules.FAILURE_SPIRV) where every row of it ran a SPIR-V module, else OpenCL C's."""
     paths = set(bucket.get("paths") or ())
-    return failure_rule(bool(paths) and paths <= {PATH_SPIRV}).id
+    return failure_rule(bool(paths) and paths <= {PATH_SPIRV})
+
+
+def timeout_rule(bucket: dict) -> Rule:
+    """The rule a timeout bucket is read under: its failure rule (:func:`failure_rule_of`) once a
+    re-run at ten times the ceiling did not finish (a hang, triage.slow), else oracles.SLOW (slow,
+    or undecided)."""
+    return failure_rule_of(bucket) if bucket.get("hang") else SLOW
 
 
 def section_of(rule: str) -> str:
@@ -134,8 +141,8 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     out = []
     for b in buckets:
         sig = b["signature"]
-        rule = (slow.rule_for(b).id if sig["kind"] == TIMEOUT
-                else sig.get("rule", failure_rule_of(b) if "failure" in sig else ""))
+        rule = (timeout_rule(b).id if sig["kind"] == TIMEOUT
+                else sig.get("rule", failure_rule_of(b).id if "failure" in sig else ""))
         targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,

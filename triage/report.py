@@ -51,9 +51,8 @@ from lang.layout import input_values, layout
 from lang.types import format_value, scalar
 from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
 from triage import slow
-from triage.buglist import only_under
 from triage.repro_script import repro_source
-from triage.buglist import undefined_of
+from triage.buglist import only_under, timeout_rule, undefined_of
 from triage.reduce import sentence
 from triage.route_check import translated_route_verdict
 
@@ -171,10 +170,10 @@ def options_comment(options: str) -> str:
 def _rule_lines(bucket: dict, first: dict, undefined: list[dict]) -> list[str]:
     """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
     ``shape.twin``, followed by the rule the lane's value breaks; a timeout's follows from whether
-    its re-run at ten times the ceiling finished (triage.slow.rule_for), not from its row."""
+    its re-run at ten times the ceiling finished (triage.buglist.timeout_rule), not from its row."""
     sig, severity = bucket["signature"], None
     if sig["kind"] == TIMEOUT:
-        broken = slow.rule_for(bucket)
+        broken = timeout_rule(bucket)
         first = {**first, "rule": broken.id, "rule_text": broken.text, "section": broken.section}
         severity = broken.severity
     lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
@@ -281,7 +280,7 @@ def _severity_lines(rule_id: str, undefined: list[dict], severity: str | None = 
     the program is not a defined one, with what of it the spec leaves undefined or
     implementation-defined (triage.buglist.undefined_of)."""
     if undefined:
-        return [f"Severity: **letter**: the disagreement shows only in a program that is not a defined one "
+        return ["Severity: **letter**: the disagreement shows only in a program that is not a defined one "
                 "(no program without the following, nor with its defined form where it has one, showed it): "
                 + "; ".join(sentence(u) for u in undefined) + ".", ""]
     severity = severity or severity_of(rule_id)

@@ -26,8 +26,6 @@ from corpus.run_facts import TIMEOUT
 from corpus.store import Corpus
 from fuzz.drivers import Result, Target
 from fuzz.drivers.protocol import time_given
-from fuzz.drivers.routes import PATH_SPIRV
-from oracles import SLOW, Rule, failure_rule
 
 FACTOR = 10.0
 """A run cut at the ceiling is re-run once at this many times the time it was given."""
@@ -69,14 +67,6 @@ def decide(corpus: Corpus, row: dict[str, Any], target: Target, worker, left_s: 
         verdict.update(seconds=round(result.build_s + result.run_s, 3), status=result.status)
     corpus.decide_hang(row["program_id"], row["target"], verdict)
     return verdict
-
-
-def rule_for(bucket: dict[str, Any]) -> Rule:
-    """The rule a timeout bucket is read under: the failure rule of its path (oracles.failure_rule:
-    the SPIR-V environment's where every row ran a SPIR-V module) once a re-run at ten times the
-    ceiling did not finish (a hang), else oracles.SLOW (slow, or undecided)."""
-    paths = set(bucket.get("paths") or ())
-    return failure_rule(bool(paths) and paths <= {PATH_SPIRV}) if bucket.get("hang") else SLOW
 
 
 def summary(bucket: dict[str, Any]) -> dict[str, Any] | None:
