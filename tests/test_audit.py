@@ -171,10 +171,10 @@ def test_failures_are_skipped_and_counted(corpus):
 
 
 def test_the_sample_is_deterministic_and_spread_over_operations(corpus):
-    picked, total, failures = sample_buckets(corpus, 4)
+    picked, total, failures = sample_buckets(corpus.buckets(), 4)
     assert len(picked) == 4 and failures == 0 and total > 4
     assert len({b["signature"]["operation"] for b in picked}) == 4
-    assert [b["id"] for b in sample_buckets(corpus, 4)[0]] == [b["id"] for b in picked]
+    assert [b["id"] for b in sample_buckets(corpus.buckets(), 4)[0]] == [b["id"] for b in picked]
 
 
 def test_lanes_the_audit_has_no_reference_for_are_not_audited(memory_corpus):

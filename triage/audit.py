@@ -91,9 +91,9 @@ class AuditResult:
         return out
 
 
-def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
-    """(the sampled value-verdict buckets, buckets in all, build-error and crash buckets skipped)."""
-    every = corpus.buckets()
+def sample_buckets(every: list[dict], n: int) -> tuple[list[dict], int, int]:
+    """Of a corpus's buckets (``every``, as corpus.store.Corpus.buckets lists them): (the sampled
+    value-verdict buckets, buckets in all, build-error and crash buckets skipped)."""
     values = [b for b in every if b["signature"].get("kind") in RESULT_KINDS]
     timeouts = sum(b["signature"].get("kind") == TIMEOUT for b in every)
     groups: dict[tuple[str, str], list[dict]] = {}
@@ -109,8 +109,9 @@ def sample_buckets(corpus: Corpus, n: int) -> tuple[list[dict], int, int]:
 
 
 def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
-    buckets, total, failures = sample_buckets(corpus, sample)
-    kinds = Counter(b["signature"].get("kind", "") for b in corpus.buckets())
+    every = corpus.buckets()
+    buckets, total, failures = sample_buckets(every, sample)
+    kinds = Counter(b["signature"].get("kind", "") for b in every)
     result = AuditResult(total, failures, bucket_kinds=kinds)
     fingerprints = {f: json.loads(text or "{}") for f, text in target_fingerprints(corpus).items()}
     for b in buckets:
@@ -126,7 +127,7 @@ def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
         finding = audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {}))
         finding.kind = kind
         result.findings.append(finding)
-    for b in corpus.buckets():
+    for b in every:
         if b["signature"].get("kind") == TIMEOUT:
             rows = bucket_rows(corpus, b["id"])
             if rows:
