@@ -69,17 +69,20 @@ def cause(corpus: Corpus, row: dict, cache: dict, moves: Counter, lanes: dict) -
                 and row["rule"] != failure_rule(True).id else "unchanged")
     if row["work_item"] < 0:
         return "unchanged"
-    program = cache.setdefault(row["program_id"], corpus.program(row["program_id"]))
+    if row["program_id"] not in cache:  # the program, its inputs, its re-derivations per target
+        program = corpus.program(row["program_id"])
+        cache[row["program_id"]] = (program, input_values(program), defaultdict(dict))
+    program, inputs, fresh = cache[row["program_id"]]
     if program.shared:  # atomics: their histories depend on every work-item
         return "unchanged"
     ftz = ftz_for(fingerprint_of(corpus, row["fingerprint_id"]))
-    again, lane = rederived(program, row, ftz, input_values(program), {})
+    again, lane = rederived(program, row, ftz, inputs, fresh[ftz])
     derived = accepted_set(again, lane)
     if derived == frozenset({"not judged"}):
         return "build options void the rule" if program.options else "not judged any more"
     if again.select(np.array([lane])).accepts(np.array([int(row["actual"], 16)]))[0]:
         return "now accepted"
-    now = deciding_rule(program, row, again, lane, lanes.get(_place(row), {}))
+    now = deciding_rule(program, inputs, row, again, lane, lanes.get(_place(row), {}))
     if now != row["rule"]:
         moves[(row["rule"], now)] += 1
         return "another deciding rule"
@@ -87,13 +90,13 @@ def cause(corpus: Corpus, row: dict, cache: dict, moves: Counter, lanes: dict) -
     return "unchanged" if stored == derived else "another accepted set"
 
 
-def deciding_rule(program: Program, row: dict, again: Expectation, lane: int, beside: dict) -> str:
+def deciding_rule(program: Program, inputs: dict, row: dict, again: Expectation, lane: int, beside: dict) -> str:
     """The rule a disagreement row would name today: its lane's rule, or the one the deviation
     classifier names for the wrong value (fuzz.judge does the same), on the row's statement and
-    work-item alone: the lanes of its run's rows there as the driver wrote them (``beside``: lane ->
-    actual bits), the others as expected."""
+    work-item alone (``inputs``: the program's input values): the lanes of its run's rows there as
+    the driver wrote them (``beside``: lane -> actual bits), the others as expected."""
     index = next(i for i, s in enumerate(program.body) if row["buffer"] in (s.buffer, s.pointee))
-    alone = one_work_item(program, row["work_item"], input_values(program), [index])
+    alone = one_work_item(program, row["work_item"], inputs, [index])
     actual = np.array(again.allowed[0], copy=True)
     first = row["lane"] - lane  # the memory position of the work-item's first lane
     for pos, bits in beside.items():
