@@ -98,13 +98,14 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         ftz = ftz_of(target)
-        verdict = judge(program, expectations.get(ftz), actual, expectations.inputs, histories=expectations.histories())
+        expected = expectations.get(ftz)
+        verdict = judge(program, expected, actual, expectations.inputs, histories=expectations.histories())
         if kernel_wide(verdict, program):
             run.status = outcome.status = "split"
             run.log = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
             halves = _halves(part)
         else:  # each disagreement re-derived before it is recorded (campaign.rederive)
-            verdict.rows, run.defects = confirm(program, verdict.rows, expectations.get(ftz), ftz, expectations.inputs)
+            verdict.rows, run.defects = confirm(program, verdict.rows, expected, ftz, expectations.inputs)
             verdict.mismatches -= len(run.defects)
             outcome.verdict = run.verdict = verdict
             run.rows, run.errors = verdict.rows, verdict.errors
