@@ -87,6 +87,9 @@ ORACLE_DEFECTS = Table("oracle_defects", {
     "buffer": str, "work_item": int, "lane": int, "operation": str, "expression": str, "inputs": str, "actual": str,
     "actual_value": str, "rule": str, "expected": str, "rederived": str, "why": str, "created": float,
 }, pk="id", foreign_keys=(("program_id", "programs", "id"),))
+BUG_EVIDENCE = Table("bug_evidence", {
+    "id": str, "bucket": str, "same_as": str, "kind": str, "program_id": str, "detail": str, "created": float,
+}, pk="id", indexes=(("bucket",), ("same_as",)))
 
 BUCKETED = {"bucket": str, "confirmation": str}
 """Schema 2: the columns a disagreement gained."""
@@ -105,6 +108,8 @@ SLOW = {"slow": str}
 """Schema 10: the column a disagreement gained."""
 UNDEFINED = {"undefined": str}
 """Schema 12: the column a reduction gained."""
+URL = {"url": str}
+"""Schema 13: the column a bucket gained."""
 
 MIGRATIONS = Migrations("clfuzz")
 NAMES: list[str] = []
@@ -219,6 +224,16 @@ def m012_reduction_defined(db: Database) -> None:
     entries; "[]" for a defined program, NULL for a reduction made before this migration): the
     disagreement did not show without it, and the bucket's severity is ``letter``."""
     _add(db, "reductions", UNDEFINED)
+
+
+@migration
+def m013_bugs(db: Database) -> None:
+    """Buckets record where the vendor's bug is (``url``, ``clfuzz mark ID reported --url URL``);
+    table bug_evidence: why a bucket is the same bug as another of its driver (triage.bugs): the
+    ``kind`` of evidence, the program of the re-run that showed it (``program_id``, or empty) and
+    its ``detail`` (JSON: operand, values, deviation)."""
+    _add(db, "buckets", URL)
+    BUG_EVIDENCE.create(db)
 
 
 SCHEMA_VERSION = len(NAMES)
