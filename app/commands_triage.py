@@ -121,6 +121,8 @@ BUCKETS_JSON_SCHEMA = 2
 """The form of ``clfuzz buckets --json``: 1, a list of buckets; 2, ``{schema, bugs, buckets}``."""
 BUG_COLUMNS = ("bug", "severity", "status", "driver", "paths", "operation", "types", "deviation", "rows",
                "buckets", "reduced", "vendor")
+FLEXIBLE = ("operation", "types", "deviation", "vendor")
+"""Columns of the terminal list whose text may be cut at the screen's edge (the others never are)."""
 BUCKET_COLUMNS = ("bucket", "bug", "severity", "status", "driver", "paths", "operation", "types", "deviation",
                   "rows", "reduced", "vendor")
 
@@ -131,6 +133,12 @@ def _wanted(members: list[dict], driver: str | None, severities: list[str] | Non
     if driver and not any(b["driver"] == driver or any(t["target"] == driver for t in b["targets"]) for b in members):
         return False
     return (not severity or severity in (severities or [])) and (not status or status in (statuses or []))
+
+
+def _short(types: str) -> str:
+    """Element types as the terminal shows them: an integer family as ``signed`` or ``unsigned``
+    (corpus.buckets.type_family: every width of one signedness is one bucket)."""
+    return types.replace("unsigned integer", "unsigned").replace("signed integer", "signed")
 
 
 def _reduced_text(reduced: dict | None) -> str:
@@ -149,7 +157,7 @@ def _bug_line(g) -> list[str]:
     members = g.buckets
     return [g.id, bug_level.severity(g), bug_level.status(g), g.driver,
             ",".join(sorted({p for b in members for p in b["paths"]})),
-            " / ".join(bug_level.operations(g)), " / ".join(bug_level.types_of(g)),
+            " / ".join(bug_level.operations(g)), _short(" / ".join(bug_level.types_of(g))),
             " / ".join(dict.fromkeys(_deviation(b) for b in members)), str(sum(b["rows"] for b in members)),
             str(len(members)), _reduced_text(g.lead["reduced"]),
             " ".join(sorted({b["url"] for b in members if b.get("url")}))]
@@ -158,7 +166,7 @@ def _bug_line(g) -> list[str]:
 def _bucket_line(b: dict) -> list:
     order = (list(SEVERITIES).index(b["severity"]), STATUSES.index(b["status"]), -b["rows"], b["id"])
     return [b["id"], b["bug"], b["severity"], b["status"], b["driver"], ",".join(b["paths"]), b["operation"],
-            b["types"], _deviation(b), str(b["rows"]), _reduced_text(b["reduced"]), b.get("url") or "", order]
+            _short(b["types"]), _deviation(b), str(b["rows"]), _reduced_text(b["reduced"]), b.get("url") or "", order]
 
 
 def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> None:
@@ -169,10 +177,16 @@ def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) ->
         for r in rows:
             click.echo("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r))
         return
+    widths = [max([len(col), *(len(r[i]) for r in rows)]) for i, col in enumerate(columns)]
+    fixed = sum(w + 2 for w, col in zip(widths, columns) if col not in FLEXIBLE)
+    flexible = [i for i, col in enumerate(columns) if col in FLEXIBLE]
+    room = max(8 * len(flexible), console.width - fixed - 2 * len(flexible))
+    for i in sorted(flexible, key=lambda i: widths[i]):  # narrow columns first, the rest share what is left
+        widths[i] = min(widths[i], room // len(flexible))
+        room, flexible = room - widths[i], [j for j in flexible if j != i]
     t = Table(title=title, box=None, header_style="bold")
-    for i, col in enumerate(columns):
-        t.add_column(col, no_wrap=True, overflow="fold" if i == 0 else "ellipsis",
-                     max_width=None if i == 0 else 40)
+    for col, width in zip(columns, widths):  # ids, counts and statuses whole; long text cut at the edge
+        t.add_column(col, no_wrap=True, overflow="ellipsis", width=width)
     for r in rows:
         t.add_row(*(escape(x) for x in r))
     console.print(t)
