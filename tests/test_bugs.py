@@ -134,3 +134,20 @@ def test_the_terminal_list_is_one_line_per_bug_with_full_ids(tmp_path):
     assert all({"id", "driver", "title", "severity", "buckets", "evidence"} <= set(g) for g in data["bugs"])
     only = CliRunner().invoke(cli, ["buckets", "--corpus", path, "--severity", "letter"])
     assert only.output.strip().splitlines()[1:] == []
+
+
+def test_a_re_run_is_tried_only_on_siblings_that_deviate_alike(memory_corpus):
+    """triage.siblings re-runs a reduced case as the buckets of its family whose wrong values
+    deviate alike: Oclgrind's double fract(inf) value bug is not re-run as its float fract(-0)
+    sign bug (a variant of one landing in the other's bucket would merge two bugs)."""
+    from triage.siblings import siblings_of
+
+    lane(memory_corpus, "oclgrind", "fract", "float", "-0", "0", "signed-zero", "p1")
+    lane(memory_corpus, "oclgrind", "fract", "double", "inf", "0", "wrong-value", "p2")
+    lane(memory_corpus, "oclgrind", "fract", "double", "-0", "0", "signed-zero", "p3")
+    lane(memory_corpus, "rusticl", "fract", "double", "-0", "0", "signed-zero", "p4")
+    by = {(b["signature"]["dst_type"], b["signature"]["deviation"], b["signature"]["driver"]): b
+          for b in memory_corpus.buckets()}
+    assert siblings_of(memory_corpus, by[("double", "wrong-value", "oclgrind")]) == []
+    assert [b["id"] for b in siblings_of(memory_corpus, by[("float", "signed-zero", "oclgrind")])] == [
+        by[("double", "signed-zero", "oclgrind")]["id"]]
