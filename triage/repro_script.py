@@ -1,5 +1,11 @@
 """The ``repro.py`` of a vendor report (triage.report): a standalone script that needs only pyopencl
-and numpy, with the case (the job as clfuzz built it, the lanes to check) embedded, compressed.
+and numpy, with the case (per front end: the job as clfuzz built it, the lanes to check) embedded,
+compressed.
+
+The script checks every front end the report names, each in a child process of its own (a crash
+or a hang of the driver is then an outcome, not the end of the script), and exits 1 while the bug
+is present on any of them (it says which), 0 once it is fixed on all, 2 when it cannot tell (no
+matching device, a kernel that no longer builds, a child that did not finish).
 """
 
 from __future__ import annotations
@@ -15,56 +21,64 @@ _REPRO = '''#!/usr/bin/env python3
 """{title}
 
 Standalone reproducer written by clfuzz (bucket {bucket}): needs only pyopencl and numpy.
-Exit status: 1 while the bug is present, 0 once it is fixed, 2 if it cannot run here.
+It checks each front end the report names ({paths}); --path picks one.
+Exit status: 1 while the bug is present on any of them, 0 once it is fixed on all, 2 if it cannot tell.
 """
 import argparse
 import base64
 import json
+import subprocess
 import sys
 import zlib
 from types import SimpleNamespace
 
-import numpy as np
-import pyopencl as cl
-
 CASE = json.loads(zlib.decompress(base64.b64decode("""
 {blob}
 """)))
+PRESENT, FIXED, CANNOT = 1, 0, 2
 
 
 {make_image}
 
-def pick_device(want):
+def pick_device(cl, front, want):
     found = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
     for p, d in found:
         if want and want.lower() in (p.name + " " + d.name).lower():
             return d
     for p, d in found:
-        if not want and d.name.strip() == CASE["device"] and p.name.strip() == CASE["platform"]:
+        if not want and d.name.strip() == front["device"] and p.name.strip() == front["platform"]:
             return d
     return None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=CASE["title"])
-    parser.add_argument("--device", help="a platform or device name substring (default: the reported device)")
-    device = pick_device(parser.parse_args().device)
+def check(front, want):
+    """Run one front end's kernel in this process; its exit status says what it showed."""
+    import numpy as np
+    import pyopencl as cl
+
+    try:
+        device = pick_device(cl, front, want)
+    except cl.Error as e:
+        print(f"no OpenCL platform here ({{e}})")
+        return CANNOT
     if device is None:
-        print(f"no device {{CASE['device']!r}} of platform {{CASE['platform']!r}} here (--device picks another)")
-        return 2
+        print(f"no device {{front['device']!r}} of platform {{front['platform']!r}} here (--device picks another)")
+        return CANNOT
     print(f"device: {{device.name.strip()}} ({{device.platform.name}}, driver {{device.driver_version}})")
-    job = CASE["job"]
+    job = front["job"]
     ctx = cl.Context([device])
     queue = cl.CommandQueue(ctx)
     code = base64.b64decode(job["program"])
     try:
         if job["kind"] == "source":
             program = cl.Program(ctx, code.decode()).build(options=job["options"])
+        elif job["kind"] == "il":
+            program = cl.Program(ctx, code).build(options=job["options"])
         else:
             program = cl.Program(ctx, [device], [code]).build(options=job["options"])
     except cl.Error as e:
         print(f"build failed: {{e}}")
-        return 1 if CASE["kind"] == "build_error" else 2
+        return PRESENT if CASE["kind"] == "build_error" else CANNOT
     kernel = cl.Kernel(program, job["kernel"])
     owned, out = [], None
     for i, arg in enumerate(job["args"]):
@@ -84,11 +98,11 @@ def main():
                                tuple(job["local_size"]) if job["local_size"] else None)
     cl.enqueue_copy(queue, out[1], out[0])
     queue.finish()
-    if CASE["kind"] not in ("wrong-result", "imprecise-result"):
+    if CASE["kind"] not in ("wrong-result", "imprecise-result", "wrong-code"):
         print("the kernel built and ran: the failure is gone")
-        return 0
+        return FIXED
     wrong = 0
-    for c in CASE["checks"]:
+    for c in front["checks"]:
         raw = out[1][c["offset"]:c["offset"] + np.dtype(c["bits"]).itemsize]
         bits = int(raw.view(c["bits"])[0])
         value = raw.view(c["value"])[0]
@@ -101,8 +115,45 @@ def main():
               f"expected {{' or '.join(allowed)}} (bits {{', '.join(hex(a) for a in c['allowed'])}})")
         if not ok:
             print(f"      rule: {{c['rule']}}")
-    print(f"{{wrong}} of {{len(CASE['checks'])}} lanes wrong: {{'bug present' if wrong else 'fixed'}}")
-    return 1 if wrong else 0
+    print(f"{{wrong}} of {{len(front['checks'])}} lanes wrong")
+    return PRESENT if wrong else FIXED
+
+
+def main():
+    parser = argparse.ArgumentParser(description=CASE["title"])
+    parser.add_argument("--device", help="a platform or device name substring (default: the reported device)")
+    parser.add_argument("--path", choices=[f["path"] for f in CASE["fronts"]],
+                        help="check only this front end (default: every one the report names)")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds each front end may take (default 600)")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        return check(next(f for f in CASE["fronts"] if f["path"] == args.one), args.device)
+    verdicts = {{}}
+    for front in CASE["fronts"]:
+        if args.path and front["path"] != args.path:
+            continue
+        print(f"== {{front['label']}} ({{front['path']}})", flush=True)
+        command = [sys.executable, __file__, "--one", front["path"]] + (["--device", args.device] if args.device else [])
+        try:
+            rc = subprocess.run(command, timeout=args.timeout).returncode
+        except subprocess.TimeoutExpired:
+            print(f"no result after {{args.timeout:g}} s (--timeout)")
+            rc = PRESENT if CASE["kind"] == "timeout" else CANNOT
+        if rc not in (PRESENT, FIXED, CANNOT):
+            print(f"the process running the kernel ended with status {{rc}} (a crash of the driver)")
+            rc = PRESENT if CASE["kind"] == "crash" else CANNOT
+        verdicts[front["path"]] = rc
+    present = [p for p, rc in verdicts.items() if rc == PRESENT]
+    unknown = [p for p, rc in verdicts.items() if rc == CANNOT]
+    if present:
+        print(f"bug present on: {{', '.join(present)}}")
+        return PRESENT
+    if unknown:
+        print(f"could not check: {{', '.join(unknown)}}")
+        return CANNOT
+    print(f"fixed on: {{', '.join(verdicts)}}")
+    return FIXED
 
 
 if __name__ == "__main__":
@@ -111,10 +162,11 @@ if __name__ == "__main__":
 
 
 def repro_source(data: dict) -> str:
-    """The text of ``repro.py`` for a case: ``title``, ``bucket``, ``kind``, ``platform``,
-    ``device``, ``job`` and ``checks`` (triage.report.write_report); it embeds the image set-up a
-    worker does (fuzz.drivers.image_setup)."""
+    """The text of ``repro.py`` for a case: ``title``, ``bucket``, ``kind`` and ``fronts`` (one per
+    front end: ``path``, ``label``, ``platform``, ``device``, ``job`` and ``checks``:
+    triage.report.write_report); it embeds the image set-up a worker does (fuzz.drivers.image_setup)."""
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
     return _REPRO.format(title=data["title"], bucket=data["bucket"], blob=wrapped,
+                         paths=", ".join(f["path"] for f in data["fronts"]),
                          make_image=Path(image_setup.__file__).read_text())
