@@ -37,7 +37,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
 from triage import report as report_module
 from triage import session
-from triage.buglist import bucket_severity
+from triage.buglist import bucket_severity, bug_list
 from triage.reduce import engine as reducer
 from triage.report import ReportError, case_of, output_folder, readme, report_bucket, write_report
 
@@ -285,7 +285,7 @@ def test_mark_records_the_vendors_url_and_the_report_and_junit_show_it(tmp_path,
     corpus = Corpus(db)
     marked = corpus.bucket(bucket["id"])
     assert (marked["status"], marked["url"]) == ("reported", url)
-    assert [b["url"] for b in corpus.buckets()] == [url]
+    assert [b["url"] for b in corpus.buckets()] == [url] and bug_list(corpus.buckets())[0]["url"] == url
     assert "- the vendor's bug: " + url in readme(case_of(corpus, bucket["id"]))
     corpus.mark(bucket["id"], "fixed")  # a later mark without --url keeps it
     assert corpus.bucket(bucket["id"])["url"] == url
@@ -302,3 +302,14 @@ def test_a_bucket_without_rows_says_so(tmp_path, simulated):
     corpus.db.execute("update disagreements set bucket = 'elsewhere'")
     with pytest.raises(CorpusError, match="has no disagreement to report"):
         case_of(corpus, bucket["id"])
+
+
+def test_repro_py_is_valid_python_whatever_the_title():
+    """A failure's message in the title may hold backslashes and quotes (a driver's log)."""
+    import ast
+
+    from triage.repro_script import repro_source
+
+    title = 'pocl: build_error: \\N{x} """ \\'
+    tree = ast.parse(repro_source({"title": title, "bucket": "b", "kind": "build_error", "fronts": []}))
+    assert ast.get_docstring(tree).splitlines()[0] == title

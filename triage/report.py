@@ -42,9 +42,10 @@ import numpy as np
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
 from corpus.buckets import LANE_KINDS, WRONG_CODE, driver_family
+from corpus.run_facts import TIMEOUT
 from corpus.reads import bucket_rows, fingerprint_of, rows_in_bucket, rows_on_target
 from corpus.store import Corpus, CorpusError
-from fuzz.drivers import Job, Target, Worker
+from fuzz.drivers import Job, Target, Worker, WorkerStartError
 from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import lineage_of
 from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
@@ -52,6 +53,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, RouteFailure, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
+from lang.constructs import paths_of
 from lang.derive import twin
 from lang.ir import Program
 from lang.layout import layout
@@ -121,8 +123,9 @@ def fronts_of(corpus: Corpus, case: dict) -> list[dict]:
     ``target`` (the case's, else the first target of that path the bucket was seen on),
     ``fingerprint`` and ``rows``: the rows of the case's program there that show the bucket's bug
     (:func:`shows`) as the corpus holds them; ``shown`` is "stored" when there are such rows ("run"
-    for the case's own front end where its reduction ran for this report), else None (not checked
-    yet: :func:`check_fronts` runs it where the target is on this machine)."""
+    for the case's own front end where its reduction ran for this report), "cannot" where the
+    program has an operation that front end cannot express (lang.constructs.paths_of), else None
+    (not checked yet: :func:`check_fronts` runs it where the target is on this machine)."""
     bucket, program = case["bucket"], case["program"]
     ran = case["reduction"] is not None and not case["reduction"]["stored"]  # a reduction of this report's
     fronts = [{"path": case["path"], "target": case["target"], "fingerprint": case["fingerprint"],
@@ -133,11 +136,13 @@ def fronts_of(corpus: Corpus, case: dict) -> list[dict]:
         rows = [r for t in seen for r in rows_on_target(corpus, program.id, t["target"])
                 if shows(r, case["rows"], bucket)]
         first = rows[0] if rows else None
+        written = path in paths_of(program)
         fronts.append({"path": path, "target": first["target"] if first else (seen[0]["target"] if seen else ""),
                        "fingerprint": fingerprint_of(corpus, first["fingerprint_id"]) if first else
                        (seen[0]["fingerprint"] if seen else case["fingerprint"]),
                        "fingerprint_id": first["fingerprint_id"] if first else "", "rows": rows,
-                       "shown": "stored" if rows else None, "note": ""})
+                       "shown": "stored" if rows else None if written else "cannot",
+                       "note": "" if written else "this program has an operation this front end cannot express"})
     return fronts
 
 
@@ -161,10 +166,17 @@ def check_fronts(case: dict, targets: list[Target], workers: dict[str, Worker]) 
         if front["shown"] is not None:
             continue
         target = local.get(front["target"])
+        if case["bucket"]["signature"]["kind"] == TIMEOUT:
+            front["note"] = "not checked: a report does not run a program that timed out again"
+            continue
         if target is None:
             front["note"] = f"not checked: {front['target'] or 'no target'} is not on the machine that wrote this report"
             continue
-        found = observe(case["program"], target, _worker(workers, target))
+        try:
+            found = observe(case["program"], target, _worker(workers, target))
+        except WorkerStartError as e:
+            front["note"] = f"not checked: {target.name}'s worker did not start ({str(e).splitlines()[0] if str(e) else e})"
+            continue
         if found is None:
             front["note"] = f"not checked: {target.name} does not take the whole kernel"
             continue
@@ -251,8 +263,8 @@ def front_files(folder: Path, program: Program, front: dict, wrong_code: bool) -
 
 def shipped(case: dict) -> list[dict]:
     """The front ends a report ships files for: those where its program shows the bug or was not
-    checked (not those where it was run and does not show it)."""
-    return [f for f in case["fronts"] if f["shown"] != "absent"]
+    checked (not those where it was run and does not show it, nor those it cannot be written for)."""
+    return [f for f in case["fronts"] if f["shown"] not in ("absent", "cannot")]
 
 
 def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target] | None = None,
@@ -387,25 +399,36 @@ def output_folder(out_dir: str | Path, force: bool, keep: list[str | Path] = ())
 
 def report_bucket(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target], *, force: bool = False,
                   budget_s: float = 120.0, say: Callable[[str], None] = print) -> Path:
-    """What ``clfuzz report`` does: find the bucket, check the output folder (:func:`output_folder`), reduce the
-    bucket in memory first where it is not reduced yet and its target is on this machine (``say``
-    tells why not where it cannot be), write the report (:func:`write_report`); returns the folder.
-    The corpus gains no bucket and no disagreement row."""
+    """What ``clfuzz report`` does: find the bucket, check the output folder (:func:`output_folder`),
+    reduce the bucket in memory first where it is not reduced yet (:func:`reduced_first`), write the
+    report (:func:`write_report`); returns the folder. The corpus gains no bucket and no
+    disagreement row."""
     bucket = corpus.bucket(ref)
     folder = output_folder(out_dir, force, [corpus.path])
-    reduction = None
-    if bucket["reduced"] is None and bucket["confirmation"] != "flaky":
-        row = bucket_rows(corpus, bucket["id"])[0]
-        target = next((t for t in targets if t.name == row["target"]), None)
-        if target is None:
-            say(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); "
-                "the report shows the program as found")
-        else:
-            with Worker(target) as worker:
-                found = reduce_program(corpus.program(row["program_id"]), row, target, worker, budget_s)
-            if found is None:
-                say("not reduced: the disagreement did not show again on a fresh run; the report shows the "
-                    "program as found")
-            else:
-                reduction = (found, target)
+    reduction = reduced_first(corpus, bucket, targets, budget_s, say)
     return write_report(corpus, bucket["id"], folder, targets, reduction)
+
+
+def reduced_first(corpus: Corpus, bucket: dict, targets: list[Target], budget_s: float,
+                  say: Callable[[str], None]) -> tuple[Reduction, Target] | None:
+    """A reduction of ``bucket`` run now, in memory, on its first row's target, where the bucket is
+    not reduced yet, not flaky and that target is on this machine; None otherwise, ``say`` telling
+    why where it could not be."""
+    if bucket["reduced"] is not None or bucket["confirmation"] == "flaky":
+        return None
+    row = bucket_rows(corpus, bucket["id"])[0]
+    target = next((t for t in targets if t.name == row["target"]), None)
+    as_found = "the report shows the program as found"
+    if target is None:
+        say(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); {as_found}")
+        return None
+    try:
+        with Worker(target) as worker:
+            found = reduce_program(corpus.program(row["program_id"]), row, target, worker, budget_s)
+    except WorkerStartError as e:
+        say(f"not reduced: {target.name}'s worker did not start ({str(e).splitlines()[0] if str(e) else e}); {as_found}")
+        return None
+    if found is None:
+        say(f"not reduced: the disagreement did not show again on a fresh run; {as_found}")
+        return None
+    return found, target

@@ -70,7 +70,7 @@ def readme_text(case: dict[str, Any], files: list[str]) -> str:
     commands, env, why = SETUP.get(family, ([], "", ""))
     if family == "rusticl" and "llvmpipe" not in fp.get("device_name", ""):
         env, why = "RUSTICL_ENABLE=<its driver> ", "rusticl shows its devices only where `RUSTICL_ENABLE` names their driver."
-    fronts = [f for f in case["fronts"] if f["shown"] != "absent"]
+    fronts = [f for f in case["fronts"] if f["shown"] not in ("absent", "cannot")]
     paths = " or ".join(f"`--path {f['path']}`" for f in fronts)
     lanes = max((f.get("checks", 0) for f in fronts), default=0)
     lines = [f"# {bucket['title']}", "", *bucket_section(case, 2), "## Reproduce", "",
@@ -151,7 +151,8 @@ def _front_lines(case: dict) -> list[str]:
         shown = {"stored": f"this program fails there (clfuzz's run on `{target}`)",
                  "run": f"this program fails there (run on `{target}` when this report was written)",
                  "absent": f"this program does not show it there (run on `{target}` when this report was written; "
-                           "the bug was seen there in other programs): no files for it"}.get(front["shown"], "")
+                           "the bug was seen there in other programs): no files for it",
+                 "cannot": "the bug was seen there in other programs: no files for it"}.get(front["shown"], "")
         status = "; ".join(s for s in (shown, front["note"]) if s)
         options = build_options(program, path, family, fp)
         lines += [f"- **{front_label(path)}**: {status}", f"  - route: {route_seen(family, path, fp)}",

@@ -167,6 +167,7 @@ def repro_source(data: dict) -> str:
     triage.report.write_report); it embeds the image set-up a worker does (fuzz.drivers.image_setup)."""
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
-    return _REPRO.format(title=data["title"], bucket=data["bucket"], blob=wrapped,
+    title = data["title"].replace("\\", "\\\\").replace('"', '\\"')  # a docstring whatever the driver's message
+    return _REPRO.format(title=title, bucket=data["bucket"], blob=wrapped,
                          paths=", ".join(f["path"] for f in data["fronts"]),
                          make_image=Path(image_setup.__file__).read_text())

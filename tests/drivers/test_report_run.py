@@ -70,3 +70,32 @@ def test_the_report_of_a_bug_on_both_front_ends_reproduces_on_each(tmp_path):
     missing = subprocess.run([sys.executable, "repro.py"], cwd=folder, env=env, capture_output=True, text=True,
                              timeout=300)  # without the README's environment: Oclgrind's device is not there
     assert missing.returncode == 2 and "could not check" in missing.stdout, missing.stdout
+
+
+def test_a_report_of_a_bug_the_driver_does_not_have_exits_0(tmp_path):
+    """The same commands on a report whose row is made up (int addition stored as if Oclgrind had
+    computed 5 + 5 as 11): the real Oclgrind computes it right, repro.py says fixed and exits 0."""
+    from campaign.expectations import Expectations
+    from fuzz.judge import judge
+
+    target = target_named("oclgrind")
+    i = Type("int", 1)
+    program = Program((Buffer("in0", i, "in", Fill(0, values=(5,))), Buffer("out0", i, "out")),
+                      (Store("out0", Op("arith", (Load("in0", i), Load("in0", i)), i, (("operator", "+"),))),), 1)
+    exp = Expectations(program)
+    rows = judge(program, exp.get(frozenset()), {"out0": exp.get(frozenset())["out0"].allowed[0] + 1}, exp.inputs).rows
+    assert [r["actual_value"] for r in rows] == ["11"]
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_program(program, "t")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    for r in rows:
+        r.update(program_id=program.id, target=target.name, fingerprint_id=target.fingerprint_id, path=target.path)
+    corpus.add_run({"program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+                    "path": target.path, "status": "ok", "campaign": "t", "checks": 1, "judged": 1, "mismatches": 1,
+                    "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
+    (bucket,) = corpus.buckets()
+    folder = write_report(corpus, bucket["id"], tmp_path / "report", [target])
+    run = subprocess.run(["bash", "-ec", _readme_commands((folder / "README.md").read_text())], cwd=folder,
+                         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0 and "fixed on: opencl-c" in run.stdout, run.stdout + run.stderr
