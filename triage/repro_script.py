@@ -51,6 +51,30 @@ def pick_device(cl, front, want):
     return None
 
 
+def run(cl, np, ctx, queue, program, job):
+    """Set up the job's buffers, images and samplers, run the kernel, return the output bytes."""
+    kernel = cl.Kernel(program, job["kernel"])
+    owned, out = [], None
+    for i, arg in enumerate(job["args"]):
+        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg.get("nbytes", 0))
+        if arg["arg"] == "buffer":
+            host = np.frombuffer(data, dtype=np.uint8).copy()
+            buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+            if arg["read_back"]:
+                out = (buf, host)
+        elif arg["arg"] == "image":
+            buf = make_image(cl, ctx, SimpleNamespace(**arg), np.frombuffer(data, dtype=np.uint8).copy(), owned)
+        else:
+            buf = cl.Sampler(ctx, arg["normalized"], arg["addressing"], arg["filter"])
+        owned.append(buf)
+        kernel.set_arg(i, buf)
+    cl.enqueue_nd_range_kernel(queue, kernel, tuple(job["global_size"]),
+                               tuple(job["local_size"]) if job["local_size"] else None)
+    cl.enqueue_copy(queue, out[1], out[0])
+    queue.finish()
+    return out[1]
+
+
 def check(front, want):
     """Run one front end's kernel in this process; its exit status says what it showed."""
     import numpy as np
@@ -79,31 +103,17 @@ def check(front, want):
     except cl.Error as e:
         print(f"build failed: {{e}}")
         return PRESENT if CASE["kind"] == "build_error" else CANNOT
-    kernel = cl.Kernel(program, job["kernel"])
-    owned, out = [], None
-    for i, arg in enumerate(job["args"]):
-        data = base64.b64decode(arg["data"]) if arg.get("data") else bytes(arg.get("nbytes", 0))
-        if arg["arg"] == "buffer":
-            host = np.frombuffer(data, dtype=np.uint8).copy()
-            buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
-            if arg["read_back"]:
-                out = (buf, host)
-        elif arg["arg"] == "image":
-            buf = make_image(cl, ctx, SimpleNamespace(**arg), np.frombuffer(data, dtype=np.uint8).copy(), owned)
-        else:
-            buf = cl.Sampler(ctx, arg["normalized"], arg["addressing"], arg["filter"])
-        owned.append(buf)
-        kernel.set_arg(i, buf)
-    cl.enqueue_nd_range_kernel(queue, kernel, tuple(job["global_size"]),
-                               tuple(job["local_size"]) if job["local_size"] else None)
-    cl.enqueue_copy(queue, out[1], out[0])
-    queue.finish()
+    try:
+        out = run(cl, np, ctx, queue, program, job)
+    except cl.Error as e:
+        print(f"the kernel failed: {{e}}")
+        return PRESENT if CASE["kind"] == "runtime_error" else CANNOT
     if CASE["kind"] not in ("wrong-result", "imprecise-result", "wrong-code"):
         print("the kernel built and ran: the failure is gone")
         return FIXED
     wrong = 0
     for c in front["checks"]:
-        raw = out[1][c["offset"]:c["offset"] + np.dtype(c["bits"]).itemsize]
+        raw = out[c["offset"]:c["offset"] + np.dtype(c["bits"]).itemsize]
         bits = int(raw.view(c["bits"])[0])
         value = raw.view(c["value"])[0]
         ok = bits in c["allowed"] or (c["any_nan"] and bool(np.isnan(value)))
