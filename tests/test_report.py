@@ -311,5 +311,6 @@ def test_repro_py_is_valid_python_whatever_the_title():
     from triage.repro_script import repro_source
 
     title = 'pocl: build_error: \\N{x} """ \\'
-    tree = ast.parse(repro_source({"title": title, "bucket": "b", "kind": "build_error", "fronts": []}))
+    tree = ast.parse(repro_source({"title": title, "bucket": "b", "kind": "build_error", "fronts": [],
+                                    "timeout_s": 600}))
     assert ast.get_docstring(tree).splitlines()[0] == title

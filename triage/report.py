@@ -28,18 +28,13 @@ triage.report_readme.bucket_section per bucket.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import shutil
 import subprocess
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
-from campaign.expectations import Expectations
 from campaign.jobs import job_for
 from corpus.buckets import LANE_KINDS, WRONG_CODE, driver_family
 from corpus.run_facts import TIMEOUT
@@ -48,7 +43,6 @@ from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Job, Target, Worker, WorkerStartError
 from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import lineage_of
-from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
 from fuzz.drivers.routes import PATH_OPENCL_C, RouteFailure, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
@@ -56,17 +50,12 @@ from fuzz.emit.validate import disassemble
 from lang.constructs import paths_of
 from lang.derive import twin
 from lang.ir import Program
-from lang.layout import layout
-from lang.types import format_value, scalar
-from oracles import as_bits, rule
+from triage import slow
 from triage.observe import observe, size
 from triage.reduce import Reduction, reduce_program
-from triage.repro_script import repro_source
+from triage.repro_script import checks, job_data, repro_source
 from triage.report_readme import front_label, readme_text
 from triage.route_check import translated_route_verdict
-
-MAX_CHECKS = 64
-
 
 class ReportError(Exception):
     """A report cannot be written where asked; the message is one line saying what to do."""
@@ -191,48 +180,6 @@ def _worker(workers: dict[str, Worker], target: Target) -> Worker:
     return workers[target.name]
 
 
-def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
-    """The lanes a reproducer compares: every judged lane of the outputs the rows are in (the
-    failing ones first), each with what the oracle allows (bits, any NaN, value intervals) on a
-    device that may flush the denormals of the types in ``ftz``."""
-    expectations = Expectations(program).get(ftz)
-    regions = layout(program).outputs
-    failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
-    lanes = failing + [(name, int(i)) for name in dict.fromkeys(b for b, _ in failing)
-                       for i in np.flatnonzero(expectations[name].judged)]
-    out = []
-    for name, lane in list(dict.fromkeys(lanes))[:MAX_CHECKS]:
-        exp = expectations[name]
-        if not exp.judged[lane]:
-            continue
-        s = scalar(exp.scalar)
-        allowed = sorted({int(a[lane]) for a in exp.allowed})
-        ranges = [[format_value(int(as_bits(lo[lane:lane + 1])[0]), s.name),
-                   format_value(int(as_bits(hi[lane:lane + 1])[0]), s.name),
-                   float(lo[lane]) if s.is_float else int(lo[lane]),
-                   float(hi[lane]) if s.is_float else int(hi[lane])]
-                  for lo, hi in exp.ranges if lo[lane] <= hi[lane]]
-        r = rule(int(exp.rule[lane]))
-        out.append({"buffer": name, "lane": lane, "offset": regions[name].offset + lane * s.size,
-                    "bits": s.bits_dtype.name, "value": s.dtype.name, "allowed": allowed,
-                    "allowed_text": [format_value(a, s.name) for a in allowed], "any_nan": bool(exp.any_nan[lane]),
-                    "ranges": ranges, "rule": f"{r.text} ({r.section})"})
-    return out
-
-
-def _job_data(job: Job) -> dict:
-    args = []
-    for a in job.args:
-        kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
-        d = asdict(a)
-        if d.get("data") is not None:
-            d["data"] = base64.b64encode(d["data"]).decode()
-        args.append({"arg": kind, **d})
-    return {"kind": job.kind, "program": base64.b64encode(job.program).decode(), "options": job.options,
-            "kernel": job.kernel, "args": args, "global_size": list(job.global_size),
-            "local_size": list(job.local_size) if job.local_size else None}
-
-
 def front_files(folder: Path, program: Program, front: dict, wrong_code: bool) -> tuple[list[str], Job | None]:
     """Write one front end's kernel files into ``folder`` (see the module docstring; a wrong-code
     bucket's straight-line twin beside them); the names written and the job its repro runs (None,
@@ -296,15 +243,25 @@ def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Ta
                 fp = front["fingerprint"]
                 data.append({"path": front["path"], "label": front_label(front["path"]),
                              "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
-                             "job": _job_data(job), "checks": lanes})
+                             "job": job_data(job), "checks": lanes})
     finally:
         for w in workers.values():
             w.close()
     (folder / "repro.py").write_text(repro_source({"title": bucket["title"], "bucket": bucket["id"], "kind": kind,
-                                                   "fronts": data}))
+                                                   "fronts": data, "timeout_s": repro_timeout(bucket)}))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
     (folder / "README.md").write_text(readme_text(case, files))
     return folder
+
+
+def repro_timeout(bucket: dict) -> float:
+    """The seconds ``repro.py`` gives each front end by default: for a timeout bucket the longest
+    time its runs were given (its re-run's limit where that decided a hang: triage.slow.summary),
+    so that no result within it is the bug present; else 600."""
+    s = slow.summary(bucket)
+    if s is None or not (s["limit_s"] if s["decision"] == "hang" else s["given_s"]):
+        return 600.0
+    return float(max(s["limit_s"] if s["decision"] == "hang" else s["given_s"]))
 
 
 def case_of_reduction(corpus: Corpus, ref: str, reduction: Reduction, target: Target) -> dict[str, Any]:

@@ -94,7 +94,7 @@ def bucket_section(case: dict[str, Any], level: int = 2) -> list[str]:
     """One bucket's part of a report, its headings at ``level``: the summary, status, driver,
     front ends, rule and severity, expected vs actual, the reduction, how often."""
     h = "#" * level
-    bucket, program, fp = case["bucket"], case["program"], case["fingerprint"]
+    bucket, fp = case["bucket"], case["fingerprint"]
     kind = bucket["signature"]["kind"]
     lines = [_summary(case), ""]
     if bucket["status"] != "new" or bucket.get("url"):

@@ -1,6 +1,6 @@
 """The ``repro.py`` of a vendor report (triage.report): a standalone script that needs only pyopencl
 and numpy, with the case (per front end: the job as clfuzz built it, the lanes to check) embedded,
-compressed.
+compressed; and that data (:func:`checks`: the lanes it compares, :func:`job_data`: the job).
 
 The script checks every front end the report names, each in a child process of its own (a crash
 or a hang of the driver is then an outcome, not the end of the script), and exits 1 while the bug
@@ -13,9 +13,20 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from dataclasses import asdict
 from pathlib import Path
 
-from fuzz.drivers import image_setup
+import numpy as np
+
+from campaign.expectations import Expectations
+from fuzz.drivers import Job, image_setup
+from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
+from lang.ir import Program
+from lang.layout import layout
+from lang.types import format_value, scalar
+from oracles import as_bits, rule
+
+MAX_CHECKS = 64
 
 _REPRO = '''#!/usr/bin/env python3
 """{title}
@@ -134,7 +145,8 @@ def main():
     parser.add_argument("--device", help="a platform or device name substring (default: the reported device)")
     parser.add_argument("--path", choices=[f["path"] for f in CASE["fronts"]],
                         help="check only this front end (default: every one the report names)")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds each front end may take (default 600)")
+    parser.add_argument("--timeout", type=float, default=CASE["timeout_s"],
+                        help=f"seconds each front end may take (default {{CASE['timeout_s']:g}})")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -172,8 +184,9 @@ if __name__ == "__main__":
 
 
 def repro_source(data: dict) -> str:
-    """The text of ``repro.py`` for a case: ``title``, ``bucket``, ``kind`` and ``fronts`` (one per
-    front end: ``path``, ``label``, ``platform``, ``device``, ``job`` and ``checks``:
+    """The text of ``repro.py`` for a case: ``title``, ``bucket``, ``kind``, ``timeout_s`` (what each
+    front end may take) and ``fronts`` (one per front end: ``path``, ``label``, ``platform``,
+    ``device``, ``job`` and ``checks``:
     triage.report.write_report); it embeds the image set-up a worker does (fuzz.drivers.image_setup)."""
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
@@ -181,3 +194,46 @@ def repro_source(data: dict) -> str:
     return _REPRO.format(title=title, bucket=data["bucket"], blob=wrapped,
                          paths=", ".join(f["path"] for f in data["fronts"]),
                          make_image=Path(image_setup.__file__).read_text())
+
+
+def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
+    """The lanes a reproducer compares: every judged lane of the outputs the rows are in (the
+    failing ones first), each with what the oracle allows (bits, any NaN, value intervals) on a
+    device that may flush the denormals of the types in ``ftz``."""
+    expectations = Expectations(program).get(ftz)
+    regions = layout(program).outputs
+    failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
+    lanes = failing + [(name, int(i)) for name in dict.fromkeys(b for b, _ in failing)
+                       for i in np.flatnonzero(expectations[name].judged)]
+    out = []
+    for name, lane in list(dict.fromkeys(lanes))[:MAX_CHECKS]:
+        exp = expectations[name]
+        if not exp.judged[lane]:
+            continue
+        s = scalar(exp.scalar)
+        allowed = sorted({int(a[lane]) for a in exp.allowed})
+        ranges = [[format_value(int(as_bits(lo[lane:lane + 1])[0]), s.name),
+                   format_value(int(as_bits(hi[lane:lane + 1])[0]), s.name),
+                   float(lo[lane]) if s.is_float else int(lo[lane]),
+                   float(hi[lane]) if s.is_float else int(hi[lane])]
+                  for lo, hi in exp.ranges if lo[lane] <= hi[lane]]
+        r = rule(int(exp.rule[lane]))
+        out.append({"buffer": name, "lane": lane, "offset": regions[name].offset + lane * s.size,
+                    "bits": s.bits_dtype.name, "value": s.dtype.name, "allowed": allowed,
+                    "allowed_text": [format_value(a, s.name) for a in allowed], "any_nan": bool(exp.any_nan[lane]),
+                    "ranges": ranges, "rule": f"{r.text} ({r.section})"})
+    return out
+
+
+def job_data(job: Job) -> dict:
+    """A worker job as ``repro.py`` embeds it (JSON: its program and the arguments' data in base64)."""
+    args = []
+    for a in job.args:
+        kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
+        d = asdict(a)
+        if d.get("data") is not None:
+            d["data"] = base64.b64encode(d["data"]).decode()
+        args.append({"arg": kind, **d})
+    return {"kind": job.kind, "program": base64.b64encode(job.program).decode(), "options": job.options,
+            "kernel": job.kernel, "args": args, "global_size": list(job.global_size),
+            "local_size": list(job.local_size) if job.local_size else None}
