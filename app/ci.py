@@ -234,7 +234,8 @@ def bucket_cases(corpus: Corpus, targets: list[Target], system: list[Target], kn
                 verdict, detail = run_check(corpus.program(program_id), row, target, timeout_s)
             except Exception as e:  # noqa: BLE001 - one broken case must not hide the others
                 verdict, detail = ERROR, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            what = f"known bug bucket {b['id']} ({b['status']}): {b['title']}"
+            what = f"known bug bucket {b['id']} ({_status(b)}): {b['title']}"
+            c.url = b.get("url") or ""
             if verdict in ("absent", ERROR, "not-run"):
                 c.outcome = {"absent": GONE, ERROR: ERROR, "not-run": SKIPPED}[verdict]
                 c.message, c.out = (beside.gone, f"{beside.gone}: {what}: no longer shows, not a failure") if c.outcome == GONE \
@@ -281,7 +282,7 @@ def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corp
             severity = bucket_severity(b)
             if is_known(b, known):
                 why = b["status"] if b["status"] in KNOWN_STATUSES else "in the regression files or the baseline"
-                lines.append(f"known bucket {b['id']} ({why}): {b['title']}")
+                lines.append(f"known bucket {b['id']} ({why}{', ' + b['url'] if b.get('url') else ''}): {b['title']}")
             elif not at_least(severity, floor):
                 lines.append(f"new bucket {b['id']} below --severity {floor} ({severity}): {b['title']}")
             else:
@@ -299,6 +300,11 @@ def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corp
         c.out = "\n".join(lines)
         cases.append(c)
     return cases
+
+
+def _status(bucket: dict[str, Any]) -> str:
+    """A bucket's status, and where its vendor bug is when recorded (``clfuzz mark --url``)."""
+    return bucket["status"] + (f", {bucket['url']}" if bucket.get("url") else "")
 
 
 def is_known(bucket: dict[str, Any], known: AbstractSet[str] = frozenset()) -> bool:

@@ -25,7 +25,8 @@ class CiError(Exception):
 class Case:
     """One JUnit test case: ``suite`` (:data:`SUITES`), ``classname`` (a target, or ``oracle``),
     ``name``, an outcome (:data:`OUTCOMES`), the failure's one-line ``message`` and ``details``,
-    ``out`` (system-out) and the seconds it took."""
+    ``out`` (system-out), the seconds it took, the known bucket it still shows and where that
+    bucket's vendor bug is (``url``)."""
 
     suite: str
     classname: str
@@ -36,6 +37,7 @@ class Case:
     out: str = ""
     time_s: float = 0.0
     known: str = ""  # the known bucket a passing case still shows (a regression's expected failure)
+    url: str = ""  # where the vendor's bug of that known bucket is (``clfuzz mark ID reported --url URL``)
 
     @property
     def failing(self) -> bool:

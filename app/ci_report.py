@@ -21,7 +21,9 @@ def _text(s: str) -> str:
 
 def junit(result: CiResult) -> ET.Element:
     """The JUnit XML tree (the ``testsuites`` root) of ``result``: suites ``regressions`` and
-    ``smoke-campaign``, counts and times as Jenkins and GitLab read them."""
+    ``smoke-campaign``, counts and times as Jenkins and GitLab read them; a case that still shows a
+    known bucket whose vendor bug was recorded (``clfuzz mark ID reported --url URL``) carries it as
+    the property ``vendor_bug`` and in its system-out."""
     total = result.counts()
     root = ET.Element("testsuites", name="clfuzz ci", tests=str(total["tests"]), failures=str(total["failures"]),
                       errors=str(total["errors"]), skipped=str(total["skipped"]),
@@ -36,6 +38,8 @@ def junit(result: CiResult) -> ET.Element:
         for c in result.suite(name):
             case = ET.SubElement(suite, "testcase", classname=_text(c.classname), name=_text(c.name),
                                  time=f"{c.time_s:.3f}")
+            if c.url:  # the vendor's bug of the known bucket the case still shows
+                ET.SubElement(ET.SubElement(case, "properties"), "property", name="vendor_bug", value=_text(c.url))
             if c.outcome in (FAILED, FIXED):
                 el = ET.SubElement(case, "failure", message=_text(c.message), type=_failure_type(c))
                 el.text = _text(c.details or c.message)

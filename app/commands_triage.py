@@ -15,9 +15,15 @@ from rich.table import Table
 
 from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
-from corpus.reads import bucket_rows, disagreement
 from corpus.store import CorpusError
 from oracles import SEVERITIES
+
+
+class _Refused(click.ClickException):
+    """Bad input refused in one line with exit status 2, as click's usage errors (an output folder
+    that is not empty, a --url that is no web address)."""
+
+    exit_code = 2
 
 
 @click.command("reduce")
@@ -217,32 +223,39 @@ def _when(stamp: float | None) -> str:
 @click.argument("args", nargs=-1, metavar="[BUCKET] STATUS")
 @click.option("--all-new", is_flag=True, help="Give every new bucket STATUS (a team's baseline in one command).")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
-@click.option("--note", default="", help="Why (a vendor's bug link, a reason to ignore).")
-def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> None:
+@click.option("--note", default="", help="Why (a reason to ignore, what the vendor said).")
+@click.option("--url", help="Where the vendor's bug is (http:// or https://); the bug list, reports and JUnit show it.")
+def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url: str | None) -> None:
     """Set a bucket's status (new, reported, fixed or ignored; campaigns skip ignored ones), or with
-    --all-new every new bucket's.
+    --all-new every new bucket's; --url records where the vendor's bug is.
 
     \b
     Examples:
-      clfuzz mark 3fa2c1 reported --note https://github.com/pocl/pocl/issues/1234
+      clfuzz mark 3fa2c1 reported --url https://github.com/pocl/pocl/issues/1234
       clfuzz mark --all-new ignored --note "baseline of 2026-11-24"
     """
     if len(args) != (1 if all_new else 2):
         raise click.UsageError("give STATUS with --all-new, else BUCKET STATUS")
+    from urllib.parse import urlparse
+
     from triage.baseline import mark_all_new
 
     status = args[-1]
     if status not in STATUSES:
         raise click.UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
+    if url is not None and all_new:
+        raise _Refused("--url names one vendor bug: give it with BUCKET STATUS, not --all-new")
+    if url is not None and (urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc):
+        raise _Refused(f"--url {url!r} is not a web address: give the vendor bug's http:// or https:// address")
     corpus = open_corpus(corpus_path, create=False)
     if all_new:
         click.echo(f"{mark_all_new(corpus, status, note)} new buckets marked {status}")
         return
     try:
-        b = corpus.mark(args[0], status, note)
+        b = corpus.mark(args[0], status, note, url)
     except CorpusError as e:
         raise fail(e) from None
-    click.echo(f"{b['id']} {b['status']}: {b['title']}")
+    click.echo(f"{b['id']} {b['status']}: {b['title']}" + (f" ({b['url']})" if b.get("url") else ""))
 
 
 @click.command()
@@ -269,43 +282,25 @@ def baseline(corpus_path: str, out_path: str) -> None:
 @click.argument("bucket")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Folder to write the report into.")
-def report(bucket: str, corpus_path: str, out_dir: str) -> None:
-    """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py. A
-    bucket not reduced yet is reduced first, on this machine's driver (or the command says why not).
+              help="Folder to write the report into (new or empty).")
+@click.option("--force", is_flag=True, help="Empty the --out folder first if it holds files (an earlier report).")
+def report(bucket: str, corpus_path: str, out_dir: str, force: bool) -> None:
+    """Write a vendor-ready report of a bucket: README.md, the kernel of each front end it fails on,
+    a standalone repro.py. A bucket not reduced yet is reduced first, on this machine's driver (or
+    the command says why not); that reduction is not stored: the corpus gains no bucket and no row.
 
     Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
     """
-    from triage.report import write_report
+    from triage.report import ReportError, report_bucket
 
     corpus = open_corpus(corpus_path, create=False)
-    targets = local_targets(None)
     try:
-        bucket = _reduced_first(corpus, corpus.bucket(bucket), targets)
-        folder = write_report(corpus, bucket, out_dir, targets)
-    except CorpusError as e:
+        folder = report_bucket(corpus, bucket, out_dir, local_targets(None), force=force, say=click.echo)
+    except ReportError as e:
+        raise _Refused(str(e)) from None
+    except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
-
-
-def _reduced_first(corpus, bucket: dict, targets: list) -> str:
-    """Reduce ``bucket`` if it is not yet (triage.session.reduce_stored), saying in one line why
-    not where it cannot be; the id of the bucket to report (a culprit found moves the rows)."""
-    from fuzz.drivers import Worker
-    from triage.session import reduce_stored
-
-    if bucket["reduced"] is not None or bucket["confirmation"] == "flaky":
-        return bucket["id"]
-    row = bucket_rows(corpus, bucket["id"])[0]
-    target = next((t for t in targets if t.name == row["target"]), None)
-    if target is None:
-        click.echo(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); "
-                   "the report shows the program as found")
-        return bucket["id"]
-    with Worker(target) as worker:
-        if reduce_stored(corpus, row, target, worker) is None:
-            click.echo("not reduced: the disagreement did not show again on a fresh run")
-    return disagreement(corpus, row["id"])["bucket"]
 
 
 @click.command("export-regressions")

@@ -162,7 +162,8 @@ class Corpus:
     @_locked
     def buckets(self, campaign: str | None = None, bucket: str | None = None) -> list[dict[str, Any]]:
         """Every bucket with rows (of ``campaign``, or only ``bucket``, if given): id, title,
-        signature, status, note, rows, programs, first and last seen, the ``paths`` (front ends),
+        signature, status, note, ``url`` (where the vendor's bug is, or None), rows, programs, first
+        and last seen, the ``paths`` (front ends),
         driver versions (``seen_on``) and ``targets`` (``{"target", "path", "fingerprint"}``, as
         stored) its rows were seen on, its release range (``versions``: the driver and version of
         each release checked -> present, absent, cannot-build, ...: triage.versions), confirmation
@@ -184,7 +185,7 @@ class Corpus:
             f"""select d.bucket as id, count(*) as rows, count(distinct d.program_id) as programs,
                        min(d.created) as first_seen, max(d.created) as last_seen,
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
-                       b.title, b.signature, b.target, b.status, b.note, b.reproduced,
+                       b.title, b.signature, b.target, b.status, b.note, b.url, b.reproduced,
                        group_concat(distinct d.path) as paths,
                        group_concat(distinct d.target || char(9) || d.path || char(9) || d.fingerprint_id) as seen,
                        (select json_set(r.size_after, '$.why', coalesce(r.why, ''), '$.undefined', json(r.undefined))
@@ -219,13 +220,15 @@ class Corpus:
         return found[0]
 
     @_locked
-    def mark(self, ref: str, status: str, note: str = "") -> dict[str, Any]:
-        """Set a bucket's status (corpus.buckets.STATUSES) and note; returns the bucket."""
+    def mark(self, ref: str, status: str, note: str = "", url: str | None = None) -> dict[str, Any]:
+        """Set a bucket's status (corpus.buckets.STATUSES) and note, and where ``url`` is given where
+        the vendor's bug is (kept otherwise); returns the bucket."""
         if status not in STATUSES:
             raise CorpusError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
         bid = self.bucket(ref)["id"]
         with self.db.conn:
-            self.db["buckets"].update(bid, {"status": status, "note": note, "changed": _now()})
+            self.db["buckets"].update(bid, {"status": status, "note": note, "changed": _now(),
+                                            **({"url": url} if url is not None else {})})
         return self.bucket(bid)
 
     @_locked

@@ -128,6 +128,7 @@ def test_the_report_states_the_build_options(memory_corpus, tmp_path):
                        '"-cl-denorms-are-zero -cl-std=CL3.0", as repro.py does. */')
     assert rest == emit(_program("-cl-denorms-are-zero", frozenset({"cl3.0"}), seed=1))
     readme = (folder / "README.md").read_text()
-    assert "- build options of this kernel (OpenCL C): `-cl-denorms-are-zero -cl-std=CL3.0`" in readme
-    assert "- build options its runs recorded (OpenCL C): `-cl-denorms-are-zero -cl-std=CL3.0`" in readme
+    opencl_c = readme.split("- **OpenCL C**")[1].split("\n- ")[0]
+    assert "  - build options of this kernel: `-cl-denorms-are-zero -cl-std=CL3.0`" in opencl_c
+    assert "  - build options its runs recorded: `-cl-denorms-are-zero -cl-std=CL3.0`" in opencl_c
     assert "- seen only with -cl-denorms-are-zero" in readme

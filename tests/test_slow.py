@@ -92,7 +92,8 @@ def test_a_run_cut_at_the_ceiling_is_slow_with_the_time_it_was_given(memory_corp
     assert bug["slow"] == {"given_s": [60.0], "decision": "undecided", "limit_s": [], "seconds": [],
                            "others": [{"target": "rusticl", "path": "opencl-c", "seconds": 0.75}]}
     text = readme(case_of(memory_corpus, bug["id"]))
-    assert "Severity: **performance**" in text and "(rule `run.slow`)" in text
+    assert "Severity: **performance**" in text and "rule id: `run.slow`" in text
+    assert "No rule of the specification applies: it sets no time limit." in text
     assert "cut at 60 s; hang undecided" in text and "other drivers on the same program: rusticl 0.75 s" in text
 
 

@@ -441,7 +441,7 @@ def test_buckets_of_drivers_that_fail_the_same_way_are_related(memory_corpus):
 def test_the_report_says_whether_operands_are_literals_or_loaded():
     """Literals and buffer inputs take different paths through a compiler (constant folding):
     the report says which form the failing statement's operands have (triage.report)."""
-    from triage.report import operand_form
+    from triage.report_readme import operand_form
 
     f = Type("float")
     x = Buffer("in0", f, "in", Fill("bits", 1))

@@ -22,7 +22,8 @@ from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of, supports
 from lang.ir import Program, from_data, to_data
 from triage.observe import observe
-from triage.report import case_of, checks
+from triage.report import case_of
+from triage.repro_script import checks
 
 FOLDER = Path(__file__).resolve().parent.parent / "corpus" / "regressions"
 

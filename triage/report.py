@@ -2,162 +2,282 @@
 
 ``clfuzz report BUCKET -o DIR`` writes
 
-- ``README.md``: a one-line summary, the driver's fingerprint, the build options (the kernel's,
-  and those the bucket's runs recorded per front end, with any it was seen only under), the rule
-  and its spec section, expected vs actual (bits and values) for each failing lane (a timeout:
-  the time it was given, its re-run at ten times that, the other drivers' times), how often and
-  since when;
-- ``kernel.cl`` (OpenCL C path: a comment of the report's stating its build options, then the
-  kernel as clfuzz emits it) or ``kernel.spv`` and ``kernel.spvasm`` (SPIR-V path);
-- ``repro.py``: needs only pyopencl and numpy; builds the kernel exactly as clfuzz did (the
-  SPIR-V path embeds the binary the driver's route loads, fuzz.drivers.routes), sets up the same
-  buffers, images and samplers, runs it, prints expected vs actual and exits 1 while the bug is
-  present (0 once fixed, 2 when it cannot run: no matching device).
+- ``README.md`` (triage.report_readme): a one-line summary, the driver's fingerprint and the clfuzz
+  version, each front end the bug shows on (its route, build options, whether this program was
+  seen or checked failing there), the rule quoted from the specification with its section and
+  whether it is a requirement (shall/must) or a recommendation (should), the severity the bug list
+  gives, expected vs actual for each failing lane on each front end, how the program was reduced
+  (where, on which target and front end), how often and since when, where the vendor's bug is
+  (``clfuzz mark ID reported --url URL``);
+- per front end that fails: ``kernel.cl`` (OpenCL C: a comment stating its build options, then the
+  kernel as clfuzz emits it) and ``kernel.spv`` with ``kernel.spvasm`` and what the driver received
+  (SPIR-V: fuzz.drivers.routes);
+- ``repro.py`` (triage.repro_script): needs only pyopencl and numpy; builds and runs the kernel of
+  every front end the report names exactly as clfuzz did and exits 1 while the bug is present on
+  any of them, 0 once fixed on all, 2 when it cannot tell;
+- ``program.json``: clfuzz's program.
 
-The program is the bucket's reduced program when there is one (triage.reduce), else the program
-it was seen in. Expected values are the oracle's, computed here from the program alone.
+The program is the bucket's reduced program (its latest reduction with rows on the target it ran
+on, whichever front end that is), else the program it was seen in, which ``clfuzz report`` first
+reduces in memory where the driver is on this machine (:func:`report_bucket`): the report adds no
+bucket and no disagreement row to the corpus it reads. Expected values are the oracle's, computed
+here from the program alone. A report of several buckets (a bug and its variants) is made of the
+same parts: :func:`case_of` per bucket, :func:`front_files` per front end and
+triage.report_readme.bucket_section per bucket.
 """
 
 from __future__ import annotations
 
-import base64
 import json
+import os
+import shutil
 import subprocess
-import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-import numpy as np
-
-from campaign.expectations import Expectations
-from campaign.jobs import build_options, job_for
-from corpus.buckets import LANE_KINDS, RESULT_KINDS, WRONG_CODE
-from corpus.reads import bucket_rows, fingerprint_of, rows_in_bucket, rows_on_target
+from campaign.jobs import job_for
+from corpus.buckets import LANE_KINDS, WRONG_CODE, driver_family
 from corpus.run_facts import TIMEOUT
+from corpus.reads import bucket_rows, fingerprint_of, rows_in_bucket, rows_on_target
 from corpus.store import Corpus, CorpusError
-from fuzz.drivers import Job, Target, Worker
+from fuzz.drivers import Job, Target, Worker, WorkerStartError
 from fuzz.drivers.capabilities import ftz_for
 from fuzz.drivers.discovery import lineage_of
-from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
-from fuzz.drivers.routes import PATH_OPENCL_C, chain_of, route_of
+from fuzz.drivers.routes import PATH_OPENCL_C, RouteFailure, route_of
 from fuzz.emit import spirv
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.validate import disassemble
+from lang.constructs import paths_of
 from lang.derive import twin
-from lang.images import ADDRESSING, DIMS, FILTERS
-from lang.ir import Literal, Load, Program, walk
-from lang.layout import input_values, layout
-from lang.types import format_value, scalar
-from oracles import SEVERITIES, as_bits, by_id, rule, severity_of
+from lang.ir import Program
 from triage import slow
-from triage.repro_script import repro_source
-from triage.buglist import only_under, timeout_rule, undefined_of
-from triage.reduce import sentence
+from triage.observe import observe, size
+from triage.reduce import Reduction, reduce_program
+from triage.repro_script import checks, job_data, repro_source
+from triage.report_readme import front_label, readme_text
 from triage.route_check import translated_route_verdict
 
-MAX_CHECKS = 64
-ENVIRONMENT = {"rusticl": "RUSTICL_ENABLE=llvmpipe ",
-               "oclgrind": "OCL_ICD_VENDORS=/path/to/folder-with-an-.icd-naming-liboclgrind-rt-icd.so "}
-"""What a driver needs in the environment to show its device (as fuzz.drivers.icd sets it for a worker)."""
+class ReportError(Exception):
+    """A report cannot be written where asked; the message is one line saying what to do."""
 
 
 def case_of(corpus: Corpus, ref: str) -> dict[str, Any]:
     """Everything a report (and a regression file) is made of, from the corpus alone: the bucket,
-    the program (reduced if possible), its rows on the bucket's target, the target's fingerprint."""
+    the program (its latest reduction whose reduced program has rows on the target the reduction
+    ran on, else the program it was seen in), its rows on that target, the target's fingerprint,
+    the reduction (``reduction``: where and how, or None) and the bucket's front ends (``fronts``:
+    :func:`fronts_of`)."""
     bucket = corpus.bucket(ref)
-    reductions = corpus.reductions(bucket["id"])
-    if reductions:
-        pid = reductions[-1]["reduced_id"]
-        rows = rows_on_target(corpus, pid, bucket["target"])
+    found = _stored_reduction(corpus, bucket)
+    if found is not None:
+        reduction, rows = found
+        pid = reduction["reduced_id"]
+        info = {"target": reduction["target"], "path": rows[0]["path"], "seconds": reduction["seconds"],
+                "candidates": reduction["candidates"], "before": json.loads(reduction["size_before"] or "{}"),
+                "after": json.loads(reduction["size_after"] or "{}"), "why": reduction.get("why") or "",
+                "stored": True}
     else:
-        example = bucket_rows(corpus, bucket["id"])[0]
-        pid = example["program_id"]
-        rows = rows_in_bucket(corpus, pid, bucket["id"])
-    if not rows:
-        raise CorpusError(f"bucket {bucket['id']} has no disagreement to report")
-    fingerprint = fingerprint_of(corpus, rows[0]["fingerprint_id"])
-    return {"bucket": bucket, "program": corpus.program(pid), "rows": rows, "fingerprint": fingerprint,
-            "reduced": bool(reductions), "why": (reductions[-1].get("why") or "") if reductions else "",
-            "target": bucket["target"], "path": rows[0]["path"]}
+        seen = bucket_rows(corpus, bucket["id"])
+        if not seen:
+            raise CorpusError(f"bucket {bucket['id']} has no disagreement to report")
+        pid, info = seen[0]["program_id"], None
+        rows = [r for r in rows_in_bucket(corpus, pid, bucket["id"]) if r["target"] == seen[0]["target"]]
+    return _case(corpus, bucket, corpus.program(pid), rows, fingerprint_of(corpus, rows[0]["fingerprint_id"]), info)
 
 
-def checks(program: Program, ftz: frozenset[str], rows: list[dict]) -> list[dict]:
-    """The lanes a reproducer compares: every judged lane of the outputs the rows are in (the
-    failing ones first), each with what the oracle allows (bits, any NaN, value intervals) on a
-    device that may flush the denormals of the types in ``ftz``."""
-    expectations = Expectations(program).get(ftz)
-    regions = layout(program).outputs
-    failing = [(r["buffer"], r["lane"]) for r in rows if r["buffer"] in regions and r["lane"] >= 0]
-    lanes = failing + [(name, int(i)) for name in dict.fromkeys(b for b, _ in failing)
-                       for i in np.flatnonzero(expectations[name].judged)]
-    out = []
-    for name, lane in list(dict.fromkeys(lanes))[:MAX_CHECKS]:
-        exp = expectations[name]
-        if not exp.judged[lane]:
+def _stored_reduction(corpus: Corpus, bucket: dict) -> tuple[dict, list[dict]] | None:
+    """The bucket's latest reduction of its own driver whose reduced program has rows on the target
+    the reduction ran on (those of the bucket, if any), with those rows; None if there is none."""
+    for reduction in reversed(corpus.reductions(bucket["id"])):
+        if driver_family(reduction["target"]) != bucket["signature"].get("driver"):
+            continue  # a reduction linked to a bucket of another driver: not this bucket's program
+        rows = rows_on_target(corpus, reduction["reduced_id"], reduction["target"])
+        mine = [r for r in rows if r["bucket"] == bucket["id"]]
+        if rows:
+            return reduction, mine or rows
+    return None
+
+
+def _case(corpus: Corpus, bucket: dict, program: Program, rows: list[dict], fingerprint: dict,
+          reduction: dict | None) -> dict:
+    case = {"bucket": bucket, "program": program, "rows": rows, "fingerprint": fingerprint,
+            "fingerprint_id": rows[0]["fingerprint_id"], "target": rows[0]["target"], "path": rows[0]["path"],
+            "reduced": reduction is not None, "why": (reduction or {}).get("why", ""), "reduction": reduction}
+    case["fronts"] = fronts_of(corpus, case)
+    return case
+
+
+def fronts_of(corpus: Corpus, case: dict) -> list[dict]:
+    """The front ends of a case's bucket (its ``paths``), the case's own first: each with ``path``,
+    ``target`` (the case's, else the first target of that path the bucket was seen on),
+    ``fingerprint`` and ``rows``: the rows of the case's program there that show the bucket's bug
+    (:func:`shows`) as the corpus holds them; ``shown`` is "stored" when there are such rows ("run"
+    for the case's own front end where its reduction ran for this report), "cannot" where the
+    program has an operation that front end cannot express (lang.constructs.paths_of), else None
+    (not checked yet: :func:`check_fronts` runs it where the target is on this machine)."""
+    bucket, program = case["bucket"], case["program"]
+    ran = case["reduction"] is not None and not case["reduction"]["stored"]  # a reduction of this report's
+    fronts = [{"path": case["path"], "target": case["target"], "fingerprint": case["fingerprint"],
+               "fingerprint_id": case["fingerprint_id"], "rows": case["rows"], "shown": "run" if ran else "stored",
+               "note": ""}]
+    for path in [p for p in bucket["paths"] if p != case["path"]]:
+        seen = [t for t in bucket["targets"] if t["path"] == path]
+        rows = [r for t in seen for r in rows_on_target(corpus, program.id, t["target"])
+                if shows(r, case["rows"], bucket)]
+        first = rows[0] if rows else None
+        written = path in paths_of(program)
+        fronts.append({"path": path, "target": first["target"] if first else (seen[0]["target"] if seen else ""),
+                       "fingerprint": fingerprint_of(corpus, first["fingerprint_id"]) if first else
+                       (seen[0]["fingerprint"] if seen else case["fingerprint"]),
+                       "fingerprint_id": first["fingerprint_id"] if first else "", "rows": rows,
+                       "shown": "stored" if rows else None if written else "cannot",
+                       "note": "" if written else "this program has an operation this front end cannot express"})
+    return fronts
+
+
+def shows(row: dict, rows: list[dict], bucket: dict) -> bool:
+    """Whether ``row`` (of the case's program on another front end) shows the bug of ``rows``: it is
+    in the bucket, or it is the same kind of failure on the same output lane (a failure: the same
+    kind)."""
+    if row.get("bucket") == bucket["id"]:
+        return True
+    if row["kind"] != rows[0]["kind"]:
+        return False
+    return row["kind"] not in LANE_KINDS or any((row["buffer"], row["lane"]) == (r["buffer"], r["lane"]) for r in rows)
+
+
+def check_fronts(case: dict, targets: list[Target], workers: dict[str, Worker]) -> None:
+    """Run the case's program on each front end the corpus holds no rows of it for, where that
+    target is on this machine (``targets``), in memory: ``shown`` becomes "run" (it shows the bug:
+    its rows kept) or "absent" (it does not), else ``note`` says why it was not checked."""
+    local = {t.name: t for t in targets}
+    for front in case["fronts"]:
+        if front["shown"] is not None:
             continue
-        s = scalar(exp.scalar)
-        allowed = sorted({int(a[lane]) for a in exp.allowed})
-        ranges = [[format_value(int(as_bits(lo[lane:lane + 1])[0]), s.name),
-                   format_value(int(as_bits(hi[lane:lane + 1])[0]), s.name),
-                   float(lo[lane]) if s.is_float else int(lo[lane]),
-                   float(hi[lane]) if s.is_float else int(hi[lane])]
-                  for lo, hi in exp.ranges if lo[lane] <= hi[lane]]
-        r = rule(int(exp.rule[lane]))
-        out.append({"buffer": name, "lane": lane, "offset": regions[name].offset + lane * s.size,
-                    "bits": s.bits_dtype.name, "value": s.dtype.name, "allowed": allowed,
-                    "allowed_text": [format_value(a, s.name) for a in allowed], "any_nan": bool(exp.any_nan[lane]),
-                    "ranges": ranges, "rule": f"{r.text} ({r.section})"})
-    return out
+        target = local.get(front["target"])
+        if case["bucket"]["signature"]["kind"] == TIMEOUT:
+            front["note"] = "not checked: a report does not run a program that timed out again"
+            continue
+        if target is None:
+            front["note"] = f"not checked: {front['target'] or 'no target'} is not on the machine that wrote this report"
+            continue
+        try:
+            found = observe(case["program"], target, _worker(workers, target))
+        except WorkerStartError as e:
+            front["note"] = f"not checked: {target.name}'s worker did not start ({str(e).splitlines()[0] if str(e) else e})"
+            continue
+        if found is None:
+            front["note"] = f"not checked: {target.name} does not take the whole kernel"
+            continue
+        rows = [r for r in found if shows(r, case["rows"], case["bucket"])]
+        front.update(shown="run" if rows else "absent", rows=rows, fingerprint=target.fingerprint,
+                     fingerprint_id=target.fingerprint_id)
 
 
-def _job_data(job: Job) -> dict:
-    args = []
-    for a in job.args:
-        kind = {BufferArg: "buffer", ImageArg: "image", SamplerArg: "sampler"}[type(a)]
-        d = asdict(a)
-        if d.get("data") is not None:
-            d["data"] = base64.b64encode(d["data"]).decode()
-        args.append({"arg": kind, **d})
-    return {"kind": job.kind, "program": base64.b64encode(job.program).decode(), "options": job.options,
-            "kernel": job.kernel, "args": args, "global_size": list(job.global_size),
-            "local_size": list(job.local_size) if job.local_size else None}
+def _worker(workers: dict[str, Worker], target: Target) -> Worker:
+    if target.name not in workers:
+        workers[target.name] = Worker(target, timeout_s=120)
+    return workers[target.name]
 
 
-def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target] | None = None) -> Path:
-    """Write the report folder of bucket ``ref`` (see the module docstring); returns the folder.
-    On a translated SPIR-V route whose target is among ``targets`` (this machine's), the report
-    also says whether clang's bitcode of the same kernel reproduces the bug (triage.route_check)."""
-    case = case_of(corpus, ref)
-    bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    family, path = lineage_of(case["target"], fp), case["path"]
-    files = []
-    job = job_for(program, None, path, family, fp)
+def front_files(folder: Path, program: Program, front: dict, wrong_code: bool) -> tuple[list[str], Job | None]:
+    """Write one front end's kernel files into ``folder`` (see the module docstring; a wrong-code
+    bucket's straight-line twin beside them); the names written and the job its repro runs (None,
+    with ``front["note"]`` saying why, where this machine cannot make what the driver receives)."""
+    family, path = lineage_of(front["target"], front["fingerprint"]), front["path"]
+    files, job = [], None
+    try:
+        job = job_for(program, None, path, family, front["fingerprint"])
+    except (RouteFailure, OSError) as e:
+        front["note"] = f"what the driver receives could not be made here: {str(e).splitlines()[0] if str(e) else e}"
     if path == PATH_OPENCL_C:
-        (folder / "kernel.cl").write_text(options_comment(job.options) + emit(program))
+        options = job.options if job else ""
+        (folder / "kernel.cl").write_text(options_comment(options) + emit(program))
         files.append("kernel.cl")
-    if path != PATH_OPENCL_C:
+    else:
         module = spirv.emit(program)
         (folder / "kernel.spv").write_bytes(module)
         (folder / "kernel.spvasm").write_bytes(_disassemble(module))
-        route = route_of(family, fp)
         files += ["kernel.spv", "kernel.spvasm"]
-        if route.kind != "il":  # the il route's driver reads kernel.spv itself
+        route = route_of(family, front["fingerprint"])
+        if job is not None and route is not None and route.kind != "il":  # the il route's driver reads kernel.spv
             (folder / route.received).write_bytes(job.program)  # what the driver really received
             files.append(route.received)
-    if bucket["signature"]["kind"] == WRONG_CODE:  # the straight-line twin the driver gets right
+    if wrong_code:  # the straight-line twin the driver gets right
         files += _write_twin(folder, program, path)
-    lanes = checks(program, ftz_for(fp), rows) if bucket["signature"]["kind"] in LANE_KINDS else []
-    data = {"title": bucket["title"], "bucket": bucket["id"], "kind": bucket["signature"]["kind"],
-            "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
-            "job": _job_data(job), "checks": lanes}
-    (folder / "repro.py").write_text(repro_source(data))
+    return files, job
+
+
+def shipped(case: dict) -> list[dict]:
+    """The front ends a report ships files for: those where its program shows the bug or was not
+    checked (not those where it was run and does not show it, nor those it cannot be written for)."""
+    return [f for f in case["fronts"] if f["shown"] not in ("absent", "cannot")]
+
+
+def write_report(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target] | None = None,
+                 reduction: tuple[Reduction, Target] | None = None) -> Path:
+    """Write the report folder of bucket ``ref`` (see the module docstring); returns the folder.
+    ``reduction``: a reduction of the bucket run for this report and its target (the program it
+    shows instead of the corpus's). With ``targets`` (this machine's), the program is run on each
+    front end of the bucket the corpus has no rows of it for (:func:`check_fronts`), and on a
+    translated SPIR-V route the report says whether clang's bitcode of the same kernel reproduces
+    the bug (triage.route_check)."""
+    case = case_of(corpus, ref) if reduction is None else case_of_reduction(corpus, ref, *reduction)
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    bucket, program = case["bucket"], case["program"]
+    kind = bucket["signature"]["kind"]
+    workers: dict[str, Worker] = {}
+    try:
+        check_fronts(case, targets or [], workers)
+        files, data = [], []
+        for front in shipped(case):
+            written, job = front_files(folder, program, front, kind == WRONG_CODE)
+            files += written
+            lanes = checks(program, ftz_for(front["fingerprint"]), front["rows"] or case["rows"]) \
+                if kind in LANE_KINDS else []
+            front["checks"] = len(lanes)
+            if front["path"] != PATH_OPENCL_C and kind in LANE_KINDS and front["rows"]:
+                front["whose"] = _whose_bug(program, front, targets, workers)
+            if job is not None:
+                fp = front["fingerprint"]
+                data.append({"path": front["path"], "label": front_label(front["path"]),
+                             "platform": fp.get("platform_name", "").strip(), "device": fp.get("device_name", "").strip(),
+                             "job": job_data(job), "checks": lanes})
+    finally:
+        for w in workers.values():
+            w.close()
+    (folder / "repro.py").write_text(repro_source({"title": bucket["title"], "bucket": bucket["id"], "kind": kind,
+                                                   "fronts": data, "timeout_s": repro_timeout(bucket)}))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
-    whose = _whose_bug(case, targets) if path != PATH_OPENCL_C and bucket["signature"]["kind"] in LANE_KINDS else ""
-    (folder / "README.md").write_text(_readme(case, files, lanes, family, path, whose))
+    (folder / "README.md").write_text(readme_text(case, files))
     return folder
+
+
+def repro_timeout(bucket: dict) -> float:
+    """The seconds ``repro.py`` gives each front end by default: for a timeout bucket the longest
+    time its runs were given (its re-run's limit where that decided a hang: triage.slow.summary),
+    so that no result within it is the bug present; else 600."""
+    s = slow.summary(bucket)
+    if s is None or not (s["limit_s"] if s["decision"] == "hang" else s["given_s"]):
+        return 600.0
+    return float(max(s["limit_s"] if s["decision"] == "hang" else s["given_s"]))
+
+
+def case_of_reduction(corpus: Corpus, ref: str, reduction: Reduction, target: Target) -> dict[str, Any]:
+    """The case of bucket ``ref`` with a reduction run for the report (not stored): its reduced
+    program and rows on ``target``; the bucket as the report sees it carries the reduction's size,
+    why it is not smaller and what of it the spec leaves undefined (triage.buglist.undefined_of)."""
+    bucket = corpus.bucket(ref)
+    after = size(reduction.reduced)
+    bucket = {**bucket, "reduced": {"statements": after["statements"], "work_items": after["work_items"],
+                                    "why": reduction.why_not_minimal, "undefined": reduction.undefined}}
+    rows = [{**r, "target": target.name, "path": target.path, "fingerprint_id": target.fingerprint_id,
+             "program_id": reduction.reduced.id} for r in reduction.rows]
+    info = {"target": target.name, "path": target.path, "seconds": reduction.seconds,
+            "candidates": reduction.candidates, "before": size(reduction.original), "after": after,
+            "why": reduction.why_not_minimal, "stored": False}
+    return _case(corpus, bucket, reduction.reduced, rows, target.fingerprint, info)
 
 
 def options_comment(options: str) -> str:
@@ -165,23 +285,6 @@ def options_comment(options: str) -> str:
     writes it; the emitter's kernel follows unchanged)."""
     return (f"/* Written by clfuzz's report: build this kernel with the clBuildProgram options "
             f"\"{options}\"{'' if options else ' (none)'}, as repro.py does. */\n")
-
-
-def _rule_lines(bucket: dict, first: dict, undefined: list[dict]) -> list[str]:
-    """The rule the bucket breaks, quoted with its section and severity; a wrong-code bucket's is
-    ``shape.twin``, followed by the rule the lane's value breaks; a timeout's follows from whether
-    its re-run at ten times the ceiling finished (triage.buglist.timeout_rule), not from its row."""
-    sig, severity = bucket["signature"], None
-    if sig["kind"] == TIMEOUT:
-        broken = timeout_rule(bucket)
-        first = {**first, "rule": broken.id, "rule_text": broken.text, "section": broken.section}
-        severity = broken.severity
-    lane = [f"> {first['rule_text']}", ">", f"> — {first['section']} (rule `{first['rule']}`)", ""]
-    if sig["kind"] != WRONG_CODE:
-        return [*lane, *_severity_lines(first["rule"], undefined, severity)]
-    twin_rule = by_id(sig["rule"])
-    return [f"> {twin_rule.text}", ">", f"> — {twin_rule.section} (rule `{twin_rule.id}`)", "",
-            *_severity_lines(twin_rule.id, undefined), "The lane's value breaks:", "", *lane]
 
 
 def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
@@ -196,22 +299,23 @@ def _write_twin(folder: Path, program: Program, path: str) -> list[str]:
     return ["twin.spvasm", "twin.json"]
 
 
-def _whose_bug(case: dict, targets: list[Target] | None) -> str:
-    """triage.route_check's sentence for the case's target, if this machine has it."""
-    target = next((t for t in targets or [] if t.name == case["target"]), None)
+def _whose_bug(program: Program, front: dict, targets: list[Target] | None, workers: dict[str, Worker]) -> str:
+    """triage.route_check's sentence for the front end's target, if this machine has it."""
+    target = next((t for t in targets or [] if t.name == front["target"]), None)
     if target is None:
-        return f"not checked: {case['target']} is not on the machine that wrote this report"
-    with Worker(target, timeout_s=120) as worker:
-        return translated_route_verdict(case["program"], target, case["rows"][0], worker)
+        return f"not checked: {front['target']} is not on the machine that wrote this report"
+    return translated_route_verdict(program, target, front["rows"][0], _worker(workers, target))
 
 
 def readme(case: dict[str, Any], lanes: list[dict] | None = None) -> str:
     """The ``README.md`` text that :func:`write_report` writes for a case (:func:`case_of`),
-    without writing anything; ``lanes``, the lanes its ``repro.py`` checks (:func:`checks`, a
-    run of the oracle), are left out of the text when not given."""
-    family, path = lineage_of(case["target"], case["fingerprint"]), case["path"]
-    files = ["kernel.cl"] if path == PATH_OPENCL_C else ["kernel.spv", "kernel.spvasm"]
-    return _readme(case, files, lanes or [], family, path, "")
+    without writing or running anything (the front ends as the corpus holds them); ``lanes``, the
+    lanes its ``repro.py`` checks (:func:`checks`, a run of the oracle), counted where given."""
+    files = []
+    for front in shipped(case):
+        front.setdefault("checks", len(lanes or []))
+        files += ["kernel.cl"] if front["path"] == PATH_OPENCL_C else ["kernel.spv", "kernel.spvasm"]
+    return readme_text(case, files)
 
 
 def _disassemble(module: bytes) -> bytes:
@@ -221,155 +325,67 @@ def _disassemble(module: bytes) -> bytes:
         return f"; spirv-dis failed: {e}\n".encode()
 
 
-def _when(stamp: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp)) if stamp else "?"
+def output_folder(out_dir: str | Path, force: bool, keep: list[str | Path] = ()) -> Path:
+    """The folder a report goes into, checked before any long work: a new or empty folder, or with
+    ``force`` an existing one emptied first (so no file of an earlier report stays); raises
+    :class:`ReportError` for a non-empty folder without ``force``, a file, a folder that cannot be
+    written, and a folder ``force`` must not empty (the current folder or one above it, the home
+    folder, a git checkout, one holding a path of ``keep``: the corpus read)."""
+    folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():
+        raise ReportError(f"{folder} is a file, not a folder: pass another -o folder")
+    if folder.is_dir() and any(folder.iterdir()):
+        if not force:
+            raise ReportError(f"{folder} is not empty: pass --force to empty it first, or another -o folder")
+        here = folder.resolve()
+        kept = [Path(k).resolve() for k in keep]
+        if here in (Path.cwd().resolve(), *Path.cwd().resolve().parents, Path.home().resolve()) \
+                or (here / ".git").exists() or any(here in k.parents for k in kept):
+            raise ReportError(f"--force would empty {folder}, which is not a report's own folder: "
+                              "pass a folder of its own to -o")
+        for entry in folder.iterdir():
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ReportError(f"cannot create {folder}: {e.strerror}; pass another -o folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ReportError(f"cannot write into {folder}: pass another -o folder")
+    return folder
 
 
-def _inputs_text(inputs: dict) -> str:
-    """A row's inputs as ``in3: 1.5, -0; literal long: -9223372036854775807``."""
-    parts = []
-    for name, v in inputs.items():
-        if name == "literals":
-            parts += [f"literal {lit['type']}: {', '.join(lit['values'])}" for lit in v]
-        elif isinstance(v, dict) and "values" in v:
-            parts.append(f"{name}: {', '.join(v['values'])}")
-        else:
-            parts.append(f"{name}: {v}")
-    return "; ".join(parts)
+def report_bucket(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[Target], *, force: bool = False,
+                  budget_s: float = 120.0, say: Callable[[str], None] = print) -> Path:
+    """What ``clfuzz report`` does: find the bucket, check the output folder (:func:`output_folder`),
+    reduce the bucket in memory first where it is not reduced yet (:func:`reduced_first`), write the
+    report (:func:`write_report`); returns the folder. The corpus gains no bucket and no
+    disagreement row."""
+    bucket = corpus.bucket(ref)
+    folder = output_folder(out_dir, force, [corpus.path])
+    reduction = reduced_first(corpus, bucket, targets, budget_s, say)
+    return write_report(corpus, bucket["id"], folder, targets, reduction)
 
 
-def _image_lines(program: Program) -> list[str]:
-    """What a kernel's images and samplers are: kind, channel order and type, size, the stored
-    texels (all of them for a small image), and each sampler's settings."""
-    if not program.images and not program.samplers:
-        return []
-    inputs = input_values(program)
-    out = ["", "## Images and samplers", ""]
-    for image in program.images:
-        texels = inputs[image.name].reshape(image.texels, -1)
-        shown = "; ".join("(" + ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in t.tolist()) + ")"
-                          for t in texels[:16])
-        more = f"; ... ({image.texels} texels)" if image.texels > 16 else ""
-        out.append(f"- `{image.name}`: {DIMS[image.dim].c_type}, CL_{image.order} / CL_{image.channel}, size "
-                   f"{' x '.join(map(str, image.shape))}; stored channels per texel (x fastest): {shown}{more}")
-    for s in program.samplers:
-        out.append(f"- `{s.name}`: normalized coordinates {'true' if s.normalized else 'false'}, "
-                   f"{ADDRESSING[s.addressing][1]}, {FILTERS[s.filter][1]} ({s.scope})")
-    return out
-
-
-def operand_form(program: Program, buffer: str) -> str:
-    """How the operands of the statement writing ``buffer`` reach the kernel: as literals (the
-    compiler can fold the operation while building it) or loaded from input buffers (computed when
-    the kernel runs); the two take different paths through a compiler, and the reducer keeps the
-    form that shows the bug (triage.reduce, ``subexpressions``)."""
-    leaves = [n for s in program.body if s.buffer == buffer for n in walk(s.value) if isinstance(n, (Literal, Load))]
-    literals = sum(isinstance(n, Literal) for n in leaves)
-    if not leaves:
-        return ""
-    if literals == len(leaves):
-        return "written in the kernel as literals (the compiler may compute the result while building it)"
-    if not literals:
-        return "loaded from input buffers (computed when the kernel runs)"
-    return f"{literals} written as literals, {len(leaves) - literals} loaded from input buffers"
-
-
-def _severity_lines(rule_id: str, undefined: list[dict], severity: str | None = None) -> list[str]:
-    """The severity of the broken rule (``severity`` where the bucket decides it), what it means,
-    and for a recommendation the text that may still require it (oracles.rules); ``letter`` where
-    the program is not a defined one, with what of it the spec leaves undefined or
-    implementation-defined (triage.buglist.undefined_of)."""
-    if undefined:
-        return ["Severity: **letter**: the disagreement shows only in a program that is not a defined one "
-                "(no program without the following, nor with its defined form where it has one, showed it): "
-                + "; ".join(sentence(u) for u in undefined) + ".", ""]
-    severity = severity or severity_of(rule_id)
-    note = getattr(by_id(rule_id), "note", "")
-    return [f"Severity: **{severity}**: {SEVERITIES[severity]}." + (f" {note}." if note else ""), ""]
-
-
-def _options_lines(bucket: dict, options: str | None, path: str) -> list[str]:
-    """The build options: this kernel's (what repro.py passes), those the bucket's runs recorded per
-    front end (corpus.run_facts), and the options it was seen only under (triage.buglist.only_under)."""
-    def front(p: str) -> str:
-        return "OpenCL C" if p == PATH_OPENCL_C else "SPIR-V"
-
-    lines = [f"- build options of this kernel ({front(path)}): " + (f"`{options}`" if options else "none")]
-    lines += [f"- build options its runs recorded ({front(p)}): " + ", ".join(f"`{o}`" if o else "none" for o in seen)
-              for p, seen in sorted((bucket.get("build_options_by_path") or {}).items())]
-    only = only_under(bucket)
-    return lines + ([f"- seen only with {' '.join(only)}: every run that showed it was built so"] if only else [])
-
-
-def _readme(case: dict, files: list[str], lanes: list[dict], family: str, path: str, whose: str) -> str:
-    bucket, program, rows, fp = case["bucket"], case["program"], case["rows"], case["fingerprint"]
-    sig, first = bucket["signature"], rows[0]
-    spelled = f"`{first['expression']}`" if first["expression"] else "the kernel"
-    if sig["kind"] == WRONG_CODE:
-        summary = (f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path) computes {spelled} "
-                   f"as {first['actual_value']} where OpenCL requires {first['expected_value']}, but only inside "
-                   f"this kernel's structure ({sig['shape']}): the same statements without it "
-                   f"({'twin.cl' if path == PATH_OPENCL_C else 'twin.spvasm'}) compute every lane right on this "
-                   "driver. Wrong code: the compiler mis-handles the structure, not the built-in.")
-    elif sig["kind"] in RESULT_KINDS:
-        summary = (f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path) computes {spelled} "
-                   f"as {first['actual_value']} where OpenCL requires {first['expected_value']}.")
-    else:
-        summary = f"{fp.get('device_name', sig['driver'])} ({sig['driver']}, {path} path): a valid kernel fails: {sig['kind']}."
-    if undefined_of(bucket):  # not a defined program: the severity lines say which operation
-        summary += (" Only beside an operation whose result the specification leaves undefined or "
-                    "implementation-defined.")
-    route = (f"- route: {chain_of(family, path, fp.get('translator', ''), fp)}",)
-    if path != PATH_OPENCL_C:
-        made = route_of(family, fp).command()
-        route += (f"- what the driver received: `{route_of(family, fp).received}`"
-                  + (f", made by `{made}`" if made else " as it is (clCreateProgramWithIL)"),)
-        if whose:
-            route += (f"- whose bug: {whose}",)
-    lines = [
-        f"# {bucket['title']}", "", summary, "",
-        "## Driver", "",
-        *(f"- {k.replace('_', ' ')}: {fp[k]}" for k in ("platform_name", "platform_version", "device_name", "device_version",
-                                                         "driver_version", "opencl_c_version") if fp.get(k)),
-        f"- front end: {'OpenCL C source' if path == PATH_OPENCL_C else 'SPIR-V'}", *route,
-        *_options_lines(bucket, build_options(program, path, family, fp), path), "",
-        "## The rule", "",
-        *_rule_lines(bucket, first, undefined_of(bucket)),
-        "## Expected vs actual", "",
-    ]
-    if sig["kind"] in LANE_KINDS:
-        lines += ["| output | lane | inputs | expected (bits) | expected (value) | actual (bits) | actual (value) |",
-                  "|---|---|---|---|---|---|---|"]
-        for r in rows[:8]:
-            inputs = _inputs_text(json.loads(r["inputs"] or "{}"))
-            lines.append(f"| {r['buffer']}[{r['work_item']}] | {r['lane']} | {inputs} | `{r['expected']}` "
-                         f"| {r['expected_value']} | `{r['actual']}` | {r['actual_value']} |")
-        lines += ["", f"All allowed results of the first lane: {', '.join(json.loads(first['allowed']))}."]
-        form = operand_form(program, first["buffer"])
-        if form:
-            lines += ["", f"Operands: {form}."]
-        if first.get("deviation"):
-            lines += ["", f"What the wrong value is: {first['deviation']}"
-                      + (f" ({first['deviation_detail']})." if first.get("deviation_detail") else ".")]
-        lines += _image_lines(program)
-    else:
-        lines += [f"- expected: {first['expected_value']}", f"- actual: {sig['kind']}: {first['actual_value']}",
-                  *([f"- time: {slow.text(bucket)}"] if sig["kind"] == TIMEOUT else [])]
-    seen = (f"Seen in {bucket['rows']} lanes of {bucket['programs']} programs, first {_when(bucket['first_seen'])}, "
-            f"last {_when(bucket['last_seen'])}; confirmed on a fresh process: {bucket['confirmation']}"
-            + (f", shown again in {bucket['reproduced'].replace('/', ' of ')} re-runs." if bucket.get("reproduced") else "."))
-    if bucket.get("versions"):
-        seen += " Releases checked (`clfuzz versions`): " + ", ".join(f"{v} {w}" for v, w in bucket["versions"].items()) + "."
-    lines += ["", "## How often", "", seen, "",
-              "## Reproduce", "",
-              f"Files: {', '.join(files)}, `repro.py` and `program.json` (clfuzz's program: `clfuzz replay program.json`).",
-              f"The program was {'reduced by clfuzz to' if case['reduced'] else 'found as'} {len(program.body)} "
-              f"statement(s) over {program.global_size} work-item(s)"
-              + (f"; not further: {case['why']}." if case.get("why") else "."), "",
-              "```sh", "pip install pyopencl numpy", f"{ENVIRONMENT.get(family, '')}python3 repro.py    "
-              "# exit 1: bug present, 0: fixed", "```", "",
-              f"`repro.py` picks the device named `{fp.get('device_name', '')}` of platform `{fp.get('platform_name', '')}` "
-              "(`--device SUBSTRING` picks another). It checks "
-              f"{len(lanes)} lanes against the values the specification allows." if lanes else
-              "`repro.py` builds and runs the kernel and reports the failure.", ""]
-    return "\n".join(lines)
+def reduced_first(corpus: Corpus, bucket: dict, targets: list[Target], budget_s: float,
+                  say: Callable[[str], None]) -> tuple[Reduction, Target] | None:
+    """A reduction of ``bucket`` run now, in memory, on its first row's target, where the bucket is
+    not reduced yet, not flaky and that target is on this machine; None otherwise, ``say`` telling
+    why where it could not be."""
+    if bucket["reduced"] is not None or bucket["confirmation"] == "flaky":
+        return None
+    row = bucket_rows(corpus, bucket["id"])[0]
+    target = next((t for t in targets if t.name == row["target"]), None)
+    as_found = "the report shows the program as found"
+    if target is None:
+        say(f"not reduced: {row['target']} is not on this machine (`clfuzz drivers` lists what is); {as_found}")
+        return None
+    try:
+        with Worker(target) as worker:
+            found = reduce_program(corpus.program(row["program_id"]), row, target, worker, budget_s)
+    except WorkerStartError as e:
+        say(f"not reduced: {target.name}'s worker did not start ({str(e).splitlines()[0] if str(e) else e}); {as_found}")
+        return None
+    if found is None:
+        say(f"not reduced: the disagreement did not show again on a fresh run; {as_found}")
+        return None
+    return found, target
