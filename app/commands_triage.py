@@ -226,12 +226,13 @@ def _when(stamp: float | None) -> str:
 @click.option("--note", default="", help="Why (a reason to ignore, what the vendor said).")
 @click.option("--url", help="Where the vendor's bug is (http:// or https://); the bug list, reports and JUnit show it.")
 def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url: str | None) -> None:
-    """Set a bucket's status (new, reported, fixed or ignored; campaigns skip ignored ones), or with
-    --all-new every new bucket's; --url records where the vendor's bug is.
+    """Set a bucket's status (new, reported, fixed or ignored; campaigns skip ignored ones), a bug's
+    (``bug-...``: every bucket of it), or with --all-new every new bucket's; --url records where
+    the vendor's bug is.
 
     \b
     Examples:
-      clfuzz mark 3fa2c1 reported --url https://github.com/pocl/pocl/issues/1234
+      clfuzz mark bug-3fa2c1 reported --url https://github.com/pocl/pocl/issues/1234
       clfuzz mark --all-new ignored --note "baseline of 2026-11-24"
     """
     if len(args) != (1 if all_new else 2):
@@ -251,11 +252,14 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url:
     if all_new:
         click.echo(f"{mark_all_new(corpus, status, note)} new buckets marked {status}")
         return
+    from triage.bugs import resolve
+
     try:
-        b = corpus.mark(args[0], status, note, url)
+        marked = [corpus.mark(bid, status, note, url) for bid in resolve(corpus, args[0])]
     except CorpusError as e:
         raise fail(e) from None
-    click.echo(f"{b['id']} {b['status']}: {b['title']}" + (f" ({b['url']})" if b.get("url") else ""))
+    for b in marked:
+        click.echo(f"{b['id']} {b['status']}: {b['title']}" + (f" ({b['url']})" if b.get("url") else ""))
 
 
 @click.command()
@@ -279,23 +283,31 @@ def baseline(corpus_path: str, out_path: str) -> None:
 
 
 @click.command()
-@click.argument("bucket")
+@click.argument("bucket", metavar="BUG_OR_BUCKET")
 @click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder to write the report into (new or empty).")
 @click.option("--force", is_flag=True, help="Empty the --out folder first if it holds files (an earlier report).")
 def report(bucket: str, corpus_path: str, out_dir: str, force: bool) -> None:
-    """Write a vendor-ready report of a bucket: README.md, the kernel of each front end it fails on,
-    a standalone repro.py. A bucket not reduced yet is reduced first, on this machine's driver (or
-    the command says why not); that reduction is not stored: the corpus gains no bucket and no row.
+    """Write a vendor-ready report of a bucket or a bug (``bug-...``: its first bucket's report with
+    every bucket listed as a variant, with its values, and why they are one bug): README.md, the
+    kernel of each front end it fails on, a standalone repro.py. A bucket not reduced yet is reduced
+    first, on this machine's driver (or the command says why not); that reduction is not stored:
+    the corpus gains no bucket and no row.
 
-    Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
+    \b
+    Examples:
+      clfuzz report bug-3fa2c1 -o reports/3fa2c1
+      clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
     """
+    from triage.bug_report import report_bug
+    from triage.bugs import PREFIX
     from triage.report import ReportError, report_bucket
 
     corpus = open_corpus(corpus_path, create=False)
+    write = report_bug if bucket.startswith(PREFIX) else report_bucket
     try:
-        folder = report_bucket(corpus, bucket, out_dir, local_targets(None), force=force, say=click.echo)
+        folder = write(corpus, bucket, out_dir, local_targets(None), force=force, say=click.echo)
     except ReportError as e:
         raise _Refused(str(e)) from None
     except (CorpusError, OSError) as e:
@@ -309,16 +321,19 @@ def report(bucket: str, corpus_path: str, out_dir: str, force: bool) -> None:
 @click.option("-o", "--out", "out_dir", default="corpus/regressions", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the regression files.")
 def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str) -> None:
-    """Write reduced cases (every reduced bucket not ignored, or the BUCKETS given) as regression
-    files that the test suite replays on every local driver.
+    """Write reduced cases (every reduced bucket not ignored, or the BUCKETS given: bucket ids, or
+    bug ids for every bucket of a bug) as regression files that the test suite replays on every
+    local driver.
 
     Example: clfuzz export-regressions --corpus c.db
     """
+    from triage.bugs import resolve
     from triage.regressions import export
 
     corpus = open_corpus(corpus_path, create=False)
     try:
-        written = export(corpus, local_targets(None), Path(out_dir), list(buckets) or None)
+        wanted = [bid for ref in buckets for bid in resolve(corpus, ref)]
+        written = export(corpus, local_targets(None), Path(out_dir), wanted or None)
     except CorpusError as e:
         raise fail(e) from None
     click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))

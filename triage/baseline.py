@@ -31,9 +31,11 @@ def mark_all_new(corpus: Corpus, status: str, note: str = "") -> int:
     return len(new)
 
 
-def write_baseline(corpus: Corpus, out: Path) -> int:
-    """Write the buckets that are not ``new`` to ``out`` (sorted by id); returns how many."""
-    known = sorted((b for b in corpus.buckets() if b["status"] != "new"), key=lambda b: b["id"])
+def write_baseline(corpus: Corpus, out: Path, only: list[str] | None = None) -> int:
+    """Write the buckets that are not ``new`` (of the bucket ids ``only``, if given) to ``out``
+    (sorted by id); returns how many."""
+    known = sorted((b for b in corpus.buckets() if b["status"] != "new" and (only is None or b["id"] in only)),
+                   key=lambda b: b["id"])
     lines = [HEADER.format(version=SIGNATURE_VERSION)]
     lines += [f"{b['id']}  {b['status']}  {b['title']}" + (f"  # {b['note']}" if b["note"] else "") for b in known]
     out.write_text("\n".join(lines) + "\n")

@@ -273,40 +273,20 @@ def listed(corpus: Corpus, campaign: str | None = None) -> tuple[list[Bug], list
     return bugs, entries
 
 
-def resolve(corpus: Corpus, ref: str) -> list[str]:
-    """The bucket ids ``ref`` names: a bug's (``bug-`` and its id or a unique prefix of it), else
-    the one bucket whose id is ``ref`` or starts with it; raises corpus.store.CorpusError with
-    what to do when none or several match."""
-    if not ref.startswith(PREFIX):
-        return [corpus.bucket(ref)["id"]]
+def find(corpus: Corpus, ref: str) -> Bug:
+    """The bug whose id is ``ref`` or starts with it (``bug-`` and hex); raises
+    corpus.store.CorpusError saying what to do when none or several match."""
     found = [b for b in listed(corpus)[0] if b.id.startswith(ref)]
     if not found:
         raise CorpusError(f"no bug {ref!r} in {corpus.path}; `clfuzz buckets --corpus {corpus.path}` lists them")
     if len(found) > 1:
         raise CorpusError(f"bug id prefix {ref!r} is ambiguous; give more characters")
-    return [b["id"] for b in found[0].buckets]
+    return found[0]
 
 
-def markdown(bugs: list[Bug], limit: int = 60) -> str:
-    """The bug list as a Markdown table (the campaign summary's first section): what most needs a
-    person first, one line per bug, at most ``limit`` lines; the rule, its section and the build
-    options are its lead bucket's."""
-    buckets = sum(len(g.buckets) for g in bugs)
-    lines = [f"## Bug list: {len(bugs)} bugs, {buckets} buckets (`clfuzz buckets`)", "",
-             "| bug | status | severity | driver | paths | faulty operation | deviation | rule | build options "
-             "| rows | buckets | reduced |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for g in bugs[:limit]:
-        lead = g.lead
-        reduced = (f"{lead['reduced']['statements']} st / {lead['reduced']['work_items']} wi" if lead["reduced"]
-                   else "pending")
-        what = " / ".join(operations(g)) + (" " + " / ".join(types_of(g)) if types_of(g) else "")
-        deviation = ", ".join(sorted({(b["deviation"] or b["kind"]) + (": " + slow.text(b) if b["slow"] else "")
-                                      for b in g.buckets}))
-        lines.append(f"| {g.id} | {status(g)} | {severity(g)} | {g.driver} "
-                     f"| {', '.join(sorted({p for b in g.buckets for p in b['paths']}))} | {what.replace('|', '/')} "
-                     f"| {deviation} | {lead['rule']} ({lead['section']}) | {options_text(lead)} "
-                     f"| {sum(b['rows'] for b in g.buckets)} | {len(g.buckets)} | {reduced} |")
-    if len(bugs) > limit:
-        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | | |")
-    return "\n".join(lines) + "\n"
+def resolve(corpus: Corpus, ref: str) -> list[str]:
+    """The bucket ids ``ref`` names: a bug's (:func:`find`), else the one bucket whose id is
+    ``ref`` or starts with it (corpus.store.Corpus.bucket)."""
+    if ref.startswith(PREFIX):
+        return [b["id"] for b in find(corpus, ref).buckets]
+    return [corpus.bucket(ref)["id"]]

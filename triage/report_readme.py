@@ -227,7 +227,7 @@ def _value_lines(case: dict) -> list[str]:
              "|---|---|---|---|---|---|---|---|"]
     for i, front in enumerate(case["fronts"]):
         for r in front["rows"][:8 if i == 0 else 4]:
-            inputs = _inputs_text(json.loads(r.get("inputs") or "{}"))
+            inputs = inputs_text(json.loads(r.get("inputs") or "{}"))
             lines.append(f"| {front_label(front['path'])} | {r['buffer']}[{r['work_item']}] | {r['lane']} | {inputs} "
                          f"| `{r['expected']}` | {r['expected_value']} | `{r['actual']}` | {r['actual_value']} |")
     allowed = first["allowed"] if isinstance(first["allowed"], list) else json.loads(first["allowed"] or "[]")
@@ -273,7 +273,7 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp)) if stamp else "?"
 
 
-def _inputs_text(inputs: dict) -> str:
+def inputs_text(inputs: dict) -> str:
     """A row's inputs as ``in3: 1.5, -0; literal long: -9223372036854775807``."""
     parts = []
     for name, v in inputs.items():
