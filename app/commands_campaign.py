@@ -12,7 +12,7 @@ import click
 from rich.live import Live
 
 from app.commands_versions import install_releases
-from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, budget_start, console, fail, local_targets, open_corpus
+from app.options import DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus
 from corpus.stats import markdown, summarize
 from oracles import SEVERITIES
 
@@ -58,7 +58,7 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Time budget of the whole command (start-up, the campaign and the triage beside it); it "
                    "returns within it plus the wrap-up (writing the summary: seconds; at most 10% or 15 s).")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
+@corpus_option("SQLite corpus to write (created, with its folder, if missing).")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
                               "atomics, images, math).")
@@ -92,7 +92,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     A campaign's settings and state live in the corpus: running the same --name (default
     campaign-SEED) again resumes it with its stored settings.
 
-    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1 --budget images=2m
+    Example: clfuzz run --minutes 5 --drivers pocl,rusticl --seed 1 --budget images=2m
     """
     from dataclasses import replace
 

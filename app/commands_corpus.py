@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, open_corpus
+from app.options import console, corpus_option, fail, open_corpus
 from corpus.corners import corners
 from corpus.stats import LARGEST_TITLE, summarize
 from corpus.store import CorpusError
@@ -18,7 +18,7 @@ from lang.types import SCALARS
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only this campaign.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @click.option("--coverage", "show_coverage", is_flag=True,
@@ -27,9 +27,9 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
     """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found,
     and (math area) the largest error in ulps per function, type and driver, with its input.
 
-    Example: clfuzz stats --corpus c.db --coverage
+    Example: clfuzz stats --coverage
     """
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     summary = summarize(corpus, campaign)
     summary["corners"] = corners(corpus, campaign, missing=show_coverage)
     if as_json:
@@ -155,7 +155,7 @@ def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only this campaign.")
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="HTML file to write.")
@@ -165,11 +165,11 @@ def dashboard(corpus_path: str, campaign: str | None, out_path: str, reports_dir
     """Write a self-contained HTML page of a corpus: disagreements and buckets over time, throughput
     per driver, the coverage heat map, and the buckets with their reports. Opens without network.
 
-    Example: clfuzz dashboard --corpus c.db -o report.html
+    Example: clfuzz dashboard -o report.html
     """
     from app.dashboard import write_dashboard
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         written = write_dashboard(corpus, Path(out_path), campaign,
                                   reports_dir=Path(reports_dir) if reports_dir else None)

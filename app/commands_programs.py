@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from app.options import DEFAULT_CORPUS, fail, local_targets, open_corpus
+from app.options import corpus_option, fail, local_targets, open_corpus
 from corpus.store import CorpusError
 from lang.ir import InvalidProgram, Program
 
@@ -19,7 +19,7 @@ def _load_program(ref: str, corpus_path: str) -> Program:
             return Program.from_json(path.read_text())
         except (OSError, InvalidProgram) as e:
             raise fail(InvalidProgram(f"{ref}: {e}")) from None
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         return corpus.program(ref)
     except CorpusError as e:
@@ -28,13 +28,13 @@ def _load_program(ref: str, corpus_path: str) -> Program:
 
 @click.command()
 @click.argument("program_id")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--limit", type=int, default=10, show_default=True, help="Mismatching lanes shown per driver.")
 def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -> None:
     """Re-run a stored program (an id, id prefix or program .json file) and print expected vs actual.
 
-    Example: clfuzz replay 3fa2c1 --corpus c.db
+    Example: clfuzz replay 3fa2c1
     """
     from campaign.execute import execute
     from fuzz.drivers import Worker
@@ -60,7 +60,7 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
 
 @click.command()
 @click.argument("program_id", required=False)
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")
 @click.option("--random", "random_n", type=click.IntRange(min=1),
               help="Write N random programs (.cl where OpenCL C can express it, .spv, .json).")
@@ -75,8 +75,8 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
 
     \b
     Examples:
-      clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
-      clfuzz emit 3fa2c1 --corpus c.db --spirv -o out/     (out/ID.spv, out/ID.spvasm)
+      clfuzz emit 3fa2c1 > kernel.cl
+      clfuzz emit 3fa2c1 --spirv -o spv/                   (spv/ID.spv, spv/ID.spvasm)
       clfuzz emit --random 100 --seed 7 -o progs/          (ID.cl, ID.spv, ID.json each)
       clfuzz emit --random 20 --areas shapes -o shapes/    (loops, barriers, branches, calls)
     """

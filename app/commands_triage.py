@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from app.options import console, corpus_option, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.reads import bucket_rows, disagreement
 from corpus.store import CorpusError
@@ -20,7 +20,7 @@ from corpus.store import CorpusError
 
 @click.command("reduce")
 @click.argument("ref")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("--budget", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds the reduction may take (it stops with the smallest program found so far).")
 def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
@@ -30,14 +30,14 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     driver and path, operation and kind) and nothing smaller does. A timeout whose hang is
     undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow).
 
-    Example: clfuzz reduce 3fa2c1 --corpus c.db
+    Example: clfuzz reduce 3fa2c1
     """
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
     from triage.slow import decide, undecided
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path)
     try:
         row = find_row(corpus, ref)
         try:  # by its name: a release's target (rusticl-26.2) is discovered only when named
@@ -69,7 +69,7 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only disagreements of this campaign.")
 @click.option("--status", type=click.Choice(STATUSES), help="Only buckets with this status.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
@@ -83,12 +83,12 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
     which are the oracle's bugs and no bucket (``clfuzz stats --json`` counts them as
     ``oracle_defects``).
 
-    Example: clfuzz buckets --corpus c.db --status new
+    Example: clfuzz buckets --status new
     """
     from triage import slow
     from triage.buglist import bug_list, options_text
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
     if as_json:
         click.echo(json.dumps(found, indent=2, sort_keys=True))
@@ -132,7 +132,7 @@ def _when(stamp: float | None) -> str:
 @click.command()
 @click.argument("args", nargs=-1, metavar="[BUCKET] STATUS")
 @click.option("--all-new", is_flag=True, help="Give every new bucket STATUS (a team's baseline in one command).")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("--note", default="", help="Why (a vendor's bug link, a reason to ignore).")
 def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> None:
     """Set a bucket's status (new, reported, fixed or ignored; campaigns skip ignored ones), or with
@@ -150,7 +150,7 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> N
     status = args[-1]
     if status not in STATUSES:
         raise click.UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path)
     if all_new:
         click.echo(f"{mark_all_new(corpus, status, note)} new buckets marked {status}")
         return
@@ -162,18 +162,18 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str) -> N
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Text file to write (keep it under version control).")
 def baseline(corpus_path: str, out_path: str) -> None:
     """Write the buckets a team has dealt with (every status but new) as a reviewable text file,
     one line per bucket, for `clfuzz ci --baseline FILE`.
 
-    Example: clfuzz baseline --corpus c.db -o ci/clfuzz-baseline.txt
+    Example: clfuzz baseline -o ci/clfuzz-baseline.txt
     """
     from triage.baseline import write_baseline
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         n = write_baseline(corpus, Path(out_path))
     except OSError as e:
@@ -183,18 +183,18 @@ def baseline(corpus_path: str, out_path: str) -> None:
 
 @click.command()
 @click.argument("bucket")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder to write the report into.")
 def report(bucket: str, corpus_path: str, out_dir: str) -> None:
     """Write a vendor-ready report of a bucket: README.md, the kernel, a standalone repro.py. A
     bucket not reduced yet is reduced first, on this machine's driver (or the command says why not).
 
-    Example: clfuzz report 3fa2c1 --corpus c.db -o reports/3fa2c1
+    Example: clfuzz report 3fa2c1 -o reports/3fa2c1
     """
     from triage.report import write_report
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path)
     targets = local_targets(None)
     try:
         bucket = _reduced_first(corpus, corpus.bucket(bucket), targets)
@@ -226,18 +226,18 @@ def _reduced_first(corpus, bucket: dict, targets: list) -> str:
 
 @click.command("export-regressions")
 @click.argument("buckets", nargs=-1)
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("-o", "--out", "out_dir", default="corpus/regressions", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the regression files.")
 def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str) -> None:
     """Write reduced cases (every reduced bucket not ignored, or the BUCKETS given) as regression
     files that the test suite replays on every local driver.
 
-    Example: clfuzz export-regressions --corpus c.db
+    Example: clfuzz export-regressions --corpus lab.db
     """
     from triage.regressions import export
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         written = export(corpus, local_targets(None), Path(out_dir), list(buckets) or None)
     except CorpusError as e:

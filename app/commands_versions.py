@@ -8,7 +8,7 @@ import json
 import click
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from app.options import console, corpus_option, fail, local_targets, open_corpus
 from corpus.store import CorpusError
 
 
@@ -98,7 +98,7 @@ def install_releases(suites: tuple[str, ...] = (), mirror: str | None = None, re
 
 @click.command("versions")
 @click.argument("bucket")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update (not with --stored).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored map as JSON.")
 @click.option("--stored", is_flag=True, help="Show the stored map without running anything.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True)
@@ -107,12 +107,12 @@ def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout
     driver and record, per release, whether the oracle finds it: present, absent, different,
     cannot-build, failed or not-run (table release_checks of the corpus).
 
-    Example: clfuzz versions 3fa2c1 --corpus c.db
+    Example: clfuzz versions 3fa2c1
     """
     from fuzz.drivers import discover
     from triage.versions import check_bucket, release_range
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=stored)
     try:
         bid = corpus.bucket(bucket)["id"]
         if not stored:

@@ -1,12 +1,13 @@
-"""What the ``clfuzz`` commands share: the default corpus, the console they print to, and the
-turning of an option (a corpus path, driver names) into a library object, a library error
-becoming one line on stderr and exit status 1 (click's ``ClickException``), never a traceback.
+"""What the ``clfuzz`` commands share: the corpus option and its default, the console they print
+to, and the turning of an option (a corpus path, driver names) into a library object, a library
+error or bad input becoming one line on stderr and exit status 2 (:class:`BadInput`), never a
+traceback.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import click
 from rich.console import Console
@@ -16,7 +17,11 @@ from corpus.store import Corpus, CorpusError
 if TYPE_CHECKING:
     from fuzz.drivers import Target
 
-DEFAULT_CORPUS = "clfuzz.db"
+DEFAULT_CORPUS = "out/campaign.db"
+"""The corpus every command reads or grows unless given ``--corpus`` (or :data:`CORPUS_ENV`): the
+path ``bash setup.sh campaign`` writes, relative to the current folder."""
+CORPUS_ENV = "CLFUZZ_CORPUS"
+"""The environment variable that overrides :data:`DEFAULT_CORPUS` (``--corpus`` overrides both)."""
 DEFAULT_SEVERITY = "recommendation"
 """The least severe new bucket that fails ``clfuzz ci`` by default (violations and recommendations
 fail; tolerance and letter deviations and slow runs, severity performance, are listed): ``--severity``."""
@@ -52,9 +57,23 @@ def process_started() -> float:
         return time.monotonic()
 
 
-def fail(e: Exception) -> click.ClickException:
+class BadInput(click.ClickException):
+    """A command's input cannot be used (a corpus, id, path, driver or program file): one line on
+    stderr saying what is wrong and what to do, exit status 2 (click's own for bad usage)."""
+
+    exit_code = 2
+
+
+def fail(e: Exception | str) -> BadInput:
     """``e`` as a one-line command error: its message's first line (its type's name if it has none)."""
-    return click.ClickException(str(e).splitlines()[0] if str(e) else type(e).__name__)
+    return BadInput(str(e).splitlines()[0] if str(e) else type(e).__name__)
+
+
+def corpus_option(what: str = "SQLite corpus to read.") -> Callable:
+    """The ``--corpus PATH`` option (its help ``what``) of a command that reads or grows a corpus:
+    default :data:`DEFAULT_CORPUS`, overridden by :data:`CORPUS_ENV`; both shown in ``--help``."""
+    return click.option("--corpus", "corpus_path", metavar="PATH", default=DEFAULT_CORPUS, envvar=CORPUS_ENV,
+                        show_default=True, show_envvar=True, help=what)
 
 
 def local_targets(drivers: str | None) -> list[Target]:
@@ -68,9 +87,10 @@ def local_targets(drivers: str | None) -> list[Target]:
         raise fail(e) from None
 
 
-def open_corpus(path: str, create: bool) -> Corpus:
-    """The corpus at ``path`` (created if missing where ``create``)."""
+def open_corpus(path: str, create: bool = False, read_only: bool = False) -> Corpus:
+    """The corpus at ``path``: created if missing where ``create``; opened so that nothing can
+    write it where ``read_only`` (the reading commands: corpus.store.Corpus)."""
     try:
-        return Corpus(path, create=create)
+        return Corpus(path, create=create, read_only=read_only)
     except CorpusError as e:
         raise fail(e) from None
