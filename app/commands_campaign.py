@@ -12,7 +12,8 @@ import click
 from rich.live import Live
 
 from app.commands_versions import install_releases
-from app.options import DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus
+from app.options import (DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus,
+                         output_path)
 from corpus.stats import markdown, summarize
 from oracles import SEVERITIES
 
@@ -105,6 +106,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 
     ctx = click.get_current_context()
     corpus = open_corpus(corpus_path, create=True)
+    summary_out = output_path(summary_path or f"{corpus_path}.summary.md")  # before the campaign
     name = name or f"campaign-{seed}"
     stored = stored_settings(corpus, name)
     given = {p for p in ("seed", "areas", "statements", "global_size", "budget", "area_floor")
@@ -140,13 +142,12 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
                                      budgets=budgets, name=name, timeout_s=timeout, on_slice=on_slice)
         except (CampaignError, ClusterError) as e:
             raise fail(e) from None
-        out = Path(summary_path or f"{corpus_path}.summary.md")
-        out.write_text(summary_markdown(corpus, result.name))
+        summary_out.write_text(summary_markdown(corpus, result.name))
         for node, n in result.nodes.items():
             click.echo(f"{node} ({', '.join(n.targets)}): {n.slices} slices, {n.programs} programs, "
                        f"{n.judged:,} lanes, {n.mismatches:,} mismatching, {len(n.errors)} failed slices")
         click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
-                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
+                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {summary_out}")
         return
     from fuzz.drivers import discover
     from triage.beside import Beside, pending
@@ -207,11 +208,10 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from triage.buglist import markdown as bug_markdown
 
     summary = summarize(corpus, result.name)
-    out = Path(summary_path or f"{corpus_path}.summary.md")
     head, _, rest = markdown(summary).partition("\n\n")
-    out.write_text(f"{head}\n\n{bug_markdown(bug_list(corpus.buckets(result.name)))}\n{rest}")
+    summary_out.write_text(f"{head}\n\n{bug_markdown(bug_list(corpus.buckets(result.name)))}\n{rest}")
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
-               f"({result.pending} left pending); corpus {corpus_path}, summary {out}")
+               f"({result.pending} left pending); corpus {corpus_path}, summary {summary_out}")
 
 
 @click.command("ci")
@@ -250,6 +250,8 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
         if c.failing:
             click.echo(f"  {c.outcome.upper():6} {c.classname}  {c.name}")
 
+    if junit_path:
+        output_path(junit_path)  # before the regressions are replayed
     try:
         names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
         known = read_baseline(Path(baseline_path)) if baseline_path else frozenset()

@@ -10,7 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import console, corpus_option, fail, open_corpus
+from app.options import console, corpus_option, fail, open_corpus, output_path
 from corpus.corners import corners
 from corpus.stats import LARGEST_TITLE, summarize
 from corpus.store import CorpusError
@@ -29,7 +29,7 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
 
     Example: clfuzz stats --coverage
     """
-    corpus = open_corpus(corpus_path, read_only=True)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     summary = summarize(corpus, campaign)
     summary["corners"] = corners(corpus, campaign, missing=show_coverage)
     if as_json:
@@ -159,7 +159,7 @@ def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
 @click.option("--campaign", help="Only this campaign.")
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="HTML file to write.")
-@click.option("--reports", "reports_dir", type=click.Path(file_okay=False),
+@click.option("--reports", "reports_dir", type=click.Path(exists=True, file_okay=False),
               help="Also link each bucket to DIR/BUCKET/README.md where `clfuzz report` wrote one.")
 def dashboard(corpus_path: str, campaign: str | None, out_path: str, reports_dir: str | None) -> None:
     """Write a self-contained HTML page of a corpus: disagreements and buckets over time, throughput
@@ -169,9 +169,10 @@ def dashboard(corpus_path: str, campaign: str | None, out_path: str, reports_dir
     """
     from app.dashboard import write_dashboard
 
-    corpus = open_corpus(corpus_path, read_only=True)
+    out = output_path(out_path)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     try:
-        written = write_dashboard(corpus, Path(out_path), campaign,
+        written = write_dashboard(corpus, out, campaign,
                                   reports_dir=Path(reports_dir) if reports_dir else None)
     except (CorpusError, OSError) as e:
         raise fail(e) from None

@@ -12,7 +12,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import console, corpus_option, fail, local_targets, open_corpus
+from app.options import console, corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.buckets import STATUSES
 from corpus.reads import bucket_rows, disagreement
 from corpus.store import CorpusError
@@ -88,7 +88,7 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json:
     from triage import slow
     from triage.buglist import bug_list, options_text
 
-    corpus = open_corpus(corpus_path, read_only=True)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
     if as_json:
         click.echo(json.dumps(found, indent=2, sort_keys=True))
@@ -173,9 +173,10 @@ def baseline(corpus_path: str, out_path: str) -> None:
     """
     from triage.baseline import write_baseline
 
+    out = output_path(out_path)
     corpus = open_corpus(corpus_path, read_only=True)
     try:
-        n = write_baseline(corpus, Path(out_path))
+        n = write_baseline(corpus, out)
     except OSError as e:
         raise fail(e) from None
     click.echo(f"{n} buckets in {out_path}")
@@ -194,12 +195,13 @@ def report(bucket: str, corpus_path: str, out_dir: str) -> None:
     """
     from triage.report import write_report
 
+    out = output_path(out_dir, folder=True)  # before the reduction
     corpus = open_corpus(corpus_path)
     targets = local_targets(None)
     try:
         bucket = _reduced_first(corpus, corpus.bucket(bucket), targets)
-        folder = write_report(corpus, bucket, out_dir, targets)
-    except CorpusError as e:
+        folder = write_report(corpus, bucket, out, targets)
+    except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
 
@@ -237,9 +239,10 @@ def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str)
     """
     from triage.regressions import export
 
+    out = output_path(out_dir, folder=True)  # before the runs
     corpus = open_corpus(corpus_path, read_only=True)
     try:
-        written = export(corpus, local_targets(None), Path(out_dir), list(buckets) or None)
-    except CorpusError as e:
+        written = export(corpus, local_targets(None), out, list(buckets) or None)
+    except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))

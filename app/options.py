@@ -6,12 +6,15 @@ traceback.
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import click
 from rich.console import Console
 
+from corpus.reads import check_campaign
 from corpus.store import Corpus, CorpusError
 
 if TYPE_CHECKING:
@@ -76,6 +79,27 @@ def corpus_option(what: str = "SQLite corpus to read.") -> Callable:
                         show_default=True, show_envvar=True, help=what)
 
 
+def output_path(path: str | Path, folder: bool = False) -> Path:
+    """``path`` as a :class:`~pathlib.Path` where this process can write it: a folder (``folder``)
+    or a file that exists and is writable, or that can be created (its nearest existing parent
+    folder is writable); else :class:`BadInput`. Commands check their outputs with it before the
+    long work that writes them (a reduction, a replay, a campaign)."""
+    p = Path(path)
+    what = "folder" if folder else "file"
+    if p.exists():
+        if p.is_dir() != folder:
+            raise fail(f"{p} is {'a file' if folder else 'a folder'}: give the path of a {what}")
+        if not os.access(p, os.W_OK | (os.X_OK if folder else 0)):
+            raise fail(f"cannot write {p}: permission denied; give another {what} with -o")
+        return p
+    parent = p.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise fail(f"cannot create {p}: {parent} is not a folder this user may write; give another {what}")
+    return p
+
+
 def local_targets(drivers: str | None) -> list[Target]:
     """The local OpenCL targets named in ``drivers`` (comma-separated; None: every device found)."""
     from fuzz.drivers import UnknownDriver, discover, select
@@ -87,10 +111,13 @@ def local_targets(drivers: str | None) -> list[Target]:
         raise fail(e) from None
 
 
-def open_corpus(path: str, create: bool = False, read_only: bool = False) -> Corpus:
+def open_corpus(path: str, create: bool = False, read_only: bool = False, campaign: str | None = None) -> Corpus:
     """The corpus at ``path``: created if missing where ``create``; opened so that nothing can
-    write it where ``read_only`` (the reading commands: corpus.store.Corpus)."""
+    write it where ``read_only`` (the reading commands: corpus.store.Corpus); with ``campaign``
+    (a command's ``--campaign``), one that has that campaign."""
     try:
-        return Corpus(path, create=create, read_only=read_only)
+        corpus = Corpus(path, create=create, read_only=read_only)
+        check_campaign(corpus, campaign)
+        return corpus
     except CorpusError as e:
         raise fail(e) from None

@@ -116,7 +116,8 @@ class Corpus:
                                   "or name another with --corpus")
             if p.exists() and p.is_dir():
                 raise CorpusError(f"{self.path} is a directory, not a corpus file")
-            p.parent.mkdir(parents=True, exist_ok=True)
+            if not self.read_only:
+                self._writable_here(p)
         try:
             if self.read_only:
                 self.db = sqlite_utils.Database(_read_only(Path(self.path)))
@@ -131,6 +132,20 @@ class Corpus:
             raise CorpusError(
                 f"{self.path} is not a usable clfuzz corpus ({e}); move it aside or pass another --corpus path"
             ) from None
+
+    @staticmethod
+    def _writable_here(p: Path) -> None:
+        """Raise :class:`CorpusError` where this process cannot write the corpus ``p`` (or create
+        it, with its folder): a command that writes a corpus needs both the file and its folder."""
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CorpusError(f"cannot create the folder of the corpus {p}: {e.strerror}; pass another --corpus path") \
+                from None
+        if not _writable(p) if p.exists() else not os.access(p.parent, os.W_OK | os.X_OK):
+            raise CorpusError(f"{p} cannot be {'written' if p.exists() else 'created'} by this user (a command that "
+                              "records something needs the corpus file and its folder writable; the reading commands "
+                              "only read): pass another --corpus path, or copy the corpus")
 
     # ---- writing ---------------------------------------------------------------------------
 

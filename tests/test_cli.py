@@ -362,3 +362,83 @@ def test_a_reading_command_upgrades_an_old_writable_corpus_and_refuses_a_write_p
     assert refused.returncode == 2 and not refused.stdout and "Traceback" not in refused.stderr
     assert refused.stderr.startswith("Error: ") and len(refused.stderr.strip().splitlines()) == 1
     assert "schema 12" in refused.stderr and "copy it" in refused.stderr and meta(protected) == "12"
+
+
+def _program_file(tmp_path: Path, change) -> Path:
+    """A one-statement program (``convert_int_rte`` of a float input) as a program .json file,
+    ``change`` applied to its JSON form (lang.ir.to_data)."""
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store, to_data
+    from lang.types import Type
+
+    f, i = Type("float"), Type("int")
+    program = Program((Buffer("in0", f, "in", Fill(3, (1, 2), 3)), Buffer("out0", i, "out")),
+                      (Store("out0", Op("convert", (Load("in0", f),), i, (("rounding", "rte"),))),), 4)
+    data = to_data(program)
+    change(data, data["body"][0]["value"])
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _set(key, value):
+    return lambda data, op: op.__setitem__(key, value)
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda data, op: None, None),  # the program as written: fine
+    (_set("op", "frobnicate"), "unknown operation 'frobnicate'"),
+    (lambda data, op: op["args"].append(op["args"][0]), "convert takes 1 operands, not 2"),
+    (_set("args", [{"literal": [1 << 40], "type": "float"}]), "does not fit float"),
+    (lambda data, op: data["buffers"][0]["fill"].__setitem__("seed", -1), "a seed of at least 0"),
+    (_set("attrs", {"rounding": 7}), "attributes are not ones clfuzz can"),
+    (_set("type", "int7"), "malformed program"),
+])
+def test_a_bad_program_file_is_one_line_for_emit_and_replay(tmp_path, change, needle):
+    path = _program_file(tmp_path, change)
+    emitted = CliRunner().invoke(cli, ["emit", str(path)])
+    if needle is None:
+        assert emitted.exit_code == 0 and "convert_int_rte(in0[gid])" in emitted.output, emitted.output
+        return
+    _one_line_error(emitted, str(path), needle)
+    # replay reads the file before it looks for a driver: no driver needed to refuse it
+    _one_line_error(CliRunner().invoke(cli, ["replay", str(path), "--drivers", "none-such"]), needle)
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A folder no one may write into."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o555)
+    yield folder
+    folder.chmod(0o755)
+
+
+def test_outputs_into_a_folder_no_one_may_write_are_refused_before_the_work(tmp_path, locked):
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    for args, needle in (
+        (["report", bucket, "--corpus", str(db), "-o", str(locked / "r")], "cannot create"),
+        (["emit", "--random", "3", "-o", str(locked / "progs")], "cannot create"),
+        (["export-regressions", bucket, "--corpus", str(db), "-o", str(locked / "reg")], "cannot create"),
+        (["baseline", "--corpus", str(db), "-o", str(locked / "b.txt")], "cannot create"),
+        (["dashboard", "--corpus", str(db), "-o", str(locked / "d.html")], "cannot create"),
+        (["run", "--corpus", str(locked / "c.db"), "--minutes", "0.1"], "cannot be created"),
+        (["ci", "--junit", str(locked / "x.xml"), "--minutes", "0"], "cannot create"),  # before the replay
+    ):
+        started = time.monotonic()
+        done = _cli_unprivileged(*args)
+        assert done.returncode == 2 and not done.stdout and "Traceback" not in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and needle in done.stderr, (args, done.stderr)
+        assert time.monotonic() - started < 30, args  # refused before reducing, drawing, replaying or fuzzing
+    assert list(locked.iterdir()) == []
+
+
+def test_an_unknown_campaign_is_one_line(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_a_bucket(db)
+    Corpus(db).update_campaign("nightly", 1, {}, 0, 0)
+    for command in (["stats"], ["buckets"], ["dashboard", "-o", str(tmp_path / "d.html")]):
+        _one_line_error(CliRunner().invoke(cli, [*command, "--corpus", str(db), "--campaign", "nightyl"]),
+                        "no campaign 'nightyl'", "its campaigns: nightly")
+    assert CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--campaign", "nightly"]).exit_code == 0
