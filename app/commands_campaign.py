@@ -97,7 +97,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     """
     from dataclasses import replace
 
-    from app.display import line, render
+    from app.display import line, render, triage_line
     from campaign.campaign import run_campaign
     from campaign.scheduler import BudgetError, parse_budgets
     from campaign.settings import CampaignError, stored_settings
@@ -169,8 +169,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     def event(what, bucket):
         triaged[what] = triaged.get(what, 0) + 1
         if not live or what == "failed":
-            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}"
-                       + (f": {bucket['error']} (a clfuzz bug: please report it)" if what == "failed" else ""))
+            click.echo(triage_line(what, bucket))
 
     from fuzz.drivers.releases import installed
 
@@ -198,8 +197,9 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
     left = pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
-               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed; {left} pending (reduced first when the campaign resumes, "
-               f"or `clfuzz reduce BUCKET`)")
+               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed, "
+               f"{triaged.get('stopped', 0)} stopped at the deadline; {left} pending (reduced first when the "
+               f"campaign resumes, or `clfuzz reduce BUCKET`)")
     if any(triaged.get(k) for k in ("hang", "finished", "undecided")):
         click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
                    f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "
