@@ -71,15 +71,15 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
 
 
 def _print_largest_errors(rows: list[dict]) -> None:
-    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, type and driver, and the
-    operands of the lane that made it (corpus.stats.largest_errors)."""
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, element type and driver,
+    the type of the lane that made it and its operands (corpus.stats.largest_errors)."""
     t = Table(title=LARGEST_TITLE)
-    for col in ("operation", "type", "driver", "ulps", "within bound", "input"):
+    for col in ("operation", "type", "driver", "ulps", "within bound", "worst on", "input"):
         t.add_column(col, overflow="fold")
     for r in rows:
         text = r["input"] if len(r["input"]) <= 80 else r["input"][:79] + "…"
         t.add_row(escape(r["operation"]), r["type"], escape(r["target"]), f"{r['ulps']:g}",
-                  "yes" if r["accepted"] else "[bold red]no[/]", escape(text))
+                  "yes" if r["accepted"] else "[bold red]no[/]", r["example_type"], escape(text))
     console.print(t)
 
 

@@ -442,3 +442,26 @@ def test_an_unknown_campaign_is_one_line(tmp_path):
         _one_line_error(CliRunner().invoke(cli, [*command, "--corpus", str(db), "--campaign", "nightyl"]),
                         "no campaign 'nightyl'", "its campaigns: nightly")
     assert CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--campaign", "nightly"]).exit_code == 0
+
+
+def _corpus_with_an_infinite_error(path: Path) -> None:
+    """A corpus whose errors table (math area) holds an infinite error in ulps beside a finite one,
+    as a GPU driver's infinite result for a finite reference leaves it."""
+    c = Corpus(path)
+    error = {"buffer": "out0", "operation": "tan", "type": "float4", "accepted": 0, "rule": "math.tan.float.ulp",
+             "bound": "tan on float is within 4 ulp", "work_item": 0, "lane": 1, "expression": "tan(in0[gid])",
+             "inputs": '{"in0": {"type": "float4", "values": ["1", "0x1.921fb6p+0", "3", "4"]}}',
+             "reference": "-0x1.5d14p+24", "actual_value": "inf"}
+    c.add_run({"program_id": "p", "target": "nvidia", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+               "checks": 4, "judged": 4, "mismatches": 0},
+              [], [{**error, "ulps": float("inf")}, {**error, "operation": "sin", "ulps": 2.5, "accepted": 1}])
+    c.close()
+
+
+def test_the_dashboard_of_a_corpus_with_infinite_errors(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_an_infinite_error(db)
+    done = CliRunner().invoke(cli, ["dashboard", "--corpus", str(db), "-o", str(tmp_path / "d.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "d.html").read_text()
+    assert "<tr><td><code>tan</code></td><td>float</td><td>nvidia</td><td class=n>inf</td>" in page
