@@ -3,10 +3,9 @@ no code with the oracle (triage.audit) and print every verdict it cannot reprodu
 
 from __future__ import annotations
 
-import json
-
 import click
 
+from app.json_forms import echo_json
 from app.options import corpus_option, fail, open_corpus
 from corpus.store import CorpusError
 
@@ -33,7 +32,7 @@ def audit(corpus_path: str, sample: int, as_json: bool) -> None:
     except CorpusError as e:
         raise fail(e) from None
     if as_json:
-        click.echo(json.dumps(report_json(result), indent=2))
+        echo_json("audit", report_json(result))
     else:
         for line in report_lines(result):
             click.echo(line)

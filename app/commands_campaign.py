@@ -3,7 +3,6 @@ cluster's), ``ci`` replays the regression files and runs a smoke campaign on the
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ import click
 from rich.live import Live
 
 from app.commands_versions import install_releases
+from app.json_forms import echo_json
 from app.options import (DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus,
                          output_path)
 from corpus.stats import markdown, summarize
@@ -19,7 +19,7 @@ from oracles import SEVERITIES
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON (docs/commands.md).")
 @click.option("--releases", "with_releases", is_flag=True,
               help="Also the drivers of the installed Debian releases (`clfuzz releases install`).")
 @click.option("--install-versions", is_flag=True,
@@ -45,8 +45,7 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
     targets += variants() if with_variants else []
     unavailable = dict(UNAVAILABLE) if releases or with_variants else {}
     if as_json:
-        records = describe(targets) + [{"name": name, "unavailable": why} for name, why in unavailable.items()]
-        click.echo(json.dumps(records, indent=2, sort_keys=True))
+        echo_json("drivers", {"drivers": describe(targets), "unavailable": unavailable})
         return
     console.print(table(targets))
     for name, why in unavailable.items():

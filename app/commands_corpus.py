@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
+from app.json_forms import echo_json
 from app.options import console, corpus_option, fail, open_corpus, output_path
 from corpus.corners import corners
 from corpus.stats import LARGEST_TITLE, summarize
@@ -33,7 +33,7 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
     summary = summarize(corpus, campaign)
     summary["corners"] = corners(corpus, campaign, missing=show_coverage)
     if as_json:
-        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+        echo_json("stats", summary)
         return
     if show_coverage:
         _print_coverage(summary["coverage"])

@@ -3,11 +3,10 @@ them (``releases``), and check on which releases a bucket shows (``versions``)."
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 
+from app.json_forms import echo_json
 from app.options import console, corpus_option, fail, local_targets, open_corpus
 from corpus.store import CorpusError
 
@@ -47,7 +46,7 @@ def releases(ctx: click.Context, as_json: bool) -> None:
         return
     rows, unavailable = _release_rows()
     if as_json:
-        click.echo(json.dumps({"releases": rows, "unavailable": unavailable}, indent=2, sort_keys=True))
+        echo_json("releases", {"releases": rows, "unavailable": unavailable})
         return
     if not rows:
         click.echo("no release installed: `clfuzz releases install` (as root) builds them", err=True)
@@ -122,7 +121,7 @@ def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout
         raise fail(e) from None
     checks = release_range(corpus, bid)
     if as_json:
-        click.echo(json.dumps({"bucket": bid, "releases": checks}, indent=2, sort_keys=True))
+        echo_json("versions", {"bucket": bid, "releases": checks})
         return
     t = Table(title=f"bucket {bid}: release range")
     for column in ("target", "release", "version", "verdict", "detail"):

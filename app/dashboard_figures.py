@@ -203,7 +203,7 @@ CAP_ULPS = 1e4
 """Where the ulp colour scale ends: a larger finite error takes its top colour (the hover gives
 its value). The largest bound the specification gives is 8192 ulp (the ``half_`` functions,
 OpenCL C 3.0 §7.4 Table 65): an error beyond the cap is beyond every bound, a wrong value."""
-INFINITE = "#253494"
+INFINITE = "rgb(37,52,148)"
 """The colour of an infinite error (an infinite or NaN result where the reference is finite)."""
 
 

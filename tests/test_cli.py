@@ -465,3 +465,27 @@ def test_the_dashboard_of_a_corpus_with_infinite_errors(tmp_path):
     assert done.exit_code == 0, done.output
     page = (tmp_path / "d.html").read_text()
     assert "<tr><td><code>tan</code></td><td>float</td><td>nvidia</td><td class=n>inf</td>" in page
+
+
+def test_every_json_output_is_an_object_with_its_schema_version(tmp_path):
+    """stats, audit and versions --json here (drivers and releases: test_releases, tests/drivers):
+    an object whose ``schema`` is the version app.json_forms keeps, in strict JSON."""
+    from app.json_forms import SCHEMAS
+
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    for command, args in (("stats", []), ("audit", []), ("versions", [bucket, "--stored"])):
+        done = CliRunner().invoke(cli, [command, *args, "--corpus", str(db), "--json"])
+        assert done.exit_code == 0, done.output
+        data = json.loads(done.output, parse_constant=lambda c: pytest.fail(f"{command}: {c} is not JSON"))
+        assert isinstance(data, dict) and data["schema"] == SCHEMAS[command] == 1, command
+    assert set(SCHEMAS) >= {"drivers", "releases", "stats", "audit", "versions"}
+
+
+def test_an_infinite_error_is_the_string_inf_in_strict_json(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_an_infinite_error(db)
+    done = CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.output, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert [(e["operation"], e["ulps"]) for e in data["largest_errors"]] == [("sin", 2.5), ("tan", "inf")]
