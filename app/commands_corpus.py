@@ -129,21 +129,20 @@ def corpus_group() -> None:
 
 @corpus_group.command("merge")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Corpus to merge into (created if missing; may be one of the sources).")
-def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
+@corpus_option("Corpus to merge into (created if missing; may be one of the sources).", "-o", "--out")
+def corpus_merge(sources: tuple[str, ...], corpus_path: str) -> None:
     """Union corpora from several machines into one, without duplicates, keeping bucket status
-    (the later change wins) and campaign state.
+    (the later change wins) and campaign state. The sources are only read.
 
     Example: clfuzz corpus merge lab1.db lab2.db -o all.db
     """
     from corpus.merge import merge
 
     for src in sources:
-        open_corpus(src, create=False).close()  # a missing or unusable source: one line, nothing written
-    into = open_corpus(out_path, create=True)
+        open_corpus(src, read_only=True).close()  # a missing or unusable source: one line, nothing written
+    into = open_corpus(corpus_path, create=True)
     for src in sources:
-        if Path(src).resolve() == Path(out_path).resolve():
+        if Path(src).resolve() == Path(corpus_path).resolve():
             continue
         try:
             m = merge(into, src)
@@ -151,7 +150,7 @@ def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
             raise fail(e) from None
         click.echo(f"{src}: +{m.programs} programs, +{m.runs} runs, +{m.disagreements} disagreements, "
                    f"+{m.buckets} buckets, +{m.reductions} reductions, +{m.campaigns} campaigns")
-    click.echo(f"wrote {out_path}")
+    click.echo(f"wrote {corpus_path}")
 
 
 @click.command()

@@ -72,11 +72,12 @@ def fail(e: Exception | str) -> BadInput:
     return BadInput(str(e).splitlines()[0] if str(e) else type(e).__name__)
 
 
-def corpus_option(what: str = "SQLite corpus to read.") -> Callable:
-    """The ``--corpus PATH`` option (its help ``what``) of a command that reads or grows a corpus:
-    default :data:`DEFAULT_CORPUS`, overridden by :data:`CORPUS_ENV`; both shown in ``--help``."""
-    return click.option("--corpus", "corpus_path", metavar="PATH", default=DEFAULT_CORPUS, envvar=CORPUS_ENV,
-                        show_default=True, show_envvar=True, help=what)
+def corpus_option(what: str = "SQLite corpus to read.", *names: str) -> Callable:
+    """The ``--corpus PATH`` option (or ``names``: ``-o``, ``--out``; its help ``what``) of a command
+    that reads or grows a corpus: default :data:`DEFAULT_CORPUS`, overridden by
+    :data:`CORPUS_ENV`; both shown in ``--help``."""
+    return click.option(*(names or ("--corpus",)), "corpus_path", metavar="PATH", default=DEFAULT_CORPUS,
+                        envvar=CORPUS_ENV, show_default=True, show_envvar=True, help=what)
 
 
 def output_path(path: str | Path, folder: bool = False) -> Path:

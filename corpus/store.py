@@ -49,8 +49,7 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-def _connect(path: Path, *flags: str) -> sqlite3.Connection:
-    uri = path.resolve().as_uri() + "?" + "&".join(("mode=ro", *flags))
+def _connect(uri: str) -> sqlite3.Connection:
     conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
     try:
         conn.execute("select count(*) from sqlite_master").fetchone()
@@ -60,19 +59,27 @@ def _connect(path: Path, *flags: str) -> sqlite3.Connection:
     return conn
 
 
-def _read_only(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write the corpus at ``path`` (SQLite's URI ``mode=ro``), its schema
-    current. A corpus in WAL mode needs its shared-memory file beside it; where nothing may be
-    created there (a read-only folder, an immutable file) and its log holds no write, it is read
-    as ``immutable``. A corpus of an older schema is first upgraded where this process may write
-    it (corpus.schema.upgrade), else refused in one line."""
+def read_only_uri(path: Path) -> str:
+    """The SQLite URI that opens the corpus file at ``path`` so that nothing can write it
+    (``mode=ro``). A corpus in WAL mode needs its shared-memory file beside it; where nothing may
+    be created there (a read-only folder, an immutable file) and its log holds no write, the URI
+    reads it as ``immutable``."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
     try:
-        conn = _connect(path)
+        _connect(uri).close()
     except sqlite3.OperationalError:
         log = Path(f"{path}-wal")
         if _writable(path) or (log.exists() and log.stat().st_size):
             raise
-        conn = _connect(path, "immutable=1")
+        uri += "&immutable=1"
+    return uri
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write the corpus at ``path`` (:func:`read_only_uri`), its schema
+    current: a corpus of an older schema is first upgraded where this process may write it
+    (corpus.schema.upgrade), else refused in one line."""
+    conn = _connect(read_only_uri(path))
     stale = outdated(sqlite_utils.Database(conn), str(path))
     if stale is None:
         return conn
@@ -122,7 +129,7 @@ class Corpus:
             if self.read_only:
                 self.db = sqlite_utils.Database(_read_only(Path(self.path)))
                 return
-            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, uri=True)  # merge attaches URIs
             self.db = sqlite_utils.Database(conn)
             if self.path != ":memory:":
                 self.db.execute("PRAGMA journal_mode=WAL")

@@ -336,6 +336,8 @@ def test_reading_commands_read_a_corpus_nothing_may_write(write_protected, tmp_p
     assert stats.returncode == 0 and json.loads(stats.stdout)["buckets"]["total"] == 1, stats.stderr
     page = _cli_unprivileged("dashboard", "--corpus", db, "-o", str(tmp_path / "d.html"))
     assert page.returncode == 0 and (tmp_path / "d.html").stat().st_size > 1000, page.stderr
+    merged = _cli_unprivileged("corpus", "merge", db, "-o", str(tmp_path / "m.db"))  # a source is only read
+    assert merged.returncode == 0 and Corpus(tmp_path / "m.db").bucket(bucket)["rows"] == 1, merged.stderr
     assert _snapshot(folder) == before
     marked = _cli_unprivileged("mark", bucket, "ignored", "--corpus", db)
     assert marked.returncode == 2 and "Traceback" not in marked.stderr, marked.stderr
