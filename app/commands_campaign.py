@@ -203,12 +203,15 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
                    f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "
                    "(the triage share or the deadline left too little: `clfuzz reduce BUCKET` decides them)")
-    from triage.buglist import bug_list
-    from triage.buglist import markdown as bug_markdown
+    from triage.bugs import listed
+    from triage.bugs import markdown as bug_markdown
 
     summary = summarize(corpus, result.name)
     head, _, rest = markdown(summary).partition("\n\n")
-    summary_out.write_text(f"{head}\n\n{bug_markdown(bug_list(corpus.buckets(result.name)))}\n{rest}")
+    found = listed(corpus, result.name)[0]
+    summary_out.write_text(f"{head}\n\n{bug_markdown(found)}\n{rest}")
+    click.echo(f"bug list: {len(found)} bugs in {sum(len(g.buckets) for g in found)} buckets "
+               f"(`clfuzz buckets --corpus {corpus_path}`)")
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
                f"({result.pending} left pending); corpus {corpus_path}, summary {summary_out}")
 

@@ -5,6 +5,7 @@ set their status (``mark``), write a vendor report (``report``) and regression f
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import click
@@ -15,6 +16,7 @@ from app.options import console, corpus_option, fail, local_targets, open_corpus
 from corpus.buckets import STATUSES
 from corpus.reads import bucket_rows, disagreement
 from corpus.store import CorpusError
+from oracles import SEVERITIES
 
 
 @click.command("reduce")
@@ -69,42 +71,124 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
 @click.command()
 @corpus_option()
-@click.option("--campaign", help="Only disagreements of this campaign.")
-@click.option("--status", type=click.Choice(STATUSES), help="Only buckets with this status.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
-def buckets(corpus_path: str, campaign: str | None, status: str | None, as_json: bool) -> None:
-    """The bug list: one line per bucket (one bug), what needs a person first (new, then most
-    severe, then most rows): driver, paths, faulty operation, deviation of the wrong value (a
-    timeout: the time it was given, its re-run, the other drivers' times), rule (its section in
-    --json), build options (and those it was seen only under), severity, rows, reduced size, first
-    and last seen, status.
+@click.option("--campaign", help="Only the buckets this campaign saw.")
+@click.option("--status", type=click.Choice(STATUSES), help="Only bugs with this status.")
+@click.option("--driver", help="Only bugs of this driver (its family, e.g. pocl, or a target, e.g. rusticl/spirv).")
+@click.option("--severity", type=click.Choice(list(SEVERITIES)), help="Only bugs of this severity.")
+@click.option("--buckets", "flat", is_flag=True, help="One line per bucket instead of one per bug.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts: {schema, bugs, buckets}.")
+def buckets(corpus_path: str, campaign: str | None, status: str | None, driver: str | None, severity: str | None,
+            flat: bool, as_json: bool) -> None:
+    """The bug list: one line per bug (buckets of one driver that evidence shows to be one bug,
+    triage.bugs), what most needs a person first (most severe, then new, then most rows): id,
+    severity, status, driver, paths, faulty operation and element types, deviation, rows, buckets,
+    reduced size, where the vendor's bug is. Piped, plain tab-separated lines, the id first.
+    --buckets lists the buckets instead (each still addressable by its own id).
     After it, the oracle defects: lanes whose expectation the re-derivation did not confirm,
     which are the oracle's bugs and no bucket (``clfuzz stats --json`` counts them as
     ``oracle_defects``).
 
-    Example: clfuzz buckets --status new
+    \b
+    Examples:
+      clfuzz buckets --status new --severity violation
+      clfuzz buckets --driver pocl --buckets
+      clfuzz buckets --json | jq '.bugs[0]'
     """
-    from triage import slow
-    from triage.buglist import bug_list, options_text
+    from triage import bugs as bug_level
 
     corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
-    found = bug_list(b for b in corpus.buckets(campaign) if status is None or b["status"] == status)
+    found, entries = bug_level.listed(corpus, campaign)
+    shown = [g for g in found if _wanted(g.buckets, driver, severity and [bug_level.severity(g)], status and
+                                         [bug_level.status(g)], severity, status)]
     if as_json:
-        click.echo(json.dumps(found, indent=2, sort_keys=True))
+        keep = {b["id"] for g in shown for b in g.buckets}
+        click.echo(json.dumps({"schema": BUCKETS_JSON_SCHEMA, "bugs": [bug_level.as_json(g) for g in shown],
+                               "buckets": [b for b in entries if b["id"] in keep]}, indent=2, sort_keys=True))
         return
-    t = Table(title=f"{corpus_path}: {len(found)} buckets")
-    for col in ("bucket", "status", "severity", "driver", "paths", "operation", "deviation", "rule", "build options",
-                "rows", "reduced", "seen again", "first seen", "last seen"):
-        t.add_column(col)
-    for b in found:
-        reduced = f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else ""
-        again = b["confirmation"] + (f" {b['reproduced']}" if b.get("reproduced") else "")
-        t.add_row(b["id"], b["status"], b["severity"], b["driver"], ", ".join(b["paths"]), b["operation"],
-                  (b["deviation"] or b["kind"]) + (f": {slow.text(b)}" if b["slow"] else ""), b["rule"],
-                  options_text(b),
-                  str(b["rows"]), reduced, again, _when(b["first_seen"]), _when(b["last_seen"]))
-    console.print(t)
+    if flat:
+        rows = [_bucket_line(b) for g in shown for b in g.buckets if _wanted([b], driver, [b["severity"]],
+                                                                            [b["status"]], severity, status)]
+        rows.sort(key=lambda r: r[-1])
+        _print_lines(f"{len(rows)} buckets", BUCKET_COLUMNS, [r[:-1] for r in rows])
+    else:
+        _print_lines(f"{len(shown)} bugs ({sum(len(g.buckets) for g in shown)} buckets)", BUG_COLUMNS,
+                     [_bug_line(g) for g in shown])
     _print_oracle_defects(corpus.oracle_defects(campaign))
+
+
+BUCKETS_JSON_SCHEMA = 2
+"""The form of ``clfuzz buckets --json``: 1, a list of buckets; 2, ``{schema, bugs, buckets}``."""
+BUG_COLUMNS = ("bug", "severity", "status", "driver", "paths", "operation", "types", "deviation", "rows",
+               "buckets", "reduced", "vendor")
+FLEXIBLE = ("operation", "types", "deviation", "vendor")
+"""Columns of the terminal list whose text may be cut at the screen's edge (the others never are)."""
+BUCKET_COLUMNS = ("bucket", "bug", "severity", "status", "driver", "paths", "operation", "types", "deviation",
+                  "rows", "reduced", "vendor")
+
+
+def _wanted(members: list[dict], driver: str | None, severities: list[str] | None, statuses: list[str] | None,
+            severity: str | None, status: str | None) -> bool:
+    """Whether a bug (its ``members``) or a bucket passes the filters."""
+    if driver and not any(b["driver"] == driver or any(t["target"] == driver for t in b["targets"]) for b in members):
+        return False
+    return (not severity or severity in (severities or [])) and (not status or status in (statuses or []))
+
+
+def _short(types: str) -> str:
+    """Element types as the terminal shows them: an integer family as ``signed`` or ``unsigned``
+    (corpus.buckets.type_family: every width of one signedness is one bucket)."""
+    return types.replace("unsigned integer", "unsigned").replace("signed integer", "signed")
+
+
+def _reduced_text(reduced: dict | None) -> str:
+    return f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
+
+
+def _deviation(b: dict) -> str:
+    from triage import slow
+
+    return (b["deviation"] or b["kind"]) + (f": {slow.text(b)}" if b["slow"] else "")
+
+
+def _bug_line(g) -> list[str]:
+    from triage import bugs as bug_level
+
+    members = g.buckets
+    return [g.id, bug_level.severity(g), bug_level.status(g), g.driver,
+            ",".join(sorted({p for b in members for p in b["paths"]})),
+            " / ".join(bug_level.operations(g)), _short(" / ".join(bug_level.types_of(g))),
+            " / ".join(dict.fromkeys(_deviation(b) for b in members)), str(sum(b["rows"] for b in members)),
+            str(len(members)), _reduced_text(g.lead["reduced"]),
+            " ".join(sorted({b["url"] for b in members if b.get("url")}))]
+
+
+def _bucket_line(b: dict) -> list:
+    order = (list(SEVERITIES).index(b["severity"]), STATUSES.index(b["status"]), -b["rows"], b["id"])
+    return [b["id"], b["bug"], b["severity"], b["status"], b["driver"], ",".join(b["paths"]), b["operation"],
+            _short(b["types"]), _deviation(b), str(b["rows"]), _reduced_text(b["reduced"]), b.get("url") or "", order]
+
+
+def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> None:
+    """One line per row: a table on a terminal (ids never cut, long text cut at the screen's edge),
+    tab-separated plain text with a header line when piped."""
+    if not sys.stdout.isatty():
+        click.echo("\t".join(columns))
+        for r in rows:
+            click.echo("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r))
+        return
+    widths = [max([len(col), *(len(r[i]) for r in rows)]) for i, col in enumerate(columns)]
+    fixed = sum(w + 2 for w, col in zip(widths, columns) if col not in FLEXIBLE)
+    flexible = [i for i, col in enumerate(columns) if col in FLEXIBLE]
+    room = max(8 * len(flexible), console.width - fixed - 2 * len(flexible))
+    for i in sorted(flexible, key=lambda i: widths[i]):  # narrow columns first, the rest share what is left
+        widths[i] = min(widths[i], room // len(flexible))
+        room, flexible = room - widths[i], [j for j in flexible if j != i]
+    t = Table(title=title, box=None, header_style="bold")
+    for col, width in zip(columns, widths):  # ids, counts and statuses whole; long text cut at the edge
+        t.add_column(col, no_wrap=True, overflow="ellipsis", width=width)
+    for r in rows:
+        t.add_row(*(escape(x) for x in r))
+    console.print(t)
 
 
 def _print_oracle_defects(defects: list[dict]) -> None:

@@ -334,6 +334,14 @@ class Corpus:
             self.db["release_checks"].upsert_all(rows, pk="id")
 
     @_locked
+    def add_evidence(self, row: dict[str, Any]) -> None:
+        """Why bucket ``row["bucket"]`` is the same bug as ``row["same_as"]`` (triage.siblings: a
+        re-run), one row per pair and kind, replacing an earlier one."""
+        key = f"{row['bucket']}:{row['same_as']}:{row['kind']}"
+        with self.db.conn:
+            self.db["bug_evidence"].upsert({"id": key, "created": _now(), **row}, pk="id")
+
+    @_locked
     def release_checks(self, bucket: str) -> list[dict[str, Any]]:
         """The release range rows of ``bucket``, the system's driver first."""
         return list(self.db["release_checks"].rows_where("bucket = ?", [bucket], order_by="release != 'system', target"))

@@ -22,6 +22,7 @@ from corpus.buckets import first_error
 from fuzz.drivers.protocol import time_given
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from fuzz.emit.opencl_c import text as c_text
+from lang.families import OUT_PARAMETER
 from lang.ir import Literal, Load, Op, Program, Store, walk
 from lang.ops import spelling
 from lang.types import format_value, scalar
@@ -134,7 +135,7 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
     verdict.judged += int(exp.judged.sum())
     operation, src, dst = describe_statement(stmt, program)
     if buffer != stmt.buffer:
-        operation, dst = f"{operation} (out-parameter)", program.buffer(buffer).type.c_name
+        operation, dst = operation + OUT_PARAMETER, program.buffer(buffer).type.c_name
     mem_lanes = program.buffer(buffer).type.mem_lanes
     text = expression_text(stmt.value, stmt.buffer)
     if exp.error is not None:

@@ -121,13 +121,13 @@ def test_a_math_bucket_cites_its_function_and_the_list_names_its_types(memory_co
     """A math function's rules are keyed as one (math.sinpi): the bug list cites the function's
     declared section (§6.15.2 Table 14 with the §7.4 bounds and §7.5 special values), not nothing,
     and its line names the element types, so sinpi on float and on double read apart."""
-    from triage.buglist import markdown
+    from triage.bugs import listed, markdown
 
     _seen(memory_corpus, _target("pocl", POCL_FP))
     bug = bug_list(memory_corpus.buckets())[0]
     assert bug["rule"] == "math.sinpi" and bug["section"] == "OpenCL C 3.0 §6.15.2 Table 14, §7.4, §7.5"
     assert bug["types"] == "float"
-    line = markdown([bug]).splitlines()[-1]
+    line = markdown(listed(memory_corpus)[0]).splitlines()[-1]
     assert "| sinpi float |" in line and "(OpenCL C 3.0 §6.15.2 Table 14, §7.4, §7.5)" in line and "()" not in line
 
 

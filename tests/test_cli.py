@@ -330,8 +330,8 @@ def test_reading_commands_read_a_corpus_nothing_may_write(write_protected, tmp_p
     folder, bucket = write_protected
     db = str(folder / "c.db")
     before = _snapshot(folder)
-    listed = _cli_unprivileged("buckets", "--corpus", db)
-    assert listed.returncode == 0 and bucket[:9] in listed.stdout, listed.stdout + listed.stderr
+    listed = _cli_unprivileged("buckets", "--buckets", "--corpus", db)
+    assert listed.returncode == 0 and bucket in listed.stdout, listed.stdout + listed.stderr
     stats = _cli_unprivileged("stats", "--corpus", db, "--json")
     assert stats.returncode == 0 and json.loads(stats.stdout)["buckets"]["total"] == 1, stats.stderr
     page = _cli_unprivileged("dashboard", "--corpus", db, "-o", str(tmp_path / "d.html"))

@@ -153,21 +153,3 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))
-
-
-def markdown(bugs: list[dict], limit: int = 60) -> str:
-    """The bug list as a Markdown table (the campaign summary's first section): what needs a person
-    first, one line per bucket, at most ``limit`` lines."""
-    lines = [f"## Bug list: {len(bugs)} buckets (`clfuzz buckets`)", "",
-             "| bucket | status | severity | driver | paths | faulty operation | deviation | rule | build options "
-             "| rows | reduced |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for b in bugs[:limit]:
-        reduced = (f"{b['reduced']['statements']} st / {b['reduced']['work_items']} wi" if b["reduced"] else "pending")
-        lines.append(f"| {b['id']} | {b['status']} | {b['severity']} | {b['driver']} | {', '.join(b['paths'])} "
-                     f"| {(b['operation'] + (' ' + b['types'] if b['types'] else '')).replace('|', '/')} "
-                     f"| {(b['deviation'] or b['kind']) + (': ' + slow.text(b) if b['slow'] else '')} | {b['rule']} "
-                     f"({b['section']}) | {options_text(b)} | {b['rows']} | {reduced} |")
-    if len(bugs) > limit:
-        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | |")
-    return "\n".join(lines) + "\n"

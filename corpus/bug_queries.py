@@ -1,0 +1,41 @@
+"""Named reads for the bug level above buckets (triage.bugs): the distinct cases of each bucket's
+wrong lanes, and the evidence stored by re-runs (table bug_evidence, schema 13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corpus import _sql
+from corpus.buckets import RESULT_KINDS
+from corpus.store import Corpus
+
+CASE_COLUMNS = ("bucket", "target", "path", "program_id", "buffer", "work_item", "lane", "expression", "inputs",
+                "expected_value", "actual_value", "deviation", "out_type")
+"""What :func:`lane_cases` gives of a wrong lane: enough to show a driver engineer the case, and
+``out_type``, the type of the output buffer it is a lane of (its component is the lane's place in
+the vector)."""
+
+
+def lane_cases(corpus: Corpus, per_bucket: int = 400) -> list[dict[str, Any]]:
+    """The distinct wrong lanes of every bucket (one per operands and actual value, at most
+    ``per_bucket`` of a bucket, oldest first): :data:`CASE_COLUMNS`."""
+    kinds = ",".join("?" * len(RESULT_KINDS))
+    columns = ", ".join(f"d.{c}" for c in CASE_COLUMNS if c != "out_type")
+    cases = _sql.rows(corpus, f"""
+    select * from (
+      select {columns}, row_number() over (partition by d.bucket order by min(d.created)) as n
+      from disagreements d where d.kind in ({kinds})
+      group by d.bucket, d.inputs, d.actual_value)
+    where n <= ? order by bucket, n""", [*RESULT_KINDS, per_bucket])
+    outputs = {(r["program_id"], r["buffer"]): r["out_type"] for r in _sql.rows(corpus, f"""
+    select p.id as program_id, json_extract(b.value, '$.name') as buffer, json_extract(b.value, '$.type') as out_type
+    from programs p join (select distinct program_id from disagreements where kind in ({kinds})) k
+      on k.program_id = p.id, json_each(p.json, '$.buffers') b""", RESULT_KINDS)}
+    return [{**{k: c[k] for k in CASE_COLUMNS if k != "out_type"}, "out_type": outputs.get((c["program_id"], c["buffer"]))}
+            for c in cases]
+
+
+def stored_evidence(corpus: Corpus) -> list[dict[str, Any]]:
+    """Every row of table bug_evidence (``bucket``, ``same_as``, ``kind``, ``program_id``,
+    ``detail`` as JSON text, ``created``), oldest first."""
+    return _sql.rows(corpus, "select * from bug_evidence order by created, id")

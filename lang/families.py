@@ -1,0 +1,62 @@
+"""Families of sibling operations: the entry points that one implementation usually serves, so
+that one driver bug shows under several of them.
+
+A bucket (corpus.buckets) keys on the operation as spelled, its element types and the rule, which
+a CI baseline needs; the bug list (triage.bugs) groups the buckets of one driver into bugs when
+their cases show one root cause, and it looks for that evidence only between siblings: buckets
+whose operations have the same :func:`root`. The families are declared here once:
+
+- the element types of one function (``sinpi`` on ``float`` and on ``double``): the root ignores
+  types, which a bucket keeps apart;
+- the destinations and rounding modes of one conversion (``convert_T_rtn`` to signed and to
+  unsigned integers): one root per conversion kind, saturating or not (OpenCL C 3.0.19 §6.4.3);
+- the read functions of one image kind (``read_imagef``, ``read_imagei``, ``read_imageui``,
+  §6.15.15.2): the root ``read_image``;
+- a function and its out-parameter (``sincos`` and ``sincos (out-parameter)``), its reentrant
+  ``_r`` form (``lgamma``, ``lgamma_r``), its ``half_`` and ``native_`` forms (§6.15.2 Table 10
+  and 11, ``half_sin`` is ``sin``);
+- the functions that share one implementation in the libraries the drivers build on
+  (:data:`SHARED`): the trigonometric functions of one argument reduction, the power functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+OUT_PARAMETER = " (out-parameter)"
+"""How a wrong lane of a math built-in's out-parameter names its operation (fuzz.judge): the
+function's name and this suffix (``sincos (out-parameter)``)."""
+
+SHARED: dict[str, tuple[str, ...]] = {
+    "sin": ("sin", "cos", "tan", "sincos"),
+    "pow": ("pow", "powr", "pown", "rootn"),
+}
+"""Roots of functions implemented together: ``sin``, ``cos``, ``tan`` and ``sincos`` share their
+argument reduction (OpenCL C 3.0.19 §6.15.2 Table 10; PoCL and Oclgrind compute them from one
+reduced argument), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core."""
+
+_ROOT_OF = {name: root for root, names in SHARED.items() for name in names}
+_FORMS = re.compile(r"^(?:half_|native_)")
+_READ_IMAGE = re.compile(r"^read_image(?:f|i|ui|h)$")
+_CONVERT = re.compile(r"^convert_T(_sat)?(?:_rt[enpz])?$")
+
+
+def root(operation: str) -> str:
+    """The family an operation belongs to (module docstring): ``half_sin`` -> ``sin``,
+    ``lgamma_r (out-parameter)`` -> ``lgamma``, ``read_imagei`` -> ``read_image``,
+    ``convert_T_sat_rtn`` -> ``convert_T_sat``; an operation of no family is its own root."""
+    name = operation.removesuffix(OUT_PARAMETER)
+    if _READ_IMAGE.match(name):
+        return "read_image"
+    conversion = _CONVERT.match(name)
+    if conversion:
+        return "convert_T" + (conversion.group(1) or "")
+    name = _FORMS.sub("", name)
+    if name.endswith("_r") and name != "_r":
+        name = name[:-2]
+    return _ROOT_OF.get(name, name)
+
+
+def siblings(a: str, b: str) -> bool:
+    """Whether operations ``a`` and ``b`` are of one family (:func:`root`)."""
+    return root(a) == root(b)

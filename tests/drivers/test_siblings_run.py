@@ -1,0 +1,51 @@
+"""A reduced case re-run as its sibling on a real driver (triage.siblings): Oclgrind computes
+sinpi(1) as sin(pi * 1), a tiny number where OpenCL C requires zero, on float and on double alike.
+The float case's double variant lands in the double bucket: evidence stored, and the double bucket,
+which had no reduced case, gets the variant as one."""
+
+from __future__ import annotations
+
+import struct
+
+from corpus.bug_queries import stored_evidence
+from corpus.store import Corpus
+from fuzz.drivers import Worker
+from triage.bugs import listed
+from triage.observe import observe
+from triage.siblings import rerun_siblings
+
+from tests.test_siblings import one
+from .conftest import skip_without_icd, target_named
+
+skip_without_icd()
+
+
+def _stored(corpus: Corpus, program, target, worker) -> list[dict]:
+    rows = observe(program, target, worker)
+    assert rows, "Oclgrind computes sinpi(1) right: this test's premise is gone"
+    corpus.add_program(program, "test")
+    for r in rows:
+        r.update(program_id=program.id, fingerprint_id=target.fingerprint_id, path=target.path)
+    corpus.add_run({"program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+                    "path": target.path, "status": "ok", "checks": 1, "judged": 1, "mismatches": len(rows)}, rows)
+    return rows
+
+
+def test_the_float_case_shows_the_double_bucket(tmp_path):
+    target = target_named("oclgrind")
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    single = one("sinpi", "float", "float", [int.from_bytes(struct.pack("<f", 1.0), "little")])
+    double = one("sinpi", "double", "double", [int.from_bytes(struct.pack("<d", 3.0), "little")])
+    with Worker(target) as worker:
+        _stored(corpus, single, target, worker)
+        _stored(corpus, double, target, worker)
+        [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
+        shown = rerun_siblings(corpus, float_bucket, single, target, worker)
+    [double_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "double"]
+    assert shown == [double_bucket]
+    [evidence] = stored_evidence(corpus)
+    assert (evidence["bucket"], evidence["same_as"], evidence["kind"]) == (double_bucket, float_bucket, "re-run")
+    assert corpus.bucket(double_bucket)["reduced"] == {"statements": 1, "work_items": 1, "why": "", "undefined": []}
+    [bug] = listed(corpus)[0]
+    assert {e["kind"] for e in bug.evidence} <= {"re-run", "same-value", "same-operand"} and len(bug.buckets) == 2

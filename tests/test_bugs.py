@@ -1,0 +1,153 @@
+"""The bug level above buckets (triage.bugs): buckets of one driver grouped into bugs by evidence
+(the same operand showing the same deviation on sibling operations, lang.families), never by
+name alone, never across drivers; known-distinct bugs kept apart. Without any driver: rows as a
+campaign stores them, values worked by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from app.cli import cli
+from corpus.store import Corpus
+from lang.families import root
+from triage.bugs import PREFIX, bug_id, listed, number, resolve, title
+
+FP = {"oclgrind": {"platform_name": "Oclgrind", "driver_version": "21.10"},
+      "rusticl": {"platform_name": "rusticl", "driver_version": "22.3.6"}}
+HEX = {"float": {"-0": "0x80000000", "inf": "0x7f800000", "1": "0x3f800000", "0.5": "0x3f000000"},
+       "double": {"-0": "0x8000000000000000", "inf": "0x7ff0000000000000", "1": "0x3ff0000000000000",
+                  "0.5": "0x3fe0000000000000"}}
+TEXT = {"-0": "-0x0.0p+0 (-0)", "0": "0x0.0p+0 (0)", "inf": "inf", "1": "0x1.0000000000000p+0 (1)",
+        "0.5": "0x1.0000000000000p-1 (0.5)", "nan": "nan(0x7fc00000)", "-1.2e-16": "-0x1.1a62640000000p-53 (-1.2246469e-16)"}
+
+
+def lane(corpus: Corpus, driver: str, operation: str, typ: str, operand: str, actual: str, deviation: str,
+         program: str, kind: str = "wrong-result", rule: str | None = None, extra: dict | None = None) -> None:
+    """One run of ``program`` on ``driver``'s OpenCL C path with one wrong lane: ``operation`` on
+    ``typ`` read ``operand`` and gave ``actual`` (keys of TEXT), a deviation of class ``deviation``."""
+    corpus.add_target(driver, "opencl-c", f"{driver}-id", FP[driver])
+    row = {"program_id": program, "target": driver, "fingerprint_id": f"{driver}-id", "path": "opencl-c",
+           "buffer": "out0", "lane": 0, "work_item": 0, "kind": kind, "operation": operation, "src_type": typ,
+           "dst_type": typ, "rule": rule or f"math.{root(operation)}", "deviation": deviation,
+           "expression": f"{operation}(in0[gid])", "expected_value": "?", "actual_value": TEXT[actual],
+           "inputs": json.dumps({"in0": {"type": typ, "bits": [HEX[typ].get(operand, "0x0")],
+                                         "values": [TEXT[operand]]}}), **(extra or {})}
+    corpus.add_run({"program_id": program, "target": driver, "fingerprint_id": f"{driver}-id", "path": "opencl-c",
+                    "status": "ok", "checks": 1, "judged": 1, "mismatches": 1}, [row])
+
+
+def test_numbers_compare_as_exact_values_whatever_their_type():
+    assert number("0x1.8000000000000p+0 (1.5)") == number("1.5") == "3/2"
+    assert number("0x1.0000000000000p-1 (0.5)") == number("0x1.0000000000000p-1 (0.50000000000000000)")
+    assert number("-0x0.0p+0 (-0)") == "-0" != number("0x0.0p+0 (0)") == "0"
+    assert number("nan(0x7fc00000)") == number("nan(0x7ff8000000000000)") == "nan"
+    assert number("-128") == "-128" and number("18446744073709551615") == "18446744073709551615"
+    assert number("-inf") == "-inf" != number("inf")
+
+
+def test_one_function_on_float_and_double_with_the_same_operand_and_value_is_one_bug(memory_corpus):
+    """Oclgrind's sinpi(1) on float and on double (two buckets: element types are part of a
+    bucket's key) give the same wrong value: one bug, its evidence the two cases."""
+    lane(memory_corpus, "oclgrind", "sinpi", "float", "1", "-1.2e-16", "wrong-value", "p1")
+    lane(memory_corpus, "oclgrind", "sinpi", "double", "1", "-1.2e-16", "wrong-value", "p2")
+    bugs, entries = listed(memory_corpus)
+    assert len(entries) == 2 and len(bugs) == 1
+    [bug] = bugs
+    assert [e["kind"] for e in bug.evidence] == ["same-value"]
+    assert {c["program"] for c in bug.evidence[0]["cases"]} == {"p1", "p2"}
+    assert {b["bug"] for b in entries} == {bug.id} and re.fullmatch(r"bug-[0-9a-f]{12}", bug.id)
+    assert title(bug) == "oclgrind: sinpi double / float: wrong-value (2 buckets)"
+
+
+def test_known_distinct_bugs_of_one_driver_stay_apart(memory_corpus):
+    """Oclgrind's fract(-0) sign and fract(inf) value are two bugs (other operands, other
+    deviations); rusticl's sign(-0) and tgamma(-0) are two (one operand, one deviation, but no
+    family: sign and tgamma share no implementation)."""
+    lane(memory_corpus, "oclgrind", "fract", "float", "-0", "0", "signed-zero", "p1")
+    lane(memory_corpus, "oclgrind", "fract", "double", "inf", "0", "wrong-value", "p2")
+    lane(memory_corpus, "rusticl", "sign", "float", "-0", "0", "signed-zero", "p3")
+    lane(memory_corpus, "rusticl", "tgamma", "float", "-0", "0", "signed-zero", "p4")
+    bugs, entries = listed(memory_corpus)
+    assert len(entries) == len(bugs) == 4
+
+
+def test_one_operand_with_another_deviation_is_no_evidence(memory_corpus):
+    lane(memory_corpus, "oclgrind", "fract", "float", "-0", "0", "signed-zero", "p1")
+    lane(memory_corpus, "oclgrind", "fract", "double", "-0", "nan", "number-for-nan", "p2")
+    assert len(listed(memory_corpus)[0]) == 2
+
+
+def test_buckets_of_two_drivers_are_never_one_bug(memory_corpus):
+    lane(memory_corpus, "oclgrind", "sign", "float", "-0", "0", "signed-zero", "p1")
+    lane(memory_corpus, "rusticl", "sign", "float", "-0", "0", "signed-zero", "p2")
+    lane(memory_corpus, "rusticl", "sign", "double", "-0", "0", "signed-zero", "p3")
+    bugs, _ = listed(memory_corpus)
+    assert sorted(len(b.buckets) for b in bugs) == [1, 2]
+    assert {b.driver for b in bugs} == {"oclgrind", "rusticl"}
+
+
+def test_siblings_by_declaration_share_evidence(memory_corpus):
+    """A function and its half_ form, its _r form: one family (lang.families); a function's result
+    and its out-parameter's lane are not compared (two quantities)."""
+    assert root("half_sin") == root("sincos (out-parameter)") == root("tan") == "sin"
+    assert root("lgamma_r (out-parameter)") == "lgamma" and root("read_imageui") == "read_image"
+    assert root("convert_T_sat_rtn") == "convert_T_sat" != root("convert_T_rtn") == "convert_T"
+    lane(memory_corpus, "oclgrind", "lgamma", "float", "0.5", "0", "wrong-value", "p1")
+    lane(memory_corpus, "oclgrind", "lgamma_r", "float", "0.5", "0", "wrong-value", "p2")
+    lane(memory_corpus, "oclgrind", "lgamma_r (out-parameter)", "float", "0.5", "0", "wrong-value", "p3")
+    bugs, _ = listed(memory_corpus)
+    assert sorted(len(b.buckets) for b in bugs) == [1, 2]
+
+
+def test_a_bug_id_stays_when_a_later_bucket_joins(memory_corpus):
+    lane(memory_corpus, "oclgrind", "cospi", "float", "0.5", "-1.2e-16", "wrong-value", "p1")
+    [alone], _ = listed(memory_corpus)
+    lane(memory_corpus, "oclgrind", "cospi", "double", "0.5", "-1.2e-16", "wrong-value", "p2")
+    [joined], _ = listed(memory_corpus)
+    assert alone.id == joined.id == bug_id(alone.buckets[0]["id"]) and alone.id.startswith(PREFIX)
+    assert resolve(memory_corpus, joined.id) == [b["id"] for b in joined.buckets]
+    assert resolve(memory_corpus, joined.buckets[1]["id"][:8]) == [joined.buckets[1]["id"]]
+
+
+def test_the_terminal_list_is_one_line_per_bug_with_full_ids(tmp_path):
+    path = str(tmp_path / "c.db")
+    corpus = Corpus(path)
+    lane(corpus, "oclgrind", "sinpi", "float", "1", "-1.2e-16", "wrong-value", "p1")
+    lane(corpus, "oclgrind", "sinpi", "double", "1", "-1.2e-16", "wrong-value", "p2")
+    lane(corpus, "rusticl", "sign", "float", "-0", "0", "signed-zero", "p3")
+    corpus.close()
+    run = CliRunner().invoke(cli, ["buckets", "--corpus", path])
+    assert run.exit_code == 0, run.output
+    header, *lines = run.output.strip().splitlines()
+    assert header.split("\t")[0] == "bug" and len(lines) == 2
+    assert all(re.fullmatch(r"bug-[0-9a-f]{12}", line.split("\t")[0]) for line in lines)
+    assert "double / float" in run.output
+    flat = CliRunner().invoke(cli, ["buckets", "--corpus", path, "--buckets", "--driver", "oclgrind"])
+    assert len(flat.output.strip().splitlines()) == 3 and all(
+        re.fullmatch(r"[0-9a-f]{12}", line.split("\t")[0]) for line in flat.output.strip().splitlines()[1:])
+    data = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", path, "--json"]).output)
+    assert data["schema"] == 2 and len(data["bugs"]) == 2 and len(data["buckets"]) == 3
+    assert {b["bug"] for b in data["buckets"]} == {g["id"] for g in data["bugs"]}
+    assert all({"id", "driver", "title", "severity", "buckets", "evidence"} <= set(g) for g in data["bugs"])
+    only = CliRunner().invoke(cli, ["buckets", "--corpus", path, "--severity", "letter"])
+    assert only.output.strip().splitlines()[1:] == []
+
+
+def test_a_re_run_is_tried_only_on_siblings_that_deviate_alike(memory_corpus):
+    """triage.siblings re-runs a reduced case as the buckets of its family whose wrong values
+    deviate alike: Oclgrind's double fract(inf) value bug is not re-run as its float fract(-0)
+    sign bug (a variant of one landing in the other's bucket would merge two bugs)."""
+    from triage.siblings import siblings_of
+
+    lane(memory_corpus, "oclgrind", "fract", "float", "-0", "0", "signed-zero", "p1")
+    lane(memory_corpus, "oclgrind", "fract", "double", "inf", "0", "wrong-value", "p2")
+    lane(memory_corpus, "oclgrind", "fract", "double", "-0", "0", "signed-zero", "p3")
+    lane(memory_corpus, "rusticl", "fract", "double", "-0", "0", "signed-zero", "p4")
+    by = {(b["signature"]["dst_type"], b["signature"]["deviation"], b["signature"]["driver"]): b
+          for b in memory_corpus.buckets()}
+    assert siblings_of(memory_corpus, by[("double", "wrong-value", "oclgrind")]) == []
+    assert [b["id"] for b in siblings_of(memory_corpus, by[("float", "signed-zero", "oclgrind")])] == [
+        by[("double", "signed-zero", "oclgrind")]["id"]]

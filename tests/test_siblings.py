@@ -1,0 +1,67 @@
+"""A reduced case as its siblings' (triage.siblings): the same operands retyped exactly or sent to
+a sibling entry point, never an inexact value. Without any driver (tests/drivers/test_siblings_run.py
+runs one)."""
+
+from __future__ import annotations
+
+import struct
+
+from lang.ir import Buffer, Fill, Load, Op, Program, Store
+from lang.types import Type, needs_of
+from triage.siblings import scalar_map, variant
+
+
+def _bits(value: float, fmt: str) -> int:
+    return int.from_bytes(struct.pack("<" + fmt, value), "little")
+
+
+def one(op: str, src: str, dst: str, values: list[int], attrs: tuple = ()) -> Program:
+    t_in, t_out = Type(src), Type(dst)
+    args = tuple(Load("in0", t_in) for _ in range(2 if op in ("pow", "powr") else 1))
+    return Program((Buffer("in0", t_in, "in", Fill(0, (), 3, tuple(values))), Buffer("out0", t_out, "out")),
+                   (Store("out0", Op(op, args, t_out, attrs)),), global_size=len(values), area="math",
+                   requires=needs_of(src, dst) & {"fp64", "fp16"})
+
+
+def sig(op: str, src: str, dst: str, deviation: str = "wrong-value") -> dict:
+    return {"operation": op, "src_type": src, "dst_type": dst, "deviation": deviation, "kind": "wrong-result"}
+
+
+def test_a_float_case_becomes_its_double_sibling_with_the_same_operand():
+    case = one("sinpi", "float", "float", [_bits(1.0, "f"), _bits(-0.0, "f")])
+    got = variant(case, sig("sinpi", "float", "float"), sig("sinpi", "double", "double"))
+    assert got is not None and got.requires == frozenset({"fp64"})
+    assert [b.type.c_name for b in got.buffers] == ["double", "double"]
+    assert list(got.buffers[0].fill.values) == [_bits(1.0, "d"), _bits(-0.0, "d")]
+    assert got.body[0].value.type.c_name == "double"
+
+
+def test_a_double_that_no_float_holds_gives_no_variant():
+    case = one("sinpi", "double", "double", [_bits(0.1, "d")])
+    assert variant(case, sig("sinpi", "double", "double"), sig("sinpi", "float", "float")) is None
+    exact = one("sinpi", "double", "double", [_bits(0.5, "d")])
+    assert variant(exact, sig("sinpi", "double", "double"), sig("sinpi", "float", "float")) is not None
+
+
+def test_a_conversion_takes_the_sibling_destination_of_the_same_width():
+    nan = 0x7FC00000
+    case = one("convert", "float", "long", [nan], (("sat", True),))
+    got = variant(case, sig("convert_T_sat", "float", "signed integer"),
+                  sig("convert_T_sat", "float", "unsigned integer"))
+    assert got is not None and got.buffers[1].type.c_name == "ulong" and got.body[0].value.type.c_name == "ulong"
+    assert list(got.buffers[0].fill.values) == [nan] and got.buffers[0].type.c_name == "float"
+    assert scalar_map(sig("x", "signed integer", "signed integer"), sig("x", "unsigned integer", "unsigned integer"),
+                      {"char", "long"}) == {"char": "uchar", "long": "ulong"}
+
+
+def test_a_negative_integer_has_no_unsigned_twin():
+    case = one("abs", "int", "uint", [2**32 - 1])  # -1 as an int's bits
+    assert variant(case, sig("abs", "signed integer", "unsigned integer"),
+                   sig("abs", "unsigned integer", "unsigned integer")) is None
+
+
+def test_an_entry_point_sibling_takes_the_same_operands():
+    case = one("pow", "float", "float", [_bits(2.0, "f")])
+    got = variant(case, sig("pow", "float", "float"), sig("powr", "float", "float"))
+    assert got is not None and got.body[0].value.op == "powr" and got.buffers == case.buffers
+    assert variant(case, sig("pow", "float", "float"), sig("powr", "double", "double")) is None

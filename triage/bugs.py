@@ -1,0 +1,312 @@
+"""Bugs: the buckets of one driver that show one root cause, grouped by evidence.
+
+A bucket (corpus.buckets) is a fine key that a CI baseline holds; a driver engineer reads bugs.
+Two buckets are one bug only when evidence says so, and only between buckets of one driver whose
+operations are siblings (lang.families: element types of one function, destinations of one
+conversion, read functions of one image kind, a function's out-parameter, ``_r``, ``half_`` and
+``native_`` forms, functions that share one implementation). The evidence, each recorded with
+the cases that showed it:
+
+- ``same-operand``: a wrong lane of each bucket with the same operands (as numbers: ``0.5f`` and
+  ``0.5`` are one operand; of a lane-wise vector operation the lane's own component) and the
+  same deviation class of the wrong value (oracles.deviation: a flushed value, a wrong signed
+  zero, another layer's texel, ...), both lanes of the function's result or both of its
+  out-parameter; ``same-value`` where the wrong values are the same number too;
+- ``same-trigger``: two ``interaction`` buckets (triage.reduce: a statement wrong only beside
+  others, each agreeing alone) that share a statement and whose wrong lanes read the same value;
+- ``re-run`` and any other kind stored in table bug_evidence (a reduced case re-run as the
+  sibling: triage.siblings).
+
+Buckets joined by evidence, directly or through others, are one bug. Its id is ``bug-`` and the
+hash of its founding bucket (the first seen), so it stays while later buckets join it and is
+never mistaken for a bucket id (hex only). A bug's severity is its most severe bucket's, its
+status the status that most needs a person among its buckets (``new`` first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+from corpus.bug_queries import lane_cases, stored_evidence
+from corpus.buckets import STATUSES
+from corpus.store import Corpus, CorpusError
+from lang.families import OUT_PARAMETER, root
+from lang.types import Type
+from oracles import SEVERITIES
+from triage import slow
+from triage.buglist import bug_list, options_text
+
+PREFIX = "bug-"
+"""What a bug id starts with; a bucket id is hex only."""
+INTERACTION = "interaction"
+"""The bucket kind of a statement wrong only beside others (triage.reduce)."""
+STATUS_ORDER = ("new", "reported", "fixed", "ignored")
+"""The statuses in the order a person needs to look at them (every one of corpus.buckets.STATUSES)."""
+assert set(STATUS_ORDER) == set(STATUSES)
+
+
+@dataclass
+class Bug:
+    """Buckets of one driver with one root cause (module docstring)."""
+
+    id: str
+    driver: str
+    buckets: list[dict[str, Any]]  # bug-list entries (triage.buglist.bug_list), the lead first
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def lead(self) -> dict[str, Any]:
+        """The bucket that stands for the bug: the most severe, reduced, most seen (the report's)."""
+        return self.buckets[0]
+
+
+def number(text: str) -> str:
+    """A value as :func:`lang.types.format_value` writes it, as an exact number in one spelling
+    whatever its type (``0x1.8p+0 (1.5)`` and ``1.5`` alike, ``-0`` kept apart from ``0``, every
+    NaN one ``nan``); text that is no number comes back as it is."""
+    t = text.strip().split(" (")[0].strip()
+    low = t.lower()
+    if "nan" in low:
+        return "nan"
+    if low in ("inf", "+inf", "-inf", "infinity", "-infinity"):
+        return "-inf" if low.startswith("-") else "inf"
+    try:
+        value = Fraction(float.fromhex(t)) if "0x" in low and "p" in low else Fraction(int(t, 0) if "0x" in low else t)
+    except (ValueError, ZeroDivisionError):
+        return text.strip()
+    if value == 0:
+        return "-0" if t.startswith("-") else "0"
+    return str(value)
+
+
+def operands(case: dict[str, Any]) -> tuple[str, ...]:
+    """A wrong lane's operands as :func:`number`s, in the order its row lists them (fuzz.judge: the
+    input buffers and literals as the expression reads them): of an operand as wide as the output, the lane's own component (a
+    lane-wise operation, OpenCL C 3.0.19 §6.3.2), of any other (a scalar beside a vector, an image
+    coordinate, a geometric function's vector) every value."""
+    width = Type.parse(case["out_type"]).width if case.get("out_type") else 0
+    component = case["lane"] % (4 if width == 3 else width) if width else -1
+    found = json.loads(case["inputs"] or "{}")
+    values = [x["values"] for name, v in found.items() for x in (v if name == "literals" else [v])
+              if isinstance(x, dict) and "values" in x]
+    out: list[str] = []
+    for v in values:
+        out += [number(v[component])] if width > 1 and len(v) == width else [number(x) for x in v]
+    return tuple(out)
+
+
+class _Groups:
+    """Union-find over bucket ids, remembering the evidence of each union."""
+
+    def __init__(self, ids: Iterable[str]):
+        self.parent = {i: i for i in ids}
+        self.evidence: list[dict[str, Any]] = []
+
+    def find(self, i: str) -> str:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def join(self, a: str, b: str, evidence: dict[str, Any]) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+            self.evidence.append(evidence)
+
+
+def _case(c: dict[str, Any]) -> dict[str, Any]:
+    """What evidence shows of a wrong lane: where, the expression, its operands and values."""
+    return {"program": c["program_id"], "target": c["target"], "expression": c["expression"],
+            "work_item": c["work_item"], "lane": c["lane"], "inputs": json.loads(c["inputs"] or "{}"),
+            "expected": c["expected_value"], "actual": c["actual_value"], "deviation": c["deviation"]}
+
+
+def _lane_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dict]) -> None:
+    """``same-value`` and ``same-operand`` evidence between sibling buckets of one driver."""
+    by_key: dict[tuple, dict[str, dict]] = {}  # (driver, root, out-parameter, operands) -> bucket -> case
+    for c in cases:
+        b = buckets.get(c["bucket"])
+        if b is None or b["kind"] == INTERACTION:
+            continue
+        key = (b["driver"], root(b["operation"]), b["operation"].endswith(OUT_PARAMETER), operands(c))
+        by_key.setdefault(key, {}).setdefault(c["bucket"], c)
+        same = by_key[key]
+        for other, oc in same.items():
+            if other == c["bucket"] or groups.find(other) == groups.find(c["bucket"]):
+                continue
+            if not oc["deviation"] or oc["deviation"] != c["deviation"]:
+                continue
+            kind = "same-value" if number(oc["actual_value"]) == number(c["actual_value"]) else "same-operand"
+            groups.join(other, c["bucket"], {"bucket": c["bucket"], "same_as": other, "kind": kind,
+                                             "cases": [_case(oc), _case(c)]})
+
+
+def _interaction_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dict]) -> None:
+    """``same-trigger`` evidence between interaction buckets of one driver."""
+    seen: dict[tuple[str, str, str], dict] = {}  # (driver, statement's operation, wrong value) -> first case
+    for c in cases:
+        b = buckets.get(c["bucket"])
+        if b is None or b["kind"] != INTERACTION:
+            continue
+        for op in b["signature"].get("operations", []):
+            key = (b["driver"], root(op), number(c["actual_value"]))
+            first = seen.setdefault(key, {**c, "operation": op})
+            if first["bucket"] != c["bucket"] and groups.find(first["bucket"]) != groups.find(c["bucket"]):
+                groups.join(first["bucket"], c["bucket"],
+                            {"bucket": c["bucket"], "same_as": first["bucket"], "kind": "same-trigger",
+                             "trigger": op, "cases": [_case(first), _case(c)]})
+
+
+def _stored(groups: _Groups, buckets: dict[str, dict], rows: list[dict]) -> None:
+    """The evidence stored by re-runs (table bug_evidence), between buckets still listed."""
+    for r in rows:
+        a, b = r["same_as"], r["bucket"]
+        if a in buckets and b in buckets and buckets[a]["driver"] == buckets[b]["driver"]:
+            groups.join(a, b, {"bucket": b, "same_as": a, "kind": r["kind"], "program": r["program_id"],
+                               **json.loads(r["detail"] or "{}")})
+
+
+def bug_id(founder: str) -> str:
+    """The id of a bug founded by bucket ``founder`` (module docstring)."""
+    return PREFIX + hashlib.sha256(founder.encode()).hexdigest()[:12]
+
+
+def _lead_order(b: dict[str, Any]) -> tuple:
+    order = list(SEVERITIES)
+    reduced = b.get("reduced") or {}
+    return (order.index(b["severity"]), not reduced, reduced.get("statements") or 0, -b["rows"], b["id"])
+
+
+def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: list[dict[str, Any]]) -> list[Bug]:
+    """The bugs of bug-list ``entries`` (triage.buglist.bug_list) from the ``cases`` of their wrong
+    lanes (corpus.bug_queries.lane_cases) and ``stored`` evidence (corpus.bug_queries.stored_evidence):
+    ordered as :func:`order` says."""
+    buckets = {b["id"]: b for b in entries}
+    groups = _Groups(buckets)
+    _stored(groups, buckets, stored)
+    _lane_evidence(groups, buckets, cases)
+    _interaction_evidence(groups, buckets, cases)
+    members: dict[str, list[dict]] = {}
+    for b in entries:
+        members.setdefault(groups.find(b["id"]), []).append(b)
+    bugs = []
+    for found in members.values():
+        founder = min(found, key=lambda b: (b.get("first_seen") or 0, b["id"]))
+        ids = {b["id"] for b in found}
+        evidence = [e for e in groups.evidence if e["bucket"] in ids]
+        bugs.append(Bug(bug_id(founder["id"]), founder["driver"], sorted(found, key=_lead_order), evidence))
+    return order(bugs)
+
+
+def order(bugs: list[Bug]) -> list[Bug]:
+    """What most needs a person first: most severe, then new, then most rows."""
+    severities = list(SEVERITIES)
+    return sorted(bugs, key=lambda g: (severities.index(severity(g)), STATUS_ORDER.index(status(g)),
+                                       -sum(b["rows"] for b in g.buckets), g.id))
+
+
+def severity(bug: Bug) -> str:
+    """The most severe of its buckets' severities (oracles.SEVERITIES, most severe first)."""
+    return min((b["severity"] for b in bug.buckets), key=list(SEVERITIES).index)
+
+
+def status(bug: Bug) -> str:
+    """The status among its buckets' that most needs a person (:data:`STATUS_ORDER`)."""
+    return min((b["status"] for b in bug.buckets), key=STATUS_ORDER.index)
+
+
+def operations(bug: Bug) -> list[str]:
+    """The operations of its buckets, sorted."""
+    return sorted({b["operation"] for b in bug.buckets})
+
+
+def types_of(bug: Bug) -> list[str]:
+    """The element types of its buckets (triage.buglist.types_of), sorted."""
+    return sorted({b["types"] for b in bug.buckets if b["types"]})
+
+
+def title(bug: Bug) -> str:
+    """One line naming the bug: its lead bucket's title; for a bug of several buckets, the family
+    and what varies (types, operations), and for interactions the statements they share."""
+    lead = bug.lead
+    if len(bug.buckets) == 1:
+        return lead["title"]
+    ops, types = operations(bug), types_of(bug)
+    deviations = sorted({b["deviation"] or b["kind"] for b in bug.buckets})
+    if lead["kind"] == INTERACTION:
+        triggers = list(dict.fromkeys(e["trigger"] for e in bug.evidence if e.get("trigger")))
+        return (f"{bug.driver}: a statement's result is wrong beside {', '.join(triggers) or ', '.join(ops)} "
+                f"(interaction, {len(bug.buckets)} buckets)")
+    return (f"{bug.driver}: {' / '.join(ops)} {' / '.join(types)}: {', '.join(deviations)} "
+            f"({len(bug.buckets)} buckets)")
+
+
+def bugs_of(corpus: Corpus, entries: list[dict[str, Any]]) -> list[Bug]:
+    """The bugs of bug-list ``entries`` of ``corpus`` (:func:`group` over its stored cases)."""
+    return group(entries, lane_cases(corpus), stored_evidence(corpus))
+
+
+def as_json(bug: Bug) -> dict[str, Any]:
+    """A bug as ``clfuzz buckets --json`` lists it."""
+    lead = bug.lead
+    return {"id": bug.id, "driver": bug.driver, "title": title(bug), "severity": severity(bug), "status": status(bug),
+            "buckets": [b["id"] for b in bug.buckets], "evidence": bug.evidence,
+            "rows": sum(b["rows"] for b in bug.buckets), "paths": sorted({p for b in bug.buckets for p in b["paths"]}),
+            "operations": operations(bug), "types": types_of(bug),
+            "reduced": lead.get("reduced"), "lead": lead["id"],
+            "urls": sorted({b["url"] for b in bug.buckets if b.get("url")})}
+
+
+def listed(corpus: Corpus, campaign: str | None = None) -> tuple[list[Bug], list[dict[str, Any]]]:
+    """The bugs of ``corpus`` (of the buckets ``campaign`` saw, if given) and their buckets as
+    bug-list entries (triage.buglist.bug_list), each entry with the ``bug`` it belongs to."""
+    entries = bug_list(corpus.buckets(campaign))
+    bugs = bugs_of(corpus, entries)
+    for bug in bugs:
+        for b in bug.buckets:
+            b["bug"] = bug.id
+    return bugs, entries
+
+
+def resolve(corpus: Corpus, ref: str) -> list[str]:
+    """The bucket ids ``ref`` names: a bug's (``bug-`` and its id or a unique prefix of it), else
+    the one bucket whose id is ``ref`` or starts with it; raises corpus.store.CorpusError with
+    what to do when none or several match."""
+    if not ref.startswith(PREFIX):
+        return [corpus.bucket(ref)["id"]]
+    found = [b for b in listed(corpus)[0] if b.id.startswith(ref)]
+    if not found:
+        raise CorpusError(f"no bug {ref!r} in {corpus.path}; `clfuzz buckets --corpus {corpus.path}` lists them")
+    if len(found) > 1:
+        raise CorpusError(f"bug id prefix {ref!r} is ambiguous; give more characters")
+    return [b["id"] for b in found[0].buckets]
+
+
+def markdown(bugs: list[Bug], limit: int = 60) -> str:
+    """The bug list as a Markdown table (the campaign summary's first section): what most needs a
+    person first, one line per bug, at most ``limit`` lines; the rule, its section and the build
+    options are its lead bucket's."""
+    buckets = sum(len(g.buckets) for g in bugs)
+    lines = [f"## Bug list: {len(bugs)} bugs, {buckets} buckets (`clfuzz buckets`)", "",
+             "| bug | status | severity | driver | paths | faulty operation | deviation | rule | build options "
+             "| rows | buckets | reduced |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for g in bugs[:limit]:
+        lead = g.lead
+        reduced = (f"{lead['reduced']['statements']} st / {lead['reduced']['work_items']} wi" if lead["reduced"]
+                   else "pending")
+        what = " / ".join(operations(g)) + (" " + " / ".join(types_of(g)) if types_of(g) else "")
+        deviation = ", ".join(sorted({(b["deviation"] or b["kind"]) + (": " + slow.text(b) if b["slow"] else "")
+                                      for b in g.buckets}))
+        lines.append(f"| {g.id} | {status(g)} | {severity(g)} | {g.driver} "
+                     f"| {', '.join(sorted({p for b in g.buckets for p in b['paths']}))} | {what.replace('|', '/')} "
+                     f"| {deviation} | {lead['rule']} ({lead['section']}) | {options_text(lead)} "
+                     f"| {sum(b['rows'] for b in g.buckets)} | {len(g.buckets)} | {reduced} |")
+    if len(bugs) > limit:
+        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | | |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,231 @@
+"""A reduced case re-run as its siblings: evidence that two buckets are one bug, and a reduced
+case for the sibling bucket at the cost of one run.
+
+Once bucket A is reduced to one statement on one work-item, each bucket B of the same driver
+whose operation is A's sibling (lang.families) and whose wrong values deviate as A's do, with
+other element types, another destination or
+another entry point gets a *variant* of A's reduced program: the same operands, retyped to B's
+element types (``float`` -> ``double``: the same number, exactly; a signed destination ->
+its unsigned twin of the same width) or calling B's entry point (``pow`` -> ``powr``). The
+variant runs on A's target; where a wrong lane of it lands in B's bucket (the same signature: the
+operation, element types, rule and deviation class of B), the same input shows both buckets'
+failure: evidence of kind ``re-run`` (table bug_evidence: the variant's program, operands and
+values), and B, if not reduced yet, gets the variant as its reduced case (one statement, one
+work-item).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import numpy as np
+
+from campaign.jobs import build_options
+from corpus.buckets import RESULT_KINDS, bucket_id, signature, type_family
+from corpus.reads import bucket_rows
+from corpus.store import Corpus
+from fuzz.drivers import Target, Worker
+from lang.families import OUT_PARAMETER, root
+from lang.ir import InvalidProgram, Program, from_data, to_data
+from lang.maths import FUNCTIONS
+from lang.types import needs_of, scalar
+from triage.observe import observe, size
+
+FLOATS = ("half", "float", "double")
+SIGNED = ("char", "short", "int", "long")
+UNSIGNED = ("uchar", "ushort", "uint", "ulong")
+
+
+def _twin(name: str, family: str) -> str | None:
+    """The scalar of ``family`` that stands for scalar ``name`` (the same width for integers)."""
+    if family in FLOATS:
+        return family
+    pool = SIGNED if family == "signed integer" else UNSIGNED if family == "unsigned integer" else ()
+    for group in (SIGNED, UNSIGNED):
+        if name in group and pool:
+            return pool[group.index(name)]
+    return None
+
+
+def scalar_map(a: dict[str, Any], b: dict[str, Any], names: set[str]) -> dict[str, str] | None:
+    """How the scalars ``names`` of bucket signature ``a``'s program become bucket ``b``'s: each
+    operand family of ``a`` that ``b`` has otherwise (``src_type``, ``dst_type``: families, one per
+    operand in ``int+int`` lists) maps its scalars to that family's; None where the families do
+    not line up."""
+    pairs: dict[str, str] = {}
+    for key in ("src_type", "dst_type"):
+        fa, fb = a.get(key, "").split("+"), b.get(key, "").split("+")
+        if len(fa) != len(fb):
+            return None
+        for x, y in zip(fa, fb):
+            if pairs.setdefault(x, y) != y:
+                return None
+    out = {}
+    for name in names:
+        want = pairs.get(type_family(name), type_family(name))
+        twin = name if want == type_family(name) else _twin(name, want)
+        if twin is None:
+            return None
+        out[name] = twin
+    return out
+
+
+def _convert(bits: list[int], src: str, dst: str) -> list[int] | None:
+    """Bit patterns of scalar ``src`` as ``dst`` with the same values; None if one is not exact."""
+    s, d = scalar(src), scalar(dst)
+    values = np.array(bits, dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
+    if s.is_float and d.is_float:
+        out = values.astype(d.dtype)
+        back = out.astype(s.dtype)
+        same = (back.view(s.bits_dtype) == values.view(s.bits_dtype)) | (np.isnan(values) & np.isnan(back))
+        return [int(x) for x in out.view(d.bits_dtype)] if bool(same.all()) else None
+    if s.is_float or d.is_float:
+        return None
+    info = np.iinfo(d.dtype)
+    if any(int(v) < info.min or int(v) > info.max for v in values):
+        return None
+    return [int(x) for x in values.astype(d.dtype).view(d.bits_dtype)]
+
+
+def _retype(node: Any, names: dict[str, str]) -> Any:
+    """The program data ``node`` (lang.ir.to_data) with every type's scalar renamed by ``names``
+    and every explicit value converted; raises ValueError where one is not exact."""
+    if isinstance(node, list):
+        return [_retype(x, names) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _retype(v, names) for k, v in node.items()}
+    t = node.get("type")
+    if isinstance(t, str):
+        base = t.rstrip("0123456789")
+        if base in names:
+            out["type"] = names[base] + t[len(base):]
+            if "literal" in node:
+                out["literal"] = _exact(node["literal"], base, names[base])
+            fill = node.get("fill")
+            if fill is not None:
+                if fill.get("pool") or not fill.get("values"):
+                    raise ValueError("drawn values: not retyped")
+                out["fill"] = {**fill, "values": _exact(fill["values"], base, names[base])}
+    return out
+
+
+def _exact(bits: list[int], src: str, dst: str) -> list[int]:
+    found = _convert(bits, src, dst)
+    if found is None:
+        raise ValueError(f"a value of {src} is not a {dst}")
+    return found
+
+
+def _entry_point(data: dict, a: str, b: str) -> dict | None:
+    """``data`` calling math function ``b`` where it calls ``a`` (both of one family, the same
+    parameters and result, neither with an out-parameter: lang.maths)."""
+    fa, fb = FUNCTIONS.get(a), FUNCTIONS.get(b)
+    if not fa or not fb or (fa.params, fa.result) != (fb.params, fb.result) or fa.out or fb.out:
+        return None
+    text = json.dumps(data).replace(f'"op": "{a}"', f'"op": "{b}"')
+    return json.loads(text)
+
+
+def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program | None:
+    """``program`` (bucket ``a``'s reduced case: one statement) as bucket ``b``'s sibling case
+    (module docstring), or None where it cannot be made with the same operands."""
+    if len(program.body) != 1 or program.images or OUT_PARAMETER in a["operation"] + b["operation"]:
+        return None
+    data = to_data(program)
+    if a["operation"] != b["operation"]:
+        if a.get("src_type") != b.get("src_type") or a.get("dst_type") != b.get("dst_type"):
+            return None
+        data = _entry_point(data, a["operation"], b["operation"])
+        if data is None:
+            return None
+    else:
+        names = {t.rstrip("0123456789") for t in _types(data)}
+        mapping = scalar_map(a, b, names)
+        if not mapping or all(k == v for k, v in mapping.items()):
+            return None
+        try:
+            data = _retype(data, mapping)
+        except (ValueError, KeyError):
+            return None
+    scalars = {t.rstrip("0123456789") for t in _types(data)}
+    data["requires"] = sorted((set(data.get("requires", [])) - {"fp64", "fp16"}) | (needs_of(*scalars) & {"fp64", "fp16"}))
+    try:
+        return from_data(data)
+    except (InvalidProgram, ValueError, KeyError, TypeError):
+        return None
+
+
+def _types(node: Any) -> list[str]:
+    if isinstance(node, list):
+        return [t for x in node for t in _types(x)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["type"]] if isinstance(node.get("type"), str) else []
+    return own + [t for v in node.values() for t in _types(v)]
+
+
+def siblings_of(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
+    """The buckets of ``bucket``'s driver whose operation is its sibling (lang.families) and whose
+    wrong values deviate alike (oracles.deviation: a variant that fails otherwise on the same
+    operand shows another bug, e.g. Oclgrind's ``fract(-inf)`` sign beside its double ``fract(inf)``
+    value), each another bucket of a wrong value and new."""
+    sig = bucket["signature"]
+    out = []
+    for b in corpus.buckets():
+        s = b["signature"]
+        if (b["id"] != bucket["id"] and s.get("driver") == sig.get("driver") and s.get("kind") in RESULT_KINDS
+                and sig.get("kind") in RESULT_KINDS and root(s.get("operation", "")) == root(sig.get("operation", ""))
+                and s.get("deviation") == sig.get("deviation") and b["status"] == "new"):
+            out.append(b)
+    return out
+
+
+def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target, worker: Worker,
+                   deadline: float | None = None) -> list[str]:
+    """Run bucket ``bucket``'s reduced ``program`` as each sibling bucket's variant on ``target``
+    (module docstring), until ``deadline`` (a ``time.monotonic()`` reading); returns the sibling
+    buckets it showed, each with its evidence stored (and its reduced case, where it had none)."""
+    a = corpus.bucket(bucket)
+    shown = []
+    for b in siblings_of(corpus, a):
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        case = variant(program, a["signature"], b["signature"])
+        if case is None:
+            continue
+        rows = observe(case, target, worker) or []
+        for r in rows:
+            r.update(program_id=case.id, fingerprint_id=target.fingerprint_id, path=target.path)
+        hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature(r)) == b["id"]]
+        if not hits:
+            continue
+        _store(corpus, a, b, case, target, rows, hits[0])
+        shown.append(b["id"])
+    return shown
+
+
+def _store(corpus: Corpus, a: dict, b: dict, case: Program, target: Target, rows: list[dict], hit: dict) -> None:
+    """The variant's program, run and rows (bucketed like any other), the evidence, and the
+    variant as ``b``'s reduced case where ``b`` has none."""
+    corpus.add_program(case, "siblings")
+    run = {"program_id": case.id, "target": target.name, "fingerprint_id": target.fingerprint_id, "path": target.path,
+           "status": "ok", "options": build_options(case, target.path, target.lineage, target.fingerprint),
+           "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "siblings", "checks": 0, "judged": 0,
+           "mismatches": len(rows)}
+    for r in rows:
+        r["confirmation"] = "confirmed"
+    corpus.add_run(run, rows)
+    corpus.add_evidence({"bucket": b["id"], "same_as": a["id"], "kind": "re-run", "program_id": case.id,
+                         "detail": json.dumps({"target": target.name, "expression": hit["expression"],
+                                               "inputs": json.loads(hit["inputs"] or "{}"),
+                                               "expected": hit["expected_value"], "actual": hit["actual_value"],
+                                               "deviation": hit.get("deviation", "")})})
+    if b["reduced"] is None:
+        original = corpus.program(bucket_rows(corpus, b["id"])[0]["program_id"])
+        corpus.add_reduction({
+            "id": f"{original.id}:{b['id']}", "original_id": original.id, "reduced_id": case.id, "bucket": b["id"],
+            "target": target.name, "seconds": 0.0, "candidates": 1, "size_before": json.dumps(size(original)),
+            "size_after": json.dumps(size(case)), "why": "", "undefined": "[]"})
