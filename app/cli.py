@@ -1,7 +1,7 @@
 """The ``clfuzz`` command: parses, calls the library, formats. No logic lives here.
 
-Library errors (a bad corpus, an unknown driver or area, a malformed program file) become one
-line on stderr and exit status 1 (click's ``ClickException``), never a traceback.
+Library errors and bad input (a bad corpus, an unknown driver or area, a malformed program file)
+become one line on stderr and exit status 2 (app.options.BadInput), never a traceback.
 
 This module declares the group and attaches the commands, which live in modules named for what
 they work on: app.commands_campaign (the local drivers), app.commands_programs (one program),

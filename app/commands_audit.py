@@ -3,16 +3,15 @@ no code with the oracle (triage.audit) and print every verdict it cannot reprodu
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from app.options import DEFAULT_CORPUS, fail, open_corpus
+from app.json_forms import echo_json
+from app.options import corpus_option, fail, open_corpus
 from corpus.store import CorpusError
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--sample", type=click.IntRange(min=1), default=50, show_default=True,
               help="Buckets to audit (spread over areas and operations; the same ones every time).")
 @click.option("--json", "as_json", is_flag=True,
@@ -23,17 +22,17 @@ def audit(corpus_path: str, sample: int, as_json: bool) -> None:
     the oracle (exact integers and fractions, mpmath, a plain texel walk) and print every verdict
     it cannot reproduce. Exit status 1 if any verdict is not reproduced.
 
-    Example: clfuzz audit --corpus c.db --sample 200 --json
+    Example: clfuzz audit --sample 200 --json
     """
     from triage.audit import audit_corpus, report_json, report_lines
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         result = audit_corpus(corpus, sample)
     except CorpusError as e:
         raise fail(e) from None
     if as_json:
-        click.echo(json.dumps(report_json(result), indent=2))
+        echo_json("audit", report_json(result))
     else:
         for line in report_lines(result):
             click.echo(line)

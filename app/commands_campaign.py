@@ -3,7 +3,6 @@ cluster's), ``ci`` replays the regression files and runs a smoke campaign on the
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -12,13 +11,15 @@ import click
 from rich.live import Live
 
 from app.commands_versions import install_releases
-from app.options import DEFAULT_CORPUS, DEFAULT_SEVERITY, budget_start, console, fail, local_targets, open_corpus
+from app.json_forms import echo_json
+from app.options import (DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus,
+                         output_path)
 from corpus.stats import markdown, summarize
 from oracles import SEVERITIES
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the fingerprints as JSON (docs/commands.md).")
 @click.option("--releases", "with_releases", is_flag=True,
               help="Also the drivers of the installed Debian releases (`clfuzz releases install`).")
 @click.option("--install-versions", is_flag=True,
@@ -44,8 +45,7 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
     targets += variants() if with_variants else []
     unavailable = dict(UNAVAILABLE) if releases or with_variants else {}
     if as_json:
-        records = describe(targets) + [{"name": name, "unavailable": why} for name, why in unavailable.items()]
-        click.echo(json.dumps(records, indent=2, sort_keys=True))
+        echo_json("drivers", {"drivers": describe(targets), "unavailable": unavailable})
         return
     console.print(table(targets))
     for name, why in unavailable.items():
@@ -58,7 +58,7 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
 @click.option("--minutes", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
               help="Time budget of the whole command (start-up, the campaign and the triage beside it); it "
                    "returns within it plus the wrap-up (writing the summary: seconds; at most 10% or 15 s).")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True, help="SQLite corpus to write.")
+@corpus_option("SQLite corpus to write (created, with its folder, if missing).")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
                               "atomics, images, math).")
@@ -92,11 +92,11 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     A campaign's settings and state live in the corpus: running the same --name (default
     campaign-SEED) again resumes it with its stored settings.
 
-    Example: clfuzz run --minutes 5 --corpus c.db --drivers pocl,rusticl --seed 1 --budget images=2m
+    Example: clfuzz run --minutes 5 --drivers pocl,rusticl --seed 1 --budget images=2m
     """
     from dataclasses import replace
 
-    from app.display import line, render
+    from app.display import line, render, triage_line
     from campaign.campaign import run_campaign
     from campaign.scheduler import BudgetError, parse_budgets
     from campaign.settings import CampaignError, stored_settings
@@ -105,6 +105,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
 
     ctx = click.get_current_context()
     corpus = open_corpus(corpus_path, create=True)
+    summary_out = output_path(summary_path or f"{corpus_path}.summary.md")  # before the campaign
     name = name or f"campaign-{seed}"
     stored = stored_settings(corpus, name)
     given = {p for p in ("seed", "areas", "statements", "global_size", "budget", "area_floor")
@@ -140,13 +141,12 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
                                      budgets=budgets, name=name, timeout_s=timeout, on_slice=on_slice)
         except (CampaignError, ClusterError) as e:
             raise fail(e) from None
-        out = Path(summary_path or f"{corpus_path}.summary.md")
-        out.write_text(summary_markdown(corpus, result.name))
+        summary_out.write_text(summary_markdown(corpus, result.name))
         for node, n in result.nodes.items():
             click.echo(f"{node} ({', '.join(n.targets)}): {n.slices} slices, {n.programs} programs, "
                        f"{n.judged:,} lanes, {n.mismatches:,} mismatching, {len(n.errors)} failed slices")
         click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs on {len(result.nodes)} "
-                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {out}")
+                   f"nodes in {result.wall_s:.0f} s; corpus {corpus_path}, summary {summary_out}")
         return
     from fuzz.drivers import discover
     from triage.beside import Beside, pending
@@ -168,8 +168,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     def event(what, bucket):
         triaged[what] = triaged.get(what, 0) + 1
         if not live or what == "failed":
-            click.echo(f"triage: {what:9} {bucket['id']}  {bucket['title']}"
-                       + (f": {bucket['error']} (a clfuzz bug: please report it)" if what == "failed" else ""))
+            click.echo(triage_line(what, bucket))
 
     from fuzz.drivers.releases import installed
 
@@ -197,8 +196,9 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
     left = pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
-               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed; {left} pending (reduced first when the campaign resumes, "
-               f"or `clfuzz reduce BUCKET`)")
+               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed, "
+               f"{triaged.get('stopped', 0)} stopped at the deadline; {left} pending (reduced first when the "
+               f"campaign resumes, or `clfuzz reduce BUCKET`)")
     if any(triaged.get(k) for k in ("hang", "finished", "undecided")):
         click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
                    f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "
@@ -207,14 +207,13 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from triage.bugs import markdown as bug_markdown
 
     summary = summarize(corpus, result.name)
-    out = Path(summary_path or f"{corpus_path}.summary.md")
     head, _, rest = markdown(summary).partition("\n\n")
     found = listed(corpus, result.name)[0]
-    out.write_text(f"{head}\n\n{bug_markdown(found)}\n{rest}")
+    summary_out.write_text(f"{head}\n\n{bug_markdown(found)}\n{rest}")
     click.echo(f"bug list: {len(found)} bugs in {sum(len(g.buckets) for g in found)} buckets "
                f"(`clfuzz buckets --corpus {corpus_path}`)")
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
-               f"({result.pending} left pending); corpus {corpus_path}, summary {out}")
+               f"({result.pending} left pending); corpus {corpus_path}, summary {summary_out}")
 
 
 @click.command("ci")
@@ -253,6 +252,8 @@ def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers:
         if c.failing:
             click.echo(f"  {c.outcome.upper():6} {c.classname}  {c.name}")
 
+    if junit_path:
+        output_path(junit_path)  # before the regressions are replayed
     try:
         names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
         known = read_baseline(Path(baseline_path)) if baseline_path else frozenset()

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, open_corpus
+from app.json_forms import echo_json
+from app.options import console, corpus_option, fail, open_corpus, output_path
 from corpus.corners import corners
 from corpus.stats import LARGEST_TITLE, summarize
 from corpus.store import CorpusError
@@ -18,7 +18,7 @@ from lang.types import SCALARS
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only this campaign.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @click.option("--coverage", "show_coverage", is_flag=True,
@@ -27,13 +27,13 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
     """Summarize a corpus: per driver, runs, checks, construct coverage and the kinds of disagreement found,
     and (math area) the largest error in ulps per function, type and driver, with its input.
 
-    Example: clfuzz stats --corpus c.db --coverage
+    Example: clfuzz stats --coverage
     """
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     summary = summarize(corpus, campaign)
     summary["corners"] = corners(corpus, campaign, missing=show_coverage)
     if as_json:
-        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+        echo_json("stats", summary)
         return
     if show_coverage:
         _print_coverage(summary["coverage"])
@@ -71,15 +71,15 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
 
 
 def _print_largest_errors(rows: list[dict]) -> None:
-    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, type and driver, and the
-    operands of the lane that made it (corpus.stats.largest_errors)."""
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) per function, element type and driver,
+    the type of the lane that made it and its operands (corpus.stats.largest_errors)."""
     t = Table(title=LARGEST_TITLE)
-    for col in ("operation", "type", "driver", "ulps", "within bound", "input"):
+    for col in ("operation", "type", "driver", "ulps", "within bound", "worst on", "input"):
         t.add_column(col, overflow="fold")
     for r in rows:
         text = r["input"] if len(r["input"]) <= 80 else r["input"][:79] + "…"
         t.add_row(escape(r["operation"]), r["type"], escape(r["target"]), f"{r['ulps']:g}",
-                  "yes" if r["accepted"] else "[bold red]no[/]", escape(text))
+                  "yes" if r["accepted"] else "[bold red]no[/]", r["example_type"], escape(text))
     console.print(t)
 
 
@@ -129,21 +129,20 @@ def corpus_group() -> None:
 
 @corpus_group.command("merge")
 @click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
-              help="Corpus to merge into (created if missing; may be one of the sources).")
-def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
+@corpus_option("Corpus to merge into (created if missing; may be one of the sources).", "-o", "--out")
+def corpus_merge(sources: tuple[str, ...], corpus_path: str) -> None:
     """Union corpora from several machines into one, without duplicates, keeping bucket status
-    (the later change wins) and campaign state.
+    (the later change wins) and campaign state. The sources are only read.
 
     Example: clfuzz corpus merge lab1.db lab2.db -o all.db
     """
     from corpus.merge import merge
 
     for src in sources:
-        open_corpus(src, create=False).close()  # a missing or unusable source: one line, nothing written
-    into = open_corpus(out_path, create=True)
+        open_corpus(src, read_only=True).close()  # a missing or unusable source: one line, nothing written
+    into = open_corpus(corpus_path, create=True)
     for src in sources:
-        if Path(src).resolve() == Path(out_path).resolve():
+        if Path(src).resolve() == Path(corpus_path).resolve():
             continue
         try:
             m = merge(into, src)
@@ -151,27 +150,28 @@ def corpus_merge(sources: tuple[str, ...], out_path: str) -> None:
             raise fail(e) from None
         click.echo(f"{src}: +{m.programs} programs, +{m.runs} runs, +{m.disagreements} disagreements, "
                    f"+{m.buckets} buckets, +{m.reductions} reductions, +{m.campaigns} campaigns")
-    click.echo(f"wrote {out_path}")
+    click.echo(f"wrote {corpus_path}")
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only this campaign.")
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="HTML file to write.")
-@click.option("--reports", "reports_dir", type=click.Path(file_okay=False),
+@click.option("--reports", "reports_dir", type=click.Path(exists=True, file_okay=False),
               help="Also link each bucket to DIR/BUCKET/README.md where `clfuzz report` wrote one.")
 def dashboard(corpus_path: str, campaign: str | None, out_path: str, reports_dir: str | None) -> None:
     """Write a self-contained HTML page of a corpus: disagreements and buckets over time, throughput
     per driver, the coverage heat map, and the buckets with their reports. Opens without network.
 
-    Example: clfuzz dashboard --corpus c.db -o report.html
+    Example: clfuzz dashboard -o report.html
     """
     from app.dashboard import write_dashboard
 
-    corpus = open_corpus(corpus_path, create=False)
+    out = output_path(out_path)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     try:
-        written = write_dashboard(corpus, Path(out_path), campaign,
+        written = write_dashboard(corpus, out, campaign,
                                   reports_dir=Path(reports_dir) if reports_dir else None)
     except (CorpusError, OSError) as e:
         raise fail(e) from None

@@ -7,40 +7,70 @@ from pathlib import Path
 
 import click
 
-from app.options import DEFAULT_CORPUS, fail, local_targets, open_corpus
+from app.options import corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.store import CorpusError
 from lang.ir import InvalidProgram, Program
+from lang.ops import check_program
 
 
-def _load_program(ref: str, corpus_path: str) -> Program:
+def _load_program(ref: str, corpus_path: str, judged: bool = False) -> Program:
+    """The program ``ref`` names: a stored program's id or id prefix, or a program .json file,
+    checked (:func:`_usable`) so that bad input is one line."""
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
         try:
-            return Program.from_json(path.read_text())
-        except (OSError, InvalidProgram) as e:
+            return _usable(check_program(Program.from_json(path.read_text())), judged)
+        except (OSError, UnicodeDecodeError, InvalidProgram) as e:
             raise fail(InvalidProgram(f"{ref}: {e}")) from None
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         return corpus.program(ref)
     except CorpusError as e:
         raise fail(e) from None
 
 
+def _usable(program: Program, judged: bool) -> Program:
+    """A program from a file, refused (InvalidProgram) where an emitter cannot write it on a path
+    that can express it, or (``judged``) the oracle cannot judge it: an operation's attributes
+    edited by hand (lang.ir validates the program's structure and lang.ops its operations, not
+    each operation's attributes)."""
+    from campaign.expectations import Expectations
+    from fuzz.emit import spirv as spirv_emit
+    from fuzz.emit.opencl_c import emit as emit_c
+    from lang.constructs import paths_of
+
+    try:
+        paths = paths_of(program)
+        if "opencl-c" in paths:
+            emit_c(program)
+        if "spirv" in paths and "fp16" not in program.requires:
+            spirv_emit.emit(program)
+        if judged:
+            Expectations(program).get(frozenset())
+    except InvalidProgram:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError, StopIteration,
+            AssertionError) as e:
+        raise InvalidProgram(f"an operation's attributes are not ones clfuzz can "
+                             f"{'judge' if judged else 'write'} ({type(e).__name__}: {e})") from None
+    return program
+
+
 @click.command()
 @click.argument("program_id")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
 @click.option("--limit", type=int, default=10, show_default=True, help="Mismatching lanes shown per driver.")
 def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -> None:
     """Re-run a stored program (an id, id prefix or program .json file) and print expected vs actual.
 
-    Example: clfuzz replay 3fa2c1 --corpus c.db
+    Example: clfuzz replay 3fa2c1
     """
     from campaign.execute import execute
     from fuzz.drivers import Worker
     from fuzz.drivers.capabilities import supports
 
-    program = _load_program(program_id, corpus_path)
+    program = _load_program(program_id, corpus_path, judged=True)
     for target in local_targets(drivers):
         if not supports(target, program):
             why = f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take"
@@ -60,7 +90,7 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
 
 @click.command()
 @click.argument("program_id", required=False)
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--spirv", is_flag=True, help="Write the SPIR-V module (ID.spv) and its disassembly (ID.spvasm).")
 @click.option("--random", "random_n", type=click.IntRange(min=1),
               help="Write N random programs (.cl where OpenCL C can express it, .spv, .json).")
@@ -75,8 +105,8 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
 
     \b
     Examples:
-      clfuzz emit 3fa2c1 --corpus c.db > kernel.cl
-      clfuzz emit 3fa2c1 --corpus c.db --spirv -o out/     (out/ID.spv, out/ID.spvasm)
+      clfuzz emit 3fa2c1 > kernel.cl
+      clfuzz emit 3fa2c1 --spirv -o spv/                   (spv/ID.spv, spv/ID.spvasm)
       clfuzz emit --random 100 --seed 7 -o progs/          (ID.cl, ID.spv, ID.json each)
       clfuzz emit --random 20 --areas shapes -o shapes/    (loops, barriers, branches, calls)
     """
@@ -93,11 +123,10 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     if program_id is not None and not spirv and not out_dir:
         program = _load_program(program_id, corpus_path)
         if PATH_OPENCL_C not in paths_of(program):
-            raise click.ClickException(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
+            raise fail(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
         click.echo(emit_c(program), nl=False)
         return
-    folder = Path(out_dir or ".")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_path(out_dir or ".", folder=True)  # before the programs are drawn
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
@@ -118,8 +147,8 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
             written.append(_write(folder / f"{program.id}.json", program.to_json().encode()))
         if spirv or random_n is not None:
             if "fp16" in program.requires:
-                raise click.ClickException(f"{program.id} uses half: no valid OpenCL SPIR-V module has Float16 "
-                                           f"(spirv-val), so it has no .spv")
+                raise fail(f"{program.id} uses half: no valid OpenCL SPIR-V module has Float16 "
+                           f"(spirv-val), so it has no .spv")
             module = spirv_emit.emit(program)
             problem = validate(module, target_env(program))
             if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
@@ -131,7 +160,11 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
 
 
 def _write(path: Path, data: bytes) -> str:
-    path.write_bytes(data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as e:
+        raise fail(f"cannot write {path}: {e.strerror}") from None
     return str(path)
 
 

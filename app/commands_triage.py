@@ -7,28 +7,21 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 import click
 from rich.markup import escape
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from app.json_forms import echo_json
+from app.options import BadInput, console, corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.buckets import STATUSES
 from corpus.store import CorpusError
 from oracles import SEVERITIES
 
 
-class _Refused(click.ClickException):
-    """Bad input refused in one line with exit status 2, as click's usage errors (an output folder
-    that is not empty, a --url that is no web address)."""
-
-    exit_code = 2
-
-
 @click.command("reduce")
 @click.argument("ref")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("--budget", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds the reduction may take (it stops with the smallest program found so far).")
 def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
@@ -38,14 +31,14 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     driver and path, operation and kind) and nothing smaller does. A timeout whose hang is
     undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow).
 
-    Example: clfuzz reduce 3fa2c1 --corpus c.db
+    Example: clfuzz reduce 3fa2c1
     """
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
     from triage.slow import decide, undecided
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path)
     try:
         row = find_row(corpus, ref)
         try:  # by its name: a release's target (rusticl-26.2) is discovered only when named
@@ -77,7 +70,7 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("--campaign", help="Only the buckets this campaign saw.")
 @click.option("--status", type=click.Choice(STATUSES), help="Only bugs with this status.")
 @click.option("--driver", help="Only bugs of this driver (its family, e.g. pocl, or a target, e.g. rusticl/spirv).")
@@ -103,14 +96,14 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, driver: 
     """
     from triage import bugs as bug_level
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     found, entries = bug_level.listed(corpus, campaign)
     shown = [g for g in found if _wanted(g.buckets, driver, severity and [bug_level.severity(g)], status and
                                          [bug_level.status(g)], severity, status)]
     if as_json:
         keep = {b["id"] for g in shown for b in g.buckets}
-        click.echo(json.dumps({"schema": BUCKETS_JSON_SCHEMA, "bugs": [bug_level.as_json(g) for g in shown],
-                               "buckets": [b for b in entries if b["id"] in keep]}, indent=2, sort_keys=True))
+        echo_json("buckets", {"bugs": [bug_level.as_json(g) for g in shown],
+                              "buckets": [b for b in entries if b["id"] in keep]})
         return
     if flat:
         rows = [_bucket_line(b) for g in shown for b in g.buckets if _wanted([b], driver, [b["severity"]],
@@ -123,8 +116,6 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, driver: 
     _print_oracle_defects(corpus.oracle_defects(campaign))
 
 
-BUCKETS_JSON_SCHEMA = 2
-"""The form of ``clfuzz buckets --json``: 1, a list of buckets; 2, ``{schema, bugs, buckets}``."""
 BUG_COLUMNS = ("bug", "severity", "status", "driver", "paths", "operation", "types", "deviation", "rows",
                "buckets", "reduced", "vendor")
 FLEXIBLE = ("operation", "types", "deviation", "vendor")
@@ -222,7 +213,7 @@ def _when(stamp: float | None) -> str:
 @click.command()
 @click.argument("args", nargs=-1, metavar="[BUCKET] STATUS")
 @click.option("--all-new", is_flag=True, help="Give every new bucket STATUS (a team's baseline in one command).")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("--note", default="", help="Why (a reason to ignore, what the vendor said).")
 @click.option("--url", help="Where the vendor's bug is (http:// or https://); the bug list, reports and JUnit show it.")
 def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url: str | None) -> None:
@@ -245,10 +236,10 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url:
     if status not in STATUSES:
         raise click.UsageError(f"unknown status {status!r}; use one of {', '.join(STATUSES)}")
     if url is not None and all_new:
-        raise _Refused("--url names one vendor bug: give it with BUCKET STATUS, not --all-new")
+        raise BadInput("--url names one vendor bug: give it with BUCKET STATUS, not --all-new")
     if url is not None and (urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc):
-        raise _Refused(f"--url {url!r} is not a web address: give the vendor bug's http:// or https:// address")
-    corpus = open_corpus(corpus_path, create=False)
+        raise BadInput(f"--url {url!r} is not a web address: give the vendor bug's http:// or https:// address")
+    corpus = open_corpus(corpus_path)
     if all_new:
         click.echo(f"{mark_all_new(corpus, status, note)} new buckets marked {status}")
         return
@@ -263,20 +254,21 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url:
 
 
 @click.command()
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Text file to write (keep it under version control).")
 def baseline(corpus_path: str, out_path: str) -> None:
     """Write the buckets a team has dealt with (every status but new) as a reviewable text file,
     one line per bucket, for `clfuzz ci --baseline FILE`.
 
-    Example: clfuzz baseline --corpus c.db -o ci/clfuzz-baseline.txt
+    Example: clfuzz baseline -o ci/clfuzz-baseline.txt
     """
     from triage.baseline import write_baseline
 
-    corpus = open_corpus(corpus_path, create=False)
+    out = output_path(out_path)
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
-        n = write_baseline(corpus, Path(out_path))
+        n = write_baseline(corpus, out)
     except OSError as e:
         raise fail(e) from None
     click.echo(f"{n} buckets in {out_path}")
@@ -284,7 +276,7 @@ def baseline(corpus_path: str, out_path: str) -> None:
 
 @click.command()
 @click.argument("bucket", metavar="BUG_OR_BUCKET")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update.")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Folder to write the report into (new or empty).")
 @click.option("--force", is_flag=True, help="Empty the --out folder first if it holds files (an earlier report).")
@@ -304,12 +296,13 @@ def report(bucket: str, corpus_path: str, out_dir: str, force: bool) -> None:
     from triage.bugs import PREFIX
     from triage.report import ReportError, report_bucket
 
-    corpus = open_corpus(corpus_path, create=False)
+    out = output_path(out_dir, folder=True)  # before the reduction
+    corpus = open_corpus(corpus_path)
     write = report_bug if bucket.startswith(PREFIX) else report_bucket
     try:
-        folder = write(corpus, bucket, out_dir, local_targets(None), force=force, say=click.echo)
+        folder = write(corpus, bucket, out, local_targets(None), force=force, say=click.echo)
     except ReportError as e:
-        raise _Refused(str(e)) from None
+        raise BadInput(str(e)) from None
     except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{folder}: " + ", ".join(sorted(p.name for p in folder.iterdir())))
@@ -317,7 +310,7 @@ def report(bucket: str, corpus_path: str, out_dir: str, force: bool) -> None:
 
 @click.command("export-regressions")
 @click.argument("buckets", nargs=-1)
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option()
 @click.option("-o", "--out", "out_dir", default="corpus/regressions", show_default=True,
               type=click.Path(file_okay=False), help="Folder of the regression files.")
 def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str) -> None:
@@ -325,15 +318,16 @@ def export_regressions(buckets: tuple[str, ...], corpus_path: str, out_dir: str)
     bug ids for every bucket of a bug) as regression files that the test suite replays on every
     local driver.
 
-    Example: clfuzz export-regressions --corpus c.db
+    Example: clfuzz export-regressions --corpus lab.db
     """
     from triage.bugs import resolve
     from triage.regressions import export
 
-    corpus = open_corpus(corpus_path, create=False)
+    out = output_path(out_dir, folder=True)  # before the runs
+    corpus = open_corpus(corpus_path, read_only=True)
     try:
         wanted = [bid for ref in buckets for bid in resolve(corpus, ref)]
-        written = export(corpus, local_targets(None), Path(out_dir), wanted or None)
-    except CorpusError as e:
+        written = export(corpus, local_targets(None), out, wanted or None)
+    except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{len(written)} regression files in {out_dir}" + "".join(f"\n  {p}" for p in written))

@@ -3,12 +3,11 @@ them (``releases``), and check on which releases a bucket shows (``versions``)."
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 
-from app.options import DEFAULT_CORPUS, console, fail, local_targets, open_corpus
+from app.json_forms import echo_json
+from app.options import console, corpus_option, fail, local_targets, open_corpus
 from corpus.store import CorpusError
 
 
@@ -47,7 +46,7 @@ def releases(ctx: click.Context, as_json: bool) -> None:
         return
     rows, unavailable = _release_rows()
     if as_json:
-        click.echo(json.dumps({"releases": rows, "unavailable": unavailable}, indent=2, sort_keys=True))
+        echo_json("releases", {"releases": rows, "unavailable": unavailable})
         return
     if not rows:
         click.echo("no release installed: `clfuzz releases install` (as root) builds them", err=True)
@@ -98,7 +97,7 @@ def install_releases(suites: tuple[str, ...] = (), mirror: str | None = None, re
 
 @click.command("versions")
 @click.argument("bucket")
-@click.option("--corpus", "corpus_path", default=DEFAULT_CORPUS, show_default=True)
+@corpus_option("SQLite corpus to read and update (not with --stored).")
 @click.option("--json", "as_json", is_flag=True, help="Print the stored map as JSON.")
 @click.option("--stored", is_flag=True, help="Show the stored map without running anything.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True)
@@ -107,12 +106,12 @@ def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout
     driver and record, per release, whether the oracle finds it: present, absent, different,
     cannot-build, failed or not-run (table release_checks of the corpus).
 
-    Example: clfuzz versions 3fa2c1 --corpus c.db
+    Example: clfuzz versions 3fa2c1
     """
     from fuzz.drivers import discover
     from triage.versions import check_bucket, release_range
 
-    corpus = open_corpus(corpus_path, create=False)
+    corpus = open_corpus(corpus_path, read_only=stored)
     try:
         bid = corpus.bucket(bucket)["id"]
         if not stored:
@@ -122,7 +121,7 @@ def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout
         raise fail(e) from None
     checks = release_range(corpus, bid)
     if as_json:
-        click.echo(json.dumps({"bucket": bid, "releases": checks}, indent=2, sort_keys=True))
+        echo_json("versions", {"bucket": bid, "releases": checks})
         return
     t = Table(title=f"bucket {bid}: release range")
     for column in ("target", "release", "version", "verdict", "detail"):

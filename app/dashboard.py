@@ -1,9 +1,11 @@
 """A corpus as one self-contained HTML page (``clfuzz dashboard --corpus PATH -o report.html``).
 
 The page needs no network: plotly.js is embedded once, inline, and every figure is drawn from
-data embedded beside it. It shows
+data embedded beside it. It opens with the bug list (triage.buglist.bug_list, what needs a person
+first; :func:`bug_list_html`), each bucket linking to a section of the page with its report's
+README (triage.report.readme) for the buckets with most rows (:data:`MAX_REPORTS`). Then it shows
 
-- a header: the corpus, its campaigns, programs, runs, and each target with its fingerprint
+- the statistics: the corpus, its campaigns, programs, runs, and each target with its fingerprint
   (device, driver version), runs, judged lanes, throughput and construct coverage;
 - disagreement rows and distinct buckets, cumulative, per target, against time since the first run;
 - throughput per target: judged lanes per second over time (binned) and per driver-second;
@@ -14,11 +16,11 @@ data embedded beside it. It shows
   can run that its completed runs reached, the operations with most corners missed, and a heat
   map per target (operation × type, colour the share reached; the hover counts them by kind and
   names the first missing);
-- the largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per function, type and driver
-  (corpus.stats.largest_errors, math area): a heat map function × driver (the largest over the
-  types, a ✗ where it was beyond the bound) and a table with the input that produced each;
-- the bucket table, each bucket linking to a section of the page with its report's README
-  (triage.report.readme) for the buckets with most rows (:data:`MAX_REPORTS`).
+- the largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per function, element type and
+  driver (corpus.stats.largest_errors, math area): a heat map function × driver (the largest over
+  the types on a capped log scale, a ✗ where it was beyond the bound, ∞ and a colour of its own
+  where it was infinite) and a table with the input that produced each;
+- the reports.
 
 The page is assembled here from the data of app.dashboard_data and the figures of
 app.dashboard_figures.
@@ -128,7 +130,14 @@ def _figure_html(fig: go.Figure, div_id: str) -> str:
     return fig.to_html(include_plotlyjs=False, full_html=False, div_id=div_id, config=PLOT_CONFIG)
 
 
-def _header_html(ov: dict[str, Any]) -> str:
+def _title_html(ov: dict[str, Any]) -> str:
+    return f"""
+<h1>clfuzz dashboard</h1>
+<p class=muted>corpus <code>{_e(ov['corpus'])}</code> · {'campaign <b>' + _e(ov['campaign']) + '</b>' if ov['campaign']
+    else 'all campaigns'} · generated {_utc(time.time())}</p>"""
+
+
+def _statistics_html(ov: dict[str, Any]) -> str:
     span = (ov["last_run"] - ov["first_run"]) if ov["first_run"] else 0.0
     campaigns = "".join(
         f"<tr><td>{_e(c['name'])}</td><td class=n>{_e(c['seed'])}</td><td>{_utc(c['started'])}</td>"
@@ -143,9 +152,7 @@ def _header_html(ov: dict[str, Any]) -> str:
         f"<td class=n>{t['buckets']:,}</td><td class=n>{t['constructs']} / {t['cells']}</td></tr>"
         for t in ov["targets"])
     return f"""
-<h1>clfuzz dashboard</h1>
-<p class=muted>corpus <code>{_e(ov['corpus'])}</code> · {'campaign <b>' + _e(ov['campaign']) + '</b>' if ov['campaign']
-    else 'all campaigns'} · generated {_utc(time.time())}</p>
+<h2 id="statistics">Statistics</h2>
 <table>
 <tr><th>programs</th><td class=n>{ov['programs']:,}</td><th>runs</th><td class=n>{ov['runs']:,}</td>
 <th>disagreement rows</th><td class=n>{ov['rows']:,}</td><th>buckets</th><td class=n>{ov['buckets']:,}</td>
@@ -161,8 +168,11 @@ def _header_html(ov: dict[str, Any]) -> str:
 {targets or '<tr><td colspan=12 class=muted>no runs</td></tr>'}</table>"""
 
 
-def _buckets_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: Path,
+def bug_list_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: Path,
                   reports_dir: Path | None) -> str:
+    """The page's first section: the bug list (``buckets`` as triage.buglist.bug_list orders them),
+    a row each, its id linking to its report on the page where ``reports`` has one, and to
+    ``reports_dir/ID/README.md`` where that exists."""
     rows = []
     for b in buckets[:MAX_TABLE]:
         bid = b["id"]
@@ -188,8 +198,9 @@ def _buckets_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: P
             "<th>rows</th><th>programs</th><th>first seen (UTC)</th><th>last seen (UTC)</th>"
             + ("<th>report</th>" if reports_dir is not None else "") + "</tr>")
     if not buckets:
-        return "<p class=muted>No disagreements, no buckets.</p>"
-    return f"<p>{shown}{embedded}</p>\n<table class=buckets>{head}\n" + "\n".join(rows) + "</table>"
+        return '<h2 id="bugs">Bug list</h2>\n<p class=muted>No disagreements, no buckets.</p>'
+    return (f'<h2 id="bugs">Bug list</h2>\n<p>{shown}{embedded}</p>\n<table class=buckets>{head}\n'
+            + "\n".join(rows) + "</table>")
 
 
 def _errors_html(rows: list[dict[str, Any]]) -> str:
@@ -201,14 +212,17 @@ def _errors_html(rows: list[dict[str, Any]]) -> str:
         f"<tr><td><code>{_e(r['operation'])}</code></td><td>{_e(r['type'])}</td><td>{_e(r['target'])}</td>"
         f"<td class=n>{r['ulps']:,.3f}</td><td>{_e(r['bound'])}</td>"
         f"<td{'' if r['accepted'] else ' class=status-new'}>{'yes' if r['accepted'] else 'no'}</td>"
+        f"<td title=\"{_e(', '.join(r['types']))}\">{_e(r['example_type'])}</td>"
         f"<td title=\"{_e(r['expression'])}\"><code>{_e(r['input'])}</code></td><td><code>{_e(r['reference'])}</code></td>"
         f"<td><code>{_e(r['actual_value'])}</code></td><td class=n>{r['measured']:,}</td></tr>"
         for r in rows[:MAX_TABLE])
     shown = "" if len(rows) <= MAX_TABLE else f" The first {MAX_TABLE:,} of {len(rows):,}; `clfuzz stats` lists them all."
-    return (f"<p>The largest error in ulps (OpenCL C 3.0 §7.4) each driver made on each function and type, within the "
-            f"bound or not, and the operands of the lane that made it (hover: the expression).{shown}</p>\n"
+    return (f"<p>The largest error in ulps (OpenCL C 3.0 §7.4) each driver made on each function and element type, "
+            f"over the vector widths, within the bound or not, the type of the lane that made it (hover: the types "
+            f"measured) and its operands (hover: the expression).{shown}</p>\n"
             "<table class=errors><tr><th>function</th><th>type</th><th>driver</th><th>ulps</th><th>bound</th>"
-            "<th>within bound</th><th>input</th><th>reference</th><th>actual</th><th>measured</th></tr>\n"
+            "<th>within bound</th><th>worst on</th><th>input</th><th>reference</th><th>actual</th><th>measured</th>"
+            "</tr>\n"
             f"{cells}</table>")
 
 
@@ -237,7 +251,7 @@ def _reports_html(buckets: list[dict[str, Any]], reports: dict[str, str]) -> str
             continue
         sections.append(
             f'<section class=report id="bucket-{_e(b["id"])}"><p class=muted>bucket <code>{_e(b["id"])}</code> · '
-            f'{_e(b["target"])} · {_e(b["status"])} · <a href="#buckets">back to the table</a></p>'
+            f'{_e(b["target"])} · {_e(b["status"])} · <a href="#bugs">back to the bug list</a></p>'
             f"{_markdown_html(reports[b['id']])}</section>")
     return "\n".join(sections)
 
@@ -269,17 +283,18 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
 <style>{_CSS}</style>
 <script type="text/javascript">{get_plotlyjs()}</script>
 </head><body>
-<nav><a href="#top">overview</a><a href="#timeline">over time</a><a href="#throughput">throughput</a>\
-<a href="#coverage">coverage</a><a href="#corners">corners</a><a href="#errors">largest errors</a><a href="#buckets">buckets</a><a href="#reports">reports</a></nav>
+<nav><a href="#bugs">bug list</a><a href="#statistics">statistics</a><a href="#timeline">over time</a>\
+<a href="#throughput">throughput</a><a href="#coverage">coverage</a><a href="#corners">corners</a>\
+<a href="#errors">largest errors</a><a href="#reports">reports</a></nav>
 <main id="top">
-{_header_html(ov)}
+{_title_html(ov)}
+{bug_list_html(buckets, reports, out, reports_dir)}
+{_statistics_html(ov)}
 {plots}
 <h3 id="corner-table">Corners reached</h3>
 {_corners_html(corners["summary"])}
 <h3 id="largest-errors">{_e(LARGEST_TITLE)}</h3>
 {_errors_html(errors)}
-<h2 id="buckets">Buckets</h2>
-{_buckets_html(buckets, reports, out, reports_dir)}
 <h2 id="reports">Reports</h2>
 <p>Each section is the <code>README.md</code> that <code>clfuzz report BUCKET -o DIR</code> writes beside the kernel,
 <code>repro.py</code> and <code>program.json</code> it names.</p>

@@ -187,8 +187,9 @@ def coverage_matrix(cov: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def error_matrix(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The largest errors (corpus.stats.largest_errors) as a matrix: a row per function, a column
-    per driver, ``ulps`` the largest over the function's types (NaN: never measured), ``type`` the
-    type it was on, ``accepted`` whether it was within the bound (OpenCL C 3.0 §7.4, ulp)."""
+    per driver, ``ulps`` the largest over the function's types (NaN: never measured; inf: an
+    infinite error), ``type`` the type of the lane that made it (``float4``), ``accepted`` whether
+    it was within the bound (OpenCL C 3.0 §7.4, ulp)."""
     functions = sorted({r["operation"] for r in rows})
     targets = sorted({r["target"] for r in rows})
     ulps = np.full((len(functions), len(targets)), np.nan)
@@ -197,7 +198,7 @@ def error_matrix(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for r in rows:
         i, j = functions.index(r["operation"]), targets.index(r["target"])
         if not r["ulps"] <= ulps[i, j]:  # NaN compares false: the first fills
-            ulps[i, j], types[i][j], accepted[i, j] = r["ulps"], r["type"], r["accepted"]
+            ulps[i, j], types[i][j], accepted[i, j] = r["ulps"], r["example_type"], r["accepted"]
     return {"rows": functions, "columns": targets, "ulps": ulps, "type": types, "accepted": accepted}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
+from plotly.colors import qualitative, sequential
 from plotly.subplots import make_subplots
 
 from fuzz.drivers.discovery import family_of
@@ -199,28 +199,62 @@ def corners_figure(matrix: dict[str, Any]) -> go.Figure:
     return _per_target(fig, targets, title, len(matrix["rows"]))
 
 
+CAP_ULPS = 1e4
+"""Where the ulp colour scale ends: a larger finite error takes its top colour (the hover gives
+its value). The largest bound the specification gives is 8192 ulp (the ``half_`` functions,
+OpenCL C 3.0 §7.4 Table 65): an error beyond the cap is beyond every bound, a wrong value."""
+INFINITE = "rgb(37,52,148)"
+"""The colour of an infinite error (an infinite or NaN result where the reference is finite)."""
+
+
+def ulp_scale(top: float, infinite: bool) -> dict[str, Any]:
+    """The colour scale of errors in ulps up to the largest finite one, ``top``: ``z`` of an error
+    is log10(1 + min(ulps, :data:`CAP_ULPS`)) (0 ulps at 0), ticks at 1, 10, 100, 1e3 ... up to
+    the decade above ``top`` (``≥1e4`` where it is capped), and, where ``infinite``, a band of its
+    own above them, coloured :data:`INFINITE` and labelled ``inf``: ``{"zmax", "z_inf",
+    "colorscale", "tickvals", "ticktext"}``."""
+    decades = max(1, math.ceil(math.log10(min(max(top, 1.0), CAP_ULPS))))
+    values = [10.0 ** e for e in range(decades + 1)]
+    zmax = math.log10(1.0 + values[-1])
+    text = [f"{v:g}" if v < 1e3 else f"1e{e}" for e, v in enumerate(values)]
+    if top > CAP_ULPS:
+        text[-1] = f"≥{text[-1]}"
+    z_inf = zmax * 1.12 if infinite else None
+    end = zmax / z_inf if z_inf else 1.0
+    steps = sequential.YlOrRd
+    colorscale = [[end * k / (len(steps) - 1), c] for k, c in enumerate(steps)]
+    if z_inf:
+        colorscale += [[min(end + 1e-6, 1.0), INFINITE], [1.0, INFINITE]]
+    return {"zmax": zmax, "z_inf": z_inf, "colorscale": colorscale,
+            "tickvals": [math.log10(1.0 + v) for v in values] + ([(zmax + z_inf) / 2] if z_inf else []),
+            "ticktext": text + (["inf"] if z_inf else [])}
+
+
 def errors_figure(matrix: dict[str, Any]) -> go.Figure:
-    """A heat map function × driver, the colour log10(1 + the largest error in ulps) over the
-    function's types; ✗ marks a largest error beyond the spec's bound (OpenCL C 3.0 §7.4)."""
+    """A heat map function × driver, the colour the largest error in ulps over the function's
+    types on a log scale (:func:`ulp_scale`: capped, an infinite error in a colour of its own and
+    marked ∞); ✗ marks a largest error beyond the spec's bound (OpenCL C 3.0 §7.4)."""
     if not matrix["rows"]:
         return _empty(TITLES["errors"], "no error in ulps measured (math area)")
     ulps, accepted = matrix["ulps"], matrix["accepted"]
-    top = float(np.nanmax(ulps))
-    ticks = [0.0] + [10.0 ** e for e in range(0, int(math.log10(max(top, 10.0))) + 1)]  # 0, 1, 10, 100 ...
+    infinite = np.isinf(ulps)
+    finite = ulps[np.isfinite(ulps)]
+    scale = ulp_scale(float(finite.max(initial=0.0)), bool(infinite.any()))
     hover = [[f"{ulps[i, j]:,.3g} ulps on {matrix['type'][i][j]}, "
               f"{'within' if accepted[i, j] else 'beyond'} the bound" if matrix["type"][i][j] else ""
               for j in range(len(matrix["columns"]))] for i in range(len(matrix["rows"]))]
-    marks = [["✗" if t and not accepted[i, j] else "" for j, t in enumerate(row)]
+    marks = [["∞" if infinite[i, j] else "✗" if t and not accepted[i, j] else "" for j, t in enumerate(row)]
              for i, row in enumerate(matrix["type"])]
     with np.errstate(invalid="ignore"):
-        z = np.log10(1.0 + ulps)
+        z = np.log10(1.0 + np.minimum(ulps, CAP_ULPS))
+    if scale["z_inf"]:
+        z[infinite] = (scale["zmax"] + scale["z_inf"]) / 2
     fig = go.Figure(go.Heatmap(
         z=z.astype(np.float32), x=matrix["columns"], y=matrix["rows"], customdata=hover, text=marks,
-        texttemplate="%{text}", colorscale="Reds", zmin=0, zmax=max(math.log10(1.0 + top), 1.0), xgap=1, ygap=1,
-        hoverongaps=False, hovertemplate="<b>%{y}</b> on %{x}: %{customdata}<extra></extra>",
-        colorbar={"title": {"text": "ulps"}, "tickvals": [math.log10(1.0 + v) for v in ticks],
-                  "ticktext": [_si(v) for v in ticks]}))
-    fig.update_layout(title=f"{TITLES['errors']} (the largest over the types; ✗: beyond the bound)",
+        texttemplate="%{text}", colorscale=scale["colorscale"], zmin=0, zmax=scale["z_inf"] or scale["zmax"],
+        xgap=1, ygap=1, hoverongaps=False, hovertemplate="<b>%{y}</b> on %{x}: %{customdata}<extra></extra>",
+        colorbar={"title": {"text": "ulps"}, "tickvals": scale["tickvals"], "ticktext": scale["ticktext"]}))
+    fig.update_layout(title=f"{TITLES['errors']} (the largest over the types; ✗: beyond the bound, ∞: infinite)",
                       template="plotly_white", height=max(360, 200 + 18 * len(matrix["rows"])),
                       plot_bgcolor="white", margin={"t": 120},
                       xaxis={"side": "top", "showgrid": False},

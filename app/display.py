@@ -74,3 +74,16 @@ def line(progress: Progress) -> str:
     areas = " ".join(f"{n} {a.programs}" for n, a in progress.areas.items())
     return (f"[{progress.elapsed:5.0f}s] {progress.programs} programs ({areas}) | {progress.bucket_count} new buckets | "
             + " | ".join(parts))
+
+
+def triage_line(what: str, bucket: dict) -> str:
+    """The log line of a triage event beside the campaign (triage.beside): what happened to which
+    bucket; a failure says whose it is (the driver's worker that did not start, or clfuzz's bug),
+    a stop at the deadline that the bucket waits, pending."""
+    line = f"triage: {what:9} {bucket['id']}  {bucket['title']}"
+    if what == "stopped":
+        return line + ": stopped at the deadline; pending (reduced first when the campaign resumes)"
+    if what == "failed":
+        whose = "a clfuzz bug: please report it" if bucket.get("bug", True) else "the driver's; the bucket stays pending"
+        return line + f": {bucket['error']} ({whose})"
+    return line

@@ -45,7 +45,9 @@ T = TypeVar("T")
 
 
 class LaneClosed(RuntimeError):
-    """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran."""
+    """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran or
+    while it ran: what the call did then is void (its worker may have been killed under it, a
+    worker starting then fails to start)."""
 
 
 class _Ticket:
@@ -103,7 +105,7 @@ class Lane:
     def call(self, fn: Callable[[Worker], T]) -> T:
         """Run ``fn`` with the lane's worker on its runner thread, between the campaign's runs, and
         return what it returns (triage beside the campaign: campaign.campaign's side work); raises
-        LaneClosed if the lane stops first."""
+        LaneClosed if the lane stops before ``fn`` returns, whatever ``fn`` returned or raised."""
         done: Future = Future()
         if self._closing.is_set():
             raise LaneClosed(self.target.name)
@@ -184,9 +186,15 @@ class Lane:
                         done.set_exception(LaneClosed(self.target.name))
                         continue
                     try:
-                        done.set_result(fn(self.worker))
+                        value, error = fn(self.worker), None
                     except BaseException as e:  # noqa: BLE001 - the caller's to handle
-                        done.set_exception(e)
+                        value, error = None, e
+                    if self._closing.is_set():  # close() may have killed the worker under the call
+                        error = LaneClosed(self.target.name)
+                    if error is None:
+                        done.set_result(value)
+                    else:
+                        done.set_exception(error)
                     continue
                 part, job, ticket = item
                 limit = part.timeout_s or self.timeouts.limit(part.program.area)

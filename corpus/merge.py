@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.store import Corpus
+from corpus.store import Corpus, read_only_uri
 
 _RUN_KEY = ("program_id", "fingerprint_id", "path", "target", "created")
 
@@ -43,12 +43,13 @@ class Merged:
 
 
 def merge(into: Corpus, source: str | Path) -> Merged:
-    """Add every row of the corpus at ``source`` to ``into`` (module docstring); returns the counts."""
-    Corpus(source, create=False).close()  # one-line error for a bad file; upgrades an old schema
+    """Add every row of the corpus at ``source`` to ``into`` (module docstring); returns the counts.
+    The source is only read (attached read-only; an old schema is upgraded where it is writable)."""
+    Corpus(source, read_only=True).close()  # one-line error for a bad file
     db = into.db
     counts = Merged()
     with into.lock, db.conn:
-        db.execute("attach database ? as src", [str(source)])
+        db.execute("attach database ? as src", [read_only_uri(Path(source))])
         try:
             for table in ("programs", "targets", "reductions", "hypothesis"):
                 counts_before = db[table].count

@@ -116,3 +116,13 @@ def node_totals(corpus: Corpus, name: str) -> tuple[int, int]:
     found = _sql.rows(corpus, "select coalesce(sum(programs), 0) as p, coalesce(sum(checks), 0) as c from campaigns "
                               "where substr(name, 1, ?) = ?", [len(name) + 1, f"{name}@"])[0]
     return found["p"], found["c"]
+
+
+def check_campaign(corpus: Corpus, campaign: str | None) -> None:
+    """Raise :class:`CorpusError` where ``campaign`` is given and names no campaign of the corpus
+    (none stored under that name, no run recorded under it), naming the campaigns there are."""
+    if campaign is None or _sql.value(corpus, "select 1 as found from campaigns where name = ? union "
+                                              "select 1 from runs where campaign = ? limit 1", [campaign, campaign]):
+        return
+    names = [r["name"] for r in _sql.rows(corpus, "select name from campaigns order by started")]
+    raise CorpusError(f"no campaign {campaign!r} in {corpus.path}; its campaigns: {', '.join(names) or 'none'}")

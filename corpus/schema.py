@@ -245,20 +245,39 @@ def _meta(db: Database, key: str) -> str | None:
     return found[0] if found else None
 
 
+def outdated(db: Database, path: str) -> str | None:
+    """What :func:`upgrade` would change in the corpus ``db`` (the file at ``path``, named in
+    errors), read without writing: ``"schema N"`` (migrations to run), ``"bucket signature N"``
+    (buckets to re-key), ``"an empty file"``, or None when it is up to date; raises
+    :class:`CorpusError` for a file that is not a clfuzz corpus or was written by a newer clfuzz."""
+    tables = set(db.table_names())
+    if not tables:
+        return "an empty file"
+    if "meta" not in tables:
+        raise CorpusError(f"{path} is an SQLite database but not a clfuzz corpus; pass another --corpus path")
+    version = int(_meta(db, "schema_version") or 0)
+    if version > SCHEMA_VERSION:
+        raise CorpusError(f"{path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
+    recorded = MIGRATIONS.migrations_table in tables
+    applied = [m.name for m in MIGRATIONS.applied(db)] if recorded else []
+    unknown = [name for name in applied if name not in NAMES]
+    if unknown:
+        raise CorpusError(f"{path} was written by a newer clfuzz (migration {unknown[0]}); upgrade clfuzz")
+    if version != SCHEMA_VERSION or not recorded or len(applied) != len(NAMES):
+        return f"schema {version}"
+    signature = _meta(db, "signature_version") or "1"
+    return None if signature == str(SIGNATURE_VERSION) else f"bucket signature {signature}"
+
+
 def upgrade(db: Database, path: str) -> None:
     """Bring the corpus ``db`` (the file at ``path``, named in errors) to :data:`SCHEMA_VERSION` and
     the current signature (module docstring), in one transaction; raises :class:`CorpusError` for a
-    file that is not a clfuzz corpus or was written by a newer clfuzz."""
+    file that is not a clfuzz corpus or was written by a newer clfuzz (:func:`outdated`)."""
+    if outdated(db, path) is None:
+        return
     tables = set(db.table_names())
     recorded = MIGRATIONS.migrations_table in tables
-    if tables and "meta" not in tables:
-        raise CorpusError(f"{path} is an SQLite database but not a clfuzz corpus; pass another --corpus path")
     version = int(_meta(db, "schema_version") or 0) if tables else 0
-    if version > SCHEMA_VERSION:
-        raise CorpusError(f"{path} was written by a newer clfuzz (schema {version}); upgrade clfuzz")
-    unknown = [m.name for m in MIGRATIONS.applied(db) if m.name not in NAMES] if recorded else []
-    if unknown:
-        raise CorpusError(f"{path} was written by a newer clfuzz (migration {unknown[0]}); upgrade clfuzz")
     with db.atomic():
         if tables and not recorded:  # written before migrations were recorded: its schema version says
             MIGRATIONS.ensure_migrations_table(db)

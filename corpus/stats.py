@@ -6,7 +6,7 @@ kind comes with its count and one example (inputs, expected and actual, rule and
 
 The math area also records, per statement and run, the largest error in ulps (OpenCL C 3.0 §7.4,
 ulp) whether within the bound or not (table ``errors``); :func:`largest_errors` keeps the largest
-per function, type and driver, with the input that produced it.
+per function, element type and driver (over the vector widths), with the input that produced it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from corpus.coverage import coverage
 from corpus.store import Corpus
 from lang.maths import FUNCTIONS
 
-LARGEST_TITLE = "Largest observed error (ulps) per function, type and driver"
+LARGEST_TITLE = "Largest observed error (ulps) per function, element type and driver"
 
 
 def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
@@ -79,29 +79,44 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
 
 
 def largest_errors(corpus: Corpus, campaign: str | None = None) -> list[dict[str, Any]]:
-    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per (driver, function, type),
-    within the bound or not: the row of the group's largest ``ulps`` (the first stored on a tie)
-    with its bound, rule, expression, operands (``inputs`` decoded, ``input`` in short:
-    :func:`operand_text`), reference and actual value, and ``measured``, the group's rows (one per
-    run and statement output). Sorted by operation, type, target."""
+    """The largest error in ulps (OpenCL C 3.0 §7.4, ulp) observed per (driver, function, element
+    type), over the vector widths, within the bound or not: the row of the group's largest
+    ``ulps`` (the first stored on a tie; ``inf`` where a result was infinite or NaN for a finite
+    reference) with its bound, rule, expression, operands (``inputs`` decoded, ``input`` in short:
+    :func:`operand_text`), reference and actual value; ``type`` is the element type (``float``),
+    ``example_type`` the type of the worst lane (``float4``), ``types`` every type measured (by
+    width) and ``measured`` the group's rows (one per run and statement output). Sorted by
+    operation, element type, target."""
     where, params = ("and campaign = ?", [campaign]) if campaign else ("", [])
+    group = "target, operation, rtrim(type, '0123456789')"
+    types = {(r["target"], r["operation"], r["element"]): sorted(r["types"].split(","), key=_width)
+             for r in _sql.rows(corpus, f"""select target, operation, rtrim(type, '0123456789') as element,
+                                           group_concat(distinct type) as types
+                                           from errors where ulps is not null {where} group by {group}""", params)}
     out = []
     for r in _sql.rows(
         corpus, f"""select * from (
-                select e.*, row_number() over (partition by target, operation, type order by ulps desc, id) as rank,
-                       count(*) over (partition by target, operation, type) as measured
+                select e.*, rtrim(type, '0123456789') as element,
+                       row_number() over (partition by {group} order by ulps desc, id) as rank,
+                       count(*) over (partition by {group}) as measured
                 from errors e where ulps is not null {where})
-            where rank = 1 order by operation, type, target""",
+            where rank = 1 order by operation, element, target""",
         params,
     ):
         inputs = json.loads(r["inputs"] or "{}")
         out.append({
-            **{k: r[k] for k in ("target", "path", "operation", "type", "bound", "rule", "expression", "reference",
+            **{k: r[k] for k in ("target", "path", "operation", "bound", "rule", "expression", "reference",
                                  "actual_value", "program_id", "work_item", "lane", "measured")},
+            "type": r["element"], "example_type": r["type"], "types": types[r["target"], r["operation"], r["element"]],
             "ulps": round(r["ulps"], 3), "accepted": bool(r["accepted"]),
             "inputs": inputs, "input": operand_text(inputs, r["operation"], r["type"], r["lane"]),
         })
     return out
+
+
+def _width(type_name: str) -> int:
+    """The vector width of an OpenCL type's name (``float4``: 4, ``float``: 1)."""
+    return int(type_name[len(type_name.rstrip("0123456789")):] or 1)
 
 
 def operand_text(inputs: dict[str, Any], operation: str | None, type_name: str | None, lane: int | None) -> str:
@@ -110,7 +125,7 @@ def operand_text(inputs: dict[str, Any], operation: str | None, type_name: str |
     except for the geometric functions (OpenCL C 3.0 §6.15.5), whose every result lane depends on
     every operand lane: there it gives all its lanes, ``(1, 2, 3)``."""
     type_name, operation = type_name or "", operation or ""
-    width = int(type_name[len(type_name.rstrip("0123456789")):] or 1)
+    width = _width(type_name)
     j = (lane or 0) % (4 if width == 3 else width)  # a 3-vector takes 4 lanes in memory (§6.3.5)
     whole = getattr(FUNCTIONS.get(operation.split(" ")[0]), "group", "") == "geometric"
     named = [(name, v) for name, v in inputs.items() if name != "literals"]
@@ -181,11 +196,12 @@ def markdown(summary: dict[str, Any]) -> str:
                 lines.append(f"| {driver} | {r['operation']} | {r['src_type']} → {r['dst_type']} | "
                              f"{r['opencl-c only']} | {r['spirv only']} | {r['both']} |")
     if summary.get("largest_errors"):
-        lines += ["", f"## {LARGEST_TITLE}", "", "| function | type | driver | ulps | within bound | input | bound |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += ["", f"## {LARGEST_TITLE}", "",
+                  "| function | type | driver | ulps | within bound | worst on | input | bound |",
+                  "|---|---|---|---|---|---|---|---|"]
         for e in summary["largest_errors"]:
             lines.append(f"| {e['operation']} | {e['type']} | {e['target']} | {e['ulps']:g} | "
-                         f"{'yes' if e['accepted'] else '**no**'} | `{e['input']}` | {e['bound']} |")
+                         f"{'yes' if e['accepted'] else '**no**'} | {e['example_type']} | `{e['input']}` | {e['bound']} |")
     for name, t in summary["targets"].items():
         if not t.get("kinds"):
             continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -23,7 +24,7 @@ import sqlite_utils
 from corpus.buckets import CULPRIT_FIELDS, STATUSES, driver_version
 from corpus.keying import bucket_of, inherit, rebucket
 from corpus.run_facts import bucket_facts, no_facts
-from corpus.schema import DEVIATION_COLUMNS, CorpusError, upgrade
+from corpus.schema import DEVIATION_COLUMNS, CorpusError, outdated, upgrade
 from lang.ir import InvalidProgram, Program
 
 UNCLASSIFIED = "unclassified"
@@ -41,6 +42,56 @@ REDUCED = ("statements", "work_items", "why", "undefined")
 
 def _now() -> float:
     return time.time()
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the corpus file and create its journal beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False)
+    try:
+        conn.execute("select count(*) from sqlite_master").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def read_only_uri(path: Path) -> str:
+    """The SQLite URI that opens the corpus file at ``path`` so that nothing can write it
+    (``mode=ro``). A corpus in WAL mode needs its shared-memory file beside it; where nothing may
+    be created there (a read-only folder, an immutable file) and its log holds no write, the URI
+    reads it as ``immutable``."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        _connect(uri).close()
+    except sqlite3.OperationalError:
+        log = Path(f"{path}-wal")
+        if _writable(path) or (log.exists() and log.stat().st_size):
+            raise
+        uri += "&immutable=1"
+    return uri
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write the corpus at ``path`` (:func:`read_only_uri`), its schema
+    current: a corpus of an older schema is first upgraded where this process may write it
+    (corpus.schema.upgrade), else refused in one line."""
+    conn = _connect(read_only_uri(path))
+    stale = outdated(sqlite_utils.Database(conn), str(path))
+    if stale is None:
+        return conn
+    conn.close()
+    if stale == "an empty file":
+        raise CorpusError(f"{path} is an empty file, not a corpus: run a campaign first (clfuzz run --corpus {path})")
+    if not _writable(path):
+        raise CorpusError(f"{path} is a corpus of {stale} and read-only here, so this clfuzz cannot upgrade it: "
+                          f"run a writing command (clfuzz mark, clfuzz run) where it is writable, or copy it "
+                          f"(cp {path} mine.db) and pass --corpus mine.db")
+    Corpus(path, create=False).close()  # upgraded
+    return _read_only(path)
 
 
 def _locked(method):
@@ -61,18 +112,24 @@ class Corpus:
     corpus.dashboard_queries), none takes SQL. ``lock`` is held by every read and write:
     campaign threads share the one connection."""
 
-    def __init__(self, path: str | Path, *, create: bool = True):
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False):
         self.path = str(path)
         self.lock = threading.RLock()
+        self.read_only = read_only and self.path != ":memory:"
         if self.path != ":memory:":
             p = Path(self.path)
-            if not p.exists() and not create:
-                raise CorpusError(f"no corpus at {self.path}: run a campaign first (clfuzz run --corpus {self.path})")
+            if not p.exists() and (read_only or not create):
+                raise CorpusError(f"no corpus at {self.path}: run a campaign first (clfuzz run --corpus {self.path}), "
+                                  "or name another with --corpus")
             if p.exists() and p.is_dir():
                 raise CorpusError(f"{self.path} is a directory, not a corpus file")
-            p.parent.mkdir(parents=True, exist_ok=True)
+            if not self.read_only:
+                self._writable_here(p)
         try:
-            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            if self.read_only:
+                self.db = sqlite_utils.Database(_read_only(Path(self.path)))
+                return
+            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, uri=True)  # merge attaches URIs
             self.db = sqlite_utils.Database(conn)
             if self.path != ":memory:":
                 self.db.execute("PRAGMA journal_mode=WAL")
@@ -82,6 +139,20 @@ class Corpus:
             raise CorpusError(
                 f"{self.path} is not a usable clfuzz corpus ({e}); move it aside or pass another --corpus path"
             ) from None
+
+    @staticmethod
+    def _writable_here(p: Path) -> None:
+        """Raise :class:`CorpusError` where this process cannot write the corpus ``p`` (or create
+        it, with its folder): a command that writes a corpus needs both the file and its folder."""
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CorpusError(f"cannot create the folder of the corpus {p}: {e.strerror}; pass another --corpus path") \
+                from None
+        if not _writable(p) if p.exists() else not os.access(p.parent, os.W_OK | os.X_OK):
+            raise CorpusError(f"{p} cannot be {'written' if p.exists() else 'created'} by this user (a command that "
+                              "records something needs the corpus file and its folder writable; the reading commands "
+                              "only read): pass another --corpus path, or copy the corpus")
 
     # ---- writing ---------------------------------------------------------------------------
 

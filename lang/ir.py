@@ -183,14 +183,14 @@ def to_data(node: Any) -> Any:
         }
     if isinstance(node, Image):
         return {"name": node.name, "dim": node.dim, "order": node.order, "channel": node.channel,
-                "shape": list(node.shape), "fill": _fill_data(node.fill)}
+                "shape": list(node.shape), "fill": node.fill.to_data()}
     if isinstance(node, Sampler):
         return {"name": node.name, "normalized": node.normalized, "addressing": node.addressing,
                 "filter": node.filter, "scope": node.scope}
     if isinstance(node, Buffer):
         d = {"name": node.name, "type": to_data(node.type), "role": node.role}
         if node.fill is not None:
-            d["fill"] = _fill_data(node.fill)
+            d["fill"] = node.fill.to_data()
         if node.shared:
             d.update(count=node.count, per_group=node.per_group, kind=node.kind)
         return d
@@ -208,15 +208,6 @@ def to_data(node: Any) -> Any:
             "attrs": {k: list(v) if isinstance(v, tuple) else v for k, v in node.attrs},
         }
     raise TypeError(f"not an IR node: {node!r}")
-
-
-def _fill_data(f: Fill) -> dict:
-    return {"seed": f.seed, "pool": list(f.pool), "pool_weight": f.pool_weight,
-            **({"values": list(f.values)} if f.values else {})}
-
-
-def _fill(d: dict) -> Fill:
-    return Fill(d["seed"], tuple(d["pool"]), d.get("pool_weight", 3), tuple(int(v) for v in d.get("values", ())))
 
 
 def _expr(d: dict) -> Expr:
@@ -239,7 +230,7 @@ def from_data(data: Any) -> Program:
                 b["name"],
                 Type.parse(b["type"]),
                 b["role"],
-                _fill(b["fill"]) if "fill" in b else None,
+                Fill.from_data(b["fill"]) if "fill" in b else None,
                 int(b.get("count", 0)),
                 bool(b.get("per_group", False)),
                 b.get("kind", ""),
@@ -255,17 +246,17 @@ def from_data(data: Any) -> Program:
             frozenset(data.get("requires", ())),
             data.get("area", "conversions"),
             int(data.get("local_size", 0)),
-            tuple(Image(i["name"], i["dim"], i["order"], i["channel"], tuple(int(x) for x in i["shape"]), _fill(i["fill"]))
+            tuple(Image(i["name"], i["dim"], i["order"], i["channel"], tuple(int(x) for x in i["shape"]), Fill.from_data(i["fill"]))
                   for i in data.get("images", ())),
             tuple(Sampler(s["name"], bool(s["normalized"]), s["addressing"], s["filter"], s.get("scope", "argument"))
                   for s in data.get("samplers", ())),
             shape_from_data(data["shape"]) if "shape" in data else None,
         )
+        validate(program)
     except InvalidProgram:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, StopIteration) as e:
         raise InvalidProgram(f"malformed program: {type(e).__name__}: {e}") from None
-    validate(program)
     return program
 
 
@@ -278,8 +269,8 @@ def validate(program: Program) -> None:
         _validate_image(image)
     for sampler in program.samplers:
         _validate_sampler(sampler)
-    if program.global_size < 1:
-        raise InvalidProgram("global_size must be at least 1")
+    if program.global_size < 1 or not isinstance(program.options, str):
+        raise InvalidProgram("global_size must be at least 1, options a string of build options")
     missing = type_needs(program) - program.requires
     if missing:
         raise InvalidProgram(f"the program's types need {', '.join(sorted(missing))} "
@@ -302,8 +293,9 @@ def validate(program: Program) -> None:
                 b = program.buffer(node.buffer)
                 if b.role != "in" or b.type != node.type:
                     raise InvalidProgram(f"load of {node.buffer!r} does not match its buffer")
-            if isinstance(node, Literal) and len(node.bits) != node.type.width:
-                raise InvalidProgram("literal lane count does not match its type")
+            if isinstance(node, Literal) and (len(node.bits) != node.type.width
+                                              or not all(0 <= b < 1 << node.type.elem.bits for b in node.bits)):
+                raise InvalidProgram(f"literal {list(node.bits)} does not fit {node.type.c_name} (lanes or bits)")
             if isinstance(node, Op) and node.attr("location") is not None:
                 _validate_location(node, program)
             if isinstance(node, Op) and node.op == "read_image":

@@ -36,6 +36,20 @@ class Fill:
     pool_weight: int = 3  # out of 4
     values: tuple[int, ...] = ()
 
+    def to_data(self) -> dict:
+        """The fill's JSON form (lang.ir.to_data)."""
+        return {"seed": self.seed, "pool": list(self.pool), "pool_weight": self.pool_weight,
+                **({"values": list(self.values)} if self.values else {})}
+
+    @classmethod
+    def from_data(cls, d: dict) -> "Fill":
+        """The inverse of :meth:`to_data`; :class:`InvalidProgram` for numbers out of range."""
+        fill = cls(int(d["seed"]), tuple(int(v) for v in d["pool"]), int(d.get("pool_weight", 3)),
+                   tuple(int(v) for v in d.get("values", ())))
+        if fill.seed < 0 or not 0 <= fill.pool_weight <= 4 or not all(0 <= v < 1 << 64 for v in fill.pool + fill.values):
+            raise InvalidProgram(f"fill {d}: a seed of at least 0, a pool weight of 0 to 4, bit patterns of 64 bits")
+        return fill
+
     def bits(self, lanes: int, width_bits: int) -> np.ndarray:
         """``lanes`` bit patterns as unsigned integers of ``width_bits`` bits."""
         dtype = np.dtype(f"u{width_bits // 8}")

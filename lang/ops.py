@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, TypeVar
 
 from lang.images import read_function
-from lang.ir import Op
+from lang.ir import InvalidProgram, Op, Program, walk
 from lang.maths import C_NAMES, FUNCTIONS
 from lang.types import Type
 
@@ -430,3 +430,19 @@ def check_reader(reader: str, handled: Iterable[str], needed: Iterable[str]) -> 
         raise ImportError(f"{reader} handles no {', '.join(sorted(needed - handled))}: declared in lang.ops")
     if handled - OPS.keys():
         raise ImportError(f"{reader} handles undeclared {', '.join(sorted(handled - OPS.keys()))}")
+
+
+def check_program(program: Program) -> Program:
+    """``program`` if every operation it uses is declared here with the operands it is declared
+    with, else :class:`lang.ir.InvalidProgram` naming the first that is not (a program file
+    written by hand or by another tool: its readers index this table)."""
+    for statement in program.body:
+        for node in walk(statement.value):
+            if not isinstance(node, Op):
+                continue
+            spec = OPS.get(node.op)
+            if spec is None:
+                raise InvalidProgram(f"unknown operation {node.op!r} (lang.ops declares the operations clfuzz knows)")
+            if spec.arity >= 0 and len(node.args) != spec.arity:
+                raise InvalidProgram(f"{node.op} takes {spec.arity} operands, not {len(node.args)}")
+    return program

@@ -206,7 +206,7 @@ def test_the_command_exits_1_when_a_verdict_is_not_reproduced(tmp_path):
 @pytest.mark.parametrize("path", ["missing.db", "."])
 def test_a_bad_corpus_path_is_one_line(tmp_path, path):
     result = CliRunner().invoke(cli, ["audit", "--corpus", str(tmp_path / path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
 
 

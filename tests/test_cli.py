@@ -27,7 +27,7 @@ def test_every_command_has_help_with_an_example(command):
 
 
 def _one_line_error(result, *needles):
-    assert result.exit_code != 0
+    assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(errors) == 1, result.output
@@ -241,3 +241,253 @@ def test_triage_commands_on_unknown_ids_fail_in_one_line(tmp_path, args, needle)
 def test_mark_refuses_an_unknown_status(tmp_path):
     result = CliRunner().invoke(cli, ["mark", "abc", "wontfix", "--corpus", str(tmp_path / "c.db")])
     assert result.exit_code == 2 and "wontfix" in result.output and "Traceback" not in result.output
+
+
+def _corpus_commands():
+    """Every command (and subcommand) with a --corpus option, by its command line."""
+    for name, command in sorted(cli.commands.items()):
+        for sub_name, sub in sorted(getattr(command, "commands", {}).items()) or [("", command)]:
+            if any(p.name == "corpus_path" for p in sub.params):
+                yield " ".join(n for n in (name, sub_name) if n), sub
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _corpus_commands()])
+def test_every_corpus_option_defaults_to_out_campaign_db_and_says_so(name):
+    command = dict(_corpus_commands())[name]
+    option = next(p for p in command.params if p.name == "corpus_path")
+    shown = " ".join(CliRunner().invoke(cli, [*name.split(), "--help"], terminal_width=200).output.split())
+    if name == "ci":  # its smoke campaign keeps a temporary corpus unless given one
+        assert option.envvar is None and "CLFUZZ_CORPUS" not in shown and "out/campaign.db" not in shown
+        return
+    assert (option.default, option.envvar) == ("out/campaign.db", "CLFUZZ_CORPUS")
+    assert "[env var: CLFUZZ_CORPUS; default: out/campaign.db]" in shown
+
+
+def test_the_default_corpus_is_out_campaign_db_here_and_CLFUZZ_CORPUS_overrides_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLFUZZ_CORPUS", raising=False)
+    _one_line_error(CliRunner().invoke(cli, ["stats"]), "no corpus at out/campaign.db")
+    (tmp_path / "out").mkdir()
+    bucket = _corpus_with_a_bucket(tmp_path / "out" / "campaign.db")
+    _corpus_with_a_bucket(tmp_path / "other.db")
+    assert json.loads(CliRunner().invoke(cli, ["stats", "--json"]).output)["corpus"] == "out/campaign.db"
+    assert "0 buckets in base.txt" in CliRunner().invoke(cli, ["baseline", "-o", "base.txt"]).output
+    marked = CliRunner().invoke(cli, ["mark", bucket, "ignored"], env={"CLFUZZ_CORPUS": "other.db"})
+    assert marked.exit_code == 0, marked.output
+    assert Corpus("other.db").bucket(bucket)["status"] == "ignored"
+    assert Corpus("out/campaign.db").bucket(bucket)["status"] == "new"  # the variable overrode the default
+    given = CliRunner().invoke(cli, ["stats", "--json", "--corpus", "out/campaign.db"], env={"CLFUZZ_CORPUS": "x.db"})
+    assert json.loads(given.output)["corpus"] == "out/campaign.db"  # and --corpus overrides the variable
+
+
+@pytest.mark.drivers
+def test_run_creates_out_and_the_default_corpus(targets, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "CLFUZZ_CORPUS"}
+    done = subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", "0.5", "--max-programs", "1",
+                           "--areas", "conversions", "--statements", "2", "--global-size", "8",
+                           "--drivers", targets[0].name, "--triage-share", "0"],
+                          cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "out" / "campaign.db").is_file() and (tmp_path / "out" / "campaign.db.summary.md").is_file()
+    assert "corpus out/campaign.db" in done.stdout
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix under which the file permissions hold: none for a user, for root
+    ``setpriv`` without the capabilities that override them (skipped where it is missing)."""
+    if os.geteuid() != 0:
+        return []
+    if not Path("/usr/bin/setpriv").exists():
+        pytest.skip("root without setpriv: the permissions would not hold")
+    return ["/usr/bin/setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+def _cli_unprivileged(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*_unprivileged(), sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "COLUMNS": "250"})
+
+
+@pytest.fixture
+def write_protected(tmp_path):
+    """A folder ``ro`` that nothing may write, with a current corpus (one bucket) in it."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    bucket = _corpus_with_a_bucket(folder / "c.db")
+    for p in (folder / "c.db", folder):
+        p.chmod(p.stat().st_mode & ~0o222)
+    yield folder, bucket
+    folder.chmod(0o755)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_reading_commands_read_a_corpus_nothing_may_write(write_protected, tmp_path):
+    """A write-protected corpus in a write-protected folder (a WAL corpus whose shared-memory file
+    cannot be created): the reading commands read it and change nothing; a writing one fails in one line."""
+    folder, bucket = write_protected
+    db = str(folder / "c.db")
+    before = _snapshot(folder)
+    listed = _cli_unprivileged("buckets", "--buckets", "--corpus", db)
+    assert listed.returncode == 0 and bucket in listed.stdout, listed.stdout + listed.stderr
+    stats = _cli_unprivileged("stats", "--corpus", db, "--json")
+    assert stats.returncode == 0 and json.loads(stats.stdout)["buckets"]["total"] == 1, stats.stderr
+    page = _cli_unprivileged("dashboard", "--corpus", db, "-o", str(tmp_path / "d.html"))
+    assert page.returncode == 0 and (tmp_path / "d.html").stat().st_size > 1000, page.stderr
+    merged = _cli_unprivileged("corpus", "merge", db, "-o", str(tmp_path / "m.db"))  # a source is only read
+    assert merged.returncode == 0 and Corpus(tmp_path / "m.db").bucket(bucket)["rows"] == 1, merged.stderr
+    assert _snapshot(folder) == before
+    marked = _cli_unprivileged("mark", bucket, "ignored", "--corpus", db)
+    assert marked.returncode == 2 and "Traceback" not in marked.stderr, marked.stderr
+    assert len(marked.stderr.strip().splitlines()) == 1 and _snapshot(folder) == before
+
+
+def test_a_reading_command_upgrades_an_old_writable_corpus_and_refuses_a_write_protected_one(tmp_path):
+    from conftest import meta, old_corpus
+
+    from corpus.schema import SCHEMA_VERSION
+
+    writable = old_corpus(12, tmp_path)
+    assert _cli_unprivileged("buckets", "--corpus", str(writable)).returncode == 0
+    assert meta(writable) == str(SCHEMA_VERSION)
+    folder = tmp_path / "old"
+    folder.mkdir()
+    protected = old_corpus(12, folder)
+    for p in (protected, folder):
+        p.chmod(0o555)
+    try:
+        refused = _cli_unprivileged("buckets", "--corpus", str(protected))
+    finally:
+        folder.chmod(0o755)
+    assert refused.returncode == 2 and not refused.stdout and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith("Error: ") and len(refused.stderr.strip().splitlines()) == 1
+    assert "schema 12" in refused.stderr and "copy it" in refused.stderr and meta(protected) == "12"
+
+
+def _program_file(tmp_path: Path, change) -> Path:
+    """A one-statement program (``convert_int_rte`` of a float input) as a program .json file,
+    ``change`` applied to its JSON form (lang.ir.to_data)."""
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store, to_data
+    from lang.types import Type
+
+    f, i = Type("float"), Type("int")
+    program = Program((Buffer("in0", f, "in", Fill(3, (1, 2), 3)), Buffer("out0", i, "out")),
+                      (Store("out0", Op("convert", (Load("in0", f),), i, (("rounding", "rte"),))),), 4)
+    data = to_data(program)
+    change(data, data["body"][0]["value"])
+    path = tmp_path / "program.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _set(key, value):
+    return lambda data, op: op.__setitem__(key, value)
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda data, op: None, None),  # the program as written: fine
+    (_set("op", "frobnicate"), "unknown operation 'frobnicate'"),
+    (lambda data, op: op["args"].append(op["args"][0]), "convert takes 1 operands, not 2"),
+    (_set("args", [{"literal": [1 << 40], "type": "float"}]), "does not fit float"),
+    (lambda data, op: data["buffers"][0]["fill"].__setitem__("seed", -1), "a seed of at least 0"),
+    (_set("attrs", {"rounding": 7}), "attributes are not ones clfuzz can"),
+    (_set("type", "int7"), "malformed program"),
+])
+def test_a_bad_program_file_is_one_line_for_emit_and_replay(tmp_path, change, needle):
+    path = _program_file(tmp_path, change)
+    emitted = CliRunner().invoke(cli, ["emit", str(path)])
+    if needle is None:
+        assert emitted.exit_code == 0 and "convert_int_rte(in0[gid])" in emitted.output, emitted.output
+        return
+    _one_line_error(emitted, str(path), needle)
+    # replay reads the file before it looks for a driver: no driver needed to refuse it
+    _one_line_error(CliRunner().invoke(cli, ["replay", str(path), "--drivers", "none-such"]), needle)
+
+
+@pytest.fixture
+def locked(tmp_path):
+    """A folder no one may write into."""
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o555)
+    yield folder
+    folder.chmod(0o755)
+
+
+def test_outputs_into_a_folder_no_one_may_write_are_refused_before_the_work(tmp_path, locked):
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    for args, needle in (
+        (["report", bucket, "--corpus", str(db), "-o", str(locked / "r")], "cannot create"),
+        (["emit", "--random", "3", "-o", str(locked / "progs")], "cannot create"),
+        (["export-regressions", bucket, "--corpus", str(db), "-o", str(locked / "reg")], "cannot create"),
+        (["baseline", "--corpus", str(db), "-o", str(locked / "b.txt")], "cannot create"),
+        (["dashboard", "--corpus", str(db), "-o", str(locked / "d.html")], "cannot create"),
+        (["run", "--corpus", str(locked / "c.db"), "--minutes", "0.1"], "cannot be created"),
+        (["ci", "--junit", str(locked / "x.xml"), "--minutes", "0"], "cannot create"),  # before the replay
+    ):
+        started = time.monotonic()
+        done = _cli_unprivileged(*args)
+        assert done.returncode == 2 and not done.stdout and "Traceback" not in done.stderr, (args, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and needle in done.stderr, (args, done.stderr)
+        assert time.monotonic() - started < 30, args  # refused before reducing, drawing, replaying or fuzzing
+    assert list(locked.iterdir()) == []
+
+
+def test_an_unknown_campaign_is_one_line(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_a_bucket(db)
+    Corpus(db).update_campaign("nightly", 1, {}, 0, 0)
+    for command in (["stats"], ["buckets"], ["dashboard", "-o", str(tmp_path / "d.html")]):
+        _one_line_error(CliRunner().invoke(cli, [*command, "--corpus", str(db), "--campaign", "nightyl"]),
+                        "no campaign 'nightyl'", "its campaigns: nightly")
+    assert CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--campaign", "nightly"]).exit_code == 0
+
+
+def _corpus_with_an_infinite_error(path: Path) -> None:
+    """A corpus whose errors table (math area) holds an infinite error in ulps beside a finite one,
+    as a GPU driver's infinite result for a finite reference leaves it."""
+    c = Corpus(path)
+    error = {"buffer": "out0", "operation": "tan", "type": "float4", "accepted": 0, "rule": "math.tan.float.ulp",
+             "bound": "tan on float is within 4 ulp", "work_item": 0, "lane": 1, "expression": "tan(in0[gid])",
+             "inputs": '{"in0": {"type": "float4", "values": ["1", "0x1.921fb6p+0", "3", "4"]}}',
+             "reference": "-0x1.5d14p+24", "actual_value": "inf"}
+    c.add_run({"program_id": "p", "target": "nvidia", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
+               "checks": 4, "judged": 4, "mismatches": 0},
+              [], [{**error, "ulps": float("inf")}, {**error, "operation": "sin", "ulps": 2.5, "accepted": 1}])
+    c.close()
+
+
+def test_the_dashboard_of_a_corpus_with_infinite_errors(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_an_infinite_error(db)
+    done = CliRunner().invoke(cli, ["dashboard", "--corpus", str(db), "-o", str(tmp_path / "d.html")])
+    assert done.exit_code == 0, done.output
+    page = (tmp_path / "d.html").read_text()
+    assert "<tr><td><code>tan</code></td><td>float</td><td>nvidia</td><td class=n>inf</td>" in page
+
+
+def test_every_json_output_is_an_object_with_its_schema_version(tmp_path):
+    """stats, audit and versions --json here (drivers and releases: test_releases, tests/drivers):
+    an object whose ``schema`` is the version app.json_forms keeps, in strict JSON."""
+    from app.json_forms import SCHEMAS
+
+    db = tmp_path / "c.db"
+    bucket = _corpus_with_a_bucket(db)
+    for command, args in (("stats", []), ("audit", []), ("versions", [bucket, "--stored"])):
+        done = CliRunner().invoke(cli, [command, *args, "--corpus", str(db), "--json"])
+        assert done.exit_code == 0, done.output
+        data = json.loads(done.output, parse_constant=lambda c: pytest.fail(f"{command}: {c} is not JSON"))
+        assert isinstance(data, dict) and data["schema"] == SCHEMAS[command] == 1, command
+    assert set(SCHEMAS) >= {"drivers", "releases", "stats", "audit", "versions"}
+
+
+def test_an_infinite_error_is_the_string_inf_in_strict_json(tmp_path):
+    db = tmp_path / "c.db"
+    _corpus_with_an_infinite_error(db)
+    done = CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--json"])
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.output, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert [(e["operation"], e["ulps"]) for e in data["largest_errors"]] == [("sin", 2.5), ("tan", "inf")]

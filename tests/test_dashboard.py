@@ -5,6 +5,7 @@ simulated driver of test_triage), its data, and the page opened in a real headle
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import subprocess
 from collections import Counter
@@ -20,15 +21,16 @@ from test_triage import BUG_OP, _program_with_bug, _simulator
 from app import dashboard
 from app.cli import cli
 from app.dashboard import write_dashboard
-from app.dashboard_data import corner_matrix, coverage_matrix, throughput, timeline
-from app.dashboard_figures import TITLES
+from app.dashboard_data import corner_matrix, coverage_matrix, error_matrix, throughput, timeline
+from app.dashboard_figures import CAP_ULPS, INFINITE, TITLES, errors_figure, ulp_scale
 from corpus import keying, store
 from corpus.corners import corners, reached_by_target
 from corpus.coverage import coverage
 from corpus.dashboard_queries import runs_by_fingerprint
-from corpus.stats import LARGEST_TITLE
+from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
 from fuzz.judge import failure_row
+from triage.buglist import bug_list
 
 CHROMIUM = Path("/usr/bin/chromium")
 T0 = 1_700_000_000.0
@@ -40,7 +42,8 @@ TARGETS = {  # target: path, device, driver version
 WRONG = {"pocl": frozenset({BUG_OP}), "pocl/spirv": frozenset({BUG_OP}), "rusticl": frozenset({"min", BUG_OP})}
 """The operations each simulated driver gets wrong."""
 ULPS = {"pocl": 1.25, "pocl/spirv": 3.5, "rusticl": 4096.0}
-"""The largest error in ulps each target made on sin (float4) in the first program (table errors)."""
+"""The largest error in ulps each target made on sin (float4) in the first program (table errors);
+in the second, rusticl's sin on float2 is 8 ulps off and its tan infinitely (an infinite result)."""
 
 
 def _error(ulps: float) -> dict:
@@ -49,6 +52,14 @@ def _error(ulps: float) -> dict:
             "work_item": 1, "lane": 5, "expression": "sin(x[gid])",
             "inputs": '{"x": {"type": "float4", "values": ["1", "0x1.8p+3", "3", "4"]}}', "reference": "0x1p-1",
             "actual_value": "0.6"}
+
+
+def _errors(target: str, size: int) -> list[dict]:
+    if size == 32:
+        return [_error(ULPS[target])]
+    if size == 48 and target == "rusticl":
+        return [{**_error(8.0), "type": "float2"}, {**_error(math.inf), "operation": "tan"}]
+    return []
 
 
 def _build(path: Path) -> Corpus:
@@ -71,7 +82,7 @@ def _build(path: Path) -> Corpus:
                 keys = {"program_id": pid, "target": target, "fingerprint_id": f"fp-{target}", "path": route}
                 corpus.add_run({**keys, "status": "ok", "checks": size * 4, "judged": size * 4,
                                 "mismatches": len(rows), "build_s": 0.2, "run_s": 0.05, "campaign": "sim-1"},
-                               [{**r, **keys} for r in rows], [_error(ULPS[target])] if size == 32 else [])
+                               [{**r, **keys} for r in rows], _errors(target, size))
         one = dataclasses.replace(base, body=base.body[1:2], global_size=8)
         pid = corpus.add_program(one, "sim-1")
         keys = {"program_id": pid, "target": "rusticl", "fingerprint_id": "fp-rusticl", "path": "opencl-c"}
@@ -182,11 +193,55 @@ def test_reports_are_capped_and_said_so(built, tmp_path, monkeypatch):
 
 
 def test_the_largest_errors_section(built, tmp_path):
+    """One row per function, element type and driver: rusticl's sin on float4 (4096 ulps) and on
+    float2 (8) is one row, the worst kept; its infinite tan is a row that says inf."""
     _, corpus = built
     page = write_dashboard(corpus, tmp_path / "e.html").read_text()
     assert LARGEST_TITLE in page and 'href="#errors"' in page
-    row = page[page.index("<tr><td><code>sin</code></td><td>float4</td><td>rusticl</td>"):].split("</tr>")[0]
+    table = page[page.index("<table class=errors>"):].split("</table>")[0]
+    assert table.count("<tr><td><code>sin</code></td><td>float</td><td>rusticl</td>") == 1
+    assert table.count("<tr><td><code>") == len(TARGETS) + 1  # sin on each target, rusticl's tan
+    row = table[table.index("<tr><td><code>sin</code></td><td>float</td><td>rusticl</td>"):].split("</tr>")[0]
     assert "4,096.000" in row and "class=status-new>no<" in row and "x=0x1.8p+3" in row and "0x1p-1" in row
+    assert '<td title="float2, float4">float4</td>' in row
+    tan = table[table.index("<tr><td><code>tan</code></td><td>float</td><td>rusticl</td>"):].split("</tr>")[0]
+    assert "<td class=n>inf</td>" in tan
+
+
+def test_the_ulp_colour_scale_is_readable_and_infinite_errors_stand_apart(built):
+    """A log scale of ulps with ticks a person reads (1, 10, 100, 1e3, 1e4), capped, and an
+    infinite error in a colour and tick of its own, marked ∞ in its cell."""
+    _, corpus = built
+    matrix = error_matrix(largest_errors(corpus))
+    heat = errors_figure(matrix).data[0]
+    ticks = list(heat.colorbar.ticktext)
+    assert ticks == ["1", "10", "100", "1e3", "1e4", "inf"]
+    z = np.array(heat.z, dtype=float)
+    i, j = matrix["rows"].index("sin"), matrix["columns"].index("rusticl")
+    assert z[i, j] == pytest.approx(math.log10(4097)) and heat.colorbar.tickvals[4] == pytest.approx(math.log10(10001))
+    k = matrix["rows"].index("tan")
+    assert np.isinf(matrix["ulps"][k, j]) and heat.text[k][j] == "∞" and heat.text[i][j] == "✗"
+    finite = z[np.isfinite(matrix["ulps"])]
+    assert z[k, j] > finite.max() and z[k, j] == pytest.approx(heat.colorbar.tickvals[-1]) and z[k, j] < heat.zmax
+    top = heat.colorbar.tickvals[-2] / heat.zmax  # the finite scale's end (1e4) on the colour scale
+    assert all(c != INFINITE for at, c in heat.colorscale if at <= top)
+    assert [c for at, c in heat.colorscale if at > top] == [INFINITE, INFINITE]  # the infinite band
+    capped = ulp_scale(1e33, False)
+    assert capped["ticktext"][-1] == "≥1e4" and capped["zmax"] == pytest.approx(math.log10(1 + CAP_ULPS))
+    assert not any("e+" in t or t.endswith(("k", "M", "G")) for t in capped["ticktext"] + ticks)
+
+
+def test_the_page_opens_with_the_bug_list(built, tmp_path):
+    _, corpus = built
+    page = write_dashboard(corpus, tmp_path / "b.html").read_text()
+    main = page[page.index("<main"):]
+    order = [main.index(anchor) for anchor in ('id="bugs"', "<table class=buckets>", 'id="statistics"',
+                                                'id="plot-timeline"', 'id="largest-errors"', 'id="reports"')]
+    assert order == sorted(order)
+    assert re.search(r'<nav><a href="#bugs">bug list</a>', page)
+    first = [b["id"] for b in bug_list(corpus.buckets())]
+    listed = re.findall(r'<a href="#bucket-([0-9a-f]+)">', main[:main.index('id="statistics"')])
+    assert listed == first  # the bug list's order: what needs a person first
 
 
 def test_an_empty_corpus_gives_a_page(tmp_path):
@@ -235,6 +290,9 @@ def test_a_headless_browser_draws_every_plot_and_links_every_bucket(built, tmp_p
     coverage_part = dom[starts["coverage"]:]
     assert 'class="hm"' in coverage_part and "updatemenu" in coverage_part  # the heat map and its dropdown
     assert 'class="hm"' in dom[starts["errors"]:]  # the largest errors' heat map
+    errors_part = dom[starts["errors"]:bounds[bounds.index(starts["errors"]) + 1]]
+    colour_bar = re.findall(r'data-unformatted="([^"]*)"', errors_part[errors_part.index("cbaxis"):])
+    assert colour_bar[:6] == ["1", "10", "100", "1e3", "1e4", "inf"]  # drawn: a scale a person reads
     shown = re.sub(r"<script\b.*?</script>", "", dom, flags=re.S)  # what is drawn, not the figures' data
     titles = re.findall(r'class="gtitle"[^>]*>([^<]*)<', shown)
     for title in TITLES.values():

@@ -46,7 +46,8 @@ def _run(corpus: Corpus, pid: str, target: str, campaign: str, errors: list[dict
 @pytest.fixture
 def seeded(tmp_path) -> tuple[Path, Corpus]:
     """Campaign a: pocl sin float4 at 1.5 then 3.25 ulps, sin double 0.5; rusticl/spirv sin float4
-    812.5 ulps (beyond the bound) and operator/ float. Campaign b: pocl sin float4 at 9.75."""
+    812.5 ulps (beyond the bound), sin float2 at 40 and operator/ float. Campaign b: pocl sin
+    float4 at 9.75."""
     path = tmp_path / "c.db"
     corpus = Corpus(path)
     for target, route in TARGETS.items():
@@ -57,6 +58,7 @@ def seeded(tmp_path) -> tuple[Path, Corpus]:
     _run(corpus, pid, "rusticl/spirv", "a", [_error(812.5, False), _error(2.0, True, operation="operator/",
                                                                             type_name="float", lane=0)])
     _run(corpus, pid, "rusticl/spirv", "a", [_error(812.5, True, lane=1)])  # a tie: the first stored wins
+    _run(corpus, pid, "rusticl/spirv", "a", [_error(40.0, True, type_name="float2", lane=3)])  # a width of its own
     _run(corpus, pid, "pocl", "b", [_error(9.75, True, lane=5)])
     yield path, corpus
     corpus.close()
@@ -69,12 +71,14 @@ def _groups(rows: list[dict]) -> dict[tuple[str, str, str], dict]:
 def test_the_largest_row_of_each_group(seeded):
     _, corpus = seeded
     rows = summarize(corpus)["largest_errors"]
+    # one row per function, element type and driver: the widths of one element type are one row
     assert [(r["operation"], r["type"], r["target"]) for r in rows] == [
-        ("operator/", "float", "rusticl/spirv"), ("sin", "double", "pocl"), ("sin", "float4", "pocl"),
-        ("sin", "float4", "rusticl/spirv")]
+        ("operator/", "float", "rusticl/spirv"), ("sin", "double", "pocl"), ("sin", "float", "pocl"),
+        ("sin", "float", "rusticl/spirv")]
     g = _groups(rows)
-    assert g["sin", "float4", "pocl"]["ulps"] == 9.75 and g["sin", "float4", "pocl"]["measured"] == 3
-    worst = g["sin", "float4", "rusticl/spirv"]
+    assert g["sin", "float", "pocl"]["ulps"] == 9.75 and g["sin", "float", "pocl"]["measured"] == 3
+    worst = g["sin", "float", "rusticl/spirv"]
+    assert (worst["example_type"], worst["types"], worst["measured"]) == ("float4", ["float2", "float4"], 3)
     assert worst["ulps"] == 812.5 and worst["accepted"] is False and worst["lane"] == 6  # the first of the tie
     assert worst["path"] == "spirv" and worst["bound"] == SIN_FLOAT and worst["rule"] == "math.sin.float.ulp"
     assert worst["inputs"]["in0"]["values"][2] == "0x1.8p+1" and worst["input"] == "in0=0x1.8p+1"  # lane 6 % 4
@@ -87,7 +91,7 @@ def test_the_largest_row_of_each_group(seeded):
 def test_the_campaign_filter(seeded):
     _, corpus = seeded
     g = _groups(largest_errors(corpus, "a"))
-    assert g["sin", "float4", "pocl"]["ulps"] == 3.25 and g["sin", "float4", "pocl"]["measured"] == 2
+    assert g["sin", "float", "pocl"]["ulps"] == 3.25 and g["sin", "float", "pocl"]["measured"] == 2
     assert len(g) == 4
     only_b = largest_errors(corpus, "b")
     assert [(r["target"], r["ulps"], r["measured"]) for r in only_b] == [("pocl", 9.75, 1)]
@@ -131,21 +135,22 @@ def test_clfuzz_stats_shows_the_largest_errors(seeded):
     result = runner.invoke(cli, ["stats", "--corpus", str(path), "--campaign", "a", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)["largest_errors"]
-    assert _groups(rows)["sin", "float4", "pocl"]["ulps"] == 3.25
+    assert _groups(rows)["sin", "float", "pocl"]["ulps"] == 3.25
 
 
 def test_the_markdown_summary_lists_them(seeded):
     _, corpus = seeded
     text = markdown(summarize(corpus))
-    assert f"## {LARGEST_TITLE}" in text and "| sin | float4 | rusticl/spirv | 812.5 | **no** | `in0=0x1.8p+1` |" in text
+    assert f"## {LARGEST_TITLE}" in text and "| sin | float | rusticl/spirv | 812.5 | **no** | float4 | `in0=0x1.8p+1` |" in text
 
 
 def test_the_dashboard_has_the_section(seeded, tmp_path):
     _, corpus = seeded
     page = write_dashboard(corpus, tmp_path / "d.html").read_text()
     assert LARGEST_TITLE in page and 'id="plot-errors"' in page
-    assert ("<tr><td><code>sin</code></td><td>float4</td><td>rusticl/spirv</td><td class=n>812.500</td>"
-            f"<td>{SIN_FLOAT}</td><td class=status-new>no</td>") in page
+    assert ("<tr><td><code>sin</code></td><td>float</td><td>rusticl/spirv</td><td class=n>812.500</td>"
+            f"<td>{SIN_FLOAT}</td><td class=status-new>no</td><td title=\"float2, float4\">float4</td>") in page
+    assert page.count("<tr><td><code>sin</code></td><td>float</td><td>rusticl/spirv</td>") == 1
     assert "<code>0x1.2p-1</code>" in page and "<code>actual-812.5</code>" in page
     empty = write_dashboard(Corpus(tmp_path / "e.db"), tmp_path / "e.html").read_text()
     assert "No error in ulps measured" in empty

@@ -180,6 +180,7 @@ def test_both_install_entry_points_build_once_and_drivers_lists_what_cannot_run(
     from click.testing import CliRunner
 
     from app.cli import cli
+    from app.json_forms import SCHEMAS
     from fuzz.drivers import discovery
 
     monkeypatch.setenv("CLFUZZ_STATE", str(tmp_path / "state"))
@@ -197,8 +198,9 @@ def test_both_install_entry_points_build_once_and_drivers_lists_what_cannot_run(
         discovery.discover.cache_clear()
     assert listed.exit_code == 0 and table.exit_code == 0 and again.exit_code == 0, listed.output + again.output
     assert calls == [(rel.SUITES, False), (("testing",), True)]
-    [record] = json.loads(listed.stdout)
-    assert record["name"] == "trixie" and "no OpenCL driver in the root" in record["unavailable"]
+    listed = json.loads(listed.stdout)
+    assert (listed["schema"], listed["drivers"]) == (SCHEMAS["drivers"], [])
+    assert list(listed["unavailable"]) == ["trixie"] and "no OpenCL driver in the root" in listed["unavailable"]["trixie"]
     assert "unavailable: trixie: " in table.stdout and "no OpenCL driver in the root" in table.stdout
 
 

@@ -6,17 +6,23 @@ a violation. A worker stands in for the driver: it answers within the limit it i
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
+import time
 
 import numpy as np
 from click.testing import CliRunner
 
 from app.cli import cli
+from app.display import triage_line
 from campaign.execute import Part, conclude
 from campaign.expectations import Expectations
+from campaign.pipeline import Lane, LaneClosed
+from campaign.progress import TargetStats
 from campaign.record import record_run
-from corpus.bucket_queries import triage_candidates
+from corpus.bucket_queries import triage_candidates, waiting_for_triage
 from corpus.store import Corpus
-from fuzz.drivers import Result, Target
+from fuzz.drivers import Result, Target, WorkerStartError
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.drivers.protocol import no_result, time_given
 from fuzz.judge import failure_row
@@ -222,3 +228,87 @@ def test_a_program_that_does_not_reach_the_driver_stays_undecided(memory_corpus)
     worker = SlowWorker(needs_s=1.0)
     assert decide(memory_corpus, row, target, worker, None, CEILING) is None and worker.limits == []
     assert _timeout_bucket(memory_corpus)["hang"] is None
+
+
+class StartingWorker:
+    """A driver whose worker, restarted, waits for a device that never opens: a child process in a
+    process group of its own (as the pool's workers) until something kills it; killed, the start
+    fails as the pool's does (WorkerStartError: died while starting)."""
+
+    timeout_s = CEILING
+
+    def __init__(self) -> None:
+        self.child: subprocess.Popen | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.child.pid if self.child else None
+
+    def start(self) -> None:
+        pass
+
+    def restart(self) -> None:
+        self.child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+        self.child.wait()
+        raise WorkerStartError("pocl: worker died while starting (killed by SIGKILL)")
+
+    def close(self) -> None:
+        if self.child is not None and self.child.poll() is None:
+            self.child.kill()
+            self.child.wait()
+
+
+def test_a_triage_worker_killed_at_the_deadline_leaves_its_bucket_pending(memory_corpus):
+    """Triage restarts PoCL's worker on the campaign's lane to confirm the bucket; the deadline
+    closes the lane, which kills the starting worker: the bucket is pending, stopped at the deadline,
+    not a clfuzz bug."""
+    _timed_out(memory_corpus)
+    assert waiting_for_triage(memory_corpus, "c") == 1
+    worker = StartingWorker()
+    lane = Lane(POCL, worker, None, "c", TargetStats())
+    events: list[tuple[str, dict]] = []
+    beside = Beside(memory_corpus, "c", on_event=lambda what, bucket: events.append((what, bucket)))
+    [candidate] = triage_candidates(memory_corpus, "c", "pocl", 0.0)
+    raised: list[BaseException] = []
+
+    def task() -> None:
+        try:
+            beside._triage(candidate, POCL, lane, 600.0, 1e9)
+        except LaneClosed as e:  # the campaign's feeder takes it as the end of the lane
+            raised.append(e)
+
+    thread = threading.Thread(target=task)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while worker.child is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lane.close()  # the campaign's deadline
+    thread.join(30)
+    assert raised and [what for what, _ in events] == ["stopped"]
+    line = triage_line(*events[0])
+    assert "stopped at the deadline; pending" in line and "clfuzz bug" not in line and "WorkerStartError" not in line
+    assert waiting_for_triage(memory_corpus, "c") == 1 and _timeout_bucket(memory_corpus)["confirmation"] == "unconfirmed"
+
+
+def test_a_worker_that_cannot_start_is_the_drivers_failure(memory_corpus):
+    """Not at the deadline, a worker that does not open its device is reported with its error as
+    the driver's, the bucket left pending; any other error in triage is a clfuzz bug."""
+    _timed_out(memory_corpus)
+
+    class NoDevice(SlowWorker):
+        def restart(self) -> None:
+            raise WorkerStartError("pocl: worker could not start:\nclGetPlatformIDs: -1001")
+
+    class Buggy(SlowWorker):
+        def restart(self) -> None:
+            raise ZeroDivisionError("division by zero")
+
+    for worker, whose in ((NoDevice(1e9), "the driver's"), (Buggy(1e9), "a clfuzz bug: please report it")):
+        events: list[tuple[str, dict]] = []
+        beside = Beside(memory_corpus, "c", on_event=lambda what, bucket: events.append((what, bucket)))
+        [candidate] = triage_candidates(memory_corpus, "c", "pocl", 0.0)
+        beside._triage(candidate, POCL, worker, 600.0, 1e9)
+        [(what, bucket)] = events
+        assert what == "failed" and triage_line(what, bucket).endswith(f"({whose})" if "bug" in whose
+                                                                         else f"({whose}; the bucket stays pending)")
+    assert waiting_for_triage(memory_corpus, "c") == 1

@@ -33,11 +33,12 @@ def mark_all_new(corpus: Corpus, status: str, note: str = "") -> int:
 
 def write_baseline(corpus: Corpus, out: Path, only: list[str] | None = None) -> int:
     """Write the buckets that are not ``new`` (of the bucket ids ``only``, if given) to ``out``
-    (sorted by id); returns how many."""
+    (sorted by id; its folder created if missing); returns how many."""
     known = sorted((b for b in corpus.buckets() if b["status"] != "new" and (only is None or b["id"] in only)),
                    key=lambda b: b["id"])
     lines = [HEADER.format(version=SIGNATURE_VERSION)]
     lines += [f"{b['id']}  {b['status']}  {b['title']}" + (f"  # {b['note']}" if b["note"] else "") for b in known]
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
     return len(known)
 

@@ -17,8 +17,11 @@ campaign reduces them first), then the newest. The task
 3. runs the reduced reproducer on every installed release of the bucket's driver
    (triage.versions: present, absent, cannot-build, ...), when releases are given.
 
-A task stopped by the campaign's deadline leaves its bucket as it was: pending, first next time.
-Buckets no target reached are counted by :func:`pending`.
+A task stopped by the campaign's deadline (or Ctrl-C) leaves its bucket as it was: pending, first
+next time, and says so (event ``stopped``), also where the stop killed its worker while it ran or
+started (campaign.pipeline.LaneClosed). A worker that could not start is the driver's failure
+(event ``failed``, ``bug`` False); any other error is a bug of clfuzz (``failed``, ``bug`` True).
+Both leave the bucket pending too. Buckets no target reached are counted by :func:`pending`.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from campaign.pipeline import LaneClosed
 from corpus.bucket_queries import triage_candidates, waiting_for_triage
 from corpus.reads import disagreement
 from corpus.store import Corpus
-from fuzz.drivers import Target
+from fuzz.drivers import Target, WorkerStartError
 from triage.confirm import reproduction, reruns
 from triage.session import reduce_stored
 from triage.slow import decide, undecided
@@ -71,14 +74,18 @@ class Beside:
     def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float) -> None:
         """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``
         (a slow run's re-run within ``share_s`` too: the target's triage share left).
-        A bug of triage's own is reported (event ``failed``, with the error) and leaves the bucket
-        pending: an hours-long campaign does not end over one bucket's reduction."""
+        The campaign's stop ends it (event ``stopped``, then LaneClosed goes on up); a worker that
+        cannot start or a bug of triage's own is reported (event ``failed``, with the error and
+        whether it is clfuzz's ``bug``): an hours-long campaign does not end over one bucket."""
         try:
             self._confirm_and_reduce(bucket, target, lane, seconds, share_s)
         except LaneClosed:
+            self._tell("stopped", bucket)
             raise
+        except WorkerStartError as e:  # the driver's: its device did not open
+            self._tell("failed", {**bucket, "error": str(e).splitlines()[0], "bug": False})
         except Exception as e:  # noqa: BLE001 - reported with the bucket, the campaign goes on
-            self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}"})
+            self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}", "bug": True})
 
     def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float,
                             share_s: float) -> None:
@@ -114,8 +121,8 @@ class Beside:
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:
         if self.on_event is not None:
-            self.on_event(what, {**self.corpus.bucket(bucket["id"]), **({"error": bucket["error"]} if "error" in bucket
-                                                                         else {})})
+            self.on_event(what, {**self.corpus.bucket(bucket["id"]),
+                                 **{k: bucket[k] for k in ("error", "bug") if k in bucket}})
 
 
 def pending(corpus: Corpus, campaign: str) -> int:

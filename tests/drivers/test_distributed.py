@@ -66,7 +66,7 @@ def test_a_distributed_name_is_not_a_local_campaign(memory_corpus):
 
 
 def _one_line_error(result, needle):
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
 

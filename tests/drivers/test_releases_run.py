@@ -61,5 +61,6 @@ def test_the_releases_command_lists_them():
     result = CliRunner().invoke(cli, ["releases", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
+    assert doc["schema"] == 1
     names = {t["name"] for r in doc["releases"] for t in r["targets"]}
     assert names == {t.name for t in RELEASES}
