@@ -194,11 +194,17 @@ def test_buckets_lists_and_mark_sets_status(tmp_path):
     db = tmp_path / "c.db"
     bucket = _corpus_with_a_bucket(db)
     listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)
-    assert [(b["id"], b["status"], b["rows"]) for b in listed] == [(bucket, "new", 1)]
+    assert [(b["id"], b["status"], b["rows"]) for b in listed["buckets"]] == [(bucket, "new", 1)]
+    [bug] = listed["bugs"]
+    assert bug["buckets"] == [bucket] and listed["buckets"][0]["bug"] == bug["id"] and listed["schema"] == 2
     result = CliRunner().invoke(cli, ["mark", bucket[:5], "ignored", "--corpus", str(db), "--note", "known"])
     assert result.exit_code == 0 and "ignored" in result.output
     listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json", "--status", "ignored"]).output)
-    assert [b["note"] for b in listed] == ["known"]
+    assert [b["note"] for b in listed["buckets"]] == ["known"]
+    by_bug = CliRunner().invoke(cli, ["mark", bug["id"], "reported", "--corpus", str(db), "--url", "https://x.org/1"])
+    assert by_bug.exit_code == 0 and by_bug.output.startswith(f"{bucket} reported")
+    listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)
+    assert listed["bugs"][0]["urls"] == ["https://x.org/1"] and listed["bugs"][0]["status"] == "reported"
 
 
 def test_oracle_defects_have_their_own_section_and_count(tmp_path):
@@ -215,13 +221,13 @@ def test_oracle_defects_have_their_own_section_and_count(tmp_path):
     c.add_run({"program_id": "p", "target": "rusticl", "fingerprint_id": "f", "path": "opencl-c", "status": "ok",
                "checks": 1, "judged": 1, "mismatches": 0}, [], [], [defect])
     c.close()
-    listed = CliRunner().invoke(cli, ["buckets", "--corpus", str(db)], env={"COLUMNS": "250"})
+    listed = CliRunner().invoke(cli, ["buckets", "--buckets", "--corpus", str(db)], env={"COLUMNS": "250"})
     assert listed.exit_code == 0, listed.output
     buckets, _, defects = listed.output.partition("oracle defects: 1 lane whose")
-    assert bucket[:6] in buckets and "expm1" not in buckets
+    assert bucket in buckets and "expm1" not in buckets
     assert "rusticl" in defects and "expm1(in3[gid])" in defects and "0x9931a000" in defects
-    assert [b["id"] for b in json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)] \
-        == [bucket]
+    assert [b["id"] for b in json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)[
+        "buckets"]] == [bucket]
     summary = json.loads(CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--json"]).output)
     assert summary["oracle_defects"] == 1 and summary["buckets"]["total"] == 1
 

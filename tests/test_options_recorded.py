@@ -20,7 +20,8 @@ from fuzz.drivers import Result, Target
 from fuzz.emit.opencl_c import emit
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
 from lang.types import Type
-from triage.buglist import bug_list, markdown, only_under
+from triage.buglist import only_under
+from triage.bugs import listed, markdown
 from triage.report import write_report
 
 INT = Type("int")
@@ -90,7 +91,7 @@ def test_a_bucket_seen_only_under_an_option_says_so(memory_corpus):
     assert sorted(bucket["build_options"]) == ["-cl-denorms-are-zero -cl-std=CL3.0",
                                                "-cl-fast-relaxed-math -cl-denorms-are-zero -cl-std=CL3.0"]
     assert only_under(bucket) == ["-cl-denorms-are-zero"]
-    line = markdown(bug_list([bucket])).splitlines()[-1]
+    line = markdown(listed(memory_corpus)[0]).splitlines()[-1]
     assert "seen only with -cl-denorms-are-zero" in line
 
 
@@ -112,7 +113,7 @@ def test_buckets_json_gives_build_options_and_only_under(tmp_path):
     corpus = Corpus(db)
     _bucket_with_runs(corpus, [("-cl-finite-math-only", frozenset())])
     corpus.close()
-    [listed] = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)
+    [listed] = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)["buckets"]
     assert listed["build_options"] == ["-cl-finite-math-only"] and listed["only_under"] == ["-cl-finite-math-only"]
 
 

@@ -197,7 +197,7 @@ def test_buckets_json_says_hang(tmp_path):
     corpus = Corpus(db)
     decide(corpus, _timed_out(corpus), POCL, SlowWorker(needs_s=1e9), None, CEILING)
     corpus.close()
-    listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)
+    listed = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", str(db), "--json"]).output)["buckets"]
     [timeout] = [b for b in listed if b["kind"] == "timeout"]
     assert timeout["hang"] is True and timeout["severity"] == "violation"
 

@@ -290,3 +290,28 @@ def resolve(corpus: Corpus, ref: str) -> list[str]:
     if ref.startswith(PREFIX):
         return [b["id"] for b in find(corpus, ref).buckets]
     return [corpus.bucket(ref)["id"]]
+
+
+def markdown(bugs: list[Bug], limit: int = 60) -> str:
+    """The bug list as a Markdown table (the campaign summary's first section): what most needs a
+    person first, one line per bug, at most ``limit`` lines; the rule, its section and the build
+    options are its lead bucket's."""
+    buckets = sum(len(g.buckets) for g in bugs)
+    lines = [f"## Bug list: {len(bugs)} bugs, {buckets} buckets (`clfuzz buckets`)", "",
+             "| bug | status | severity | driver | paths | faulty operation | deviation | rule | build options "
+             "| rows | buckets | reduced |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for g in bugs[:limit]:
+        lead = g.lead
+        reduced = (f"{lead['reduced']['statements']} st / {lead['reduced']['work_items']} wi" if lead["reduced"]
+                   else "pending")
+        what = " / ".join(operations(g)) + (" " + " / ".join(types_of(g)) if types_of(g) else "")
+        deviation = ", ".join(sorted({(b["deviation"] or b["kind"]) + (": " + slow.text(b) if b["slow"] else "")
+                                      for b in g.buckets}))
+        lines.append(f"| {g.id} | {status(g)} | {severity(g)} | {g.driver} "
+                     f"| {', '.join(sorted({p for b in g.buckets for p in b['paths']}))} | {what.replace('|', '/')} "
+                     f"| {deviation} | {lead['rule']} ({lead['section']}) | {options_text(lead)} "
+                     f"| {sum(b['rows'] for b in g.buckets)} | {len(g.buckets)} | {reduced} |")
+    if len(bugs) > limit:
+        lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | | |")
+    return "\n".join(lines) + "\n"
