@@ -314,3 +314,32 @@ def test_repro_py_is_valid_python_whatever_the_title():
     tree = ast.parse(repro_source({"title": title, "bucket": "b", "kind": "build_error", "fronts": [],
                                     "timeout_s": 600}))
     assert ast.get_docstring(tree).splitlines()[0] == title
+
+
+def test_a_bugs_report_is_its_lead_buckets_with_every_bucket_as_a_variant(tmp_path, simulated):
+    """A bug of two buckets (the saturating conversion of NaN to int and to uint, joined by a
+    re-run's evidence, triage.siblings): its report is the lead bucket's, headed by the bug, its
+    buckets listed as variants with their values, and the evidence in words."""
+    from triage.bug_report import report_bug
+    from triage.bugs import find, listed, title
+
+    corpus, first = _corpus(tmp_path, simulated)
+    uint = Type("uint", 1)
+    other = Program((Buffer("in0", F, "in", Fill(0, values=FLOATS)), Buffer("out0", uint, "out")),
+                    (Store("out0", Op("convert", (Load("in0", F),), uint, (("rounding", "rtz"), ("sat", True)))),), 3)
+    _store_run(corpus, other, OPENCL_C, simulated)
+    second = next(b for b in corpus.buckets() if b["id"] != first["id"])
+    corpus.add_evidence({"bucket": second["id"], "same_as": first["id"], "kind": "re-run", "program_id": other.id,
+                         "detail": json.dumps({"target": "simgrind", "expression": "convert_uint_sat_rtz(in0[gid])",
+                                               "inputs": {}, "expected": "0", "actual": "2147483647",
+                                               "deviation": "wrong-value"})})
+    [bug] = listed(corpus)[0]
+    assert find(corpus, bug.id[:9]).id == bug.id
+    folder = report_bug(corpus, bug.id, tmp_path / "r", [], say=lambda _: None)
+    text = (folder / "README.md").read_text()
+    head, _, rest = text.partition("## Why these are one bug")
+    assert head.startswith(f"# {title(bug)}\n") and "2 buckets" in title(bug)
+    assert f"clfuzz bug `{bug.id}`: 2 variants" in head
+    assert first["id"] in head and second["id"] in head and "convert_uint_sat_rtz(in0[gid])" in head
+    assert f"- `{second['id']}` is the same bug as `{first['id']}`: the reduced case of" in rest
+    assert (folder / "repro.py").exists() and "## Expected vs actual" in text
