@@ -1,8 +1,8 @@
 """A corpus as one self-contained HTML page (``clfuzz dashboard --corpus PATH -o report.html``).
 
 The page needs no network: plotly.js is embedded once, inline, and every figure is drawn from
-data embedded beside it. It opens with the bug list (triage.buglist.bug_list, what needs a person
-first; :func:`bug_list_html`), each bucket linking to a section of the page with its report's
+data embedded beside it. It opens with the bug list (triage.bugs: one row per bug, what needs a person
+first; :func:`bug_list_html`), each of its buckets linking to a section of the page with its report's
 README (triage.report.readme) for the buckets with most rows (:data:`MAX_REPORTS`). Then it shows
 
 - the statistics: the corpus, its campaigns, programs, runs, and each target with its fingerprint
@@ -58,7 +58,8 @@ from corpus.corners import reached_by_target
 from corpus.coverage import coverage
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
-from triage.buglist import bug_list
+from triage import bugs as bug_level
+from triage.bugs import Bug
 
 MAX_REPORTS = 200
 """Buckets whose report README is embedded (most rows first); the others are listed only."""
@@ -168,36 +169,40 @@ def _statistics_html(ov: dict[str, Any]) -> str:
 {targets or '<tr><td colspan=12 class=muted>no runs</td></tr>'}</table>"""
 
 
-def bug_list_html(buckets: list[dict[str, Any]], reports: dict[str, str], out: Path,
-                  reports_dir: Path | None) -> str:
-    """The page's first section: the bug list (``buckets`` as triage.buglist.bug_list orders them),
-    a row each, its id linking to its report on the page where ``reports`` has one, and to
-    ``reports_dir/ID/README.md`` where that exists."""
+def bug_list_html(bugs: list[Bug], reports: dict[str, str], out: Path, reports_dir: Path | None) -> str:
+    """The page's first section: the bug list as ``clfuzz buckets`` gives it (triage.bugs: one row
+    per bug, what most needs a person first), each bucket of a bug linking to its report on the
+    page where ``reports`` has one, and to ``reports_dir/ID/README.md`` where that exists."""
     rows = []
-    for b in buckets[:MAX_TABLE]:
-        bid = b["id"]
-        ident = f"<code>{_e(bid[:12])}</code>"
-        cell = f'<a href="#bucket-{_e(bid)}">{ident}</a>' if bid in reports else ident
-        extra = ""
-        if reports_dir is not None:
-            readme = reports_dir / bid / "README.md"
-            extra = (f'<td><a href="{_e(Path(os.path.relpath(readme, out.parent)).as_posix())}">README</a></td>'
-                     if readme.exists() else "<td></td>")
+    for g in bugs[:MAX_TABLE]:
+        links = []
+        for b in g.buckets:
+            ident = f"<code>{_e(b['id'])}</code>"
+            links.append(f'<a href="#bucket-{_e(b["id"])}">{ident}</a>' if b["id"] in reports else ident)
+            readme = reports_dir / b["id"] / "README.md" if reports_dir is not None else None
+            if readme is not None and readme.exists():
+                links[-1] += f' (<a href="{_e(Path(os.path.relpath(readme, out.parent)).as_posix())}">README</a>)'
+        members = g.buckets
+        reduced = g.lead["reduced"]
+        size = f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
         rows.append(
-            f"<tr><td>{cell}</td><td>{_e(b['title'])}</td><td>{_e(b['target'])}</td><td>{_e(b['severity'])}</td>"
-            f"<td class=status-{_e(b['status'])}>{_e(b['status'])}</td><td>{_e(b['confirmation'])}</td>"
-            f"<td>{'yes' if b['reduced'] else ''}</td><td class=n>{b['rows']:,}</td><td class=n>{b['programs']:,}</td>"
-            f"<td class=t>{_short(b['first_seen'])}</td><td class=t>{_short(b['last_seen'])}</td>{extra}</tr>")
-    shown = (f"{len(buckets):,} buckets, new first, then most severe, then most rows." if len(buckets) <= MAX_TABLE
-             else f"The first {MAX_TABLE:,} of {len(buckets):,} buckets, new first, then most severe, then most rows; "
-             "`clfuzz buckets` lists them all.")
-    embedded = (f" The reports of all {len(reports):,} are on this page (bucket id links)." if len(reports) == len(buckets)
-                else f" The reports of the first {len(reports):,} (bucket id links) are on this page, to keep it small; "
-                     "<code>clfuzz report BUCKET -o DIR</code> writes any bucket's report.")
-    head = ("<tr><th>bucket</th><th>what</th><th>target</th><th>severity</th><th>status</th><th>confirmation</th><th>reduced</th>"
-            "<th>rows</th><th>programs</th><th>first seen (UTC)</th><th>last seen (UTC)</th>"
-            + ("<th>report</th>" if reports_dir is not None else "") + "</tr>")
-    if not buckets:
+            f"<tr><td><code>{_e(g.id)}</code></td><td>{_e(bug_level.title(g))}</td><td>{_e(g.driver)}</td>"
+            f"<td>{_e(bug_level.severity(g))}</td><td class=status-{_e(bug_level.status(g))}>{_e(bug_level.status(g))}</td>"
+            f"<td>{'<br>'.join(links)}</td>"
+            f"<td>{_e(size)}</td>"
+            f"<td class=n>{sum(b['rows'] for b in members):,}</td>"
+            f"<td class=t>{_short(min(b['first_seen'] for b in members))}</td>"
+            f"<td class=t>{_short(max(b['last_seen'] for b in members))}</td></tr>")
+    count = f"{len(bugs):,} bugs in {sum(len(g.buckets) for g in bugs):,} buckets"
+    shown = (f"{count}, the most severe first, then new, then most rows." if len(bugs) <= MAX_TABLE
+             else f"The first {MAX_TABLE:,} of {count}; `clfuzz buckets` lists them all.")
+    buckets = sum(len(g.buckets) for g in bugs)
+    embedded = (f" The reports of all {len(reports):,} buckets are on this page (bucket id links)." if len(reports) == buckets
+                else f" The reports of the first {len(reports):,} buckets (bucket id links) are on this page, to keep it "
+                     "small; <code>clfuzz report BUG_OR_BUCKET -o DIR</code> writes any.")
+    head = ("<tr><th>bug</th><th>what</th><th>driver</th><th>severity</th><th>status</th><th>buckets</th>"
+            "<th>reduced</th><th>rows</th><th>first seen (UTC)</th><th>last seen (UTC)</th></tr>")
+    if not bugs:
         return '<h2 id="bugs">Bug list</h2>\n<p class=muted>No disagreements, no buckets.</p>'
     return (f'<h2 id="bugs">Bug list</h2>\n<p>{shown}{embedded}</p>\n<table class=buckets>{head}\n'
             + "\n".join(rows) + "</table>")
@@ -263,8 +268,8 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
     cov = coverage(corpus, campaign)
     ov = overview(corpus, campaign, cov)
     styles = target_styles(sorted({t["target"] for t in ov["targets"]} | set(cov)))
-    buckets = bug_list(corpus.buckets(campaign))
-    reports = bucket_reports(corpus, buckets, max_reports)
+    bugs = bug_level.listed(corpus, campaign)[0]
+    reports = bucket_reports(corpus, [b for g in bugs for b in g.buckets], max_reports)
     errors = largest_errors(corpus, campaign)
     corners = corner_matrix(reached_by_target(corpus, campaign))
     figures = [
@@ -288,7 +293,7 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
 <a href="#errors">largest errors</a><a href="#reports">reports</a></nav>
 <main id="top">
 {_title_html(ov)}
-{bug_list_html(buckets, reports, out, reports_dir)}
+{bug_list_html(bugs, reports, out, reports_dir)}
 {_statistics_html(ov)}
 {plots}
 <h3 id="corner-table">Corners reached</h3>
@@ -298,7 +303,7 @@ def dashboard_html(corpus: Corpus, out: Path, campaign: str | None = None, *, re
 <h2 id="reports">Reports</h2>
 <p>Each section is the <code>README.md</code> that <code>clfuzz report BUCKET -o DIR</code> writes beside the kernel,
 <code>repro.py</code> and <code>program.json</code> it names.</p>
-{_reports_html(buckets, reports) or '<p class=muted>No reports.</p>'}
+{_reports_html([b for g in bugs for b in g.buckets], reports) or '<p class=muted>No reports.</p>'}
 </main></body></html>
 """
 

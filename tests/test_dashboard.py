@@ -30,7 +30,7 @@ from corpus.dashboard_queries import runs_by_fingerprint
 from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
 from fuzz.judge import failure_row
-from triage.buglist import bug_list
+from triage.bugs import listed as listed_bugs
 
 CHROMIUM = Path("/usr/bin/chromium")
 T0 = 1_700_000_000.0
@@ -187,9 +187,11 @@ def test_reports_are_capped_and_said_so(built, tmp_path, monkeypatch):
     _, corpus = built
     monkeypatch.setattr(dashboard, "MAX_TABLE", 2)
     page = write_dashboard(corpus, tmp_path / "r.html", max_reports=1).read_text()
-    n = len(corpus.buckets())
+    bugs = listed_bugs(corpus)[0]
+    n, buckets = len(bugs), sum(len(g.buckets) for g in bugs)
     assert page.count('<section class=report id="bucket-') == 1
-    assert "The reports of the first 1 (bucket id links)" in page and f"The first 2 of {n:,} buckets" in page
+    assert "The reports of the first 1 buckets (bucket id links)" in page
+    assert f"The first 2 of {n:,} bugs in {buckets:,} buckets" in page
 
 
 def test_the_largest_errors_section(built, tmp_path):
@@ -239,7 +241,7 @@ def test_the_page_opens_with_the_bug_list(built, tmp_path):
                                                 'id="plot-timeline"', 'id="largest-errors"', 'id="reports"')]
     assert order == sorted(order)
     assert re.search(r'<nav><a href="#bugs">bug list</a>', page)
-    first = [b["id"] for b in bug_list(corpus.buckets())]
+    first = [b["id"] for g in listed_bugs(corpus)[0] for b in g.buckets]
     listed = re.findall(r'<a href="#bucket-([0-9a-f]+)">', main[:main.index('id="statistics"')])
     assert listed == first  # the bug list's order: what needs a person first
 
