@@ -153,7 +153,7 @@ def _interaction_evidence(groups: _Groups, buckets: dict[str, dict], cases: list
         b = buckets.get(c["bucket"])
         if b is None or b["kind"] != INTERACTION:
             continue
-        for op in b["signature"].get("operations", []):
+        for op in b["operation"].split(" + "):  # the statements of its smallest set (corpus.buckets)
             key = (b["driver"], root(op), number(c["actual_value"]))
             first = seen.setdefault(key, {**c, "operation": op})
             if first["bucket"] != c["bucket"] and groups.find(first["bucket"]) != groups.find(c["bucket"]):
