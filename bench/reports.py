@@ -1,4 +1,4 @@
-"""A report for every bucket: ``clfuzz report`` of each bucket of a corpus, counted.
+"""A report for every bucket and every bug: ``clfuzz report`` of each of a corpus, counted.
 
 The corpus is copied first (a report may store the reduction it runs; the copy takes it). Each
 bucket's report is written into a folder of its own under a temporary folder, in this process,
@@ -6,7 +6,9 @@ through the command a user runs (``clfuzz report ID --corpus COPY -o DIR``, clic
 ``--no-reduce`` skips the buckets the command would reduce first (new, not flaky, not reduced,
 with a target on this machine) and counts them apart. Printed: the buckets, the reports written,
 the buckets skipped, the failures (their error lines grouped, most frequent first), and the
-corpus's buckets and disagreements before and after (a report adds neither).
+corpus's buckets and disagreements before and after (a report adds neither). The bugs
+(triage.bugs, ``bug-`` ids) are reported after the buckets, a bug's report being its lead
+bucket's with the others as variants.
 Run: python3 bench/reports.py CORPUS [--no-reduce] [--limit N] [--out DIR]
 """
 
@@ -26,6 +28,7 @@ from click.testing import CliRunner
 from app.cli import cli
 from corpus.store import Corpus
 from fuzz.drivers import discover
+from triage.bugs import find, listed
 
 
 def _counts(path: Path) -> tuple[int, int]:
@@ -54,17 +57,18 @@ def main() -> None:
     shutil.copyfile(args.corpus, copy)
     corpus = Corpus(copy, create=False)  # upgraded here, before the counts
     ids = [b["id"] for b in corpus.buckets()]
+    bugs = [g.id for g in listed(corpus)[0]]
     if args.limit:
-        ids = ids[:args.limit]
+        ids, bugs = ids[:args.limit], bugs[:args.limit]
     corpus.close()
     before = _counts(copy)
     local = {t.name for t in discover()}
     written, skipped, failures = 0, 0, collections.Counter()
     failed: dict[str, list[str]] = collections.defaultdict(list)
     t0 = time.monotonic()
-    for bid in ids:
+    for bid in ids + bugs:
         corpus = Corpus(copy, create=False)
-        bucket = corpus.bucket(bid)
+        bucket = corpus.bucket(bid) if bid in ids else find(corpus, bid).lead
         corpus.close()
         if args.no_reduce and _would_reduce(bucket, local):
             skipped += 1
@@ -83,8 +87,8 @@ def main() -> None:
         failed[key].append(bid)
     after = _counts(copy)
     print(f"corpus: {args.corpus} (copied to {copy}); reports in {out}; {time.monotonic() - t0:.0f} s")
-    print(f"buckets: {len(ids)}")
-    print(f"reports written: {written}")
+    print(f"buckets: {len(ids)}; bugs: {len(bugs)}")
+    print(f"reports written: {written} (of {len(ids) + len(bugs)}: buckets and bugs)")
     print(f"skipped (would need a reduction first, --no-reduce): {skipped}")
     print(f"failures: {sum(failures.values())}")
     for line, n in failures.most_common():
