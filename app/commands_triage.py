@@ -254,22 +254,28 @@ def mark(args: tuple[str, ...], all_new: bool, corpus_path: str, note: str, url:
 
 
 @click.command()
+@click.argument("refs", nargs=-1, metavar="[BUG_OR_BUCKET]...")
 @corpus_option()
 @click.option("-o", "--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Text file to write (keep it under version control).")
-def baseline(corpus_path: str, out_path: str) -> None:
-    """Write the buckets a team has dealt with (every status but new) as a reviewable text file,
-    one line per bucket, for `clfuzz ci --baseline FILE`.
+def baseline(refs: tuple[str, ...], corpus_path: str, out_path: str) -> None:
+    """Write the buckets a team has dealt with (every status but new; of the bugs or buckets
+    given, if any) as a reviewable text file, one line per bucket, for `clfuzz ci --baseline FILE`.
 
-    Example: clfuzz baseline -o ci/clfuzz-baseline.txt
+    \b
+    Examples:
+      clfuzz baseline -o ci/clfuzz-baseline.txt
+      clfuzz baseline bug-3fa2c1e0 -o ci/pocl-baseline.txt
     """
     from triage.baseline import write_baseline
+    from triage.bugs import resolve
 
     out = output_path(out_path)
     corpus = open_corpus(corpus_path, read_only=True)
     try:
-        n = write_baseline(corpus, out)
-    except OSError as e:
+        only = [bid for ref in refs for bid in resolve(corpus, ref)] or None
+        n = write_baseline(corpus, out, only)
+    except (CorpusError, OSError) as e:
         raise fail(e) from None
     click.echo(f"{n} buckets in {out_path}")
 

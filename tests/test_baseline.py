@@ -43,6 +43,12 @@ def test_mark_all_new_then_write_and_read_a_baseline(tmp_path):
     assert sorted(line.split()[1] for line in lines[1:]) == ["ignored", "ignored", "reported"]
     assert any(line.endswith("# pocl#1") for line in lines)
     assert runner.invoke(cli, ["mark", "ignored", "--corpus", str(db)]).exit_code == 2  # BUCKET STATUS needed
+    reported = next(line.split()[0] for line in lines[1:] if line.split()[1] == "reported")
+    one = runner.invoke(cli, ["baseline", reported[:6], "--corpus", str(db), "-o", str(tmp_path / "one.txt")])
+    assert one.exit_code == 0 and [line.split()[0] for line in (tmp_path / "one.txt").read_text().splitlines()[1:]] \
+        == [reported]
+    unknown = runner.invoke(cli, ["baseline", "bug-ffff", "--corpus", str(db), "-o", str(tmp_path / "x.txt")])
+    assert unknown.exit_code == 2 and "no bug 'bug-ffff'" in unknown.output
 
 
 def test_ci_passes_on_buckets_of_the_baseline_and_fails_on_others(tmp_path):
