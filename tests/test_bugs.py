@@ -151,3 +151,17 @@ def test_a_re_run_is_tried_only_on_siblings_that_deviate_alike(memory_corpus):
     assert siblings_of(memory_corpus, by[("double", "wrong-value", "oclgrind")]) == []
     assert [b["id"] for b in siblings_of(memory_corpus, by[("float", "signed-zero", "oclgrind")])] == [
         by[("double", "signed-zero", "oclgrind")]["id"]]
+
+
+def test_a_lane_wise_operation_compares_the_lanes_own_component():
+    """A float4 lane-wise operation's lane 6 is work-item 1's component 2 (OpenCL C §6.3.2): its
+    operand is that component, a scalar beside it whole; an image read's coordinate and a
+    geometric function's vector are compared whole."""
+    from triage.bugs import operands
+
+    row = {"out_type": "float4", "lane": 6, "inputs": json.dumps({
+        "in0": {"values": ["0x1.0000000000000p+0 (1)", "2", "3", "4"]}, "literals": [{"values": ["0.5"]}]})}
+    assert operands(row) == ("3", "1/2")
+    assert operands(row, lanewise=False) == ("1", "2", "3", "4", "1/2")
+    three = {**row, "out_type": "float3", "lane": 5, "inputs": json.dumps({"in0": {"values": ["1", "2", "3"]}})}
+    assert operands(three) == ("2",)  # a 3-vector takes four lanes in memory (§6.3.5)

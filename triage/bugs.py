@@ -35,11 +35,14 @@ from corpus.bug_queries import lane_cases, stored_evidence
 from corpus.buckets import STATUSES
 from corpus.store import Corpus, CorpusError
 from lang.families import OUT_PARAMETER, root
+from lang.maths import FUNCTIONS
 from lang.types import Type
 from oracles import SEVERITIES
 from triage import slow
 from triage.buglist import bug_list, options_text
 
+WHOLE = frozenset({"read_image", *(n for n, f in FUNCTIONS.items() if f.group == "geometric")})
+"""Operation families that are not lane-wise: each wrong lane's operands are every value read."""
 PREFIX = "bug-"
 """What a bug id starts with; a bucket id is hex only."""
 INTERACTION = "interaction"
@@ -83,12 +86,14 @@ def number(text: str) -> str:
     return str(value)
 
 
-def operands(case: dict[str, Any]) -> tuple[str, ...]:
+def operands(case: dict[str, Any], lanewise: bool = True) -> tuple[str, ...]:
     """A wrong lane's operands as :func:`number`s, in the order its row lists them (fuzz.judge: the
-    input buffers and literals as the expression reads them): of an operand as wide as the output, the lane's own component (a
-    lane-wise operation, OpenCL C 3.0.19 §6.3.2), of any other (a scalar beside a vector, an image
-    coordinate, a geometric function's vector) every value."""
-    width = Type.parse(case["out_type"]).width if case.get("out_type") else 0
+    input buffers and literals as the expression reads them): of a ``lanewise`` operation (OpenCL C
+    3.0.19 §6.3.2: component by component), of each operand as wide as the output the lane's own
+    component; of any other operand (a scalar beside a vector), and of every operand of an
+    operation that is not lane-wise (an image read's coordinate, a geometric function's vectors,
+    §6.15.5, §6.15.15), every value."""
+    width = Type.parse(case["out_type"]).width if case.get("out_type") and lanewise else 0
     component = case["lane"] % (4 if width == 3 else width) if width else -1
     found = json.loads(case["inputs"] or "{}")
     values = [x["values"] for name, v in found.items() for x in (v if name == "literals" else [v])
@@ -133,7 +138,8 @@ def _lane_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dict])
         b = buckets.get(c["bucket"])
         if b is None or b["kind"] == INTERACTION:
             continue
-        key = (b["driver"], root(b["operation"]), b["operation"].endswith(OUT_PARAMETER), operands(c))
+        family = root(b["operation"])
+        key = (b["driver"], family, b["operation"].endswith(OUT_PARAMETER), operands(c, family not in WHOLE))
         by_key.setdefault(key, {}).setdefault(c["bucket"], c)
         same = by_key[key]
         for other, oc in same.items():
