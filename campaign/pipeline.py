@@ -13,14 +13,16 @@ At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks un
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
 gets the target's measured limit for its area (campaign.timeouts); a single statement that
 exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
-Work beside the campaign (triage) runs on the same worker through :meth:`Lane.call`, between the
-campaign's runs, so a driver's time is shared and never doubly booked. Every worker call's wall
-time is accounted in the lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts,
-isolation, triage).
+Work beside the campaign (triage) runs on the same worker through :meth:`Lane.call`, ahead of the
+campaign's queued parts (a reduction's candidates each wait for no run of the campaign), so a
+driver's time is shared and never doubly booked. Every worker call's wall time is accounted in the
+lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, triage: the
+worker's time only, not the wait for it).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import signal
@@ -42,6 +44,10 @@ from fuzz.drivers import Job, Result, Target, Worker, WorkerStartError
 from lang.ir import Program
 
 T = TypeVar("T")
+
+
+END, CALL, PART = 0, 1, 2
+"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts."""
 
 
 class LaneClosed(RuntimeError):
@@ -77,7 +83,9 @@ class Lane:
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
-        self._jobs: queue.Queue = queue.Queue()  # (part, job, ticket) for the runner; None ends it
+        self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
+        # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
+        self._order = itertools.count()
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self._closing = threading.Event()
         self._tickets: set[_Ticket] = set()  # programs in flight
@@ -107,7 +115,7 @@ class Lane:
         done: Future = Future()
         if self._closing.is_set():
             raise LaneClosed(self.target.name)
-        self._jobs.put((fn, done))
+        self._put(CALL, (fn, done))
         while True:
             try:
                 return done.result(timeout=0.2)
@@ -116,16 +124,22 @@ class Lane:
 
     def run(self, job: Job, timeout_s: float | None = None) -> Result:
         """Run ``job`` on the lane's worker (:meth:`call`) within ``timeout_s`` (default: the
-        ceiling); its wall time counts as triage. A Worker's ``run``, for triage's code."""
-        t0 = time.perf_counter()
-        try:
-            return self.call(lambda w: w.run(job, self.timeouts.ceiling if timeout_s is None else timeout_s))
-        finally:
-            self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+        ceiling); the worker's time counts as triage. A Worker's ``run``, for triage's code."""
+        return self.call(self._triage(lambda w: w.run(job, self.timeouts.ceiling if timeout_s is None else timeout_s)))
 
     def restart(self) -> None:
-        """A fresh worker process for the lane (empty kernel caches: triage.confirm's re-runs)."""
-        self.call(lambda w: w.restart())
+        """A fresh worker process for the lane (empty kernel caches: triage.confirm's re-runs); its
+        start counts as triage."""
+        self.call(self._triage(lambda w: w.restart()))
+
+    def _triage(self, fn: Callable[[Worker], T]) -> Callable[[Worker], T]:
+        def timed(worker: Worker) -> T:
+            t0 = time.perf_counter()
+            try:
+                return fn(worker)
+            finally:
+                self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+        return timed
 
     def unfinished(self) -> list[str]:
         """The parts (stored programs: whole programs, batches or halves) dispatched and not
@@ -142,13 +156,13 @@ class Lane:
         self._closing.set()
         while True:
             try:
-                item = self._jobs.get_nowait()
+                item = self._jobs.get_nowait()[-1]
                 if isinstance(item, tuple) and isinstance(item[-1], Future):
                     item[-1].set_exception(LaneClosed(self.target.name))
                 self._jobs.task_done()
             except queue.Empty:
                 break
-        self._jobs.put(None)
+        self._put(END, None)
         self._runner.join(timeout=0.5)
         if self._runner.is_alive():  # a long build or run: do not wait for it (Ctrl-C must be prompt)
             pid = self.worker.pid
@@ -174,7 +188,7 @@ class Lane:
         except WorkerStartError:
             pass  # the first run tries again and records why it fails
         while True:
-            item = self._jobs.get()
+            item = self._jobs.get()[-1]
             if item is None:
                 return
             try:
@@ -264,4 +278,7 @@ class Lane:
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
-            self._jobs.put((part, job, ticket))
+            self._put(PART, (part, job, ticket))
+
+    def _put(self, rank: int, item: tuple | None) -> None:
+        self._jobs.put((rank, next(self._order), item))
