@@ -72,7 +72,7 @@ def error_score(outcomes) -> float:
 
 SideTask = Callable[[Lane, float, float], None]
 """Work beside the campaign on one target (triage: confirm and reduce a bucket): called with the
-target's lane (its ``run``/``restart`` are a Worker's, shared with the campaign), the seconds
+target's lane (its ``beside`` runs the work on the worker the campaign's runs use), the seconds
 the campaign's deadline leaves and the seconds of the target's triage share left (its share of
 the campaign's time so far less the triage time spent)."""
 

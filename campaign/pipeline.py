@@ -13,9 +13,9 @@ At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks un
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
 gets the target's measured limit for its area (campaign.timeouts); a single statement that
 exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
-Work beside the campaign (triage) runs on the same worker through :meth:`Lane.call`, ahead of the
-campaign's queued parts (a reduction's candidates each wait for no run of the campaign), so a
-driver's time is shared and never doubly booked. Every worker call's wall time is accounted in the
+Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
+the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
+for no run of the campaign), so a driver's time is shared and never doubly booked. Every worker call's wall time is accounted in the
 lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, triage: the
 worker's time only, not the wait for it).
 """
@@ -52,6 +52,35 @@ END, CALL, PART = 0, 1, 2
 
 class LaneClosed(RuntimeError):
     """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran."""
+
+
+class _Guarded:
+    """The lane's worker as work beside the campaign uses it (:meth:`Lane.beside`): its ``run`` and
+    ``restart``, each raising LaneClosed instead once the lane is closing (before, or after a call
+    the stop cut short: a killed run, a restart that failed)."""
+
+    def __init__(self, worker: Worker, closing: threading.Event, name: str) -> None:
+        self._worker, self._closing, self._name = worker, closing, name
+        self.timeout_s = worker.timeout_s
+
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+        return self._guard(lambda: self._worker.run(job, timeout_s))
+
+    def restart(self) -> None:
+        self._guard(self._worker.restart)
+
+    def _guard(self, step: Callable[[], T]) -> T:
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        try:
+            out = step()
+        except Exception:
+            if self._closing.is_set():
+                raise LaneClosed(self._name) from None
+            raise
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        return out
 
 
 class _Ticket:
@@ -122,24 +151,18 @@ class Lane:
             except TimeoutError:
                 self._check()
 
-    def run(self, job: Job, timeout_s: float | None = None) -> Result:
-        """Run ``job`` on the lane's worker (:meth:`call`) within ``timeout_s`` (default: the
-        ceiling); the worker's time counts as triage. A Worker's ``run``, for triage's code."""
-        return self.call(self._triage(lambda w: w.run(job, self.timeouts.ceiling if timeout_s is None else timeout_s)))
-
-    def restart(self) -> None:
-        """A fresh worker process for the lane (empty kernel caches: triage.confirm's re-runs); its
-        start counts as triage."""
-        self.call(self._triage(lambda w: w.restart()))
-
-    def _triage(self, fn: Callable[[Worker], T]) -> Callable[[Worker], T]:
+    def beside(self, fn: Callable[[Worker], T]) -> T:
+        """Run ``fn`` (work beside the campaign: triage) with the lane's worker on its runner thread
+        (:meth:`call`), ahead of the campaign's queued parts and with none of them between its runs;
+        its whole time counts as triage. The worker ``fn`` gets raises LaneClosed once the lane stops
+        (the campaign's deadline): a run the stop killed is never taken for the driver's answer."""
         def timed(worker: Worker) -> T:
             t0 = time.perf_counter()
             try:
-                return fn(worker)
+                return fn(_Guarded(worker, self._closing, self.target.name))
             finally:
                 self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
-        return timed
+        return self.call(timed)
 
     def unfinished(self) -> list[str]:
         """The parts (stored programs: whole programs, batches or halves) dispatched and not

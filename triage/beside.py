@@ -37,7 +37,7 @@ from campaign.progress import CampaignResult
 from corpus.bucket_queries import triage_candidates, waiting_for_triage
 from corpus.reads import disagreement
 from corpus.store import Corpus
-from fuzz.drivers import Target
+from fuzz.drivers import Target, Worker
 from triage.confirm import reproduction, reruns
 from triage.reduce import STOPPED
 from triage.session import reduce_stored
@@ -90,19 +90,19 @@ class Beside:
 
     def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float,
                 row: dict[str, Any] | None = None) -> None:
-        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``
+        """Confirm, then reduce, ``bucket`` on ``lane`` (campaign.pipeline.Lane.beside) within ``seconds``
         (a slow run's re-run within ``share_s`` too: the target's triage share left), from ``row``
         (a second turn: the partly reduced program's) or the bucket's first row.
         A bug of triage's own is reported (event ``failed``, with the error) and leaves the bucket
         pending: an hours-long campaign does not end over one bucket's reduction."""
         try:
-            self._confirm_and_reduce(bucket, target, lane, seconds, share_s, row)
+            lane.beside(lambda worker: self._confirm_and_reduce(bucket, target, worker, seconds, share_s, row))
         except LaneClosed:
             raise
         except Exception as e:  # noqa: BLE001 - reported with the bucket, the campaign goes on
             self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}"})
 
-    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float,
+    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, worker: Worker, seconds: float,
                             share_s: float, row: dict[str, Any] | None) -> None:
         start = time.monotonic()
         second = row is not None
@@ -112,8 +112,8 @@ class Beside:
             program = self.corpus.program(row["program_id"])
             runs = reruns(program, row)
             if runs > 1 or not self.reduce:  # a reproduction rate, or no reduction to confirm it
-                lane.restart()
-                shown = reproduction(program, row, target, lane, runs)
+                worker.restart()
+                shown = reproduction(program, row, target, worker, runs)
                 if runs > 1:
                     self.corpus.reproduced(bucket["id"], shown, runs)
                 self._confirmed(row, bucket, shown > 0)
@@ -122,12 +122,12 @@ class Beside:
                 confirmed = True
         if undecided(row):  # slow: a hang only if it does not finish at ten times the ceiling either
             spent = time.monotonic() - start  # the re-run within the deadline and the triage share
-            verdict = decide(self.corpus, row, target, lane, min(seconds, share_s) - spent, lane.timeouts.ceiling)
+            verdict = decide(self.corpus, row, target, worker, min(seconds, share_s) - spent, worker.timeout_s)
             self._tell("undecided" if verdict is None else "hang" if verdict["hang"] else "finished", bucket)
         left = seconds - (time.monotonic() - start)
         if not self.reduce or left <= 1:
             return
-        reduction = reduce_stored(self.corpus, row, target, lane, min(REDUCE_S if second else FIRST_TURN_S, left))
+        reduction = reduce_stored(self.corpus, row, target, worker, min(REDUCE_S if second else FIRST_TURN_S, left))
         if reduction is None:  # neither the reduced case nor the program showed it on a fresh worker
             if not confirmed:
                 self._confirmed(row, bucket, False)
