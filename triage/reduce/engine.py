@@ -14,9 +14,8 @@ the original program again (:func:`reduce_program`).
 
 The reduced case is then run once more on a fresh worker (a new process: nothing an earlier
 candidate built or ran is left in it) and must show the goal there; where it does not, the newest
-kept candidate that does is the result (its statements then dropped one at a time, each candidate on
-a fresh worker), and one none of whose candidates (the original included) shows it on a fresh
-worker is not reproduced (None). A reduction that ends on a shaped program is
+kept candidate that does goes on being reduced, each candidate on a fresh worker, and one none of
+whose candidates (the original included) shows it on a fresh worker is not reproduced (None). A reduction that ends on a shaped program is
 *wrong code* (:attr:`Reduction.blame`: its twin does not show it); one that ends on several
 statements none of which shows the goal alone (each run alone on a fresh worker) is an
 *interaction* (:attr:`Reduction.blame`, passes.statements.interaction: the statements together
@@ -110,13 +109,17 @@ class Reducer:
         self.deadline = time.monotonic() + budget_s
         self.candidates = 0
         self.seen: dict[str, list[dict] | None] = {}  # disagreement rows, by program id
+        self.restarting = False  # every candidate on a fresh worker (Reducer.run)
 
     # -- the interestingness test ---------------------------------------------------------------
 
     def observed(self, program: Program) -> list[dict] | None:
         """The disagreement rows of ``program`` on the target, judged from its own program (its own
-        expectations); None for an invalid or undefined program, which never reaches the driver."""
+        expectations); None for an invalid or undefined program, which never reaches the driver.
+        Once the worker was found to keep something of earlier runs, each on a fresh worker."""
         if program.id not in self.seen:
+            if self.restarting:
+                self.worker.restart()
             found = observe(program, self.target, self.worker)
             self.candidates += found is not None
             self.seen[program.id] = found
@@ -165,39 +168,33 @@ class Reducer:
         return [r for r in found or [] if goal.matches(r)]
 
     def again(self, chain: list[tuple[Program, Goal]]) -> tuple[int, Program, list[dict]] | None:
-        """The newest program of ``chain`` (the kept candidates, the original first) that shows its goal
-        on a fresh worker, with how many newer ones did not and its rows there; None when none does.
-        The goal becomes that program's."""
-        for back, (program, goal) in enumerate(reversed(chain)):
-            hit = self.fresh(program, goal)
-            if hit:
-                self.goal = goal
-                return back, program, hit
-        return None
+        """The newest program of ``chain`` (the kept candidates, each with its goal, the original first)
+        that shows its goal on a fresh worker, with how many newer ones did not and its rows there:
+        the newest itself, or else the original and then the newest between them that does (by
+        bisection: a candidate is smaller than those before it); None when not even the original
+        shows it. The goal becomes that program's."""
+        lo, hi = 0, len(chain) - 1
+        hit = self.fresh(*chain[hi])
+        if hit or hi == 0:
+            lo = hi
+        else:
+            hit = self.fresh(*chain[0])
+        while hit and hi - lo > 1:
+            mid = (lo + hi) // 2
+            shown = self.fresh(*chain[mid])
+            lo, hi, hit = (mid, hi, shown) if shown else (lo, mid, hit)
+        if not hit:
+            return None
+        self.goal = chain[lo][1]
+        return len(chain) - 1 - lo, chain[lo][0], hit
 
-    def fewer(self, program: Program, rows: list[dict]) -> tuple[Program, list[dict]]:
-        """``program`` with its statements dropped one at a time while it shows the goal on a fresh
-        worker (after a smaller candidate did not: the worker kept something of an earlier run)."""
-        i = 0
-        while i < len(program.body) > 1:
-            smaller = restrict(program, [j for j in range(len(program.body)) if j != i])
-            hit = self.fresh(smaller, self.goal)
-            if hit:
-                program, rows = smaller, hit
-            else:
-                i += 1
-        return program, rows
-
-    # -- the passes ----------------------------------------------------------------------------
-
-    def run(self, program: Program, rows: list[dict]) -> Reduction | None:
-        """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``), checked on a
-        fresh worker; None when not even ``program`` shows the goal there. The caller times the
-        whole reduction."""
+    def fixpoint(self, program: Program, rows: list[dict], chain: list[tuple[Program, Goal]],
+                 passes: dict[str, int]) -> tuple[Program, list[dict]]:
+        """The passes run in order until none keeps a candidate or the time is up, from ``program``
+        (whose goal rows are ``rows``); each kept candidate is appended to ``chain`` with its goal and
+        counted in ``passes`` under its pass's name."""
         current, current_rows = program, rows
-        chain = [(program, self.goal)]
         visited = {program.id}  # a candidate that undoes an earlier one is not taken again
-        passes: dict[str, int] = {}
         changed = True
         while changed and not self.out_of_time():
             changed = False
@@ -216,14 +213,30 @@ class Reducer:
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
-        stopped = f"the reduction {STOPPED} ({self.budget_s:.0f} s, {self.candidates} candidates)" \
-            if self.out_of_time() else ""
+        return current, current_rows
+
+    # -- the passes ----------------------------------------------------------------------------
+
+    def run(self, program: Program, rows: list[dict]) -> Reduction | None:
+        """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``), checked on a
+        fresh worker; None when not even ``program`` shows the goal there. Where a smaller candidate
+        does not (the worker kept something of an earlier run: Oclgrind's max(int16, int) read
+        another kernel's memory), the reduction goes on from the newest that does, every candidate
+        on a fresh worker, for half its budget again. The caller times the whole reduction."""
+        chain = [(program, self.goal)]
+        passes: dict[str, int] = {}
+        self.fixpoint(program, rows, chain, passes)
+        stopped = self.out_of_time()
         shown = self.again(chain)
         if shown is None:
             return None
         back, current, current_rows = shown
         if back:
-            current, current_rows = self.fewer(current, current_rows)
+            self.restarting, self.seen = True, {}
+            self.deadline = time.monotonic() + self.budget_s / 2
+            current, current_rows = self.fixpoint(current, current_rows, [(current, self.goal)], passes)
+            stopped = self.out_of_time()
+        stopped_at = f"the reduction {STOPPED} ({self.budget_s:.0f} s, {self.candidates} candidates)" if stopped else ""
         blame, twinned = None, program.shape is not None and current.shape is None
         undefined = defined.summary(current, self)
         if current.shape is not None:  # the twin was not kept: it may still show the disagreement
@@ -237,9 +250,10 @@ class Reducer:
         if blame is not None:
             culprit = json.dumps({k: blame.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
             current_rows = [{**r, "culprit": culprit} for r in current_rows]
-        why = why_not_minimal(current, current_rows, stopped)
+        why = why_not_minimal(current, current_rows, stopped_at)
         if back:
-            why = "; ".join(filter(None, [why, f"{back} smaller candidate(s) did not show it on a fresh worker"]))
+            why = "; ".join(filter(None, [why, f"{back} kept candidate(s) did not show it on a fresh worker: every "
+                                               "later candidate ran on a fresh worker"]))
         return Reduction(program, current, current_rows, self.candidates, passes=passes,
                          culprit=self.goal != chain[0][1] or twinned or blame is not None,
                          why_not_minimal=why, blame=blame, undefined=undefined)
