@@ -15,9 +15,11 @@ gets the target's measured limit for its area (campaign.timeouts); a single stat
 exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
 Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
 the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
-for no run of the campaign), so a driver's time is shared and never doubly booked. Every worker call's wall time is accounted in the
-lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, triage: the
-worker's time only, not the wait for it).
+for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
+take a spare worker started in the background since the last one (:meth:`Lane.renew`: a process
+start is not waited for). Every worker call's wall time is accounted in the lane's
+:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation; triage: the whole time
+of a task beside the campaign, not the wait for the worker).
 """
 
 from __future__ import annotations
@@ -55,19 +57,19 @@ class LaneClosed(RuntimeError):
 
 
 class _Guarded:
-    """The lane's worker as work beside the campaign uses it (:meth:`Lane.beside`): its ``run`` and
-    ``restart``, each raising LaneClosed instead once the lane is closing (before, or after a call
-    the stop cut short: a killed run, a restart that failed)."""
+    """The lane's worker as work beside the campaign uses it (:meth:`Lane.beside`): its ``run``, and
+    ``restart`` (:meth:`Lane.renew`), each raising LaneClosed instead once the lane is closing (before,
+    or after a call the stop cut short: a killed run, a restart that failed)."""
 
-    def __init__(self, worker: Worker, closing: threading.Event, name: str) -> None:
-        self._worker, self._closing, self._name = worker, closing, name
-        self.timeout_s = worker.timeout_s
+    def __init__(self, lane: Lane) -> None:
+        self._lane, self._closing, self._name = lane, lane._closing, lane.target.name
+        self.timeout_s = lane.worker.timeout_s
 
     def run(self, job: Job, timeout_s: float | None = None) -> Result:
-        return self._guard(lambda: self._worker.run(job, timeout_s))
+        return self._guard(lambda: self._lane.worker.run(job, timeout_s))
 
     def restart(self) -> None:
-        self._guard(self._worker.restart)
+        self._guard(self._lane.renew)
 
     def _guard(self, step: Callable[[], T]) -> T:
         if self._closing.is_set():
@@ -81,6 +83,17 @@ class _Guarded:
         if self._closing.is_set():
             raise LaneClosed(self._name)
         return out
+
+
+def _start(worker: Worker, started: Future) -> None:
+    """Start ``worker`` and hand it over through ``started`` (its WorkerStartError, closed, instead)."""
+    try:
+        worker.start()
+    except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
+        worker.close()
+        started.set_exception(e)
+        return
+    started.set_result(worker)
 
 
 class _Ticket:
@@ -115,6 +128,7 @@ class Lane:
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
         self._order = itertools.count()
+        self._spare: Future | None = None  # a fresh worker starting for triage's next restart (renew)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self._closing = threading.Event()
         self._tickets: set[_Ticket] = set()  # programs in flight
@@ -159,10 +173,31 @@ class Lane:
         def timed(worker: Worker) -> T:
             t0 = time.perf_counter()
             try:
-                return fn(_Guarded(worker, self._closing, self.target.name))
+                return fn(_Guarded(self))
             finally:
                 self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
         return self.call(timed)
+
+    def renew(self) -> None:
+        """A fresh worker process for the lane (triage's restart: nothing an earlier run built or ran
+        is left): the spare started beside the campaign since the last renewal, else a restart; then a
+        new spare starts in the background (a process start, a second or more on a loaded machine,
+        is not waited for). On the runner thread only (:meth:`beside`)."""
+        spare, self._spare = self._spare, None
+        fresh = None
+        if spare is not None:
+            try:
+                fresh = spare.result()
+            except Exception:  # noqa: BLE001 - the spare did not start: a restart instead
+                pass
+        if fresh is None:
+            self.worker.restart()
+        else:
+            old, self.worker = self.worker, fresh
+            threading.Thread(target=old.close, daemon=True).start()
+        self._spare = Future()
+        threading.Thread(target=_start, args=(Worker(self.target, timeout_s=self.worker.timeout_s), self._spare),
+                         daemon=True).start()
 
     def unfinished(self) -> list[str]:
         """The parts (stored programs: whole programs, batches or halves) dispatched and not
@@ -198,6 +233,11 @@ class Lane:
         self._inbox.put(None)
         self._host.join()
         self.worker.close()
+        if self._spare is not None:
+            try:
+                self._spare.result().close()
+            except Exception:  # noqa: BLE001 - it did not start: nothing to close
+                pass
 
     def _check(self) -> None:
         if self.error is not None:
