@@ -286,8 +286,9 @@ SIDE_CHECK_S = 2.0
 def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target], SideTask | None] | None,
           share: float, start: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
-    campaign's time since ``start``, else the target's next program (campaign.feed), until the stop
-    or the end of the draws."""
+    campaign's time since ``start``, else the target's next program (campaign.feed) once the lane
+    takes one (while it waits, work beside the campaign may come), until the stop or the end of the
+    draws."""
     target, stats = lane.target, lane.stats
     asked = -SIDE_CHECK_S
     try:
@@ -300,6 +301,8 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
                 else:
                     task(lane, deadline - time.monotonic(), allowed - stats.triage_s)
                     continue
+            if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
+                continue
             entry = feed.next_for(target, stop)
             if entry is None:
                 return

@@ -151,6 +151,17 @@ class Lane:
         self._check()
         self._inbox.put((program, expectations, done))
 
+    def ready(self, timeout_s: float) -> bool:
+        """Whether :meth:`submit` would take a program without waiting, waiting up to ``timeout_s``
+        for a program in flight to finish (only the lane's feeder submits: the answer holds)."""
+        ready = self._slots.acquire(timeout=timeout_s)
+        if ready:
+            self._slots.release()
+        self._check()
+        if self._closing.is_set():
+            raise LaneClosed(self.target.name)
+        return ready
+
     def call(self, fn: Callable[[Worker], T]) -> T:
         """Run ``fn`` with the lane's worker on its runner thread, between the campaign's runs, and
         return what it returns (triage beside the campaign: campaign.campaign's side work); raises
