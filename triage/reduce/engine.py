@@ -42,6 +42,7 @@ from corpus.buckets import CULPRIT_FIELDS, RESULT_KINDS, signature
 from fuzz.drivers import Target, Worker
 from lang.derive import restrict, twin
 from lang.ir import Op, Program, walk
+from triage.confirm import RERUNS
 from triage.observe import observe
 from triage.reduce.base import Candidate
 from triage.reduce.passes import PASSES, atomics, defined, images, shapes
@@ -161,11 +162,17 @@ class Reducer:
 
     def fresh(self, program: Program, goal: Goal) -> list[dict]:
         """The rows of ``goal`` that ``program`` shows on a fresh worker (the worker restarted: nothing
-        a candidate before it built or ran is left)."""
-        self.worker.restart()
-        found = observe(program, self.target, self.worker)
-        self.candidates += 1
-        return [r for r in found or [] if goal.matches(r)]
+        a candidate before it built or ran is left); a program with shared (atomic) locations, whose
+        interleavings differ from run to run, gets as many runs as its confirmation
+        (triage.confirm.RERUNS), each on a fresh worker, and shows it if one does."""
+        for _ in range(RERUNS["atomics"] if program.shared else 1):
+            self.worker.restart()
+            found = observe(program, self.target, self.worker)
+            self.candidates += 1
+            hit = [r for r in found or [] if goal.matches(r)]
+            if hit:
+                return hit
+        return []
 
     def again(self, chain: list[tuple[Program, Goal]]) -> tuple[int, Program, list[dict]] | None:
         """The newest program of ``chain`` (the kept candidates, each with its goal, the original first)
