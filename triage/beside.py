@@ -49,8 +49,9 @@ RANGE_S = 30.0
 its own: 3-16 s measured here); with less left before the deadline it waits for `clfuzz versions`."""
 
 FIRST_TURN_S = 15.0
-"""Seconds a bucket's first reduction may take: most take one to three candidates, a second or two on
-Oclgrind and PoCL, ten to twenty on rusticl (about 5 s a build); a longer one waits for its second turn."""
+"""Seconds a bucket's first reduction may take: most take a few candidates, about a second on Oclgrind and
+rusticl, 4-9 s on PoCL's image reads (a 2-minute campaign on this machine); a longer one waits for its
+second turn."""
 
 REDUCE_S = 60.0
 """Seconds a bucket's second turn may take at most (what a reduction keeps is stored, and the second
