@@ -228,8 +228,9 @@ class Reducer:
         """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``), checked on a
         fresh worker; None when not even ``program`` shows the goal there. Where a smaller candidate
         does not (the worker kept something of an earlier run: Oclgrind's vector max with a scalar
-        operand, on one work-item, is wrong only after other kernels ran in the worker), the reduction goes on from the newest that does, every candidate
-        on a fresh worker, for half its budget again. The caller times the whole reduction."""
+        operand, on one work-item, is wrong only after other kernels ran in the worker), the
+        reduction goes on from the newest that does, every candidate on a fresh worker, for half its
+        budget again. The caller times the whole reduction."""
         chain = [(program, self.goal)]
         passes: dict[str, int] = {}
         self.fixpoint(program, rows, chain, passes)
