@@ -8,9 +8,11 @@ target waits for another. Each area's first programs sweep its corner table
 (:mod:`fuzz.strategies.sweeps`, every target runs them; the state keeps how far the sweep went, so
 a resumed campaign does not repeat it), then program ``i`` of an area is reproducible from the
 seed, ``i`` and the policy (:mod:`fuzz.strategies.draws`); each is written to the corpus *before*
-anything runs it. While a target's triage time is under its share of that target's busy time, its feeder runs
+anything runs it. While a target's triage time is under its share of the campaign's time so far, its feeder runs
 the work beside the campaign that the caller gives (``side``: triage.beside confirms and reduces
-the buckets of that target's driver) on the same worker, so triage shares the drivers' time.
+the buckets of that target's driver) on the same worker, so triage shares the drivers' time (a
+target the campaign keeps busy gives triage that share of its busy time; one that waits for
+programs, as a fast simulator does, gives its idle time instead).
 
 A campaign ends at its deadline (``minutes`` after ``started``), at ``max_programs`` drawn, when
 every area's budget is spent (the targets then run what is left in their backlogs), or on Ctrl-C.
@@ -70,9 +72,9 @@ def error_score(outcomes) -> float:
 
 SideTask = Callable[[Lane, float, float], None]
 """Work beside the campaign on one target (triage: confirm and reduce a bucket): called with the
-target's lane (its ``run``/``restart`` are a Worker's, shared with the campaign), the seconds
+target's lane (its ``beside`` runs the work on the worker the campaign's runs use), the seconds
 the campaign's deadline leaves and the seconds of the target's triage share left (its share of
-the target's busy time less the triage time spent)."""
+the campaign's time so far less the triage time spent)."""
 
 
 class _Drawer:
@@ -162,7 +164,7 @@ def run_campaign(
     """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
     reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
     corpus already holds resumes (module docstring). ``side`` gives each target's work beside
-    the campaign (triage), which takes up to ``side_share`` of that target's busy time."""
+    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target."""
     start = time.monotonic() if started is None else started
     deadline = start + minutes * 60
     check_areas(areas)
@@ -223,7 +225,7 @@ def run_campaign(
     errors: list[BaseException] = []
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s))
              for t in targets}  # each lane opens its device while the first program is drawn
-    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, deadline, errors),
+    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start, deadline, errors),
                                 name=f"{t.name}-feeder", daemon=True) for t in targets]
     buckets = _BucketWatch(corpus, started_at)
 
@@ -282,21 +284,25 @@ SIDE_CHECK_S = 2.0
 
 
 def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target], SideTask | None] | None,
-          share: float, deadline: float, errors: list[BaseException]) -> None:
+          share: float, start: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
-    target's busy time, else the target's next program (campaign.feed), until the stop or the end
-    of the draws."""
+    campaign's time since ``start``, else the target's next program (campaign.feed) once the lane
+    takes one (while it waits, work beside the campaign may come), until the stop or the end of the
+    draws."""
     target, stats = lane.target, lane.stats
     asked = -SIDE_CHECK_S
     try:
         while not stop.is_set():
-            if side is not None and stats.triage_s <= share * stats.busy_s and time.monotonic() - asked > SIDE_CHECK_S:
+            allowed = share * (time.monotonic() - start)
+            if side is not None and stats.triage_s <= allowed and time.monotonic() - asked > SIDE_CHECK_S:
                 task = side(target)
                 if task is None:
                     asked = time.monotonic()
                 else:
-                    task(lane, deadline - time.monotonic(), share * stats.busy_s - stats.triage_s)
+                    task(lane, deadline - time.monotonic(), allowed - stats.triage_s)
                     continue
+            if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
+                continue
             entry = feed.next_for(target, stop)
             if entry is None:
                 return

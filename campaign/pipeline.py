@@ -13,14 +13,18 @@ At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks un
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
 gets the target's measured limit for its area (campaign.timeouts); a single statement that
 exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
-Work beside the campaign (triage) runs on the same worker through :meth:`Lane.call`, between the
-campaign's runs, so a driver's time is shared and never doubly booked. Every worker call's wall
-time is accounted in the lane's :class:`~campaign.progress.TargetStats` (builds, runs, timeouts,
-isolation, triage).
+Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
+the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
+for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
+take a spare worker started in the background since the last one (:meth:`Lane.renew`: a process
+start is not waited for). Every worker call's wall time is accounted in the lane's
+:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation; triage: the whole time
+of a task beside the campaign, not the wait for the worker).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import signal
@@ -44,10 +48,54 @@ from lang.ir import Program
 T = TypeVar("T")
 
 
+END, CALL, PART = 0, 1, 2
+"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts."""
+
+
 class LaneClosed(RuntimeError):
     """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran or
     while it ran: what the call did then is void (its worker may have been killed under it, a
     worker starting then fails to start)."""
+
+
+class _Guarded:
+    """The lane's worker as work beside the campaign uses it (:meth:`Lane.beside`): its ``run``, and
+    ``restart`` (:meth:`Lane.renew`), each raising LaneClosed instead once the lane is closing (before,
+    or after a call the stop cut short: a killed run, a restart that failed)."""
+
+    def __init__(self, lane: Lane) -> None:
+        self._lane, self._closing, self._name = lane, lane._closing, lane.target.name
+        self.timeout_s = lane.worker.timeout_s
+
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+        return self._guard(lambda: self._lane.worker.run(job, timeout_s))
+
+    def restart(self) -> None:
+        self._guard(self._lane.renew)
+
+    def _guard(self, step: Callable[[], T]) -> T:
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        try:
+            out = step()
+        except Exception:
+            if self._closing.is_set():
+                raise LaneClosed(self._name) from None
+            raise
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        return out
+
+
+def _start(worker: Worker, started: Future) -> None:
+    """Start ``worker`` and hand it over through ``started`` (its WorkerStartError, closed, instead)."""
+    try:
+        worker.start()
+    except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
+        worker.close()
+        started.set_exception(e)
+        return
+    started.set_result(worker)
 
 
 class _Ticket:
@@ -79,7 +127,10 @@ class Lane:
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
-        self._jobs: queue.Queue = queue.Queue()  # (part, job, ticket) for the runner; None ends it
+        self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
+        # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
+        self._order = itertools.count()
+        self._spare: Future | None = None  # a fresh worker starting for triage's next restart (renew)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self._closing = threading.Event()
         self._tickets: set[_Ticket] = set()  # programs in flight
@@ -102,6 +153,17 @@ class Lane:
         self._check()
         self._inbox.put((program, expectations, done))
 
+    def ready(self, timeout_s: float) -> bool:
+        """Whether :meth:`submit` would take a program without waiting, waiting up to ``timeout_s``
+        for a program in flight to finish (only the lane's feeder submits: the answer holds)."""
+        ready = self._slots.acquire(timeout=timeout_s)
+        if ready:
+            self._slots.release()
+        self._check()
+        if self._closing.is_set():
+            raise LaneClosed(self.target.name)
+        return ready
+
     def call(self, fn: Callable[[Worker], T]) -> T:
         """Run ``fn`` with the lane's worker on its runner thread, between the campaign's runs, and
         return what it returns (triage beside the campaign: campaign.campaign's side work); raises
@@ -109,25 +171,46 @@ class Lane:
         done: Future = Future()
         if self._closing.is_set():
             raise LaneClosed(self.target.name)
-        self._jobs.put((fn, done))
+        self._put(CALL, (fn, done))
         while True:
             try:
                 return done.result(timeout=0.2)
             except TimeoutError:
                 self._check()
 
-    def run(self, job: Job, timeout_s: float | None = None) -> Result:
-        """Run ``job`` on the lane's worker (:meth:`call`) within ``timeout_s`` (default: the
-        ceiling); its wall time counts as triage. A Worker's ``run``, for triage's code."""
-        t0 = time.perf_counter()
-        try:
-            return self.call(lambda w: w.run(job, self.timeouts.ceiling if timeout_s is None else timeout_s))
-        finally:
-            self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+    def beside(self, fn: Callable[[Worker], T]) -> T:
+        """Run ``fn`` (work beside the campaign: triage) with the lane's worker on its runner thread
+        (:meth:`call`), ahead of the campaign's queued parts and with none of them between its runs;
+        its whole time counts as triage. The worker ``fn`` gets raises LaneClosed once the lane stops
+        (the campaign's deadline): a run the stop killed is never taken for the driver's answer."""
+        def timed(worker: Worker) -> T:
+            t0 = time.perf_counter()
+            try:
+                return fn(_Guarded(self))
+            finally:
+                self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+        return self.call(timed)
 
-    def restart(self) -> None:
-        """A fresh worker process for the lane (empty kernel caches: triage.confirm's re-runs)."""
-        self.call(lambda w: w.restart())
+    def renew(self) -> None:
+        """A fresh worker process for the lane (triage's restart: nothing an earlier run built or ran
+        is left): the spare started beside the campaign since the last renewal, else a restart; then a
+        new spare starts in the background (a process start, a second or more on a loaded machine,
+        is not waited for). On the runner thread only (:meth:`beside`)."""
+        spare, self._spare = self._spare, None
+        fresh = None
+        if spare is not None:
+            try:
+                fresh = spare.result()
+            except Exception:  # noqa: BLE001 - the spare did not start: a restart instead
+                pass
+        if fresh is None:
+            self.worker.restart()
+        else:
+            old, self.worker = self.worker, fresh
+            threading.Thread(target=old.close, daemon=True).start()
+        self._spare = Future()
+        threading.Thread(target=_start, args=(Worker(self.target, timeout_s=self.worker.timeout_s), self._spare),
+                         daemon=True).start()
 
     def unfinished(self) -> list[str]:
         """The parts (stored programs: whole programs, batches or halves) dispatched and not
@@ -144,13 +227,13 @@ class Lane:
         self._closing.set()
         while True:
             try:
-                item = self._jobs.get_nowait()
+                item = self._jobs.get_nowait()[-1]
                 if isinstance(item, tuple) and isinstance(item[-1], Future):
                     item[-1].set_exception(LaneClosed(self.target.name))
                 self._jobs.task_done()
             except queue.Empty:
                 break
-        self._jobs.put(None)
+        self._put(END, None)
         self._runner.join(timeout=0.5)
         if self._runner.is_alive():  # a long build or run: do not wait for it (Ctrl-C must be prompt)
             pid = self.worker.pid
@@ -163,6 +246,11 @@ class Lane:
         self._inbox.put(None)
         self._host.join()
         self.worker.close()
+        if self._spare is not None:
+            try:
+                self._spare.result().close()
+            except Exception:  # noqa: BLE001 - it did not start: nothing to close
+                pass
 
     def _check(self) -> None:
         if self.error is not None:
@@ -176,7 +264,7 @@ class Lane:
         except WorkerStartError:
             pass  # the first run tries again and records why it fails
         while True:
-            item = self._jobs.get()
+            item = self._jobs.get()[-1]
             if item is None:
                 return
             try:
@@ -272,4 +360,7 @@ class Lane:
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
-            self._jobs.put((part, job, ticket))
+            self._put(PART, (part, job, ticket))
+
+    def _put(self, rank: int, item: tuple | None) -> None:
+        self._jobs.put((rank, next(self._order), item))

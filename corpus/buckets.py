@@ -61,9 +61,13 @@ RESULT_KINDS = ("wrong-result", "imprecise-result")
 WRONG_CODE = "wrong-code"
 """The kind of a bucket of a shaped program whose straight-line twin computes the lanes right: the
 compiler mis-handles the structure, not the built-in (a culprit's ``kind``; its rows keep theirs)."""
-LANE_KINDS = RESULT_KINDS + (WRONG_CODE,)
-"""Bucket kinds of wrong lanes (every other bucket kind is a failure of the run)."""
-"""Kinds of a lane judged wrong; every other kind is a failure of the run (build error, crash, ...)."""
+INTERACTION = "interaction"
+"""The kind of a bucket whose wrong lanes show only when several statements run together: no
+statement of the smallest set triage found shows them alone (triage.reduce: Oclgrind's OpenCL C
+path returns 0 for a statement beside one that calls an out-parameter function such as ``sincos``).
+A culprit's ``kind``, as for :data:`WRONG_CODE`; its rows keep theirs."""
+LANE_KINDS = RESULT_KINDS + (WRONG_CODE, INTERACTION)
+"""Bucket kinds of wrong lanes (every other bucket kind is a failure of the run: build error, crash, ...)."""
 
 _NOISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
 
@@ -214,8 +218,13 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     the operation (its culprit's, where triage found one: :data:`CULPRIT_FIELDS`) without widths
     or its own type name (or its rounding suffix, under a rule of :data:`ROUNDING_FREE_RULES`), its element
     types' families, the rule without its front end, the deviation class of the wrong value (oracles.deviation;
-    :data:`COINCIDENTAL` classes as one) and the kind. The paths and
-    driver versions a bug was seen on are attributes of its bucket (corpus.store.Corpus.buckets)."""
+    :data:`COINCIDENTAL` classes as one) and the kind. An :data:`INTERACTION` (a culprit: the smallest
+    set of statements that shows the lane wrong, none of them alone) keys on the driver family, its
+    kind, the sorted operation families of the set's statements, without widths (``operation``:
+    ``floor + sincos``; no types or rule: one interaction of the same built-ins is one bug whatever
+    their types and whichever of them the wrong lane belongs to) and the deviation class of the wrong
+    lane. The paths and driver versions a bug was seen on are attributes of its bucket
+    (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": driver_family(row.get("target", ""))}
     if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression or shape
         row = {**row, **{k: v for k, v in json.loads(row["culprit"]).items() if k != "kind" or v}}
@@ -224,6 +233,9 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
             sig["shape"] = row["shape"]
     if sig["kind"] not in LANE_KINDS:  # a failure is its message, whatever statement showed it
         sig["failure"] = failure_message(row.get("actual_value", ""))
+    elif sig["kind"] == INTERACTION:
+        sig.update(operation=" + ".join(sorted({operation_family(op) for op in row["operation"].split(" + ")})),
+                   deviation=_deviation_key(row.get("deviation") or "unclassified"))
     else:
         rule = rule_family(row.get("rule", ""))
         operation = operation_family(row.get("operation", ""))
@@ -251,9 +263,12 @@ def bucket_id(sig: dict[str, Any]) -> str:
 
 def title(sig: dict[str, Any]) -> str:
     """One line naming a bucket: ``pocl: convert_int_sat_rte float -> int: wrong-result, wrong-value``,
-    ``pocl: build_error: Cannot find symbol half_* in kernel library``."""
+    ``pocl: build_error: Cannot find symbol half_* in kernel library``,
+    ``oclgrind: floor + sincos: interaction, wrong-value``."""
     flaky = " [flaky]" if sig.get("flaky") else ""
     if "failure" in sig:
         return f"{sig['driver']}: {sig['kind']}: {sig['failure']}{flaky}"
+    if sig["kind"] == INTERACTION:
+        return f"{sig['driver']}: {sig['operation']}: {sig['kind']}, {sig['deviation']}{flaky}"
     types = f"{sig['src_type']} -> {sig['dst_type']}" if sig["src_type"] != sig["dst_type"] else sig["dst_type"]
     return f"{sig['driver']}: {sig['operation']} {types}: {sig['kind']}, {sig['deviation']}{flaky}"

@@ -382,6 +382,16 @@ class Corpus:
         row = rows[0]
         return {**row, "settings": json.loads(row["settings"] or "{}"), "state": json.loads(row.get("state") or "{}")}
 
+    @_locked
+    def left_pending(self, name: str, reasons: dict[str, str]) -> None:
+        """Record in campaign ``name``'s state why each of its buckets still waiting for triage was
+        not reduced (``triage_left``: bucket id -> one line, triage.beside); a resumed run's state
+        replaces it."""
+        row = self.db["campaigns"].get(name)
+        state = {**json.loads(row["state"] or "{}"), "triage_left": reasons}
+        with self.db.conn:
+            self.db["campaigns"].update(name, {"state": json.dumps(state, sort_keys=True)})
+
     # ---- the Hypothesis example database (corpus.hypothesis_db) --------------------------------
 
     @_locked

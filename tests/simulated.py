@@ -51,6 +51,17 @@ class SimTarget:
     fingerprint_id = "fp-sim"
 
 
+class SimWorker:
+    """The worker the simulated driver runs in: stateless, so a restart (the reducer's fresh re-run
+    of its reduced case) only counts."""
+
+    def __init__(self) -> None:
+        self.restarts = 0
+
+    def restart(self) -> None:
+        self.restarts += 1
+
+
 def store_observed(corpus, program: Program, observe) -> list[dict]:
     """Store ``program`` and its simulated run's rows (``observe``: a :func:`simulated` driver) in
     ``corpus`` as a campaign ``c`` would, on target ``sim``; returns the rows."""

@@ -5,7 +5,7 @@ become one bucket keyed on it. A bug of the outer operation itself keeps its own
 
 from __future__ import annotations
 
-from simulated import SimTarget, simulated, store_observed
+from simulated import SimTarget, SimWorker, simulated, store_observed
 
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
@@ -45,9 +45,9 @@ def _program(outer: str, seed: int) -> Program:
 def test_the_nested_culprit_becomes_the_goal(monkeypatch):
     monkeypatch.setattr(reducer, "observe", _simulator("add_sat", "hadd"))
     program = _program("max", 1)
-    rows = reducer.observe(program, SimTarget(), None)
+    rows = reducer.observe(program, SimTarget(), SimWorker())
     assert rows and rows[0]["operation"] == "max"  # named after the outer operation
-    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), SimWorker())
     assert result.culprit and result.reduced.body[0].value.op == "add_sat"
     assert result.rows[0]["operation"] == "add_sat"
 
@@ -55,8 +55,8 @@ def test_the_nested_culprit_becomes_the_goal(monkeypatch):
 def test_an_outer_bug_keeps_its_operation(monkeypatch):
     monkeypatch.setattr(reducer, "observe", _simulator("max", "min"))
     program = _program("max", 1)
-    rows = reducer.observe(program, SimTarget(), None)
-    result = reducer.reduce_program(program, rows[0], SimTarget(), None)
+    rows = reducer.observe(program, SimTarget(), SimWorker())
+    result = reducer.reduce_program(program, rows[0], SimTarget(), SimWorker())
     assert not result.culprit and result.reduced.body[0].value.op == "max"
 
 
@@ -71,7 +71,7 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     corpus.mark(before[0]["id"], "reported", "vendor#7")
     for b in before:
         row = bucket_rows(corpus, b["id"])[0]
-        assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
+        assert session.reduce_stored(corpus, row, SimTarget(), SimWorker()) is not None
     after = corpus.buckets()
     assert [b["signature"]["operation"] for b in after] == ["add_sat"]
     assert after[0]["status"] == "reported" and after[0]["note"] == "vendor#7"  # the marked bucket's status went along

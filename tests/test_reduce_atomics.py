@@ -17,7 +17,7 @@ from lang.ir import Buffer, Fill, Load, Op, Program, Store, validate
 from lang.policy import Policy
 from lang.types import Type
 from oracles.atomics import KINDS, apply
-from simulated import SimTarget, expected_by_oracle
+from simulated import SimTarget, SimWorker, expected_by_oracle
 from triage import observe as triage_observe
 from triage.reduce import Goal
 from triage.reduce import engine as reducer
@@ -91,7 +91,7 @@ def test_a_lost_update_is_reduced_to_two_contending_work_items_on_one_location(l
     program = _program()
     rows = _lossy(program)
     assert rows and {r["buffer"] for r in rows} == {"A0"} and rows[0]["operation"] == "atomic_add"
-    result = reducer.reduce_program(program, rows[0], SimTarget(), None, budget_s=60)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), SimWorker(), budget_s=60)
     small = result.reduced
     assert small.global_size == 2 and len(small.body) == 1  # one work-item alone loses nothing
     assert [b.count for b in small.shared] == [1]  # A1 dropped, A0 down to the failing location
@@ -134,7 +134,7 @@ def test_generated_atomics_programs_reduce_to_valid_smaller_programs(lossy, prog
     rows = _lossy(program)
     if not rows:
         return
-    result = reducer.reduce_program(program, rows[0], SimTarget(), None, budget_s=30)
+    result = reducer.reduce_program(program, rows[0], SimTarget(), SimWorker(), budget_s=30)
     small = result.reduced
     validate(small)
     assert [r for r in _lossy(small) if Goal.of(rows[0]).matches(r)]

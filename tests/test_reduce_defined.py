@@ -10,7 +10,7 @@ INFINITY to char: without ``_sat`` only (an implementation-defined result, OpenC
 from __future__ import annotations
 
 import numpy as np
-from simulated import SimTarget, simulated, store_observed
+from simulated import SimTarget, SimWorker, simulated, store_observed
 
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
@@ -216,8 +216,10 @@ def _stored_bucket(monkeypatch, tmp_path, observe, program: Program) -> tuple[Co
     return corpus, next(r for r in rows if r["buffer"] == "out1")
 
 
-def test_the_defined_pass_is_the_first():
-    assert PASSES[0][0] == "defined"
+def test_the_defined_pass_follows_the_failing_statement_alone():
+    """Only the ``alone`` pass (the failing statement alone on one work-item: it drops the others,
+    undefined ones included) runs before it."""
+    assert [name for name, _ in PASSES[:2]] == ["alone", "defined"]
 
 
 def test_a_bug_only_an_implementation_defined_conversion_shows_is_a_letter(monkeypatch, tmp_path):
@@ -225,7 +227,7 @@ def test_a_bug_only_an_implementation_defined_conversion_shows_is_a_letter(monke
     convert_char_sat_rte, shows the dropped store; the reduction keeps it, the bucket's severity is
     letter and the report names the statement and §6.4.3.3; it is not a violation."""
     corpus, row = _stored_bucket(monkeypatch, tmp_path, _pocl(saturated_too=False), _program())
-    reduction = session.reduce_stored(corpus, row, SimTarget(), None)
+    reduction = session.reduce_stored(corpus, row, SimTarget(), SimWorker())
     assert reduction.reduced.body == _program(extra=False).body and reduction.reduced.global_size == 1
     (entry,) = reduction.undefined
     assert entry["statement"] == "out0[gid] = convert_char_rte(in0[gid])" and entry["operands"] == "inf"
@@ -244,7 +246,7 @@ def test_a_bug_the_sat_form_shows_too_is_filed_under_it(monkeypatch, tmp_path):
     lane is now judged and dropped (127 expected), and the bucket moves to convert_T_sat: a
     violation of §6.4.3.3's clamp."""
     corpus, row = _stored_bucket(monkeypatch, tmp_path, _pocl(saturated_too=True), _program())
-    reduction = session.reduce_stored(corpus, row, SimTarget(), None)
+    reduction = session.reduce_stored(corpus, row, SimTarget(), SimWorker())
     assert [s.value for s in reduction.reduced.body] == [_convert(True)] and reduction.undefined == []
     assert reduction.culprit and reduction.rows[0]["operation"] == "convert_char_sat_rte"
     assert reduction.rows[0]["expected_value"] == "127"
@@ -265,16 +267,17 @@ def _add_sat_as_hadd():
 
 
 def test_an_unrelated_implementation_defined_statement_goes_first(monkeypatch):
-    """(c) An add_sat bug beside convert_char_rte(INFINITY): the defined pass removes the
-    conversion before any other pass keeps a candidate, then the bug reduces as it does without it."""
+    """(c) An add_sat bug beside convert_char_rte(INFINITY): the conversion is gone before any
+    other pass keeps a candidate (the ``alone`` pass keeps the add_sat statement alone), and the bug
+    reduces as it does without it."""
     monkeypatch.setattr(reducer, "observe", _add_sat_as_hadd())
     base = _program()
     body = (Store("out2", Op("add_sat", (Load("in1", I), Load("in1", I)), I)), base.body[0])
     program = restrict(Program(base.buffers, body, 4), [0, 1])
-    rows = reducer.observe(program, SimTarget(), None)
+    rows = reducer.observe(program, SimTarget(), SimWorker())
     assert {r["buffer"] for r in rows} == {"out2"}
-    with_it = reducer.reduce_program(program, rows[0], SimTarget(), None)
-    without = reducer.reduce_program(restrict(program, [0]), rows[0], SimTarget(), None)
-    assert list(with_it.passes)[0] == "defined" and with_it.passes["defined"] == 1
+    with_it = reducer.reduce_program(program, rows[0], SimTarget(), SimWorker())
+    without = reducer.reduce_program(restrict(program, [0]), rows[0], SimTarget(), SimWorker())
+    assert list(with_it.passes)[0] == "alone"
     assert with_it.reduced == without.reduced and with_it.undefined == [] == without.undefined
     assert [s.value.op for s in with_it.reduced.body] == ["add_sat"]

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from simulated import SimTarget, simulated, store_observed
+from simulated import SimTarget, SimWorker, simulated, store_observed
 
 from corpus.buckets import WRONG_CODE, signature
 from corpus.reads import bucket_rows
@@ -171,8 +171,8 @@ def _driver(broken):
 
 def _reduce(monkeypatch, program: Program, broken):
     monkeypatch.setattr(reducer, "observe", _driver(broken))
-    row = reducer.observe(program, SimTarget(), None)[0]
-    return reducer.reduce_program(program, row, SimTarget(), None, 30.0), row
+    row = reducer.observe(program, SimTarget(), SimWorker())[0]
+    return reducer.reduce_program(program, row, SimTarget(), SimWorker(), 30.0), row
 
 
 def test_a_built_in_bug_in_a_shaped_program_is_the_built_in_s(monkeypatch):
@@ -219,7 +219,7 @@ def test_wrong_code_buckets_key_on_the_shape_and_the_report_ships_the_twin(monke
     assert {b["signature"].get("shape") for b in corpus.buckets()} == {"unreduced"}
     for b in corpus.buckets():
         row = bucket_rows(corpus, b["id"])[0]
-        assert session.reduce_stored(corpus, row, SimTarget(), None) is not None
+        assert session.reduce_stored(corpus, row, SimTarget(), SimWorker()) is not None
     (bucket,) = corpus.buckets()
     assert bucket["signature"]["kind"] == WRONG_CODE and bucket["signature"]["shape"] == "loop:for-every"
     text = readme(case_of(corpus, bucket["id"]))
@@ -268,7 +268,7 @@ def test_a_built_in_bug_under_a_shape_joins_the_straight_line_bucket(monkeypatch
     assert len(corpus.buckets()) == 2
     shaped = next(b for b in corpus.buckets() if b["signature"].get("shape"))
     row = bucket_rows(corpus, shaped["id"])[0]
-    reduction = session.reduce_stored(corpus, row, SimTarget(), None)
+    reduction = session.reduce_stored(corpus, row, SimTarget(), SimWorker())
     (bucket,) = corpus.buckets()
     assert "shape" not in bucket["signature"] and bucket["programs"] >= 2
     # what the release-range check beside a campaign reads next: the bucket the rows moved to
@@ -285,7 +285,7 @@ def test_a_built_in_bug_the_shape_hides_on_some_lanes_is_still_the_built_in_s(mo
         return bits
     monkeypatch.setattr(reducer, "observe", simulated(driver))
     p = _shaped(wraps=(Part("switch", "case", (5,)),))
-    row = reducer.observe(p, SimTarget(), None)[0]
-    reduction = reducer.reduce_program(p, row, SimTarget(), None, 30.0)
+    row = reducer.observe(p, SimTarget(), SimWorker())[0]
+    reduction = reducer.reduce_program(p, row, SimTarget(), SimWorker(), 30.0)
     assert reduction.blame is None and reduction.culprit  # keyed as the built-in's (Corpus.blame)
     assert "shape" not in signature({**reduction.rows[0], "culprit": "", "target": "sim"})

@@ -52,7 +52,7 @@ class SlowWorker:
 
     def __init__(self, needs_s: float, wrong: bool = False) -> None:
         self.needs_s, self.wrong, self.limits = needs_s, wrong, []
-        self.timeouts = type("Timeouts", (), {"ceiling": CEILING})()  # a campaign lane's
+        self.timeout_s = CEILING  # a campaign lane's worker's
 
     def run(self, job, timeout_s: float | None = None) -> Result:
         limit = CEILING if timeout_s is None else timeout_s
@@ -70,6 +70,10 @@ class SlowWorker:
 
     def restart(self) -> None:
         pass
+
+    def beside(self, fn):
+        """As a campaign lane runs work beside the campaign (campaign.pipeline.Lane.beside): on its worker."""
+        return fn(self)
 
 
 def _timed_out(corpus: Corpus) -> dict:

@@ -6,14 +6,18 @@ task (:meth:`Beside.task`); the task runs on that target's lane, whose worker th
 share, so triage takes driver time instead of adding a second process per driver. The bucket it
 takes is a ``new`` one (not reported, fixed or ignored), not flaky, not reduced, with rows on that
 target: buckets an earlier run of the campaign left pending first (they waited longest: a resumed
-campaign reduces them first), then the newest. The task
+campaign reduces them first), then the newest. Every bucket of a target gets a first turn of at
+most :data:`FIRST_TURN_S` before any gets a second: a reduction its budget stopped goes on from
+what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. The task
 
-1. confirms the bucket on a fresh worker (the lane's worker restarted: empty kernel caches),
-   with a reproduction rate of k in n re-runs for atomics and timeouts (triage.confirm);
-   a timeout (a slow run) is then re-run once at ten times its ceiling, where the campaign's
-   deadline and the target's triage share both leave that long (triage.slow.decide: a hang, or a
-   run judged like any other; otherwise it stays undecided for ``clfuzz reduce``);
-2. reduces it (triage.session.reduce_stored) with what is left of its time;
+1. confirms a bucket whose confirmation is a reproduction rate (atomics, timeouts: k in n re-runs
+   on a fresh worker, the lane's worker restarted, triage.confirm); a timeout (a slow run) is then
+   re-run once at ten times its ceiling, where the campaign's deadline and the target's triage
+   share both leave that long (triage.slow.decide: a hang, or a run judged like any other;
+   otherwise it stays undecided for ``clfuzz reduce``);
+2. reduces it (triage.session.reduce_stored) from the rows the campaign stored; the reduced case
+   is re-run on a fresh worker, which confirms the bucket (or, where neither it nor the original
+   shows the disagreement there, records it flaky: it is not reduced);
 3. runs the reduced reproducer on every installed release of the bucket's driver
    (triage.versions: present, absent, cannot-build, ...), when releases are given.
 
@@ -22,6 +26,8 @@ next time, and says so (event ``stopped``), also where the stop killed its worke
 started (campaign.pipeline.LaneClosed). A worker that could not start is the driver's failure
 (event ``failed``, ``bug`` False); any other error is a bug of clfuzz (``failed``, ``bug`` True).
 Both leave the bucket pending too. Buckets no target reached are counted by :func:`pending`.
+At the end, :meth:`Beside.leave` records why each bucket still waiting was not reduced
+(:func:`pending_reasons` reads it back).
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ import time
 from typing import Any, Callable
 
 from campaign.pipeline import LaneClosed
+from campaign.progress import CampaignResult
 from corpus.bucket_queries import triage_candidates, waiting_for_triage
 from corpus.reads import disagreement
 from corpus.store import Corpus
-from fuzz.drivers import Target, WorkerStartError
+from fuzz.drivers import Target, Worker, WorkerStartError
 from triage.confirm import reproduction, reruns
+from triage.reduce import STOPPED
 from triage.session import reduce_stored
 from triage.slow import decide, undecided
 from triage.versions import check_bucket
@@ -44,9 +52,15 @@ RANGE_S = 30.0
 """Seconds a bucket's release-range check needs at least (one run per release, each in a worker of
 its own: 3-16 s measured here); with less left before the deadline it waits for `clfuzz versions`."""
 
+FIRST_TURN_S = 15.0
+"""Seconds a bucket's first reduction may take: most take a few candidates, about a second on Oclgrind and
+rusticl, 4-9 s on PoCL's image reads (a 2-minute campaign on this machine); a longer one waits for its
+second turn."""
+
 REDUCE_S = 60.0
-"""Seconds one reduction may take at most (a bucket that needs longer is reduced in parts: what a
-reduction keeps is stored)."""
+"""Seconds a bucket's second turn may take at most (what a reduction keeps is stored, and the second
+turn goes on from it)."""
+
 
 class Beside:
     """Hands out the triage of one campaign's buckets, one bucket at a time per target (module
@@ -59,26 +73,37 @@ class Beside:
         self.releases = releases or []  # the system's targets and the installed releases' (fuzz.drivers.releases)
         self.since = time.time()  # buckets first seen before this: left pending by an earlier run
         self.tried: set[str] = set()  # buckets this run took (done, or not reproduced)
+        self.done: dict[str, int] = {}  # buckets each target's triage took
+        self.again: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # target -> (bucket, the row of
+        # its reduced program) for a second turn
         self._lock = threading.Lock()
 
-    def task(self, target: Target) -> Callable[[Any, float], None] | None:
-        """The triage of ``target``'s next bucket, or None when it has none waiting."""
+    def task(self, target: Target) -> Callable[[Any, float, float], None] | None:
+        """The triage of ``target``'s next bucket, or None when it has none waiting: a first turn,
+        else a second turn of a reduction its budget stopped."""
         with self._lock:
             for b in triage_candidates(self.corpus, self.campaign, target.name, self.since):
                 if b["id"] in self.tried:
                     continue
                 self.tried.add(b["id"])
+                self.done[target.name] = self.done.get(target.name, 0) + 1
                 return lambda lane, seconds, share_s: self._triage(b, target, lane, seconds, share_s)
+            if self.again.get(target.name):
+                bucket, row = self.again[target.name].pop(0)
+                return lambda lane, seconds, share_s: self._triage(bucket, target, lane, seconds, share_s, row)
         return None
 
-    def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float) -> None:
-        """Confirm, then reduce, ``bucket`` on ``lane`` (a Worker's run and restart) within ``seconds``
-        (a slow run's re-run within ``share_s`` too: the target's triage share left).
+    def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float,
+                row: dict[str, Any] | None = None) -> None:
+        """Confirm, then reduce, ``bucket`` on ``lane`` (campaign.pipeline.Lane.beside) within ``seconds``
+        (a slow run's re-run within ``share_s`` too: the target's triage share left), from ``row``
+        (a second turn: the partly reduced program's) or the bucket's first row.
         The campaign's stop ends it (event ``stopped``, then LaneClosed goes on up); a worker that
         cannot start or a bug of triage's own is reported (event ``failed``, with the error and
-        whether it is clfuzz's ``bug``): an hours-long campaign does not end over one bucket."""
+        whether it is clfuzz's ``bug``) and leaves the bucket pending: an hours-long campaign does
+        not end over one bucket."""
         try:
-            self._confirm_and_reduce(bucket, target, lane, seconds, share_s)
+            lane.beside(lambda worker: self._confirm_and_reduce(bucket, target, worker, seconds, share_s, row))
         except LaneClosed:
             self._tell("stopped", bucket)
             raise
@@ -87,44 +112,90 @@ class Beside:
         except Exception as e:  # noqa: BLE001 - reported with the bucket, the campaign goes on
             self._tell("failed", {**bucket, "error": f"{type(e).__name__}: {e}", "bug": True})
 
-    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, lane, seconds: float,
-                            share_s: float) -> None:
+    def _confirm_and_reduce(self, bucket: dict[str, Any], target: Target, worker: Worker, seconds: float,
+                            share_s: float, row: dict[str, Any] | None) -> None:
         start = time.monotonic()
-        row = disagreement(self.corpus, bucket["example"])
-        if not bucket["confirmed"]:
+        second = row is not None
+        row = row or disagreement(self.corpus, bucket["example"])
+        confirmed = second or bool(bucket["confirmed"])
+        if not confirmed:
             program = self.corpus.program(row["program_id"])
             runs = reruns(program, row)
-            lane.restart()
-            shown = reproduction(program, row, target, lane, runs)
-            if runs > 1:
-                self.corpus.reproduced(bucket["id"], shown, runs)
-            self.corpus.confirm(row["program_id"], row["target"], row["bucket"], shown > 0)
-            self._tell("confirmed" if shown else "flaky", bucket)
-            if not shown:
-                return
+            if runs > 1 or not self.reduce:  # a reproduction rate, or no reduction to confirm it
+                worker.restart()
+                shown = reproduction(program, row, target, worker, runs)
+                if runs > 1:
+                    self.corpus.reproduced(bucket["id"], shown, runs)
+                self._confirmed(row, bucket, shown > 0)
+                if not shown:
+                    return
+                confirmed = True
         if undecided(row):  # slow: a hang only if it does not finish at ten times the ceiling either
             spent = time.monotonic() - start  # the re-run within the deadline and the triage share
-            verdict = decide(self.corpus, row, target, lane, min(seconds, share_s) - spent, lane.timeouts.ceiling)
+            verdict = decide(self.corpus, row, target, worker, min(seconds, share_s) - spent, worker.timeout_s)
             self._tell("undecided" if verdict is None else "hang" if verdict["hang"] else "finished", bucket)
-        if self.reduce:
-            left = seconds - (time.monotonic() - start)
-            reduction = reduce_stored(self.corpus, row, target, lane, min(REDUCE_S, left)) if left > 1 else None
-            if reduction is not None:
-                self._tell("reduced", bucket)
-                left = seconds - (time.monotonic() - start)
-                # a variant (PoCL's work-group method) has no releases of its own to range over
-                if left > RANGE_S and not target.settings and any(
-                        t.release and t.lineage == target.lineage for t in self.releases):
-                    # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
-                    check_bucket(self.corpus, reduction.bucket, self.releases, timeout_s=min(60.0, left / 2))
-                    self._tell("ranged", {"id": reduction.bucket})
+        left = seconds - (time.monotonic() - start)
+        if not self.reduce or left <= 1:
+            return
+        reduction = reduce_stored(self.corpus, row, target, worker, min(REDUCE_S if second else FIRST_TURN_S, left))
+        if reduction is None:  # neither the reduced case nor the program showed it on a fresh worker
+            if not confirmed:
+                self._confirmed(row, bucket, False)
+            return
+        if not confirmed:
+            self._tell("confirmed", bucket)
+        self._tell("reduced", {"id": reduction.bucket})
+        if STOPPED in reduction.why_not_minimal and not second:
+            with self._lock:
+                self.again.setdefault(target.name, []).append(
+                    ({**bucket, "id": reduction.bucket}, {**reduction.rows[0], "bucket": reduction.bucket}))
+        left = seconds - (time.monotonic() - start)
+        # a variant (PoCL's work-group method) has no releases of its own to range over
+        if left > RANGE_S and not target.settings and any(
+                t.release and t.lineage == target.lineage for t in self.releases):
+            # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
+            check_bucket(self.corpus, reduction.bucket, self.releases, timeout_s=min(60.0, left / 2))
+            self._tell("ranged", {"id": reduction.bucket})
+
+    def _confirmed(self, row: dict[str, Any], bucket: dict[str, Any], shown: bool) -> None:
+        self.corpus.confirm(row["program_id"], row["target"], row["bucket"], shown)
+        self._tell("confirmed" if shown else "flaky", bucket)
 
     def _tell(self, what: str, bucket: dict[str, Any]) -> None:
         if self.on_event is not None:
             self.on_event(what, {**self.corpus.bucket(bucket["id"]),
                                  **{k: bucket[k] for k in ("error", "bug") if k in bucket}})
 
+    def leave(self, result: CampaignResult, share: float) -> int:
+        """Record why each bucket of the campaign still waiting for triage was not reduced (in the
+        campaign's state, corpus.store.Corpus.left_pending), with the numbers of the triage of its
+        targets: their share spent on other buckets, or the deadline; returns how many wait."""
+        reasons: dict[str, str] = {}
+        ended = time.time()
+        for name, stats in result.targets.items():
+            allowed = share * stats.wall_s
+            others = self.done.get(name, 0)
+            spent = (f"the triage share of {name} ({share:.0%} of {stats.wall_s:.0f} s) was spent on {others} other "
+                     f"buckets" if stats.triage_s >= allowed - FIRST_TURN_S else
+                     f"{name}'s triage took {stats.triage_s:.0f} s of its {allowed:.0f} s share on {others} other "
+                     f"buckets")
+            for b in triage_candidates(self.corpus, self.campaign, name, self.since):
+                if b["id"] in self.tried:
+                    why = "its triage started too late: the campaign's deadline stopped it"
+                else:
+                    why = f"not started: found {ended - b['first_seen']:.0f} s before the campaign ended; {spent}"
+                reasons.setdefault(b["id"], why)
+        self.corpus.left_pending(self.campaign, reasons)
+        return pending(self.corpus, self.campaign)
+
 
 def pending(corpus: Corpus, campaign: str) -> int:
     """Buckets of ``campaign`` still waiting for triage: new, not flaky, not reduced."""
     return waiting_for_triage(corpus, campaign)
+
+
+def pending_reasons(corpus: Corpus, campaign: str) -> dict[str, str]:
+    """Why each bucket ``campaign`` left waiting for triage was not reduced (:meth:`Beside.leave`),
+    by bucket id; empty for a campaign run without triage or before these were recorded."""
+    stored = corpus.campaign(campaign)
+    return dict(stored["state"].get("triage_left", {})) if stored else {}

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from campaign.jobs import build_options
 from corpus.buckets import RESULT_KINDS
-from corpus.reads import PREFIX_FIELDS, bucket_rows, rows_by_prefix
+from corpus.reads import PREFIX_FIELDS, bucket_rows, rows_by_prefix, rows_on_target
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from triage.confirm import confirm
@@ -50,14 +50,20 @@ def target_of(row: dict[str, Any], targets: list[Target]) -> Target:
 
 def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: Worker,
                   budget_s: float = 120.0) -> Reduction | None:
-    """Reduce the program of a stored disagreement and store the result beside it: the reduced
-    program, its run's rows (bucketed like any other) and a ``reductions`` row linking the two,
-    with why it is not smaller and what of it the spec leaves undefined or implementation-defined
-    (triage.reduce.Reduction.undefined). None when the disagreement did not show again."""
+    """Reduce the program of a stored disagreement, from the rows its run stored (the program is not
+    run again first), and store the result beside it: the reduced program, its run's rows (bucketed
+    like any other: a culprit's, wrong code's or an interaction's rows move their bucket,
+    corpus.store.Corpus.blame) and a ``reductions`` row linking the two, with why it is not smaller
+    and what of it the spec leaves undefined or implementation-defined
+    (triage.reduce.Reduction.undefined). The reduced case showed the disagreement on a fresh worker
+    (triage.reduce), so the bucket's rows of the program are confirmed. None when the disagreement
+    did not show again on a fresh worker."""
     original = corpus.program(row["program_id"])
-    reduction = reduce_program(original, row, target, worker, budget_s)
+    stored = rows_on_target(corpus, row["program_id"], row["target"])
+    reduction = reduce_program(original, row, target, worker, budget_s, stored or None)
     if reduction is None:
         return None
+    corpus.confirm(row["program_id"], row["target"], row["bucket"], True)
     reduced = reduction.reduced
     corpus.add_program(reduced, "reduce")
     run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,

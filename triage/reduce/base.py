@@ -21,33 +21,29 @@ from oracles import input_class
 
 @dataclass(frozen=True)
 class Candidate:
-    """A program a pass proposes, with where its output lanes come from in the program it was made
-    from (the source): its work-item 0 is the source's work-item ``item`` (the ``work_items``
-    pass; 0, the same work-items, for the others), and with ``lane`` set its scalar output is that
-    lane of the source's vector output (the ``narrow`` pass)."""
+    """A program a pass proposes, with how the engine takes it (a bare :class:`Program` is a
+    candidate with neither): kept when it shows the goal (triage.reduce.engine.Reducer.accepted)."""
 
     program: Program
-    item: int = 0
-    lane: int | None = None
     retarget: bool = False  # the ``culprit`` pass: its root operation, wrong on its own, becomes the goal
     defined: str = ""  # the ``defined`` pass: the buffer of the statement put in its defined form, whose lanes
-    # the source left unjudged (undefined or implementation-defined): they may disagree, and the goal moves to them
-
-    def origin(self, buffer: str, lane: int, source: Program) -> tuple[str, int]:
-        """The output lane (buffer, position in memory) of ``source`` that ``lane`` of ``buffer`` is."""
-        if self.lane is not None:
-            return buffer, self.lane
-        return buffer, self.item * source.buffer(buffer).type.mem_lanes + lane
+    # the source left unjudged (undefined or implementation-defined): where they disagree, the goal moves to them
 
 
-Candidates = Iterator[Program | Candidate]  # a bare Program: its lanes are the current program's
+Candidates = Iterator[Program | Candidate]
 
 
 class Reducing(Protocol):
     """The reducer as a pass sees it: the target the candidates run on (its fingerprint names the
-    image formats it supports, its float environment the flushing)."""
+    image formats it supports, its float environment the flushing) and what a program already run
+    showed."""
 
     target: Target
+
+    def known(self, program: Program) -> list[dict]:
+        """Every disagreement row of ``program`` if the reducer has run it, else none (it is not run
+        for the asking)."""
+        ...
 
 
 Pass = Callable[[Program, list[dict], Reducing], Candidates]
@@ -110,3 +106,10 @@ def with_statement(program: Program, index: int, value: Expr) -> Program:
     body = list(program.body)
     body[index] = Store(body[index].buffer, value)
     return restrict(replace(program, body=tuple(body)), list(range(len(body))))  # drops unused inputs
+
+
+def failing_statements(program: Program, rows: list[dict]) -> list[int]:
+    """The statements the rows' lanes belong to (a result, or a math built-in's out-parameter), in
+    program order."""
+    buffers = {r["buffer"] for r in rows}
+    return [i for i, s in enumerate(program.body) if s.buffer in buffers or s.pointee in buffers]

@@ -1,19 +1,30 @@
 """Reduce a disagreeing program inside the IR until no smaller program shows the same disagreement.
 
-The *goal* is one disagreement: the same target (driver and path), the same operation (its
-spelling, vector widths aside) and the same kind (wrong or imprecise result; for a build error,
-crash or timeout, the same failure message, :func:`corpus.buckets.failure_message`). A candidate
-is judged anew from its own program (its own expectations, run on the target) and kept when it
-shows the goal again *and* no output lane disagrees whose counterpart in the program it was made
-from agreed (:meth:`Reducer.keeps`: each pass says where its candidate's lanes come from,
-:class:`Candidate`); a reduction that makes a disagreement appear has changed what the program
-means, not found the bug. The passes run in a fixed order until none changes the program, so the
-result is deterministic for a given program and driver. The passes and their order are
-:mod:`triage.reduce.passes` (``PASSES``); a reduction that ends on a shaped program is *wrong
-code* (:attr:`Reduction.blame`: its twin does not show it). A reduction that ends above one
-operation on one work-item says why in :attr:`Reduction.why_not_minimal` (:func:`why_not_minimal`),
-and one that still holds an operation whose result the specification leaves undefined or
-implementation-defined says which in :attr:`Reduction.undefined` (the ``defined`` pass, run first).
+The *goal* is one disagreement: its bucket's signature (corpus.buckets.signature of the row's own
+fields, a culprit found earlier aside: the driver, the operation without widths, the types'
+families, the rule, the deviation class and the kind; for a build error, crash or timeout, the
+failure message). A candidate is judged anew from its own program (its own expectations, run on
+the target) and kept when some lane of it shows the goal (:meth:`Reducer.accepted`); a
+disagreement it shows elsewhere does not disqualify it (Oclgrind's ``max(char2, char)`` is wrong on
+62 lanes of its statement alone, lanes that agreed in the 64-statement program it came from). The
+passes run in a fixed order until none changes the program, so the result is deterministic for a
+given program and driver. The passes and their order are :mod:`triage.reduce.passes` (``PASSES``,
+cheaper candidates first); a reduction may start from the rows a campaign stored, without running
+the original program again (:func:`reduce_program`).
+
+The reduced case is then run once more on a fresh worker (a new process: nothing an earlier
+candidate built or ran is left in it) and must show the goal there; where it does not, the newest
+kept candidate that does goes on being reduced, each candidate on a fresh worker, and one none of
+whose candidates (the original included) shows it on a fresh worker is not reproduced (None). A reduction that ends on a shaped program is
+*wrong code* (:attr:`Reduction.blame`: its twin does not show it); one that ends on several
+statements none of which shows the goal alone (each run alone on a fresh worker) is an
+*interaction* (:attr:`Reduction.blame`, passes.statements.interaction: the statements together
+are blamed, never one of them), unless one of them has a result the specification leaves undefined
+or implementation-defined (then the bug shows only beside it: :attr:`Reduction.undefined`). A reduction
+that ends above one operation on one work-item says why in :attr:`Reduction.why_not_minimal`
+(:func:`why_not_minimal`: what the disagreement needs, or that the budget stopped the reduction,
+with its numbers), and one that still holds an operation whose result the specification leaves
+undefined or implementation-defined says which in :attr:`Reduction.undefined` (the ``defined`` pass).
 
 Every candidate is a valid program (:func:`lang.ir.validate`) and defined: the oracle raises
 :class:`~oracles.interpreter.UndefinedBehaviour` on anything else and the candidate is dropped
@@ -22,70 +33,69 @@ before it reaches a driver.
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from corpus.buckets import RESULT_KINDS, base_operation, failure_message
+from corpus.buckets import CULPRIT_FIELDS, RESULT_KINDS, signature
 from fuzz.drivers import Target, Worker
-from lang.derive import twin
+from lang.derive import restrict, twin
 from lang.ir import Op, Program, walk
+from triage.confirm import RERUNS
 from triage.observe import observe
 from triage.reduce.base import Candidate
 from triage.reduce.passes import PASSES, atomics, defined, images, shapes
+from triage.reduce.passes.statements import interaction
 
-__all__ = ["Goal", "Reducer", "Reduction", "reduce_program", "why_not_minimal"]
+__all__ = ["STOPPED", "Goal", "Reducer", "Reduction", "reduce_program", "why_not_minimal"]
+
+STOPPED = "stopped at its budget"
+"""What :attr:`Reduction.why_not_minimal` says of a reduction its time budget ended (with the
+seconds and candidates run): it may be smaller with more time."""
+
+
+def _key(row: dict[str, Any]) -> dict[str, Any]:
+    """The signature of a row's own disagreement (a culprit triage found, and its confirmation, aside)."""
+    return signature({**row, "culprit": None, "confirmation": None})
 
 
 @dataclass(frozen=True)
 class Goal:
-    """The disagreement a reduction keeps (see the module docstring)."""
+    """The disagreement a reduction keeps: a bucket signature (see the module docstring)."""
 
-    target: str
-    operation: str
-    kind: str
-    types: str = ""  # source and destination types, widths aside
-    failure: str = ""
+    signature: dict[str, Any]
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> "Goal":
-        if row["kind"] in RESULT_KINDS:
-            return cls(row["target"], base_operation(row["operation"]), row["kind"], _types(row))
-        return cls(row["target"], base_operation(row["operation"]), row["kind"],
-                   failure=failure_message(row.get("actual_value", "")))
+        return cls(_key(row))
 
     def matches(self, row: dict[str, Any]) -> bool:
         """The same disagreement; for a shared location's row (named after every atomic operation on
         its buffer, fuzz.judge), also one naming fewer of the same operations: the history is the
         same bug with the operations it does not need gone (triage.reduce.passes.atomics)."""
-        if row["kind"] != self.kind:
+        sig = _key(row)
+        if sig == self.signature:
+            return True
+        if not str(row.get("input_class", "")).startswith("atomics:") or "operation" not in sig:
             return False
-        if self.kind in RESULT_KINDS:
-            op = base_operation(row["operation"])
-            fewer = str(row.get("input_class", "")).startswith("atomics:") and (
-                set(op.split(" + ")) < set(self.operation.split(" + ")))
-            return (op == self.operation or fewer) and _types(row) == self.types
-        # a failure: the same message; the operation once the candidate is down to one statement
-        return failure_message(row["actual_value"]) == self.failure and row["operation"] in (self.operation, "program")
-
-
-def _types(row: dict[str, Any]) -> str:
-    return base_operation(f"{row.get('src_type', '')} -> {row.get('dst_type', '')}")
+        fewer = set(sig["operation"].split(" + ")) < set(self.signature.get("operation", "").split(" + "))
+        return fewer and {**sig, "operation": ""} == {**self.signature, "operation": ""}
 
 
 @dataclass
 class Reduction:
     original: Program
     reduced: Program
-    rows: list[dict]  # the goal's rows on the reduced program
+    rows: list[dict]  # the goal's rows on the reduced program (with their culprit, where blamed)
     candidates: int = 0
     seconds: float = 0.0
     passes: dict[str, int] = field(default_factory=dict)  # candidates kept per pass
-    discarded: int = 0  # candidates that showed the goal but made another lane disagree
-    culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass), or
-    # to fewer of the atomic operations on its location (Goal.matches): the bug is then keyed on ``rows``
+    culprit: bool = False  # the goal moved to a sub-expression wrong on its own (the ``culprit`` pass), to
+    # fewer of the atomic operations on its location (Goal.matches) or to a defined form, or the reduced
+    # case is wrong code or an interaction (blame): the bug is then keyed on ``rows`` or ``blame``
     why_not_minimal: str = ""  # why the result is not one operation on one work-item ("" when it is)
-    blame: dict | None = None  # wrong code: the culprit fields of the reduced shape (passes.shapes.blame)
+    blame: dict | None = None  # wrong code or an interaction: the culprit fields of the reduced case
     bucket: str = ""  # the bucket the reduced rows are stored in (triage.session.reduce_stored; it may be another)
     undefined: list[dict] = field(default_factory=list)  # what of the reduced program the spec leaves undefined or
     # implementation-defined (passes.defined.summary): the disagreement did not show without it; [] when defined
@@ -96,81 +106,103 @@ class Reducer:
 
     def __init__(self, target: Target, worker: Worker, goal: Goal, budget_s: float = 120.0) -> None:
         self.target, self.worker, self.goal = target, worker, goal
+        self.budget_s = budget_s
         self.deadline = time.monotonic() + budget_s
         self.candidates = 0
-        self.discarded = 0
-        self.narrowed = False  # the goal moved to fewer atomic operations on its location (Goal.matches)
-        self.moved = False  # the goal moved to a statement put in its defined form (passes.defined)
-        self.seen: dict[str, tuple[list[dict], set[tuple[str, int]]] | None] = {}  # rows and lanes, by program id
+        self.seen: dict[str, list[dict] | None] = {}  # disagreement rows, by program id
+        self.restarting = False  # every candidate on a fresh worker (Reducer.run)
 
     # -- the interestingness test ---------------------------------------------------------------
 
-    def observed(self, program: Program) -> tuple[list[dict], set[tuple[str, int]]] | None:
-        """The disagreement rows of ``program`` on the target and every output lane that disagrees,
-        judged from its own program (its own expectations); None for an invalid or undefined
-        program, which never reaches the driver."""
+    def observed(self, program: Program) -> list[dict] | None:
+        """The disagreement rows of ``program`` on the target, judged from its own program (its own
+        expectations); None for an invalid or undefined program, which never reaches the driver.
+        Once the worker was found to keep something of earlier runs, each on a fresh worker."""
         if program.id not in self.seen:
-            lanes: set[tuple[str, int]] = set()
-            found = observe(program, self.target, self.worker, lanes)
+            if self.restarting:
+                self.worker.restart()
+            found = observe(program, self.target, self.worker)
             self.candidates += found is not None
-            self.seen[program.id] = None if found is None else (found, lanes)
+            self.seen[program.id] = found
         return self.seen[program.id]
+
+    def known(self, program: Program) -> list[dict]:
+        """The rows of ``program`` if it was run, else none (triage.reduce.base.Reducing)."""
+        return self.seen.get(program.id) or []
 
     def rows(self, program: Program) -> list[dict] | None:
         """The goal's rows when ``program`` shows it on the target; None otherwise (also for an
         invalid or undefined candidate, which never reaches the driver)."""
-        seen = self.observed(program)
-        return ([r for r in seen[0] if self.goal.matches(r)] or None) if seen else None
+        return [r for r in self.observed(program) or [] if self.goal.matches(r)] or None
 
-    def keeps(self, candidate: Candidate, source: Program) -> bool:
-        """Whether every output lane that disagrees on ``candidate`` is a lane that disagreed on
-        ``source``, the program it was made from (:meth:`Candidate.origin`). By induction from the
-        first program, a kept reduction never shows a disagreement where the original agreed."""
-        before, after = self.observed(source), self.observed(candidate.program)
-        names = {b.name for b in source.outputs}
-        return before is not None and after is not None and all(
-            buffer == candidate.defined or (buffer in names and candidate.origin(buffer, lane, source) in before[1])
-            for buffer, lane in after[1])
-
-    def accepted(self, candidate: Candidate, source: Program) -> list[dict] | None:
-        """The rows ``candidate`` is kept with, or None. A culprit candidate is kept with its
-        wrong rows, and the goal moves to them; any other with the goal's rows, unless it makes a
-        lane disagree that agreed on ``source`` (:meth:`keeps`: counted as discarded). A statement put
-        in its defined form (:attr:`Candidate.defined`) that disagrees itself takes the goal."""
+    def accepted(self, candidate: Candidate) -> list[dict] | None:
+        """The rows ``candidate`` is kept with, or None. A culprit candidate is kept with its wrong
+        rows, and the goal moves to them; any other with the goal's rows. A statement put in its
+        defined form (:attr:`Candidate.defined`) that disagrees itself takes the goal; so does a
+        shared location's row naming fewer atomic operations (:meth:`Goal.matches`)."""
+        seen = self.observed(candidate.program) or []
         if candidate.retarget:
-            seen = self.observed(candidate.program)
-            wrong = [r for r in seen[0] if r["kind"] in RESULT_KINDS] if seen else []
+            wrong = [r for r in seen if r["kind"] in RESULT_KINDS]
             if wrong:
                 self.goal = Goal.of(wrong[0])
             return wrong or None
-        hit = self.rows(candidate.program)
-        if hit and not self.keeps(candidate, source):
-            self.discarded += 1  # the goal, but also a disagreement the program did not have
-            return None
+        hit = [r for r in seen if self.goal.matches(r)]
         if hit and candidate.defined:
-            seen = self.observed(candidate.program)
-            own = [r for r in seen[0] if r.get("buffer") == candidate.defined] if seen else []
+            own = [r for r in seen if r.get("buffer") == candidate.defined]
             if own and not self.goal.matches(own[0]):  # the defined form fails too: the bug is filed under it
-                self.goal, self.moved = Goal.of(own[0]), True
+                self.goal = Goal.of(own[0])
                 return [r for r in own if self.goal.matches(r)]
-        if hit and base_operation(hit[0]["operation"]) != self.goal.operation:  # fewer atomic operations
-            self.goal = replace(self.goal, operation=base_operation(hit[0]["operation"]))
-            self.narrowed = True
+        if hit and _key(hit[0]) != self.goal.signature:  # fewer atomic operations
+            self.goal = Goal.of(hit[0])
             hit = [r for r in hit if self.goal.matches(r)]
-        return hit
+        return hit or None
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
 
-    # -- the passes ----------------------------------------------------------------------------
+    def fresh(self, program: Program, goal: Goal) -> list[dict]:
+        """The rows of ``goal`` that ``program`` shows on a fresh worker (the worker restarted: nothing
+        a candidate before it built or ran is left); a program with shared (atomic) locations, whose
+        interleavings differ from run to run, gets as many runs as its confirmation
+        (triage.confirm.RERUNS), each on a fresh worker, and shows it if one does."""
+        for _ in range(RERUNS["atomics"] if program.shared else 1):
+            self.worker.restart()
+            found = observe(program, self.target, self.worker)
+            self.candidates += 1
+            hit = [r for r in found or [] if goal.matches(r)]
+            if hit:
+                return hit
+        return []
 
-    def run(self, program: Program, rows: list[dict]) -> Reduction:
-        """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``); the
-        caller times the whole reduction."""
+    def again(self, chain: list[tuple[Program, Goal]]) -> tuple[int, Program, list[dict]] | None:
+        """The newest program of ``chain`` (the kept candidates, each with its goal, the original first)
+        that shows its goal on a fresh worker, with how many newer ones did not and its rows there:
+        the newest itself, or else the original and then the newest between them that does (by
+        bisection: a candidate is smaller than those before it); None when not even the original
+        shows it. The goal becomes that program's."""
+        lo, hi = 0, len(chain) - 1
+        hit = self.fresh(*chain[hi])
+        if hit or hi == 0:
+            lo = hi
+        else:
+            hit = self.fresh(*chain[0])
+        while hit and hi - lo > 1:
+            mid = (lo + hi) // 2
+            shown = self.fresh(*chain[mid])
+            lo, hi, hit = (mid, hi, shown) if shown else (lo, mid, hit)
+        if not hit:
+            return None
+        self.goal = chain[lo][1]
+        return len(chain) - 1 - lo, chain[lo][0], hit
+
+    def fixpoint(self, program: Program, rows: list[dict], chain: list[tuple[Program, Goal]],
+                 passes: dict[str, int]) -> tuple[Program, list[dict]]:
+        """The passes run in order until none keeps a candidate or the time is up, from ``program``
+        (whose goal rows are ``rows``); each kept candidate is appended to ``chain`` with its goal and
+        counted in ``passes`` under its pass's name."""
         current, current_rows = program, rows
         visited = {program.id}  # a candidate that undoes an earlier one is not taken again
-        passes: dict[str, int] = {}
-        changed, culprit = True, False
+        changed = True
         while changed and not self.out_of_time():
             changed = False
             for name, make in PASSES:
@@ -180,32 +212,66 @@ class Reducer:
                     candidate = made if isinstance(made, Candidate) else Candidate(made)
                     if candidate.program.id in visited:
                         continue
-                    hit = self.accepted(candidate, current)
+                    hit = self.accepted(candidate)
                     if hit:
                         current, current_rows = candidate.program, hit
                         visited.add(current.id)
-                        culprit |= candidate.retarget
+                        chain.append((current, self.goal))
                         passes[name] = passes.get(name, 0) + 1
                         changed = True
                         break  # on to the next pass; the while loop runs them all again on the smaller program
-        why = why_not_minimal(current, current_rows, self.out_of_time())
+        return current, current_rows
+
+    # -- the passes ----------------------------------------------------------------------------
+
+    def run(self, program: Program, rows: list[dict]) -> Reduction | None:
+        """The fixpoint of the passes from ``program`` (whose goal rows are ``rows``), checked on a
+        fresh worker; None when not even ``program`` shows the goal there. Where a smaller candidate
+        does not (the worker kept something of an earlier run: Oclgrind's vector max with a scalar
+        operand, on one work-item, is wrong only after other kernels ran in the worker), the
+        reduction goes on from the newest that does, every candidate on a fresh worker, for half its
+        budget again. The caller times the whole reduction."""
+        chain = [(program, self.goal)]
+        passes: dict[str, int] = {}
+        self.fixpoint(program, rows, chain, passes)
+        stopped = self.out_of_time()
+        shown = self.again(chain)
+        if shown is None:
+            return None
+        back, current, current_rows = shown
+        if back:
+            self.restarting, self.seen = True, {}
+            self.deadline = time.monotonic() + self.budget_s / 2
+            current, current_rows = self.fixpoint(current, current_rows, [(current, self.goal)], passes)
+            stopped = self.out_of_time()
+        stopped_at = f"the reduction {STOPPED} ({self.budget_s:.0f} s, {self.candidates} candidates)" if stopped else ""
         blame, twinned = None, program.shape is not None and current.shape is None
+        undefined = defined.summary(current, self)
         if current.shape is not None:  # the twin was not kept: it may still show the disagreement
             if self.rows(twin(current)):  # on other lanes too: the built-in's bug, keyed as the built-in's
                 twinned = True
             else:  # wrong code (triage.reduce.passes.shapes)
                 blame = shapes.blame(current)
-                current_rows = [{**r, "culprit": shapes.culprit_json(current)} for r in current_rows]
-        return Reduction(program, current, current_rows, self.candidates, passes=passes, discarded=self.discarded,
-                         culprit=culprit or self.narrowed or self.moved or twinned or blame is not None,
-                         why_not_minimal=why, blame=blame, undefined=defined.summary(current, self))
+        elif len(current.body) > 1 and not current.shared and not stopped and not undefined and not any(
+                self.fresh(restrict(current, [i]), self.goal) for i in range(len(current.body))):
+            blame = interaction(current, current_rows)  # none shows it alone: never blamed on one of them
+        if blame is not None:
+            culprit = json.dumps({k: blame.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
+            current_rows = [{**r, "culprit": culprit} for r in current_rows]
+        why = why_not_minimal(current, current_rows, stopped_at)
+        if back:
+            why = "; ".join(filter(None, [why, f"{back} kept candidate(s) did not show it on a fresh worker: every "
+                                               "later candidate ran on a fresh worker"]))
+        return Reduction(program, current, current_rows, self.candidates, passes=passes,
+                         culprit=self.goal != chain[0][1] or twinned or blame is not None,
+                         why_not_minimal=why, blame=blame, undefined=undefined)
 
 
-def why_not_minimal(program: Program, rows: list[dict], stopped: bool = False) -> str:
+def why_not_minimal(program: Program, rows: list[dict], stopped: str = "") -> str:
     """Why a reduced program is not one operation on one work-item ("" when it is): what the
     disagreement needs (an atomic history's contending work-items, an image read's texels: the pass
     modules' ``why``), the statements, work-items or operations no smaller candidate showed it
-    without, and whether the time budget ended the reduction."""
+    without, and ``stopped`` (that the time budget ended the reduction, with its numbers)."""
     ops = sum(isinstance(n, Op) for s in program.body for n in walk(s.value))
     if program.shared:
         parts = [atomics.why(program, rows)]
@@ -219,19 +285,22 @@ def why_not_minimal(program: Program, rows: list[dict], stopped: bool = False) -
             parts.append(f"{ops} operations together: none shows it alone")
     parts = [p for p in parts if p]
     if parts and stopped:
-        parts.append("the time budget ended the reduction")
+        parts.append(stopped)
     return "; ".join(parts)
 
 
 def reduce_program(program: Program, row: dict[str, Any], target: Target, worker: Worker,
-                   budget_s: float = 120.0) -> Reduction | None:
-    """Reduce ``program`` keeping the disagreement of ``row`` on ``target``; None when the program
-    does not show it when run again (a flaky disagreement is not reduced)."""
+                   budget_s: float = 120.0, rows: list[dict] | None = None) -> Reduction | None:
+    """Reduce ``program`` keeping the disagreement of ``row`` on ``target``, from ``rows`` (every
+    disagreement row of ``program`` on the target, as a campaign stored them; None: run ``program``
+    first). None when neither the program nor a smaller one shows it when run again on a fresh
+    worker (a flaky disagreement is not reduced)."""
     start = time.monotonic()
     reducer = Reducer(target, worker, Goal.of(row), budget_s)
-    rows = reducer.rows(program)
-    if not rows:
-        return None
-    reduction = reducer.run(program, rows)
-    reduction.seconds = time.monotonic() - start
+    if rows is not None:
+        reducer.seen[program.id] = rows
+    shown = reducer.rows(program)
+    reduction = reducer.run(program, shown) if shown else None
+    if reduction is not None:
+        reduction.seconds = time.monotonic() - start
     return reduction

@@ -1,4 +1,4 @@
-"""The ``defined`` pass, the first of all: a report shows a defined program. A statement with an
+"""The ``defined`` pass, first after ``alone``: a report shows a defined program. A statement with an
 operation some lane of whose result the specification leaves undefined or implementation-defined
 (:func:`oracles.undefined_results`: a float -> integer conversion without ``_sat`` of an operand
 out of range, OpenCL C 3.0.19 §6.4.3.3; the undefined w lane of a 3-vector's .hi/.odd, §6.3.7; an

@@ -7,7 +7,7 @@ each axis, the texel indices the read may touch, its LINEAR neighbours and, wher
 precision undefined, the texels within the oracle's tolerance of the coordinate. Every candidate
 is a valid program (lang.ir.validate: §6.15.15.1-6's rules on samplers, coordinates and read
 functions) and is judged anew from its own program; the Reducer keeps it only when it still shows
-the goal and no lane disagrees that agreed before (triage.reduce.Reducer.keeps).
+the goal (triage.reduce.Reducer.accepted).
 
 1. ``image_size``: the image cropped to the box of texels its reads touch (coordinates shifted by
    the box's corner, normalized ones rescaled to the new size, so each read keeps selecting the

@@ -14,7 +14,7 @@ from lang.layout import input_values
 from lang.ops import OPS
 from lang.types import Type
 from oracles import OPERATORS, operator_type
-from triage.reduce.base import Candidate, Candidates, Reducing
+from triage.reduce.base import Candidates, Reducing
 
 LANE_WISE = frozenset(name for name, spec in OPS.items() if spec.lane_wise)
 """Operations whose n-vector form computes each lane as the scalar form does on that lane
@@ -56,8 +56,7 @@ def narrow_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
     if not _same_meaning(value):
         return
     buffers[out.name] = Buffer(out.name, Type(out.type.scalar), "out")
-    yield Candidate(replace(program, buffers=tuple(buffers.get(b.name, b) for b in program.buffers),
-                            body=(Store(out.name, value),)), lane=lane)
+    yield replace(program, buffers=tuple(buffers.get(b.name, b) for b in program.buffers), body=(Store(out.name, value),))
 
 
 def _same_meaning(value: Expr) -> bool:

@@ -16,7 +16,6 @@ disagreement: the lanes are *wrong code* (:func:`blame`): the compiler mis-handl
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from corpus.buckets import WRONG_CODE
@@ -26,7 +25,7 @@ from lang.layout import input_values
 from lang.shapes import Shape, repeats
 from oracles import WRONG_CODE as RULE
 from oracles import rule
-from triage.reduce.base import Candidate, Candidates, Reducing
+from triage.reduce.base import Candidates, Reducing
 
 
 def twin_pass(program: Program, rows: list[dict], _: Reducing) -> Candidates:
@@ -84,7 +83,7 @@ def work_group_pass(program: Program, rows: list[dict], _: Reducing) -> Candidat
     values = input_values(program)
     buffers = tuple(replace(b, fill=_group_fill(values[b.name], b.type.mem_lanes, first, n)) if b.role == "in" else b
                     for b in program.buffers)
-    yield Candidate(replace(program, buffers=buffers, global_size=n), item=first)
+    yield replace(program, buffers=buffers, global_size=n)
 
 
 def _group_fill(values, mem_lanes: int, first: int, n: int) -> Fill:
@@ -102,6 +101,3 @@ def blame(program: Program) -> dict[str, str]:
     return {"operation": f"shape {sig}", "src_type": "", "dst_type": "", "rule": r.id, "deviation": WRONG_CODE,
             "shape": sig, "kind": WRONG_CODE}
 
-
-def culprit_json(program: Program) -> str:
-    return json.dumps(blame(program), sort_keys=True)

@@ -1,0 +1,224 @@
+"""What a reduction keeps and whom it blames, against simulated drivers (tests/simulated.py):
+
+* a candidate that shows the bucket's disagreement is kept even where other lanes start to
+  disagree (a driver's ``max`` wrong on one lane of a four-statement program is wrong on every
+  lane of the statement alone);
+* a disagreement that only statements together show is an ``interaction`` bucket of the smallest
+  set, never the bucket of one of them (Oclgrind's: a statement reads 0 beside one that calls an
+  out-parameter function; here ``floor`` reads 0 beside ``fabs``);
+* the reduced case is re-run on a fresh worker: a driver that keeps something of an earlier run
+  (``-`` wrong once ``fabs`` ran in the worker) gets no single statement blamed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from simulated import SimTarget, SimWorker, simulated, store_observed
+
+from corpus.buckets import INTERACTION, LANE_KINDS, bucket_id, signature, title
+from corpus.reads import bucket_rows
+from corpus.store import Corpus
+from lang.derive import one_work_item, restrict
+from lang.ir import Buffer, Fill, Load, Op, Program, Store, walk
+from lang.layout import input_values
+from lang.types import Type, scalar
+from oracles import evaluate
+from triage import observe as triage_observe
+from triage import session
+from triage.reduce import engine as reducer
+
+F4, I4 = Type("float", 4), Type("int", 4)
+
+
+@pytest.fixture(autouse=True)
+def _every_target_takes_it(monkeypatch):
+    monkeypatch.setattr(triage_observe, "runnable", lambda target, program: program)
+
+
+def _program(*statements: tuple[str, Type], global_size: int = 4) -> Program:
+    """One statement ``out{i} = op(in{i})`` per (op, type); ``max`` takes two inputs."""
+    buffers, body = [], []
+    for i, (op, t) in enumerate(statements):
+        args = [f"in{i}"] + ([f"in{i}b"] if op in ("max", "arith") else [])
+        buffers += [Buffer(a, t, "in", _lanes(t, 4 * global_size, 3 * i + k)) for k, a in enumerate(args)]
+        attrs = (("operator", "-"),) if op == "arith" else ()
+        body.append(Store(f"out{i}", Op(op, tuple(Load(a, t) for a in args), t, attrs)))
+        buffers.append(Buffer(f"out{i}", t, "out"))
+    return Program(tuple(buffers), tuple(body), global_size)
+
+
+def _lanes(t: Type, n: int, shift: int) -> Fill:
+    """``n`` explicit lanes: halves and quarters for a float (no lane integral), distinct integers."""
+    if t.elem.is_float:
+        values = np.array([(k + shift) % 7 - 2.75 for k in range(n)], np.float32).view(np.uint32)
+    else:
+        values = np.array([(k * 5 + shift) % 11 - 4 for k in range(n)], np.int32).view(np.uint32)
+    return Fill(0, values=tuple(int(v) for v in values))
+
+
+def _ops(program: Program) -> set[str]:
+    return {n.op for s in program.body for n in walk(s.value) if isinstance(n, Op)}
+
+
+def _zeros(expected) -> np.ndarray:
+    return np.zeros(len(expected), scalar(expected.scalar).bits_dtype)
+
+
+# -- (c) new disagreements elsewhere do not disqualify a candidate ------------------------------
+
+
+def _crowded_max(program: Program, s: Store, expected, inputs) -> np.ndarray:
+    """``max`` computed as ``min``: on every lane in a program of fewer than three statements, only on
+    work-item 1's first lane in a larger one (a bug that depends on the code around it)."""
+    if s.value.op != "max":
+        return expected.allowed[0]
+    wrong = evaluate(Op("min", s.value.args, s.value.type), program, inputs, frozenset()).allowed[0]
+    if len(program.body) < 3:
+        return wrong
+    out = expected.allowed[0].copy()
+    out[4] = wrong[4]
+    return out
+
+
+def test_a_candidate_that_shows_the_disagreement_is_kept_whatever_else_disagrees(monkeypatch):
+    observe = simulated(_crowded_max)
+    monkeypatch.setattr(reducer, "observe", observe)
+    program = _program(("fabs", F4), ("max", I4), ("floor", F4), ("ceil", F4))
+    rows = observe(program, SimTarget(), None)
+    assert [(r["buffer"], r["work_item"], r["lane"]) for r in rows] == [("out1", 1, 4)]
+    alone = one_work_item(program, 1, input_values(program), [1])
+    assert len(observe(alone, SimTarget(), None)) > 1  # the statement alone disagrees on lanes that agreed
+    worker = SimWorker()
+    result = reducer.reduce_program(program, rows[0], SimTarget(), worker)
+    assert len(result.reduced.body) == 1 and result.reduced.global_size == 1 and _ops(result.reduced) == {"max"}
+    assert result.why_not_minimal == "" and not result.culprit and result.passes["alone"] == 1
+    assert worker.restarts == 1  # the reduced case ran once more on a fresh worker
+
+
+# -- (b) an interaction is the smallest set of statements, each agreeing alone --------------------
+
+
+def _floor_beside_fabs(program: Program, s: Store, expected, inputs) -> np.ndarray:
+    """``floor`` reads 0 whenever another statement of the program calls ``fabs``."""
+    if s.value.op == "floor" and "fabs" in _ops(program):
+        return _zeros(expected)
+    return expected.allowed[0]
+
+
+def test_a_disagreement_only_statements_together_show_is_their_interaction(monkeypatch, tmp_path):
+    observe = simulated(_floor_beside_fabs)
+    monkeypatch.setattr(reducer, "observe", observe)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    program = _program(("ceil", F4), ("fabs", F4), ("trunc", F4), ("floor", F4), ("round", F4))
+    store_observed(corpus, program, observe)
+    (before,) = corpus.buckets()
+    assert before["signature"]["operation"] == "floor"  # named after the innocent statement
+    row = bucket_rows(corpus, before["id"])[0]
+    reduction = session.reduce_stored(corpus, row, SimTarget(), SimWorker())
+    small = reduction.reduced
+    assert small.global_size == 1 and [s.value.op for s in small.body] == ["fabs", "floor"]
+    for i in range(2):  # each statement alone agrees
+        assert observe(restrict(small, [i]), SimTarget(), None) == []
+    assert reduction.blame["kind"] == INTERACTION and reduction.blame["operation"] == "fabs + floor"
+    assert reduction.why_not_minimal == "2 statements: none shows it alone"
+    (after,) = corpus.buckets()  # the floor bucket's rows moved: never blamed on floor alone
+    assert after["id"] == reduction.bucket != before["id"] and after["signature"]["kind"] in LANE_KINDS
+    assert after["signature"] == {"driver": "sim", "kind": INTERACTION, "operation": "fabs + floor",
+                                  "deviation": before["signature"]["deviation"]}
+    assert after["title"] == f"sim: fabs + floor: interaction, {before['signature']['deviation']}"
+    assert after["rows"] == before["rows"] + len(reduction.rows) and after["reduced"]["statements"] == 2
+
+
+def test_an_interactions_signature_is_its_operations_and_deviation():
+    """The sorted operation families of the set, without widths or types, whichever statement's lane
+    is wrong; another driver or deviation is another bug."""
+    row = {"kind": "wrong-result", "target": "oclgrind", "operation": "floor", "src_type": "float4",
+           "dst_type": "float4", "rule": "math.floor.special", "deviation": "type-limit"}
+
+    def keyed(**culprit):
+        blame = {"operation": "floor + sincos", "kind": INTERACTION, "deviation": "type-limit", **culprit}
+        return signature({**row, "culprit": json.dumps(blame)})
+
+    sig = keyed()
+    assert sig == {"driver": "oclgrind", "kind": INTERACTION, "operation": "floor + sincos", "deviation": "wrong-value"}
+    assert keyed(operation="sincos + floor") == sig and keyed(deviation="other-lane") == sig
+    assert signature({**row, "src_type": "double2", "dst_type": "double2", "culprit": json.dumps(
+        {"operation": "floor + sincos", "kind": INTERACTION, "deviation": "type-limit"})}) == sig
+    assert bucket_id(keyed(deviation="number-for-nan")) != bucket_id(sig)
+    assert bucket_id(keyed(operation="floor + modf")) != bucket_id(sig)
+    assert bucket_id(signature({**row, "target": "pocl", "culprit": json.dumps(
+        {"operation": "floor + sincos", "kind": INTERACTION, "deviation": "type-limit"})})) != bucket_id(sig)
+    assert title(sig) == "oclgrind: floor + sincos: interaction, wrong-value"
+
+
+# -- (d) the reduced case shows it on a fresh worker, a blamed statement alone -------------------
+
+
+class RememberingWorker(SimWorker):
+    """A worker that keeps something of every program it ran until it restarts: once a program with
+    ``fabs`` ran in it, its ``-`` is wrong (0), in that program and every later one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fabs_ran = False
+
+    def restart(self) -> None:
+        super().restart()
+        self.fabs_ran = False
+
+
+def _remembering():
+    worker = RememberingWorker()
+
+    def driver(program: Program, s: Store, expected, inputs) -> np.ndarray:
+        return _zeros(expected) if s.value.op == "arith" and worker.fabs_ran else expected.allowed[0]
+
+    judged = simulated(driver)
+
+    def observe(program: Program, target, w, lanes=None):
+        worker.fabs_ran |= "fabs" in _ops(program)
+        return judged(program, target, w, lanes)
+
+    return worker, observe
+
+
+def test_a_statement_is_blamed_only_if_it_shows_it_alone_on_a_fresh_worker(monkeypatch):
+    worker, observe = _remembering()
+    monkeypatch.setattr(reducer, "observe", observe)
+    program = _program(("fabs", F4), ("arith", F4), ("floor", F4))
+    rows = observe(program, SimTarget(), worker)
+    assert {r["operation"] for r in rows} == {"operator-"}
+    worker.restart()
+    result = reducer.reduce_program(program, rows[0], SimTarget(), worker)
+    # on the warm worker `-` alone (after fabs ran) was wrong; on a fresh one it is right
+    assert sorted(s.value.op for s in result.reduced.body) == ["arith", "fabs"]
+    assert result.blame["kind"] == INTERACTION and result.blame["operation"] == "fabs + operator-"
+    assert "did not show it on a fresh worker" in result.why_not_minimal
+    minus = restrict(result.reduced, [[s.value.op for s in result.reduced.body].index("arith")])
+    worker.restart()
+    assert observe(minus, SimTarget(), worker) == []
+
+
+def test_a_disagreement_no_fresh_worker_shows_is_not_reduced(monkeypatch):
+    """Wrong only on the worker's first program (state a fresh worker does not have): the campaign's
+    run showed it, no run on a fresh worker does; nothing is reduced."""
+    runs = []
+
+    def driver(program: Program, s: Store, expected, inputs) -> np.ndarray:
+        return _zeros(expected) if s.value.op == "floor" and len(runs) == 1 else expected.allowed[0]
+
+    judged = simulated(driver)
+
+    def observe(program, target, worker, lanes=None):
+        runs.append(program.id)
+        return judged(program, target, worker, lanes)
+
+    monkeypatch.setattr(reducer, "observe", observe)
+    program = _program(("floor", F4), ("ceil", F4))
+    rows = observe(program, SimTarget(), None)
+    assert rows
+    assert reducer.reduce_program(program, rows[0], SimTarget(), SimWorker(), rows=rows) is None
