@@ -102,6 +102,26 @@ def test_siblings_by_declaration_share_evidence(memory_corpus):
     assert sorted(len(b.buckets) for b in bugs) == [1, 2]
 
 
+def test_interactions_that_share_a_statement_and_a_wrong_value_are_one_bug(memory_corpus):
+    """Oclgrind's out-parameter interaction: floor and trunc each read 0 beside a sincos, with
+    deviations of several classes (a wrong value, a wrong signed zero): buckets keyed on the
+    statements of the smallest set and the deviation (corpus.buckets), one bug named after the
+    shared statement; an interaction that reads another value stays apart."""
+    cases = (("p1", "floor", "0", "wrong-value"), ("p2", "trunc", "0", "signed-zero"), ("p3", "trunc", "0", "wrong-value"),
+             ("p4", "round", "nan", "wrong-value"))
+    for program, victim, actual, deviation in cases:
+        culprit = {"kind": "interaction", "operation": " + ".join(sorted(["sincos", victim])), "deviation": deviation}
+        lane(memory_corpus, "oclgrind", victim, "float", "0.5", actual, deviation, program,
+             extra={"culprit": json.dumps(culprit)})
+    bugs, entries = listed(memory_corpus)
+    assert {b["kind"] for b in entries} == {"interaction"} and len(entries) == 4
+    assert sorted(len(b.buckets) for b in bugs) == [1, 3]
+    big = next(b for b in bugs if len(b.buckets) == 3)
+    assert {e["kind"] for e in big.evidence} == {"same-trigger"} and {e["trigger"] for e in big.evidence} <= {
+        "sincos", "trunc"}
+    assert title(big) == "oclgrind: a statement's result is wrong beside sincos (interaction, 3 buckets)"
+
+
 def test_a_bug_id_stays_when_a_later_bucket_joins(memory_corpus):
     lane(memory_corpus, "oclgrind", "cospi", "float", "0.5", "-1.2e-16", "wrong-value", "p1")
     [alone], _ = listed(memory_corpus)

@@ -18,7 +18,10 @@ what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. 
 2. reduces it (triage.session.reduce_stored) from the rows the campaign stored; the reduced case
    is re-run on a fresh worker, which confirms the bucket (or, where neither it nor the original
    shows the disagreement there, records it flaky: it is not reduced);
-3. runs the reduced reproducer on every installed release of the bucket's driver
+3. re-runs a case reduced to one statement on one work-item as each sibling bucket's
+   (triage.siblings: evidence that they are one bug, and a reduced case for a sibling that had none),
+   within the task's time;
+4. runs the reduced reproducer on every installed release of the bucket's driver
    (triage.versions: present, absent, cannot-build, ...), when releases are given.
 
 A task stopped by the campaign's deadline (or Ctrl-C) leaves its bucket as it was: pending, first
@@ -45,6 +48,7 @@ from fuzz.drivers import Target, Worker, WorkerStartError
 from triage.confirm import reproduction, reruns
 from triage.reduce import STOPPED
 from triage.session import reduce_stored
+from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
 from triage.versions import check_bucket
 
@@ -145,6 +149,10 @@ class Beside:
         if not confirmed:
             self._tell("confirmed", bucket)
         self._tell("reduced", {"id": reduction.bucket})
+        if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
+            for sibling, reduced in rerun_siblings(self.corpus, reduction.bucket, reduction.reduced, target, worker,
+                                                   deadline=start + seconds):
+                self._tell("reduced" if reduced else "joined", {"id": sibling})
         if STOPPED in reduction.why_not_minimal and not second:
             with self._lock:
                 self.again.setdefault(target.name, []).append(

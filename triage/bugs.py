@@ -26,13 +26,14 @@ status the status that most needs a person among its buckets (``new`` first).
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
 
 from corpus.bug_queries import lane_cases, stored_evidence
-from corpus.buckets import STATUSES
+from corpus.buckets import INTERACTION, STATUSES
 from corpus.store import Corpus, CorpusError
 from lang.families import OUT_PARAMETER, root
 from lang.maths import FUNCTIONS
@@ -45,8 +46,6 @@ WHOLE = frozenset({"read_image", *(n for n, f in FUNCTIONS.items() if f.group ==
 """Operation families that are not lane-wise: each wrong lane's operands are every value read."""
 PREFIX = "bug-"
 """What a bug id starts with; a bucket id is hex only."""
-INTERACTION = "interaction"
-"""The bucket kind of a statement wrong only beside others (triage.reduce)."""
 STATUS_ORDER = ("new", "reported", "fixed", "ignored")
 """The statuses in the order a person needs to look at them (every one of corpus.buckets.STATUSES)."""
 assert set(STATUS_ORDER) == set(STATUSES)
@@ -245,8 +244,10 @@ def title(bug: Bug) -> str:
     ops, types = operations(bug), types_of(bug)
     deviations = sorted({b["deviation"] or b["kind"] for b in bug.buckets})
     if lead["kind"] == INTERACTION:
-        triggers = list(dict.fromkeys(e["trigger"] for e in bug.evidence if e.get("trigger")))
-        return (f"{bug.driver}: a statement's result is wrong beside {', '.join(triggers) or ', '.join(ops)} "
+        seen = Counter(op for b in bug.buckets for op in set(b["operation"].split(" + ")))
+        most = max(seen.values())
+        triggers = sorted(op for op, n in seen.items() if n == most)  # in every set, else in most of them
+        return (f"{bug.driver}: a statement's result is wrong beside {' or '.join(triggers)} "
                 f"(interaction, {len(bug.buckets)} buckets)")
     return (f"{bug.driver}: {' / '.join(ops)} {' / '.join(types)}: {', '.join(deviations)} "
             f"({len(bug.buckets)} buckets)")

@@ -184,10 +184,11 @@ def siblings_of(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target, worker: Worker,
-                   deadline: float | None = None) -> list[str]:
+                   deadline: float | None = None) -> list[tuple[str, bool]]:
     """Run bucket ``bucket``'s reduced ``program`` as each sibling bucket's variant on ``target``
     (module docstring), until ``deadline`` (a ``time.monotonic()`` reading); returns the sibling
-    buckets it showed, each with its evidence stored (and its reduced case, where it had none)."""
+    buckets it showed, each with its evidence stored, and whether the variant became its reduced
+    case (it had none)."""
     a = corpus.bucket(bucket)
     shown = []
     for b in siblings_of(corpus, a):
@@ -203,7 +204,7 @@ def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target
         if not hits:
             continue
         _store(corpus, a, b, case, target, rows, hits[0])
-        shown.append(b["id"])
+        shown.append((b["id"], b["reduced"] is None))
     return shown
 
 

@@ -43,7 +43,7 @@ def test_the_float_case_shows_the_double_bucket(tmp_path):
         [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
         shown = rerun_siblings(corpus, float_bucket, single, target, worker)
     [double_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "double"]
-    assert shown == [double_bucket]
+    assert shown == [(double_bucket, True)]
     [evidence] = stored_evidence(corpus)
     assert (evidence["bucket"], evidence["same_as"], evidence["kind"]) == (double_bucket, float_bucket, "re-run")
     assert corpus.bucket(double_bucket)["reduced"] == {"statements": 1, "work_items": 1, "why": "", "undefined": []}
