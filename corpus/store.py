@@ -257,7 +257,7 @@ class Corpus:
                        min(d.created) as first_seen, max(d.created) as last_seen,
                        sum(d.confirmation = 'confirmed') as confirmed, min(d.id) as example,
                        b.title, b.signature, b.target, b.status, b.note, b.url, b.reproduced,
-                       group_concat(distinct d.path) as paths,
+                       group_concat(distinct d.path) as paths, group_concat(distinct d.rule) as rules,
                        group_concat(distinct d.target || char(9) || d.path || char(9) || d.fingerprint_id) as seen,
                        (select json_set(r.size_after, '$.why', coalesce(r.why, ''), '$.undefined', json(r.undefined))
                         from reductions r
@@ -268,6 +268,7 @@ class Corpus:
             seen = sorted(tuple(s.split("\t")) for s in r.pop("seen").split(","))
             reduced = json.loads(r["reduced"]) if r["reduced"] else None
             out.append({**r, "signature": sig, "paths": sorted(r["paths"].split(",")),
+                        "rules": sorted(set((r["rules"] or "").split(",")) - {""}),
                         "reduced": reduced and {k: reduced.get(k) for k in REDUCED},
                         "seen_on": sorted({versions.get(f, "") for _, _, f in seen} - {""}),
                         "targets": [{"target": t, "path": p, "fingerprint": fingerprints.get(f, {})} for t, p, f in seen],

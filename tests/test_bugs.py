@@ -115,6 +115,8 @@ def test_interactions_that_share_a_statement_and_a_wrong_value_are_one_bug(memor
              extra={"culprit": json.dumps(culprit)})
     bugs, entries = listed(memory_corpus)
     assert {b["kind"] for b in entries} == {"interaction"} and len(entries) == 4
+    assert {b["rule"] for b in entries} == {"math.floor", "math.trunc", "math.round"}  # its rows' rule
+    assert {b["severity"] for b in entries} == {"violation"}
     assert sorted(len(b.buckets) for b in bugs) == [1, 3]
     big = next(b for b in bugs if len(b.buckets) == 3)
     assert {e["kind"] for e in big.evidence} == {"same-trigger"} and {e["trigger"] for e in big.evidence} <= {

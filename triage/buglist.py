@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
+from corpus.buckets import INTERACTION
 from corpus.run_facts import TIMEOUT
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
@@ -33,6 +34,8 @@ def bucket_severity(bucket: dict) -> str:
         return timeout_rule(bucket).severity
     if undefined_of(bucket):
         return "letter"
+    if bucket["signature"]["kind"] == INTERACTION:  # keyed without a rule: its rows' most severe
+        return min((severity_of(r) for r in bucket.get("rules") or [""]), key=list(SEVERITIES).index)
     return severity_of(bucket["signature"].get("rule", ""))
 
 
@@ -142,11 +145,13 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
     for b in buckets:
         sig = b["signature"]
         rule = (timeout_rule(b).id if sig["kind"] == TIMEOUT
+                else " / ".join(b.get("rules") or []) if sig["kind"] == INTERACTION
                 else sig.get("rule", failure_rule_of(b).id if "failure" in sig else ""))
         targets = _targets(sig["driver"], b)
         out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
-                    "section": section_of(rule), "severity": bucket_severity(b),
+                    "section": "; ".join(dict.fromkeys(section_of(r) for r in rule.split(" / "))),
+                    "severity": bucket_severity(b),
                     "targets": targets, "routes": list(dict.fromkeys(t["route"] for t in targets)),
                     "build_options": b.get("build_options", []), "only_under": only_under(b),
                     "hang": b.get("hang"), "slow": slow.summary(b),
