@@ -118,7 +118,7 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, driver: 
 
 BUG_COLUMNS = ("bug", "severity", "status", "driver", "paths", "operation", "types", "deviation", "rows",
                "buckets", "reduced", "vendor")
-FLEXIBLE = ("operation", "types", "deviation", "vendor")
+FLEXIBLE = ("operation", "types", "deviation", "reduced", "vendor")
 """Columns of the terminal list whose text may be cut at the screen's edge (the others never are)."""
 BUCKET_COLUMNS = ("bucket", "bug", "severity", "status", "driver", "paths", "operation", "types", "deviation",
                   "rows", "reduced", "vendor")
@@ -138,8 +138,12 @@ def _short(types: str) -> str:
     return types.replace("unsigned integer", "unsigned").replace("signed integer", "signed")
 
 
-def _reduced_text(reduced: dict | None) -> str:
-    return f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
+def _reduced_text(b: dict) -> str:
+    """A bucket's reduced size, or why it is pending (the campaign's reason: triage.bugs.listed)."""
+    reduced = b["reduced"]
+    if reduced:
+        return f"{reduced['statements']} st / {reduced['work_items']} wi"
+    return "pending" + (f": {b['pending']}" if b.get("pending") else "")
 
 
 def _deviation(b: dict) -> str:
@@ -156,14 +160,14 @@ def _bug_line(g) -> list[str]:
             ",".join(sorted({p for b in members for p in b["paths"]})),
             " / ".join(bug_level.operations(g)), _short(" / ".join(bug_level.types_of(g))),
             " / ".join(dict.fromkeys(_deviation(b) for b in members)), str(sum(b["rows"] for b in members)),
-            str(len(members)), _reduced_text(g.lead["reduced"]),
+            str(len(members)), _reduced_text(g.lead),
             " ".join(sorted({b["url"] for b in members if b.get("url")}))]
 
 
 def _bucket_line(b: dict) -> list:
     order = (list(SEVERITIES).index(b["severity"]), STATUSES.index(b["status"]), -b["rows"], b["id"])
     return [b["id"], b["bug"], b["severity"], b["status"], b["driver"], ",".join(b["paths"]), b["operation"],
-            _short(b["types"]), _deviation(b), str(b["rows"]), _reduced_text(b["reduced"]), b.get("url") or "", order]
+            _short(b["types"]), _deviation(b), str(b["rows"]), _reduced_text(b), b.get("url") or "", order]
 
 
 def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> None:

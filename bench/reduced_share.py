@@ -8,13 +8,16 @@ alone), reduced to a complete result that needs more (atomics, a work-group, fus
 the reason recorded), stopped by their budget (the reason with its numbers), pending (the reason
 the campaign stored) and not reproduced. ``--verbose`` lists every bucket that is not reduced
 to one operation with its reason.
-Run: python3 bench/reduced_share.py [--minutes 5] [--seed 7] [--triage-share 0.25] [--keep DIR]
+Also printed: the bugs the buckets are (triage.bugs). ``--corpus PATH`` counts a campaign already run
+(a copy is opened: an older corpus is upgraded) instead of running one.
+Run: python3 bench/reduced_share.py [--minutes 5] [--seed 7] [--triage-share 0.25] [--keep DIR] [--corpus PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +28,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 from corpus.buckets import INTERACTION, LANE_KINDS
 from corpus.store import Corpus
 from triage.beside import pending_reasons
+from triage.bugs import listed
 from triage.reduce import STOPPED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,17 +59,21 @@ def main() -> None:
     ap.add_argument("--triage-share", type=float, help="default: the CLI's")
     ap.add_argument("--keep", type=Path, help="folder for the corpus and the campaign's log (default: temporary)")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--corpus", type=Path, help="count this campaign's corpus (a copy) instead of running one")
     args = ap.parse_args()
     out = args.keep or Path(tempfile.mkdtemp(prefix="clfuzz-reduced-"))
     out.mkdir(parents=True, exist_ok=True)
     path = out / "campaign.db"
-    command = [sys.executable, "-m", "app.cli", "run", "--minutes", str(args.minutes), "--seed", str(args.seed),
-               "--corpus", str(path)]
-    if args.triage_share is not None:
-        command += ["--triage-share", str(args.triage_share)]
-    with open(out / "campaign.log", "w") as log:
-        subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
-    print((out / "campaign.log").read_text().splitlines()[-2])  # the triage line
+    if args.corpus:
+        shutil.copyfile(args.corpus, path)
+    else:
+        command = [sys.executable, "-m", "app.cli", "run", "--minutes", str(args.minutes), "--seed", str(args.seed),
+                   "--corpus", str(path)]
+        if args.triage_share is not None:
+            command += ["--triage-share", str(args.triage_share)]
+        with open(out / "campaign.log", "w") as log:
+            subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
+        print((out / "campaign.log").read_text().splitlines()[-2])  # the triage line
     corpus = Corpus(path)
     name = f"campaign-{args.seed}"
     buckets = corpus.buckets(name)
@@ -75,7 +83,8 @@ def main() -> None:
     counts = collections.Counter(s for s, _ in states.values())
     done = sum(counts[k] for k in ("one operation, one work-item", "interaction", "complete, needs more"))
     print(f"campaign: {args.minutes:g} min, seed {args.seed}, corpus {path}")
-    print(f"buckets: {len(buckets)}; with a wrong lane: {len(wrong)}")
+    bugs = listed(corpus, name)[0]
+    print(f"buckets: {len(buckets)}; with a wrong lane: {len(wrong)}; bugs: {len(bugs)}")
     for key in ("one operation, one work-item", "interaction", "complete, needs more", "stopped by its budget",
                 "pending, with reason", "pending, no reason", "not reproduced"):
         print(f"  {key:30} {counts[key]:4}")

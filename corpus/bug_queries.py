@@ -39,3 +39,13 @@ def stored_evidence(corpus: Corpus) -> list[dict[str, Any]]:
     """Every row of table bug_evidence (``bucket``, ``same_as``, ``kind``, ``program_id``,
     ``detail`` as JSON text, ``created``), oldest first."""
     return _sql.rows(corpus, "select * from bug_evidence order by created, id")
+
+
+def pending_reasons(corpus: Corpus) -> dict[str, str]:
+    """Why each bucket a campaign left waiting for triage was not reduced (``triage_left`` in the
+    campaigns' state, triage.beside), by bucket id; the latest campaign's reason where several
+    recorded one."""
+    found = _sql.rows(corpus, """
+    select t.key as bucket, t.value as why from campaigns c, json_each(c.state, '$.triage_left') t
+    where json_valid(c.state) order by c.updated""")
+    return {r["bucket"]: r["why"] for r in found}

@@ -187,3 +187,20 @@ def test_a_lane_wise_operation_compares_the_lanes_own_component():
     assert operands(row, lanewise=False) == ("1", "2", "3", "4", "1/2")
     three = {**row, "out_type": "float3", "lane": 5, "inputs": json.dumps({"in0": {"values": ["1", "2", "3"]}})}
     assert operands(three) == ("2",)  # a 3-vector takes four lanes in memory (§6.3.5)
+
+
+def test_a_pending_bucket_says_why_in_the_bug_list(tmp_path):
+    """A bucket the campaign left unreduced carries the reason the campaign recorded (triage.beside:
+    the triage share spent, with its numbers), in the JSON and the piped list."""
+    path = str(tmp_path / "c.db")
+    corpus = Corpus(path)
+    lane(corpus, "oclgrind", "sinpi", "float", "1", "-1.2e-16", "wrong-value", "p1")
+    [bucket] = corpus.buckets()
+    why = "not started: found 3 s before the campaign ended; the triage share of oclgrind (25% of 300 s) was spent"
+    corpus.update_campaign("c", 7, {}, 1, 1)
+    corpus.left_pending("c", {bucket["id"]: why})
+    corpus.close()
+    data = json.loads(CliRunner().invoke(cli, ["buckets", "--corpus", path, "--json"]).output)
+    assert data["buckets"][0]["pending"] == why
+    line = CliRunner().invoke(cli, ["buckets", "--corpus", path]).output.splitlines()[1]
+    assert line.split("\t")[10] == f"pending: {why}"

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
 
-from corpus.bug_queries import lane_cases, stored_evidence
+from corpus.bug_queries import lane_cases, pending_reasons, stored_evidence
 from corpus.buckets import INTERACTION, STATUSES
 from corpus.store import Corpus, CorpusError
 from lang.families import OUT_PARAMETER, root
@@ -271,8 +271,12 @@ def as_json(bug: Bug) -> dict[str, Any]:
 
 def listed(corpus: Corpus, campaign: str | None = None) -> tuple[list[Bug], list[dict[str, Any]]]:
     """The bugs of ``corpus`` (of the buckets ``campaign`` saw, if given) and their buckets as
-    bug-list entries (triage.buglist.bug_list), each entry with the ``bug`` it belongs to."""
+    bug-list entries (triage.buglist.bug_list), each entry with the ``bug`` it belongs to and, if
+    it is not reduced, why (``pending``: what the campaign that left it recorded, or empty)."""
     entries = bug_list(corpus.buckets(campaign))
+    why = pending_reasons(corpus)
+    for b in entries:
+        b["pending"] = why.get(b["id"], "") if b["reduced"] is None else ""
     bugs = bugs_of(corpus, entries)
     for bug in bugs:
         for b in bug.buckets:
@@ -311,7 +315,7 @@ def markdown(bugs: list[Bug], limit: int = 60) -> str:
     for g in bugs[:limit]:
         lead = g.lead
         reduced = (f"{lead['reduced']['statements']} st / {lead['reduced']['work_items']} wi" if lead["reduced"]
-                   else "pending")
+                   else "pending" + (f": {lead['pending']}" if lead.get("pending") else ""))
         what = " / ".join(operations(g)) + (" " + " / ".join(types_of(g)) if types_of(g) else "")
         deviation = ", ".join(sorted({(b["deviation"] or b["kind"]) + (": " + slow.text(b) if b["slow"] else "")
                                       for b in g.buckets}))
