@@ -216,10 +216,12 @@ def _stored_bucket(monkeypatch, tmp_path, observe, program: Program) -> tuple[Co
     return corpus, next(r for r in rows if r["buffer"] == "out1")
 
 
-def test_the_defined_pass_follows_the_failing_statement_alone():
-    """Only the ``alone`` pass (the failing statement alone on one work-item: it drops the others,
-    undefined ones included) runs before it."""
-    assert [name for name, _ in PASSES[:2]] == ["alone", "defined"]
+def test_the_defined_pass_runs_once_the_program_is_one_work_item():
+    """Before it only passes that keep the program's statements as they are or drop some (``alone``:
+    the failing statement alone on one work-item; the shape passes; ``work_items``), so that its
+    check of every lane runs on one work-item, not on the original's thousand."""
+    names = [name for name, _ in PASSES]
+    assert names[:names.index("defined")] == ["alone", "twin", "shape_parts", "work_group", "work_items"]
 
 
 def test_a_bug_only_an_implementation_defined_conversion_shows_is_a_letter(monkeypatch, tmp_path):

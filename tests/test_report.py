@@ -135,6 +135,9 @@ class NoWorker:
     def close(self) -> None:
         pass
 
+    def restart(self) -> None:  # a fresh worker: the simulated driver keeps nothing between runs
+        pass
+
 
 @pytest.fixture
 def simulated(monkeypatch):
@@ -157,7 +160,7 @@ def _reduced_on_spirv(tmp_path, simulated) -> tuple[Corpus, dict]:
     """The bucket reduced in triage on its SPIR-V target, while its own target is the OpenCL C one."""
     corpus, bucket = _corpus(tmp_path, simulated)
     row = next(r for r in bucket_rows(corpus, bucket["id"]) if r["target"] == SPIRV.name)
-    reduction = session.reduce_stored(corpus, row, SPIRV, None)
+    reduction = session.reduce_stored(corpus, row, SPIRV, NoWorker())
     assert reduction.reduced.body == _program().body[:1] and reduction.reduced.global_size == 1
     return corpus, corpus.bucket(bucket["id"])
 
@@ -242,7 +245,7 @@ def test_a_report_that_reduces_first_adds_no_bucket_and_no_row(tmp_path, simulat
     assert "on `simgrind` (OpenCL C front end) when this report was written (not stored in the corpus)" in text
     assert json.loads((folder / "program.json").read_text())["global_size"] == 1
     row = bucket_rows(corpus, bucket["id"])[0]
-    session.reduce_stored(corpus, row, OPENCL_C, None)  # the triage's way: its rows are stored
+    session.reduce_stored(corpus, row, OPENCL_C, NoWorker())  # the triage's way: its rows are stored
     assert _counts(corpus)[1] > before[1]
 
 

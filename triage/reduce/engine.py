@@ -174,6 +174,20 @@ class Reducer:
                 return hit
         return []
 
+    def one_shows(self, program: Program) -> bool:
+        """Whether a statement of ``program`` alone shows the goal on a fresh worker. The statements
+        run one after another on one fresh worker; one that shows it there is run again on a fresh
+        worker of its own (an earlier run may have left the worker wrong: Oclgrind's vector max), so
+        one restart decides the common case, where none shows it."""
+        self.worker.restart()
+        for i in range(len(program.body)):
+            alone = restrict(program, [i])
+            found = observe(alone, self.target, self.worker)
+            self.candidates += 1
+            if any(self.goal.matches(r) for r in found or []) and self.fresh(alone, self.goal):
+                return True
+        return False
+
     def again(self, chain: list[tuple[Program, Goal]]) -> tuple[int, Program, list[dict]] | None:
         """The newest program of ``chain`` (the kept candidates, each with its goal, the original first)
         that shows its goal on a fresh worker, with how many newer ones did not and its rows there:
@@ -252,8 +266,7 @@ class Reducer:
                 twinned = True
             else:  # wrong code (triage.reduce.passes.shapes)
                 blame = shapes.blame(current)
-        elif len(current.body) > 1 and not current.shared and not stopped and not undefined and not any(
-                self.fresh(restrict(current, [i]), self.goal) for i in range(len(current.body))):
+        elif len(current.body) > 1 and not current.shared and not stopped and not undefined and not self.one_shows(current):
             blame = interaction(current, current_rows)  # none shows it alone: never blamed on one of them
         if blame is not None:
             culprit = json.dumps({k: blame.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)

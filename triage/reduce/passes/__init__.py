@@ -5,20 +5,21 @@ none changes the program; cheaper candidates first: fewer statements and work-it
 0. ``alone`` (:mod:`.alone`) first of all: the failing statement alone on its failing work-item,
    narrowed to its failing lane where it narrows (one build: most buckets are one built-in on
    one operand).
-1. ``defined`` (:mod:`.defined`): a statement with an operation whose result the
+1. shaped programs (area ``shapes``): :mod:`.shapes` (``twin``: the straight-line twin,
+   kept when it shows the disagreement; ``shape_parts``; ``work_group``). A reduction that ends on
+   a shaped program is *wrong code* (triage.reduce.Reduction.blame): its twin does not show it.
+2. ``work_items`` (:mod:`.work_items`): keep only the failing work-item, its inputs written as
+   explicit values (:class:`lang.ir.Fill` ``values``), else the fewest first work-items that show
+   it; not for programs with shared (atomic) locations, whose histories need their own passes
+   (:mod:`.atomics`: ``atomic_statements``, ``work_groups``, ``locations``, run after ``statements``).
+   Before ``statements``: one work-item's candidates are the cheapest to judge.
+3. ``defined`` (:mod:`.defined`), once the program is one work-item (its check of every lane is
+   cheap there): a statement with an operation whose result the
    specification leaves undefined or implementation-defined on some lane is removed, or else the
    operation is put in its defined form (``convert_T_sat`` with the same rounding for an
    out-of-range conversion without ``_sat``, OpenCL C 3.0.19 §6.4.3.3); a reduction that still holds
    one could not show the disagreement without it (triage.reduce.Reduction.undefined: severity
    ``letter``).
-2. shaped programs (area ``shapes``): :mod:`.shapes` (``twin``: the straight-line twin,
-   kept when it shows the disagreement; ``shape_parts``; ``work_group``). A reduction that ends on
-   a shaped program is *wrong code* (triage.reduce.Reduction.blame): its twin does not show it.
-3. ``work_items`` (:mod:`.work_items`): keep only the failing work-item, its inputs written as
-   explicit values (:class:`lang.ir.Fill` ``values``), else the fewest first work-items that show
-   it; not for programs with shared (atomic) locations, whose histories need their own passes
-   (:mod:`.atomics`: ``atomic_statements``, ``work_groups``, ``locations``, run after ``statements``).
-   Before ``statements``: one work-item's candidates are the cheapest to judge.
 4. ``statements`` (:mod:`.statements`): keep the statement the disagreement is in alone, else with
    one other, else halve the body (delta debugging), then drop the others one at a time.
 5. ``subexpressions`` (:mod:`.subexpressions`): replace an operation below the statement's root by
@@ -62,11 +63,11 @@ __all__ = ["PASSES"]
 
 PASSES: tuple[tuple[str, Pass], ...] = (
     ("alone", alone_pass),
-    ("defined", defined_pass),
     ("twin", twin_pass),
     ("shape_parts", shape_parts_pass),
     ("work_group", work_group_pass),
     ("work_items", work_items_pass),
+    ("defined", defined_pass),
     ("statements", statements_pass),
     ("atomic_statements", atomic_statements_pass),
     ("work_groups", work_groups_pass),
