@@ -13,8 +13,8 @@ whose operations have the same :func:`root`. The families are declared here once
 - the read functions of one image kind (``read_imagef``, ``read_imagei``, ``read_imageui``,
   §6.15.15.2): the root ``read_image``;
 - a function and its out-parameter (``sincos`` and ``sincos (out-parameter)``), its reentrant
-  ``_r`` form (``lgamma``, ``lgamma_r``), its ``half_`` and ``native_`` forms (§6.15.2 Table 10
-  and 11, ``half_sin`` is ``sin``);
+  ``_r`` form (``lgamma``, ``lgamma_r``), its ``half_`` and ``native_`` forms (§6.15.2 Tables 11
+  and 12, ``half_sin`` is ``sin``);
 - the functions that share one implementation in the libraries the drivers build on
   (:data:`SHARED`): the trigonometric functions of one argument reduction, the power functions.
 """
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from lang.maths import FUNCTIONS
+
 OUT_PARAMETER = " (out-parameter)"
 """How a wrong lane of a math built-in's out-parameter names its operation (fuzz.judge): the
 function's name and this suffix (``sincos (out-parameter)``)."""
@@ -30,10 +32,12 @@ function's name and this suffix (``sincos (out-parameter)``)."""
 SHARED: dict[str, tuple[str, ...]] = {
     "sin": ("sin", "cos", "tan", "sincos"),
     "pow": ("pow", "powr", "pown", "rootn"),
+    "min": ("min", "max", "clamp"),
 }
 """Roots of functions implemented together: ``sin``, ``cos``, ``tan`` and ``sincos`` share their
-argument reduction (OpenCL C 3.0.19 §6.15.2 Table 10; PoCL and Oclgrind compute them from one
-reduced argument), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core."""
+argument reduction (OpenCL C 3.0.19 §6.15.2 Table 11; PoCL and Oclgrind compute them from one
+reduced argument), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core, and the integer
+``clamp`` "Returns min(max(x, minval), maxval)" (§6.15.3 Table 13)."""
 
 _ROOT_OF = {name: root for root, names in SHARED.items() for name in names}
 _FORMS = re.compile(r"^(?:half_|native_)")
@@ -55,6 +59,16 @@ def root(operation: str) -> str:
     if name.endswith("_r") and name != "_r":
         name = name[:-2]
     return _ROOT_OF.get(name, name)
+
+
+def trigger(operation: str) -> str:
+    """What a statement is as a partner of an interaction (triage.bugs, ``same-trigger``): a math
+    built-in with an out-parameter (lang.maths: ``sincos``, ``modf``, ``fract``, ``frexp``,
+    ``remquo``, ``lgamma_r``, §6.15.2 Table 11), whose pointer argument is what a driver mishandles
+    for the statements beside it, is ``out-parameter``; any other its :func:`root`."""
+    name = operation.removesuffix(OUT_PARAMETER)
+    fn = FUNCTIONS.get(name)
+    return "out-parameter" if fn is not None and fn.out else root(operation)
 
 
 def siblings(a: str, b: str) -> bool:

@@ -65,3 +65,19 @@ def test_an_entry_point_sibling_takes_the_same_operands():
     got = variant(case, sig("pow", "float", "float"), sig("powr", "float", "float"))
     assert got is not None and got.body[0].value.op == "powr" and got.buffers == case.buffers
     assert variant(case, sig("pow", "float", "float"), sig("powr", "double", "double")) is None
+
+
+def test_an_integer_entry_point_of_one_arity_is_a_sibling():
+    """min and max (§6.15.3 Table 13), one family with clamp: min's case runs as max's with the
+    same operands; clamp takes three and has no variant of a two-operand case."""
+    from lang.ir import Literal
+
+    t = Type("uchar", 4)
+    case = Program((Buffer("in0", t, "in", Fill(0, (), 3, (0, 1, 1, 1))), Buffer("out0", t, "out")),
+                   (Store("out0", Op("min", (Load("in0", t), Literal(Type("uchar"), (1,))), t)),), global_size=1,
+                   area="expressions")
+    got = variant(case, sig("min", "unsigned integer+unsigned integer", "unsigned integer"),
+                  sig("max", "unsigned integer+unsigned integer", "unsigned integer"))
+    assert got is not None and got.body[0].value.op == "max" and got.buffers == case.buffers
+    assert variant(case, sig("min", "unsigned integer+unsigned integer", "unsigned integer"),
+                   sig("clamp", "unsigned integer+unsigned integer", "unsigned integer")) is None

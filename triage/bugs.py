@@ -10,10 +10,12 @@ the cases that showed it:
 - ``same-operand``: a wrong lane of each bucket with the same operands (as numbers: ``0.5f`` and
   ``0.5`` are one operand; of a lane-wise vector operation the lane's own component) and the
   same deviation class of the wrong value (oracles.deviation: a flushed value, a wrong signed
-  zero, another layer's texel, ...), both lanes of the function's result or both of its
-  out-parameter; ``same-value`` where the wrong values are the same number too;
+  zero, another layer's texel, ...); ``same-value`` where the wrong values are the same number
+  too, of the same quantity (both the function's result or both its out-parameter: ``sincos``
+  gives a sine and, through its pointer, a cosine);
 - ``same-trigger``: two ``interaction`` buckets (triage.reduce: a statement wrong only beside
-  others, each agreeing alone) that share a statement and whose wrong lanes read the same value;
+  others, each agreeing alone) that share a statement, or each a call with an out-parameter
+  (lang.families.trigger), and whose wrong lanes read the same value;
 - ``re-run`` and any other kind stored in table bug_evidence (a reduced case re-run as the
   sibling: triage.siblings).
 
@@ -35,7 +37,7 @@ from typing import Any, Iterable
 from corpus.bug_queries import lane_cases, pending_reasons, stored_evidence
 from corpus.buckets import INTERACTION, STATUSES
 from corpus.store import Corpus, CorpusError
-from lang.families import OUT_PARAMETER, root
+from lang.families import OUT_PARAMETER, root, trigger
 from lang.maths import FUNCTIONS
 from lang.types import Type
 from oracles import SEVERITIES
@@ -132,21 +134,23 @@ def _case(c: dict[str, Any]) -> dict[str, Any]:
 
 def _lane_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dict]) -> None:
     """``same-value`` and ``same-operand`` evidence between sibling buckets of one driver."""
-    by_key: dict[tuple, dict[str, dict]] = {}  # (driver, root, out-parameter, operands) -> bucket -> case
+    by_key: dict[tuple, dict[str, dict]] = {}  # (driver, root, operands) -> bucket -> case
     for c in cases:
         b = buckets.get(c["bucket"])
         if b is None or b["kind"] == INTERACTION:
             continue
         family = root(b["operation"])
-        key = (b["driver"], family, b["operation"].endswith(OUT_PARAMETER), operands(c, family not in WHOLE))
+        key = (b["driver"], family, operands(c, family not in WHOLE))
+        c = {**c, "role": b["operation"].endswith(OUT_PARAMETER)}
         by_key.setdefault(key, {}).setdefault(c["bucket"], c)
-        same = by_key[key]
-        for other, oc in same.items():
+        same = by_key[key]  # the same quantity first: its evidence may be the same value
+        for other, oc in sorted(same.items(), key=lambda kv: kv[1]["role"] != c["role"]):
             if other == c["bucket"] or groups.find(other) == groups.find(c["bucket"]):
                 continue
             if not oc["deviation"] or oc["deviation"] != c["deviation"]:
                 continue
-            kind = "same-value" if number(oc["actual_value"]) == number(c["actual_value"]) else "same-operand"
+            same_value = oc["role"] == c["role"] and number(oc["actual_value"]) == number(c["actual_value"])
+            kind = "same-value" if same_value else "same-operand"
             groups.join(other, c["bucket"], {"bucket": c["bucket"], "same_as": other, "kind": kind,
                                              "cases": [_case(oc), _case(c)]})
 
@@ -159,7 +163,7 @@ def _interaction_evidence(groups: _Groups, buckets: dict[str, dict], cases: list
         if b is None or b["kind"] != INTERACTION:
             continue
         for op in b["operation"].split(" + "):  # the statements of its smallest set (corpus.buckets)
-            key = (b["driver"], root(op), number(c["actual_value"]))
+            key = (b["driver"], trigger(op), number(c["actual_value"]))
             first = seen.setdefault(key, {**c, "operation": op})
             if first["bucket"] != c["bucket"] and groups.find(first["bucket"]) != groups.find(c["bucket"]):
                 groups.join(first["bucket"], c["bucket"],
@@ -244,13 +248,17 @@ def title(bug: Bug) -> str:
     ops, types = operations(bug), types_of(bug)
     deviations = sorted({b["deviation"] or b["kind"] for b in bug.buckets})
     if lead["kind"] == INTERACTION:
-        seen = Counter(op for b in bug.buckets for op in set(b["operation"].split(" + ")))
+        seen = Counter(trigger(op) for b in bug.buckets for op in set(b["operation"].split(" + ")))
         most = max(seen.values())
         triggers = sorted(op for op, n in seen.items() if n == most)  # in every set, else in most of them
-        return (f"{bug.driver}: a statement's result is wrong beside {' or '.join(triggers)} "
+        return (f"{bug.driver}: a statement's result is wrong beside {' or '.join(_trigger_text(t) for t in triggers)} "
                 f"(interaction, {len(bug.buckets)} buckets)")
     return (f"{bug.driver}: {' / '.join(ops)} {' / '.join(types)}: {', '.join(deviations)} "
             f"({len(bug.buckets)} buckets)")
+
+
+def _trigger_text(name: str) -> str:
+    return "a call with an out-parameter" if name == "out-parameter" else name
 
 
 def bugs_of(corpus: Corpus, entries: list[dict[str, Any]]) -> list[Bug]:

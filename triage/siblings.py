@@ -30,6 +30,7 @@ from fuzz.drivers import Target, Worker
 from lang.families import OUT_PARAMETER, root
 from lang.ir import InvalidProgram, Program, from_data, to_data
 from lang.maths import FUNCTIONS
+from lang.ops import INTEGER
 from lang.types import needs_of, scalar
 from triage.observe import observe, size
 
@@ -120,10 +121,15 @@ def _exact(bits: list[int], src: str, dst: str) -> list[int]:
 
 
 def _entry_point(data: dict, a: str, b: str) -> dict | None:
-    """``data`` calling math function ``b`` where it calls ``a`` (both of one family, the same
-    parameters and result, neither with an out-parameter: lang.maths)."""
+    """``data`` calling function ``b`` where it calls ``a`` (both of one family: math built-ins with
+    the same parameters and result and no out-parameter, lang.maths, or integer built-ins of one
+    arity, lang.ops)."""
     fa, fb = FUNCTIONS.get(a), FUNCTIONS.get(b)
-    if not fa or not fb or (fa.params, fa.result) != (fb.params, fb.result) or fa.out or fb.out:
+    ia, ib = INTEGER.get(a), INTEGER.get(b)
+    if ia and ib:  # integer built-ins of one arity (min, max: §6.15.3 Table 13)
+        if ia.arity != ib.arity:
+            return None
+    elif not fa or not fb or (fa.params, fa.result) != (fb.params, fb.result) or fa.out or fb.out:
         return None
     text = json.dumps(data).replace(f'"op": "{a}"', f'"op": "{b}"')
     return json.loads(text)
