@@ -81,3 +81,13 @@ def test_an_integer_entry_point_of_one_arity_is_a_sibling():
     assert got is not None and got.body[0].value.op == "max" and got.buffers == case.buffers
     assert variant(case, sig("min", "unsigned integer+unsigned integer", "unsigned integer"),
                    sig("clamp", "unsigned integer+unsigned integer", "unsigned integer")) is None
+
+
+def test_a_case_of_nested_operations_has_no_variant():
+    """convert_float(convert_short_sat(x)) retyped as another destination's would retype the inner
+    conversion too: another program, not the same operands on the sibling."""
+    inner = Op("convert", (Load("in0", Type("float")),), Type("short"), (("sat", True),))
+    case = Program((Buffer("in0", Type("float"), "in", Fill(0, (), 3, (0x7FC00000,))), Buffer("out0", Type("float"), "out")),
+                   (Store("out0", Op("convert", (inner,), Type("float"), (("rounding", "rtp"),))),), global_size=1)
+    assert variant(case, sig("convert_T", "unsigned integer", "signed integer"),
+                   sig("convert_T", "signed integer", "float")) is None

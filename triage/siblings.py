@@ -28,7 +28,7 @@ from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.families import OUT_PARAMETER, root
-from lang.ir import InvalidProgram, Program, from_data, to_data
+from lang.ir import InvalidProgram, Op, Program, from_data, to_data, walk
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER
 from lang.types import needs_of, scalar
@@ -136,10 +136,11 @@ def _entry_point(data: dict, a: str, b: str) -> dict | None:
 
 
 def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program | None:
-    """``program`` (bucket ``a``'s reduced case: one statement) as bucket ``b``'s sibling case
-    (module docstring), or None where it cannot be made with the same operands."""
-    if len(program.body) != 1 or program.images or OUT_PARAMETER in a["operation"] + b["operation"]:
-        return None
+    """``program`` (bucket ``a``'s reduced case: one statement of one operation) as bucket ``b``'s
+    sibling case (module docstring), or None where it cannot be made with the same operands."""
+    if (len(program.body) != 1 or program.images or OUT_PARAMETER in a["operation"] + b["operation"]
+            or sum(isinstance(n, Op) for n in walk(program.body[0].value)) != 1):
+        return None  # one operation on its operands: a nested one would be retyped as well
     data = to_data(program)
     if a["operation"] != b["operation"]:
         if a.get("src_type") != b.get("src_type") or a.get("dst_type") != b.get("dst_type"):
