@@ -339,8 +339,7 @@ class Corpus:
 
     @_locked
     def add_evidence(self, row: dict[str, Any]) -> None:
-        """Why bucket ``row["bucket"]`` is the same bug as ``row["same_as"]`` (triage.siblings: a
-        re-run), one row per pair and kind, replacing an earlier one."""
+        """Why bucket ``row["bucket"]`` is ``row["same_as"]``'s bug (triage.siblings), once per pair and kind."""
         key = f"{row['bucket']}:{row['same_as']}:{row['kind']}"
         with self.db.conn:
             self.db["bug_evidence"].upsert({"id": key, "created": _now(), **row}, pk="id")

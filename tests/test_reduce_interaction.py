@@ -222,3 +222,42 @@ def test_a_disagreement_no_fresh_worker_shows_is_not_reduced(monkeypatch):
     rows = observe(program, SimTarget(), None)
     assert rows
     assert reducer.reduce_program(program, rows[0], SimTarget(), SimWorker(), rows=rows) is None
+
+
+# -- an interaction found once is tried at once on the program's other statements (triage.covictims)
+
+
+def _beside_fract(program: Program, s: Store, expected, inputs) -> np.ndarray:
+    """``floor``, ``trunc`` and ``round`` read 0 whenever another statement calls ``fract`` (a call
+    with an out-parameter: Oclgrind's bug), ``ceil`` never."""
+    if s.value.op in ("floor", "trunc", "round") and "fract" in _ops(program):
+        return _zeros(expected)
+    return expected.allowed[0]
+
+
+def test_an_interaction_is_tried_on_the_other_statements_of_its_program(monkeypatch, tmp_path):
+    from triage import covictims as module
+
+    observe = simulated(_beside_fract)
+    for m in (reducer, module):
+        monkeypatch.setattr(m, "observe", observe)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    fract = Op("fract", (Load("inx", F4),), F4, (("out", "outxp"),))
+    program = _program(("floor", F4), ("ceil", F4), ("trunc", F4), ("round", F4))
+    program = Program(program.buffers + (Buffer("inx", F4, "in", _lanes(F4, 16, 9)), Buffer("outx", F4, "out"),
+                                         Buffer("outxp", F4, "out")),
+                      program.body + (Store("outx", fract),), program.global_size)
+    store_observed(corpus, program, observe)
+    before = corpus.buckets()  # a bucket per statement and deviation class, none of fract or ceil
+    victims = {b["signature"]["operation"]: b["id"] for b in before}
+    assert set(victims) == {"floor", "trunc", "round"}
+    row = bucket_rows(corpus, victims["floor"])[0]
+    reduction = session.reduce_stored(corpus, row, SimTarget(), SimWorker())
+    assert reduction.blame["operation"] == "floor + fract"
+    moved = module.covictims(corpus, reduction, SimTarget(), SimWorker())
+    after = {b["signature"]["operation"] for b in corpus.buckets()}
+    assert len(moved) == len(before) - 1 and after == {"floor + fract", "fract + trunc", "fract + round"}
+    for b in corpus.buckets():
+        assert b["signature"]["kind"] == INTERACTION and b["reduced"]["statements"] == 2
+        assert b["reduced"]["work_items"] == 1

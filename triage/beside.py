@@ -18,7 +18,9 @@ what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. 
 2. reduces it (triage.session.reduce_stored) from the rows the campaign stored; the reduced case
    is re-run on a fresh worker, which confirms the bucket (or, where neither it nor the original
    shows the disagreement there, records it flaky: it is not reduced);
-3. re-runs a case reduced to one statement on one work-item as each sibling bucket's
+3. tries an interaction it found (a statement wrong beside a call with an out-parameter) on the
+   other statements of its program (triage.covictims), and re-runs a case reduced to one
+   statement on one work-item as each sibling bucket's
    (triage.siblings: evidence that they are one bug, and a reduced case for a sibling that had none),
    within the task's time;
 4. runs the reduced reproducer on every installed release of the bucket's driver
@@ -47,6 +49,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target, Worker, WorkerStartError
 from triage.confirm import reproduction, reruns
 from triage.reduce import STOPPED
+from triage.covictims import covictims
 from triage.session import reduce_stored
 from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
@@ -149,6 +152,8 @@ class Beside:
         if not confirmed:
             self._tell("confirmed", bucket)
         self._tell("reduced", {"id": reduction.bucket})
+        for other in covictims(self.corpus, reduction, target, worker, deadline=start + seconds):
+            self._tell("reduced", {"id": other})  # its program's other statements beside the same call
         if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
             for sibling, reduced in rerun_siblings(self.corpus, reduction.bucket, reduction.reduced, target, worker,
                                                    deadline=start + seconds):

@@ -64,7 +64,14 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
     if reduction is None:
         return None
     corpus.confirm(row["program_id"], row["target"], row["bucket"], True)
-    reduced = reduction.reduced
+    return store_reduction(corpus, row, target, reduction)
+
+
+def store_reduction(corpus: Corpus, row: dict[str, Any], target: Target, reduction: Reduction) -> Reduction:
+    """Store ``reduction`` of the bucket of ``row`` on ``target`` (:func:`reduce_stored`): the
+    reduced program, its run's rows (moved to the culprit's, wrong code's or interaction's bucket
+    where it blames one) and the ``reductions`` row; returns it with its ``bucket``."""
+    original, reduced = reduction.original, reduction.reduced
     corpus.add_program(reduced, "reduce")
     run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
            "path": target.path, "status": "ok" if reduction.rows[0]["kind"] in RESULT_KINDS else reduction.rows[0]["kind"],
