@@ -173,7 +173,8 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from fuzz.drivers.releases import installed
 
     releases = discover(releases=True) if installed() else None  # bucket release ranges after reduction
-    beside = Beside(corpus, name, reduce=do_reduce, on_event=event, releases=releases) if triage_share > 0 else None
+    beside = (Beside(corpus, name, reduce=do_reduce, on_event=event, releases=releases, targets=targets)
+              if triage_share > 0 else None)
     try:
         if live:
             live.start()

@@ -203,3 +203,25 @@ def test_a_bucket_left_waiting_says_why(tmp_path, monkeypatch):
     assert list(why) == [waiting["id"]]
     assert why[waiting["id"]].startswith("not started: found ")
     assert why[waiting["id"]].endswith("the triage share of sim (25% of 120 s) was spent on 1 other buckets")
+
+
+def test_a_lane_with_no_bucket_of_its_own_takes_its_devices_other_front_ends(tmp_path, monkeypatch):
+    """The SPIR-V path's lane of a device triages the OpenCL C path's buckets once it has none of its
+    own, run as the OpenCL C target (its worker runs either front end); another device's are not its."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Named:
+        name: str
+
+    corpus = _stored(tmp_path, monkeypatch, ["floor"])
+    spirv, other = Named("sim/spirv"), Named("pocl")
+    beside = Beside(corpus, "c", targets=[SimTarget(), spirv, other])
+    beside.since = 0.0
+    assert [t.name for t in beside.front_ends(spirv)] == ["sim"] and beside.front_ends(other) == []
+    assert beside.task(other) is None  # another device
+    task = beside.task(spirv)
+    assert task is not None
+    task(_Lane(), 25.0, 100.0)
+    [bucket] = corpus.buckets()
+    assert bucket["reduced"]["statements"] == 1 and beside.done == {"sim/spirv": 1}

@@ -2,7 +2,8 @@
 buckets its runs opened.
 
 The campaign (campaign.campaign) asks, for a target whose triage time is under its share, for a
-task (:meth:`Beside.task`); the task runs on that target's lane, whose worker the campaign's runs
+task (:meth:`Beside.task`: that target's buckets, else those of its device's other front end);
+the task runs on that target's lane, whose worker the campaign's runs
 share, so triage takes driver time instead of adding a second process per driver. The bucket it
 takes is a ``new`` one (not reported, fixed or ignored), not flaky, not reduced, with rows on that
 target: buckets an earlier run of the campaign left pending first (they waited longest: a resumed
@@ -75,8 +76,9 @@ class Beside:
 
     def __init__(self, corpus: Corpus, campaign: str, reduce: bool = True,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None,
-                 releases: list[Target] | None = None) -> None:
+                 releases: list[Target] | None = None, targets: list[Target] | None = None) -> None:
         self.corpus, self.campaign, self.reduce, self.on_event = corpus, campaign, reduce, on_event
+        self.targets = targets or []  # the campaign's: a target's lane also triages its device's other front end
         self.releases = releases or []  # the system's targets and the installed releases' (fuzz.drivers.releases)
         self.since = time.time()  # buckets first seen before this: left pending by an earlier run
         self.tried: set[str] = set()  # buckets this run took (done, or not reproduced)
@@ -85,16 +87,26 @@ class Beside:
         # its reduced program) for a second turn
         self._lock = threading.Lock()
 
+    def front_ends(self, target: Target) -> list[Target]:
+        """The campaign's other targets of ``target``'s device: its other front end (``oclgrind`` and
+        ``oclgrind/spirv``, fuzz.drivers.discovery), whose programs its worker runs as well."""
+        device = target.name.split("/")[0]
+        return [t for t in self.targets if t.name != target.name and t.name.split("/")[0] == device]
+
     def task(self, target: Target) -> Callable[[Any, float, float], None] | None:
-        """The triage of ``target``'s next bucket, or None when it has none waiting: a first turn,
-        else a second turn of a reduction its budget stopped."""
+        """The triage of ``target``'s next bucket, or None when it has none waiting: a first turn of
+        one of its own buckets, else of one of its device's other front end (:meth:`front_ends`: run
+        as that target, on this lane's worker, within this lane's share: a driver whose OpenCL C path
+        opens most buckets gets the time its SPIR-V path leaves), else a second turn of a reduction
+        its budget stopped."""
         with self._lock:
-            for b in triage_candidates(self.corpus, self.campaign, target.name, self.since):
-                if b["id"] in self.tried:
-                    continue
-                self.tried.add(b["id"])
-                self.done[target.name] = self.done.get(target.name, 0) + 1
-                return lambda lane, seconds, share_s: self._triage(b, target, lane, seconds, share_s)
+            for owner in (target, *self.front_ends(target)):
+                for b in triage_candidates(self.corpus, self.campaign, owner.name, self.since):
+                    if b["id"] in self.tried:
+                        continue
+                    self.tried.add(b["id"])
+                    self.done[target.name] = self.done.get(target.name, 0) + 1
+                    return lambda lane, seconds, share_s: self._triage(b, owner, lane, seconds, share_s)
             if self.again.get(target.name):
                 bucket, row = self.again[target.name].pop(0)
                 return lambda lane, seconds, share_s: self._triage(bucket, target, lane, seconds, share_s, row)
