@@ -111,6 +111,7 @@ class Reducer:
         self.candidates = 0
         self.seen: dict[str, list[dict] | None] = {}  # disagreement rows, by program id
         self.restarting = False  # every candidate on a fresh worker (Reducer.run)
+        self.fresh_run = ""  # the one program the worker ran since its last restart (Reducer.fresh)
 
     # -- the interestingness test ---------------------------------------------------------------
 
@@ -124,6 +125,7 @@ class Reducer:
             found = observe(program, self.target, self.worker)
             self.candidates += found is not None
             self.seen[program.id] = found
+            self.fresh_run = ""
         return self.seen[program.id]
 
     def known(self, program: Program) -> list[dict]:
@@ -169,6 +171,7 @@ class Reducer:
             self.worker.restart()
             found = observe(program, self.target, self.worker)
             self.candidates += 1
+            self.fresh_run = program.id  # what the worker ran since its restart
             hit = [r for r in found or [] if goal.matches(r)]
             if hit:
                 return hit
@@ -178,8 +181,12 @@ class Reducer:
         """Whether a statement of ``program`` alone shows the goal on a fresh worker. The statements
         run one after another on one fresh worker; one that shows it there is run again on a fresh
         worker of its own (an earlier run may have left the worker wrong: Oclgrind's vector max), so
-        one restart decides the common case, where none shows it."""
-        self.worker.restart()
+        one restart decides the common case, where none shows it. A worker that ran only ``program``
+        since its restart (the reduced case's fresh re-run) is fresh enough: a run before the
+        statements alone can only make one of them show it, which its own fresh run then checks."""
+        if self.fresh_run != program.id:
+            self.worker.restart()
+        self.fresh_run = ""
         for i in range(len(program.body)):
             alone = restrict(program, [i])
             found = observe(alone, self.target, self.worker)
