@@ -98,18 +98,17 @@ def buckets(corpus_path: str, campaign: str | None, status: str | None, driver: 
 
     corpus = open_corpus(corpus_path, read_only=True, campaign=campaign)
     found, entries = bug_level.listed(corpus, campaign)
-    shown = [g for g in found if _wanted(g.buckets, driver, severity and [bug_level.severity(g)], status and
-                                         [bug_level.status(g)], severity, status)]
+    shown = [g for g in found if _wanted(g.buckets, bug_level.severity(g), bug_level.status(g), driver, severity, status)]
     if as_json:
         keep = {b["id"] for g in shown for b in g.buckets}
         echo_json("buckets", {"bugs": [bug_level.as_json(g) for g in shown],
                               "buckets": [b for b in entries if b["id"] in keep]})
         return
     if flat:
-        rows = [_bucket_line(b) for g in shown for b in g.buckets if _wanted([b], driver, [b["severity"]],
-                                                                            [b["status"]], severity, status)]
-        rows.sort(key=lambda r: r[-1])
-        _print_lines(f"{len(rows)} buckets", BUCKET_COLUMNS, [r[:-1] for r in rows])
+        members = [b for g in shown for b in g.buckets if _wanted([b], b["severity"], b["status"], driver, severity, status)]
+        members.sort(key=lambda b: (list(SEVERITIES).index(b["severity"]), STATUSES.index(b["status"]), -b["rows"],
+                                    b["id"]))
+        _print_lines(f"{len(members)} buckets", BUCKET_COLUMNS, [_bucket_line(b) for b in members])
     else:
         _print_lines(f"{len(shown)} bugs ({sum(len(g.buckets) for g in shown)} buckets)", BUG_COLUMNS,
                      [_bug_line(g) for g in shown])
@@ -124,12 +123,12 @@ BUCKET_COLUMNS = ("bucket", "bug", "severity", "status", "driver", "paths", "ope
                   "rows", "reduced", "vendor")
 
 
-def _wanted(members: list[dict], driver: str | None, severities: list[str] | None, statuses: list[str] | None,
-            severity: str | None, status: str | None) -> bool:
-    """Whether a bug (its ``members``) or a bucket passes the filters."""
-    if driver and not any(b["driver"] == driver or any(t["target"] == driver for t in b["targets"]) for b in members):
-        return False
-    return (not severity or severity in (severities or [])) and (not status or status in (statuses or []))
+def _wanted(members: list[dict], its_severity: str, its_status: str, driver: str | None, severity: str | None,
+            status: str | None) -> bool:
+    """Whether a bug (its ``members``, its severity and status) or a bucket passes the filters."""
+    on_driver = not driver or any(b["driver"] == driver or any(t["target"] == driver for t in b["targets"])
+                                  for b in members)
+    return on_driver and severity in (None, its_severity) and status in (None, its_status)
 
 
 def _short(types: str) -> str:
@@ -138,36 +137,21 @@ def _short(types: str) -> str:
     return types.replace("unsigned integer", "unsigned").replace("signed integer", "signed")
 
 
-def _reduced_text(b: dict) -> str:
-    """A bucket's reduced size, or why it is pending (the campaign's reason: triage.bugs.listed)."""
-    reduced = b["reduced"]
-    if reduced:
-        return f"{reduced['statements']} st / {reduced['work_items']} wi"
-    return "pending" + (f": {b['pending']}" if b.get("pending") else "")
-
-
-def _deviation(b: dict) -> str:
-    from triage import slow
-
-    return (b["deviation"] or b["kind"]) + (f": {slow.text(b)}" if b["slow"] else "")
-
-
 def _bug_line(g) -> list[str]:
     from triage import bugs as bug_level
+    from triage.buglist import deviation_text, reduced_text
 
-    members = g.buckets
-    return [g.id, bug_level.severity(g), bug_level.status(g), g.driver,
-            ",".join(sorted({p for b in members for p in b["paths"]})),
+    return [g.id, bug_level.severity(g), bug_level.status(g), g.driver, ",".join(bug_level.paths(g)),
             " / ".join(bug_level.operations(g)), _short(" / ".join(bug_level.types_of(g))),
-            " / ".join(dict.fromkeys(_deviation(b) for b in members)), str(sum(b["rows"] for b in members)),
-            str(len(members)), _reduced_text(g.lead),
-            " ".join(sorted({b["url"] for b in members if b.get("url")}))]
+            " / ".join(dict.fromkeys(deviation_text(b) for b in g.buckets)), str(bug_level.rows(g)),
+            str(len(g.buckets)), reduced_text(g.lead), " ".join(bug_level.urls(g))]
 
 
-def _bucket_line(b: dict) -> list:
-    order = (list(SEVERITIES).index(b["severity"]), STATUSES.index(b["status"]), -b["rows"], b["id"])
+def _bucket_line(b: dict) -> list[str]:
+    from triage.buglist import deviation_text, reduced_text
+
     return [b["id"], b["bug"], b["severity"], b["status"], b["driver"], ",".join(b["paths"]), b["operation"],
-            _short(b["types"]), _deviation(b), str(b["rows"]), _reduced_text(b), b.get("url") or "", order]
+            _short(b["types"]), deviation_text(b), str(b["rows"]), reduced_text(b), b.get("url") or ""]
 
 
 def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> None:

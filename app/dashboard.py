@@ -60,6 +60,7 @@ from corpus.stats import LARGEST_TITLE, largest_errors
 from corpus.store import Corpus
 from triage import bugs as bug_level
 from triage.bugs import Bug
+from triage.buglist import size_text
 
 MAX_REPORTS = 200
 """Buckets whose report README is embedded (most rows first); the others are listed only."""
@@ -183,14 +184,12 @@ def bug_list_html(bugs: list[Bug], reports: dict[str, str], out: Path, reports_d
             if readme is not None and readme.exists():
                 links[-1] += f' (<a href="{_e(Path(os.path.relpath(readme, out.parent)).as_posix())}">README</a>)'
         members = g.buckets
-        reduced = g.lead["reduced"]
-        size = f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
         rows.append(
             f"<tr><td><code>{_e(g.id)}</code></td><td>{_e(bug_level.title(g))}</td><td>{_e(g.driver)}</td>"
             f"<td>{_e(bug_level.severity(g))}</td><td class=status-{_e(bug_level.status(g))}>{_e(bug_level.status(g))}</td>"
             f"<td>{'<br>'.join(links)}</td>"
-            f"<td>{_e(size)}</td>"
-            f"<td class=n>{sum(b['rows'] for b in members):,}</td>"
+            f"<td>{_e(size_text(g.lead['reduced']))}</td>"
+            f"<td class=n>{bug_level.rows(g):,}</td>"
             f"<td class=t>{_short(min(b['first_seen'] for b in members))}</td>"
             f"<td class=t>{_short(max(b['last_seen'] for b in members))}</td></tr>")
     count = f"{len(bugs):,} bugs in {sum(len(g.buckets) for g in bugs):,} buckets"

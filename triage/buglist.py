@@ -158,3 +158,21 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
                     "related": [i for i in alike[_without_driver(sig)] if i != b["id"]]})
     order = list(SEVERITIES)
     return sorted(out, key=lambda b: (b["status"] != "new", order.index(b["severity"]), -b["rows"]))
+
+
+def size_text(reduced: dict | None) -> str:
+    """A bucket's reduced size as the lists show it (``1 st / 1 wi``), or ``pending``."""
+    return f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
+
+
+def reduced_text(bucket: dict) -> str:
+    """A bug-list entry's reduced size, or ``pending`` with the reason its campaign recorded
+    (``pending``: triage.bugs.listed)."""
+    return size_text(bucket["reduced"]) + (f": {bucket['pending']}" if not bucket["reduced"] and bucket.get("pending")
+                                           else "")
+
+
+def deviation_text(bucket: dict) -> str:
+    """A bug-list entry's deviation class (its kind for a failure), and for a timeout what time it
+    was given and what its re-run found (triage.slow.text)."""
+    return (bucket["deviation"] or bucket["kind"]) + (f": {slow.text(bucket)}" if bucket["slow"] else "")

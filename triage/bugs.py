@@ -22,14 +22,15 @@ the cases that showed it:
 Buckets joined by evidence, directly or through others, are one bug. Its id is ``bug-`` and the
 hash of its founding bucket (the first seen), so it stays while later buckets join it and is
 never mistaken for a bucket id (hex only). A bug's severity is its most severe bucket's, its
-status the status that most needs a person among its buckets (``new`` first).
+status the status that most needs a person among its buckets (corpus.buckets.STATUSES, in that
+order: ``new`` first).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
@@ -41,16 +42,12 @@ from lang.families import OUT_PARAMETER, root, trigger
 from lang.maths import FUNCTIONS
 from lang.types import Type
 from oracles import SEVERITIES
-from triage import slow
-from triage.buglist import bug_list, options_text
+from triage.buglist import bug_list, deviation_text, options_text, reduced_text
 
 WHOLE = frozenset({"read_image", *(n for n, f in FUNCTIONS.items() if f.group == "geometric")})
 """Operation families that are not lane-wise: each wrong lane's operands are every value read."""
 PREFIX = "bug-"
 """What a bug id starts with; a bucket id is hex only."""
-STATUS_ORDER = ("new", "reported", "fixed", "ignored")
-"""The statuses in the order a person needs to look at them (every one of corpus.buckets.STATUSES)."""
-assert set(STATUS_ORDER) == set(STATUSES)
 
 
 @dataclass
@@ -215,8 +212,8 @@ def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: li
 def order(bugs: list[Bug]) -> list[Bug]:
     """What most needs a person first: most severe, then new, then most rows."""
     severities = list(SEVERITIES)
-    return sorted(bugs, key=lambda g: (severities.index(severity(g)), STATUS_ORDER.index(status(g)),
-                                       -sum(b["rows"] for b in g.buckets), g.id))
+    return sorted(bugs, key=lambda g: (severities.index(severity(g)), STATUSES.index(status(g)), -rows(g),
+                                       g.id))
 
 
 def severity(bug: Bug) -> str:
@@ -225,8 +222,23 @@ def severity(bug: Bug) -> str:
 
 
 def status(bug: Bug) -> str:
-    """The status among its buckets' that most needs a person (:data:`STATUS_ORDER`)."""
-    return min((b["status"] for b in bug.buckets), key=STATUS_ORDER.index)
+    """The status among its buckets' that most needs a person (corpus.buckets.STATUSES order)."""
+    return min((b["status"] for b in bug.buckets), key=STATUSES.index)
+
+
+def rows(bug: Bug) -> int:
+    """The disagreement rows of its buckets."""
+    return sum(b["rows"] for b in bug.buckets)
+
+
+def paths(bug: Bug) -> list[str]:
+    """The front ends its buckets were seen on, sorted."""
+    return sorted({p for b in bug.buckets for p in b["paths"]})
+
+
+def urls(bug: Bug) -> list[str]:
+    """Where the vendor's bug is, as its buckets record it (``clfuzz mark --url``), sorted."""
+    return sorted({b["url"] for b in bug.buckets if b.get("url")})
 
 
 def operations(bug: Bug) -> list[str]:
@@ -271,10 +283,8 @@ def as_json(bug: Bug) -> dict[str, Any]:
     lead = bug.lead
     return {"id": bug.id, "driver": bug.driver, "title": title(bug), "severity": severity(bug), "status": status(bug),
             "buckets": [b["id"] for b in bug.buckets], "evidence": bug.evidence,
-            "rows": sum(b["rows"] for b in bug.buckets), "paths": sorted({p for b in bug.buckets for p in b["paths"]}),
-            "operations": operations(bug), "types": types_of(bug),
-            "reduced": lead.get("reduced"), "lead": lead["id"],
-            "urls": sorted({b["url"] for b in bug.buckets if b.get("url")})}
+            "rows": rows(bug), "paths": paths(bug), "operations": operations(bug), "types": types_of(bug),
+            "reduced": lead.get("reduced"), "lead": lead["id"], "urls": urls(bug)}
 
 
 def listed(corpus: Corpus, campaign: str | None = None) -> tuple[list[Bug], list[dict[str, Any]]]:
@@ -322,15 +332,11 @@ def markdown(bugs: list[Bug], limit: int = 60) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in bugs[:limit]:
         lead = g.lead
-        reduced = (f"{lead['reduced']['statements']} st / {lead['reduced']['work_items']} wi" if lead["reduced"]
-                   else "pending" + (f": {lead['pending']}" if lead.get("pending") else ""))
         what = " / ".join(operations(g)) + (" " + " / ".join(types_of(g)) if types_of(g) else "")
-        deviation = ", ".join(sorted({(b["deviation"] or b["kind"]) + (": " + slow.text(b) if b["slow"] else "")
-                                      for b in g.buckets}))
-        lines.append(f"| {g.id} | {status(g)} | {severity(g)} | {g.driver} "
-                     f"| {', '.join(sorted({p for b in g.buckets for p in b['paths']}))} | {what.replace('|', '/')} "
-                     f"| {deviation} | {lead['rule']} ({lead['section']}) | {options_text(lead)} "
-                     f"| {sum(b['rows'] for b in g.buckets)} | {len(g.buckets)} | {reduced} |")
+        deviation = ", ".join(sorted({deviation_text(b) for b in g.buckets}))
+        lines.append(f"| {g.id} | {status(g)} | {severity(g)} | {g.driver} | {', '.join(paths(g))} "
+                     f"| {what.replace('|', '/')} | {deviation} | {lead['rule']} ({lead['section']}) "
+                     f"| {options_text(lead)} | {rows(g)} | {len(g.buckets)} | {reduced_text(lead)} |")
     if len(bugs) > limit:
         lines.append(f"| ... | {len(bugs) - limit} more | | | | | | | | | | |")
     return "\n".join(lines) + "\n"

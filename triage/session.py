@@ -21,6 +21,7 @@ from corpus.buckets import RESULT_KINDS
 from corpus.reads import PREFIX_FIELDS, bucket_rows, rows_by_prefix, rows_on_target
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
+from lang.ir import Program
 from triage.confirm import confirm
 from triage.observe import size
 from triage.reduce import Reduction, reduce_program
@@ -69,28 +70,44 @@ def reduce_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: W
 
 def store_reduction(corpus: Corpus, row: dict[str, Any], target: Target, reduction: Reduction) -> Reduction:
     """Store ``reduction`` of the bucket of ``row`` on ``target`` (:func:`reduce_stored`): the
-    reduced program, its run's rows (moved to the culprit's, wrong code's or interaction's bucket
-    where it blames one) and the ``reductions`` row; returns it with its ``bucket``."""
+    reduced program and its run's rows (:func:`store_case`; moved to the culprit's, wrong code's or
+    interaction's bucket where it blames one) and the ``reductions`` row; returns it with its
+    ``bucket``."""
     original, reduced = reduction.original, reduction.reduced
-    corpus.add_program(reduced, "reduce")
-    run = {"program_id": reduced.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
-           "path": target.path, "status": "ok" if reduction.rows[0]["kind"] in RESULT_KINDS else reduction.rows[0]["kind"],
-           "options": build_options(reduced, target.path, target.lineage, target.fingerprint), "build_s": 0.0,
-           "run_s": 0.0, "log": "", "campaign": "reduce", "checks": 0, "judged": 0, "mismatches": len(reduction.rows)}
-    for r in reduction.rows:
-        r.update(program_id=reduced.id, fingerprint_id=target.fingerprint_id, path=target.path,
-                 confirmation="confirmed")
-    corpus.add_run(run, reduction.rows)
+    store_case(corpus, reduced, target, reduction.rows, "reduce")
     bucket = corpus.blame(row["bucket"], reduction.blame or reduction.rows[0]) if reduction.culprit else row["bucket"]
-    corpus.add_reduction({
-        "id": f"{original.id}:{row['bucket']}", "original_id": original.id, "reduced_id": reduced.id,
-        "bucket": bucket, "target": target.name, "seconds": round(reduction.seconds, 3),
-        "candidates": reduction.candidates, "size_before": json.dumps(size(original)),
-        "size_after": json.dumps(size(reduced)), "why": reduction.why_not_minimal,
-        "undefined": json.dumps(reduction.undefined),
-    })
+    corpus.add_reduction(reduction_row(original, reduced, bucket, target, reduction.seconds, reduction.candidates,
+                                       reduction.why_not_minimal, reduction.undefined, key=row["bucket"]))
     reduction.bucket = bucket
     return reduction
+
+
+def reduction_row(original: Program, reduced: Program, bucket: str, target: Target, seconds: float = 0.0,
+                  candidates: int = 0, why: str = "", undefined: list[dict] | None = None,
+                  key: str | None = None) -> dict[str, Any]:
+    """The ``reductions`` row of ``original`` reduced to ``reduced`` for ``bucket`` on ``target``
+    (its id keyed on the bucket the reduction was asked for, ``key``, which a blame may have
+    moved the rows from): the sizes, the time and candidates, why it is not smaller, what of it the
+    specification leaves undefined."""
+    return {"id": f"{original.id}:{key or bucket}", "original_id": original.id, "reduced_id": reduced.id,
+            "bucket": bucket, "target": target.name, "seconds": round(seconds, 3), "candidates": candidates,
+            "size_before": json.dumps(size(original)), "size_after": json.dumps(size(reduced)), "why": why,
+            "undefined": json.dumps(undefined or [])}
+
+
+def store_case(corpus: Corpus, program: Program, target: Target, rows: list[dict], campaign: str) -> None:
+    """A program triage ran on ``target`` (a reduced case, a sibling's variant) and its rows,
+    confirmed (triage ran it on a fresh worker, or on the worker of a run that did) and bucketed
+    like any other, under ``campaign`` (``reduce``, ``siblings``)."""
+    corpus.add_program(program, campaign)
+    run = {"program_id": program.id, "target": target.name, "fingerprint_id": target.fingerprint_id,
+           "path": target.path, "status": "ok" if rows[0]["kind"] in RESULT_KINDS else rows[0]["kind"],
+           "options": build_options(program, target.path, target.lineage, target.fingerprint), "build_s": 0.0,
+           "run_s": 0.0, "log": "", "campaign": campaign, "checks": 0, "judged": 0, "mismatches": len(rows)}
+    for r in rows:
+        r.update(program_id=program.id, fingerprint_id=target.fingerprint_id, path=target.path,
+                 confirmation="confirmed")
+    corpus.add_run(run, rows)
 
 
 @dataclass

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from campaign.jobs import build_options
 from corpus.buckets import RESULT_KINDS, bucket_id, signature, type_family
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
@@ -32,7 +31,8 @@ from lang.ir import InvalidProgram, Op, Program, from_data, to_data, walk
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER
 from lang.types import needs_of, scalar
-from triage.observe import observe, size
+from triage.observe import observe
+from triage.session import reduction_row, store_case
 
 FLOATS = ("half", "float", "double")
 SIGNED = ("char", "short", "int", "long")
@@ -218,22 +218,12 @@ def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target
 def _store(corpus: Corpus, a: dict, b: dict, case: Program, target: Target, rows: list[dict], hit: dict) -> None:
     """The variant's program, run and rows (bucketed like any other), the evidence, and the
     variant as ``b``'s reduced case where ``b`` has none."""
-    corpus.add_program(case, "siblings")
-    run = {"program_id": case.id, "target": target.name, "fingerprint_id": target.fingerprint_id, "path": target.path,
-           "status": "ok", "options": build_options(case, target.path, target.lineage, target.fingerprint),
-           "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "siblings", "checks": 0, "judged": 0,
-           "mismatches": len(rows)}
-    for r in rows:
-        r["confirmation"] = "confirmed"
-    corpus.add_run(run, rows)
+    store_case(corpus, case, target, rows, "siblings")
     corpus.add_evidence({"bucket": b["id"], "same_as": a["id"], "kind": "re-run", "program_id": case.id,
                          "detail": json.dumps({"target": target.name, "expression": hit["expression"],
                                                "inputs": json.loads(hit["inputs"] or "{}"),
                                                "expected": hit["expected_value"], "actual": hit["actual_value"],
                                                "deviation": hit.get("deviation", "")})})
     if b["reduced"] is None:
-        original = corpus.program(bucket_rows(corpus, b["id"])[0]["program_id"])
-        corpus.add_reduction({
-            "id": f"{original.id}:{b['id']}", "original_id": original.id, "reduced_id": case.id, "bucket": b["id"],
-            "target": target.name, "seconds": 0.0, "candidates": 1, "size_before": json.dumps(size(original)),
-            "size_after": json.dumps(size(case)), "why": "", "undefined": "[]"})
+        row = bucket_rows(corpus, b["id"])[0]
+        corpus.add_reduction(reduction_row(corpus.program(row["program_id"]), case, b["id"], target, candidates=1))

@@ -17,7 +17,7 @@ candidate built or ran is left in it) and must show the goal there; where it doe
 kept candidate that does goes on being reduced, each candidate on a fresh worker, and one none of
 whose candidates (the original included) shows it on a fresh worker is not reproduced (None). A reduction that ends on a shaped program is
 *wrong code* (:attr:`Reduction.blame`: its twin does not show it); one that ends on several
-statements none of which shows the goal alone (each run alone on a fresh worker) is an
+statements none of which shows the goal alone (:meth:`Reducer.one_shows`: on a fresh worker) is an
 *interaction* (:attr:`Reduction.blame`, passes.statements.interaction: the statements together
 are blamed, never one of them), unless one of them has a result the specification leaves undefined
 or implementation-defined (then the bug shows only beside it: :attr:`Reduction.undefined`). A reduction
