@@ -10,17 +10,18 @@ from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus
 
 CASE_COLUMNS = ("bucket", "target", "path", "program_id", "buffer", "work_item", "lane", "expression", "inputs",
-                "expected_value", "actual_value", "deviation", "out_type")
-"""What :func:`lane_cases` gives of a wrong lane: enough to show a driver engineer the case, and
+                "expected_value", "actual_value", "deviation", "out_type", "out_call")
+"""What :func:`lane_cases` gives of a wrong lane: enough to show a driver engineer the case,
 ``out_type``, the type of the output buffer it is a lane of (its component is the lane's place in
-the vector)."""
+the vector), and ``out_call``, whether its program calls a built-in with an out-parameter (an
+operation with attribute ``out``, lang.ir)."""
 
 
 def lane_cases(corpus: Corpus, per_bucket: int = 400) -> list[dict[str, Any]]:
     """The distinct wrong lanes of every bucket (one per operands and actual value, at most
     ``per_bucket`` of a bucket, oldest first): :data:`CASE_COLUMNS`."""
     kinds = ",".join("?" * len(RESULT_KINDS))
-    columns = ", ".join(f"d.{c}" for c in CASE_COLUMNS if c != "out_type")
+    columns = ", ".join(f"d.{c}" for c in CASE_COLUMNS if c not in ("out_type", "out_call"))
     cases = _sql.rows(corpus, f"""
     select * from (
       select {columns}, row_number() over (partition by d.bucket order by min(d.created)) as n
@@ -31,8 +32,12 @@ def lane_cases(corpus: Corpus, per_bucket: int = 400) -> list[dict[str, Any]]:
     select p.id as program_id, json_extract(b.value, '$.name') as buffer, json_extract(b.value, '$.type') as out_type
     from programs p join (select distinct program_id from disagreements where kind in ({kinds})) k
       on k.program_id = p.id, json_each(p.json, '$.buffers') b""", RESULT_KINDS)}
-    return [{**{k: c[k] for k in CASE_COLUMNS if k != "out_type"}, "out_type": outputs.get((c["program_id"], c["buffer"]))}
-            for c in cases]
+    calling = {r["id"] for r in _sql.rows(corpus, f"""
+    select distinct p.id from programs p, json_tree(p.json, '$.body') t
+    where t.key = 'out' and p.id in (select program_id from disagreements where kind in ({kinds}))""", RESULT_KINDS)}
+    own = [k for k in CASE_COLUMNS if k not in ("out_type", "out_call")]
+    return [{**{k: c[k] for k in own}, "out_type": outputs.get((c["program_id"], c["buffer"])),
+             "out_call": c["program_id"] in calling} for c in cases]
 
 
 def stored_evidence(corpus: Corpus) -> list[dict[str, Any]]:

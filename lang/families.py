@@ -39,6 +39,12 @@ argument reduction (OpenCL C 3.0.19 §6.15.2 Table 11; PoCL and Oclgrind compute
 reduced argument), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core, and the integer
 ``clamp`` "Returns min(max(x, minval), maxval)" (§6.15.3 Table 13)."""
 
+PARTS: dict[str, dict[str, tuple[int, ...]]] = {"clamp": {"max": (0, 1), "min": (0, 2)}}
+"""Operations the specification defines as others applied to some of their operands, by the
+operands each part takes: the integer ``clamp`` "Returns min(max(x, minval), maxval)" (OpenCL C
+3.0.19 §6.15.3 Table 13), so ``max(x, minval)`` and ``min(x, maxval)`` see ``x`` with one of its
+bounds (triage.siblings re-runs a reduced ``clamp`` as each)."""
+
 _ROOT_OF = {name: root for root, names in SHARED.items() for name in names}
 _FORMS = re.compile(r"^(?:half_|native_)")
 _READ_IMAGE = re.compile(r"^read_image(?:f|i|ui|h)$")

@@ -25,17 +25,20 @@ TEXT = {"-0": "-0x0.0p+0 (-0)", "0": "0x0.0p+0 (0)", "inf": "inf", "1": "0x1.000
 
 
 def lane(corpus: Corpus, driver: str, operation: str, typ: str, operand: str, actual: str, deviation: str,
-         program: str, kind: str = "wrong-result", rule: str | None = None, extra: dict | None = None) -> None:
-    """One run of ``program`` on ``driver``'s OpenCL C path with one wrong lane: ``operation`` on
-    ``typ`` read ``operand`` and gave ``actual`` (keys of TEXT), a deviation of class ``deviation``."""
-    corpus.add_target(driver, "opencl-c", f"{driver}-id", FP[driver])
-    row = {"program_id": program, "target": driver, "fingerprint_id": f"{driver}-id", "path": "opencl-c",
+         program: str, kind: str = "wrong-result", rule: str | None = None, extra: dict | None = None,
+         path: str = "opencl-c") -> None:
+    """One run of ``program`` on ``driver``'s OpenCL C path (or ``path``) with one wrong lane:
+    ``operation`` on ``typ`` read ``operand`` and gave ``actual`` (keys of TEXT), a deviation of
+    class ``deviation``."""
+    target = driver if path == "opencl-c" else f"{driver}/{path}"
+    corpus.add_target(target, path, f"{driver}-id", FP[driver])
+    row = {"program_id": program, "target": target, "fingerprint_id": f"{driver}-id", "path": path,
            "buffer": "out0", "lane": 0, "work_item": 0, "kind": kind, "operation": operation, "src_type": typ,
            "dst_type": typ, "rule": rule or f"math.{root(operation)}", "deviation": deviation,
            "expression": f"{operation}(in0[gid])", "expected_value": "?", "actual_value": TEXT[actual],
            "inputs": json.dumps({"in0": {"type": typ, "bits": [HEX[typ].get(operand, "0x0")],
                                          "values": [TEXT[operand]]}}), **(extra or {})}
-    corpus.add_run({"program_id": program, "target": driver, "fingerprint_id": f"{driver}-id", "path": "opencl-c",
+    corpus.add_run({"program_id": program, "target": target, "fingerprint_id": f"{driver}-id", "path": path,
                     "status": "ok", "checks": 1, "judged": 1, "mismatches": 1}, [row])
 
 
@@ -128,6 +131,62 @@ def test_interactions_that_share_a_statement_and_a_wrong_value_are_one_bug(memor
         "sincos", "trunc"}
     assert title(big) == ("oclgrind: a statement's result is wrong beside a call with an out-parameter "
                           "(interaction, 3 buckets)")
+
+
+def _beside_sincos(corpus: Corpus, victim: str, program: str) -> None:
+    culprit = {"kind": "interaction", "operation": " + ".join(sorted(["sincos", victim])), "deviation": "wrong-value"}
+    lane(corpus, "oclgrind", victim, "float", "0.5", "0", "wrong-value", program, extra={"culprit": json.dumps(culprit)})
+
+
+def _reduced(corpus: Corpus, bucket: str) -> None:
+    corpus.add_reduction({"id": f"r:{bucket}", "original_id": "p", "reduced_id": "p", "bucket": bucket,
+                          "target": "oclgrind", "seconds": 0.1, "candidates": 1, "size_before": "{}",
+                          "size_after": json.dumps({"statements": 1, "work_items": 1}), "why": ""})
+
+
+def test_a_call_with_an_out_parameter_that_reads_what_its_victims_read_joins_the_interaction(memory_corpus):
+    """Oclgrind's OpenCL C path leaves a statement's output at its initial +0 beside a call with an
+    out-parameter, and the call's own outputs too: modf(x, &ip) reduced to one statement reading
+    +0 on that front end only is the interaction's bug (the interaction stays its lead); a modf
+    reading another value, or one whose bug also shows on the SPIR-V path, is not."""
+    _beside_sincos(memory_corpus, "floor", "p1")
+    lane(memory_corpus, "oclgrind", "modf", "float", "0.5", "0", "wrong-value", "p2")
+    _reduced(memory_corpus, next(b["id"] for b in memory_corpus.buckets() if b["signature"]["operation"] == "modf"))
+    lane(memory_corpus, "oclgrind", "sincos", "float", "0.5", "1", "wrong-value", "p3")
+    _reduced(memory_corpus, next(b["id"] for b in memory_corpus.buckets() if b["signature"]["operation"] == "sincos"))
+    bugs, entries = listed(memory_corpus)
+    assert sorted(len(b.buckets) for b in bugs) == [1, 2]
+    joined = next(b for b in bugs if len(b.buckets) == 2)
+    assert joined.lead["kind"] == "interaction" and [e["kind"] for e in joined.evidence] == ["same-trigger"]
+    assert title(joined).startswith("oclgrind: a statement's result is wrong beside a call with an out-parameter")
+
+
+def test_a_trigger_whose_bug_shows_on_another_front_end_stays_apart(memory_corpus):
+    """fract(inf) reads +0 on the OpenCL C path, but its float twin with the same operand and
+    deviation fails on the SPIR-V path too: a value bug of fract's own, not the interaction's."""
+    _beside_sincos(memory_corpus, "floor", "p1")
+    lane(memory_corpus, "oclgrind", "fract", "float", "inf", "0", "wrong-value", "p2")
+    _reduced(memory_corpus, next(b["id"] for b in memory_corpus.buckets() if b["signature"]["operation"] == "fract"))
+    lane(memory_corpus, "oclgrind", "fract", "double", "inf", "0", "wrong-value", "p3")
+    lane(memory_corpus, "oclgrind", "fract", "double", "inf", "0", "wrong-value", "p3", path="spirv")
+    bugs, _ = listed(memory_corpus)
+    assert sorted(len(b.buckets) for b in bugs) == [1, 2]
+    assert {b.lead["kind"] for b in bugs} == {"interaction", "wrong-result"}
+
+
+def test_an_unreduced_bucket_joins_only_beside_a_call_with_an_out_parameter(memory_corpus, monkeypatch):
+    """A bucket not reduced yet whose lanes read the victims' +0 on their front end joins the
+    interaction when each of its programs calls a built-in with an out-parameter (attribute
+    ``out``, lang.ir), the victim's situation; without one it waits for its reduction."""
+    import triage.bugs as bugs_module
+
+    _beside_sincos(memory_corpus, "floor", "p1")
+    lane(memory_corpus, "oclgrind", "acos", "float", "0.5", "0", "wrong-value", "p2")
+    lane(memory_corpus, "oclgrind", "log2", "float", "0.5", "0", "wrong-value", "p3")
+    real = bugs_module.lane_cases
+    monkeypatch.setattr(bugs_module, "lane_cases", lambda c: [{**x, "out_call": x["program_id"] == "p2"} for x in real(c)])
+    bugs, _ = listed(memory_corpus)
+    assert sorted(sorted(b["operation"] for b in bug.buckets) for bug in bugs) == [["acos", "floor + sincos"], ["log2"]]
 
 
 def test_a_bug_id_stays_when_a_later_bucket_joins(memory_corpus):

@@ -83,6 +83,24 @@ def test_an_integer_entry_point_of_one_arity_is_a_sibling():
                    sig("clamp", "unsigned integer+unsigned integer", "unsigned integer")) is None
 
 
+def test_a_clamp_case_runs_as_the_parts_the_specification_defines_it_by():
+    """clamp(x, minval, maxval) "Returns min(max(x, minval), maxval)" (§6.15.3 Table 13): its
+    case runs as max(x, minval) and as min(x, maxval), the same loads in that order; a part of
+    other element types has no variant."""
+    v, s = Type("short", 3), Type("short")
+    case = Program((Buffer("in0", v, "in", Fill(0, (), 3, (0, 1, 1, 0))), Buffer("in3", s, "in", Fill(0, (), 3, (1,))),
+                    Buffer("in4", s, "in", Fill(0, (), 3, (2,))), Buffer("out1", v, "out")),
+                   (Store("out1", Op("clamp", (Load("in0", v), Load("in3", s), Load("in4", s)), v)),),
+                   global_size=1, area="expressions")
+    three = sig("clamp", "signed integer+signed integer+signed integer", "signed integer")
+    for part, bound in (("max", "in3"), ("min", "in4")):
+        got = variant(case, three, sig(part, "signed integer+signed integer", "signed integer"))
+        assert got is not None and got.body[0].value.op == part
+        assert [a.buffer for a in got.body[0].value.args] == ["in0", bound]
+    assert variant(case, three, sig("max", "unsigned integer+unsigned integer", "unsigned integer")) is None
+    assert variant(case, sig("max", "signed integer+signed integer", "signed integer"), three) is None
+
+
 def test_a_case_of_nested_operations_has_no_variant():
     """convert_float(convert_short_sat(x)) retyped as another destination's would retype the inner
     conversion too: another program, not the same operands on the sibling."""

@@ -15,7 +15,10 @@ the cases that showed it:
   gives a sine and, through its pointer, a cosine);
 - ``same-trigger``: two ``interaction`` buckets (triage.reduce: a statement wrong only beside
   others, each agreeing alone) that share a statement, or each a call with an out-parameter
-  (lang.families.trigger), and whose wrong lanes read the same value;
+  (lang.families.trigger), and whose wrong lanes read the same value; a bucket reduced to one
+  such call whose own wrong lanes all read that value, on the same front ends only (Oclgrind's
+  OpenCL C path leaves ``modf(x, &ip)``'s outputs at their initial +0 as it leaves the
+  statements' beside such a call);
 - ``re-run`` and any other kind stored in table bug_evidence (a reduced case re-run as the
   sibling: triage.siblings).
 
@@ -61,7 +64,8 @@ class Bug:
 
     @property
     def lead(self) -> dict[str, Any]:
-        """The bucket that stands for the bug: the most severe, reduced, most seen (the report's)."""
+        """The bucket that stands for the bug: the most severe, an interaction where the bug is one
+        (its buckets beside the trigger are its victims), reduced, most seen (the report's)."""
         return self.buckets[0]
 
 
@@ -168,6 +172,44 @@ def _interaction_evidence(groups: _Groups, buckets: dict[str, dict], cases: list
                              "trigger": op, "cases": [_case(first), _case(c)]})
 
 
+def _trigger_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dict]) -> None:
+    """``same-trigger`` evidence between an interaction bucket with a call with an out-parameter
+    (lang.families.trigger) and a bucket whose every wrong lane reads what the interaction's
+    victims read, on exactly the interaction's front ends, whose bug so far (the evidence before
+    this) was seen on no other front end, and that is either reduced to one such call (the
+    trigger fails its own stores as it fails its neighbours') or not reduced yet with such a call
+    in each of its programs (the victim's symptom, beside the trigger). A bucket whose bug shows
+    on another front end too has a wrong value of its own (Oclgrind's ``fract(inf)`` on both
+    paths) and is left apart."""
+    victims: dict[tuple, dict] = {}  # (driver, wrong value, front ends) -> an interaction's case
+    own: dict[str, list[dict]] = {}
+    for c in cases:
+        b = buckets.get(c["bucket"])
+        if b is None:
+            continue
+        if b["kind"] == INTERACTION and any(trigger(op) == "out-parameter" for op in b["operation"].split(" + ")):
+            victims.setdefault((b["driver"], number(c["actual_value"]), tuple(sorted(b["paths"]))), c)
+        elif (trigger(b["operation"]) == "out-parameter" and (b.get("reduced") or {}).get("statements") == 1
+              or b.get("reduced") is None and b["kind"] != INTERACTION):
+            own.setdefault(b["id"], []).append(c)
+    fronts: dict[str, set[str]] = {}
+    for b in buckets.values():
+        fronts.setdefault(groups.find(b["id"]), set()).update(b["paths"])
+    for bucket, found in own.items():
+        b = buckets[bucket]
+        values = {number(c["actual_value"]) for c in found}
+        paths = tuple(sorted(b["paths"]))
+        unreduced = b.get("reduced") is None
+        if unreduced and not all(c["out_call"] for c in found):
+            continue
+        first = victims.get((b["driver"], *values, paths)) if len(values) == 1 else None
+        if first is None or fronts[groups.find(bucket)] != set(paths):
+            continue
+        if groups.find(first["bucket"]) != groups.find(bucket):
+            groups.join(first["bucket"], bucket, {"bucket": bucket, "same_as": first["bucket"], "kind": "same-trigger",
+                                                  "trigger": b["operation"], "cases": [_case(first), _case(found[0])]})
+
+
 def _stored(groups: _Groups, buckets: dict[str, dict], rows: list[dict]) -> None:
     """The evidence stored by re-runs (table bug_evidence), between buckets still listed."""
     for r in rows:
@@ -185,7 +227,8 @@ def bug_id(founder: str) -> str:
 def _lead_order(b: dict[str, Any]) -> tuple:
     order = list(SEVERITIES)
     reduced = b.get("reduced") or {}
-    return (order.index(b["severity"]), not reduced, reduced.get("statements") or 0, -b["rows"], b["id"])
+    return (order.index(b["severity"]), b["kind"] != INTERACTION, not reduced, reduced.get("statements") or 0,
+            -b["rows"], b["id"])
 
 
 def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: list[dict[str, Any]]) -> list[Bug]:
@@ -197,6 +240,7 @@ def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: li
     _stored(groups, buckets, stored)
     _lane_evidence(groups, buckets, cases)
     _interaction_evidence(groups, buckets, cases)
+    _trigger_evidence(groups, buckets, cases)
     members: dict[str, list[dict]] = {}
     for b in entries:
         members.setdefault(groups.find(b["id"]), []).append(b)

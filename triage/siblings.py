@@ -6,7 +6,9 @@ whose operation is A's sibling (lang.families) and whose wrong values deviate as
 other element types, another destination or
 another entry point gets a *variant* of A's reduced program: the same operands, retyped to B's
 element types (``float`` -> ``double``: the same number, exactly; a signed destination ->
-its unsigned twin of the same width) or calling B's entry point (``pow`` -> ``powr``). The
+its unsigned twin of the same width), calling B's entry point (``pow`` -> ``powr``), or B
+applied to the operands the specification gives it within A (lang.families.PARTS:
+``clamp(x, lo, hi)`` -> ``max(x, lo)`` and ``min(x, hi)``). The
 variant runs on A's target; where a wrong lane of it lands in B's bucket (the same signature: the
 operation, element types, rule and deviation class of B), the same input shows both buckets'
 failure: evidence of kind ``re-run`` (table bug_evidence: the variant's program, operands and
@@ -26,7 +28,7 @@ from corpus.buckets import RESULT_KINDS, bucket_id, signature, type_family
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from lang.families import OUT_PARAMETER, root
+from lang.families import OUT_PARAMETER, PARTS, root
 from lang.ir import InvalidProgram, Op, Program, from_data, to_data, walk
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER
@@ -135,6 +137,20 @@ def _entry_point(data: dict, a: str, b: str) -> dict | None:
     return json.loads(text)
 
 
+def _part(data: dict, a: dict[str, Any], b: dict[str, Any]) -> dict | None:
+    """``data`` (one statement) computing part ``b`` of operation ``a`` on the operands
+    lang.families.PARTS gives it (``clamp(x, lo, hi)`` -> ``max(x, lo)``), where the element
+    types line up with ``b``'s."""
+    picks = PARTS.get(a["operation"], {}).get(b["operation"])
+    families = a.get("src_type", "").split("+")
+    if picks is None or a.get("dst_type") != b.get("dst_type") or (
+            "+".join(families[i] for i in picks if i < len(families)) != b.get("src_type")):
+        return None
+    value = data["body"][0]["value"]
+    data["body"][0]["value"] = {**value, "op": b["operation"], "args": [value["args"][i] for i in picks]}
+    return data
+
+
 def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program | None:
     """``program`` (bucket ``a``'s reduced case: one statement of one operation) as bucket ``b``'s
     sibling case (module docstring), or None where it cannot be made with the same operands."""
@@ -142,7 +158,11 @@ def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program |
             or sum(isinstance(n, Op) for n in walk(program.body[0].value)) != 1):
         return None  # one operation on its operands: a nested one would be retyped as well
     data = to_data(program)
-    if a["operation"] != b["operation"]:
+    if b["operation"] in PARTS.get(a["operation"], {}):
+        data = _part(data, a, b)
+        if data is None:
+            return None
+    elif a["operation"] != b["operation"]:
         if a.get("src_type") != b.get("src_type") or a.get("dst_type") != b.get("dst_type"):
             return None
         data = _entry_point(data, a["operation"], b["operation"])

@@ -49,3 +49,32 @@ def test_the_float_case_shows_the_double_bucket(tmp_path):
     assert corpus.bucket(double_bucket)["reduced"] == {"statements": 1, "work_items": 1, "why": "", "undefined": []}
     [bug] = listed(corpus)[0]
     assert {e["kind"] for e in bug.evidence} <= {"re-run", "same-value", "same-operand"} and len(bug.buckets) == 2
+
+
+def test_a_clamp_case_shows_its_min_part(tmp_path):
+    """Oclgrind's integer clamp with scalar bounds on a short3 reads lane 0 of x for every lane;
+    its case re-run as min(x, maxval) (§6.15.3 Table 13: clamp is min(max(x, minval), maxval))
+    fails alike and lands in the bucket of Oclgrind's min on the same operands."""
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store
+    from lang.types import Type
+
+    target = target_named("oclgrind")
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    v, s = Type("short", 3), Type("short")
+
+    def case(op: str, bounds: tuple[str, ...]) -> Program:
+        return Program((Buffer("in0", v, "in", Fill(0, (), 3, (0, 1, 1, 0))), Buffer("in3", s, "in", Fill(0, (), 3, (1,))),
+                        Buffer("in4", s, "in", Fill(0, (), 3, (1,))), Buffer("out1", v, "out")),
+                       (Store("out1", Op(op, (Load("in0", v), *(Load(b, s) for b in bounds)), v)),),
+                       global_size=1, area="expressions")
+
+    clamp = case("clamp", ("in3", "in4"))
+    with Worker(target) as worker:
+        _stored(corpus, clamp, target, worker)
+        _stored(corpus, case("min", ("in4",)), target, worker)
+        [clamp_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["operation"] == "clamp"]
+        [min_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["operation"] == "min"]
+        shown = rerun_siblings(corpus, clamp_bucket, clamp, target, worker)
+    assert shown == [(min_bucket, True)]  # the min bucket had no reduced case: the variant is its
+    assert len(listed(corpus)[0]) == 1
