@@ -48,7 +48,7 @@ from typing import Any, Callable
 
 from app.ci_cases import (EXPECTED_FAIL, FAIL, FLAKE, KNOWN_FLAKE, MISSING, PASS, REGRESSIONS, SKIP, SMOKE,
                           UNEXPECTED_PASS, Case, CiError, CiResult, describe, result_of, shard, shard_seed)
-from app.ci_expectations import Expectations, for_target, from_regressions, read_folder, settle
+from app.ci_expectations import Expectations, Parsed, for_target, from_regressions, read_folder, settle
 from app.ci_releases import counterpart
 from app.ci_smoke import Rules, is_known, known_buckets, run_smoke
 from app.options import DEFAULT_SEVERITY
@@ -263,11 +263,10 @@ def local_targets(names: list[str] | None) -> list[Target]:
     return targets
 
 
-def expectations_of(files: list[tuple[Path, dict[str, Any]]], targets: list[Target], system: list[Target],
-                    folder: str | Path | None, regressions: str | Path) -> dict[str, Expectations]:
-    """Each target's expectations: from the ``folder`` of expectation files (checked whole, every
-    file, before anything runs), else from the regression files' ``known_wrong`` entries."""
-    parsed = read_folder(folder, {p.stem for p, _ in files}, str(regressions)) if folder is not None else None
+def expectations_of(files: list[tuple[Path, dict[str, Any]]], parsed: Parsed | None, targets: list[Target],
+                    system: list[Target]) -> dict[str, Expectations]:
+    """Each target's expectations: from the ``parsed`` folder of expectation files
+    (app.ci_expectations.read_folder), else from the regression files' ``known_wrong`` entries."""
     return {t.name: (for_target(parsed, t.name, counterpart(t, system)) if parsed is not None
                      else from_regressions(files, t.name, counterpart(t, system))) for t in targets}
 
@@ -289,9 +288,11 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
 
     files = load_regressions(regressions)
     mine = shard(files, fraction, start)
+    parsed = read_folder(expectations, {p.stem for p, _ in files}, str(regressions)) \
+        if expectations is not None else None
     targets = local_targets(drivers)
     system = discover()  # the counterparts of release targets
-    rules = Rules(expectations_of(files, targets, system, expectations, regressions),
+    rules = Rules(expectations_of(files, parsed, targets, system),
                   known_buckets(files) | set(baseline), severity, reruns,
                   str(expectations) if expectations is not None else None)
     result = CiResult(targets=[t.name for t in targets],
