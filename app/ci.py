@@ -44,7 +44,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 from app.ci_cases import (EXPECTED_FAIL, FAIL, FLAKE, KNOWN_FLAKE, MISSING, PASS, REGRESSIONS, SKIP, SMOKE,
                           UNEXPECTED_PASS, Case, CiError, CiResult, describe, result_of, shard, shard_seed)
@@ -275,7 +275,7 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
            corpus_path: str | Path | None = None, timeout_s: float = 60,
            on_case: Callable[[Case], None] | None = None,
            on_phase: Callable[[str], None] | None = None, severity: str = DEFAULT_SEVERITY,
-           baseline: frozenset[str] = frozenset(), expectations: str | Path | None = None,
+           baseline: AbstractSet[str] = frozenset(), expectations: str | Path | None = None,
            reruns: int = 2, fraction: int = 1, start: int = 1) -> CiResult:
     """Replay shard ``start`` of ``fraction`` of the regression folder on the local targets
     ``drivers`` selects (every one for None, :func:`local_targets`), then a smoke campaign of
@@ -292,8 +292,8 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
         if expectations is not None else None
     targets = local_targets(drivers)
     system = discover()  # the counterparts of release targets
-    rules = Rules(expectations_of(files, parsed, targets, system),
-                  known_buckets(files) | set(baseline), severity, reruns,
+    tracked = known_buckets(files)
+    rules = Rules(expectations_of(files, parsed, targets, system), tracked | set(baseline), severity, reruns,
                   str(expectations) if expectations is not None else None)
     result = CiResult(targets=[t.name for t in targets],
                       beside={t.name: b.key for t in targets if (b := counterpart(t, system))})
@@ -312,7 +312,7 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
                      + (f", shard {start} of {fraction}" if fraction > 1 else ""))
         result.cases += replay(mine, targets, rules.expect, on_case, timeout_s, reruns)
         if corpus is not None:
-            known = [b for b in corpus.buckets() if is_known(b, set(baseline)) and b["id"] not in known_buckets(files)]
+            known = [b for b in corpus.buckets() if is_known(b, baseline) and b["id"] not in tracked]
             result.cases += bucket_cases(shard(known, fraction, start), corpus, targets, system, on_case, timeout_s)
         result.suite_s[REGRESSIONS] = time.perf_counter() - t0
         if corpus is not None and minutes > 0:
