@@ -267,7 +267,8 @@ def update(folder: str | Path, cases: Iterable[Case], beside: dict[str, str]) ->
             written.append(f"{file_of(folder, driver, 'fails')}: {_changes(old, new)}")
         flakes = _source(folder, driver, "flakes", beside.get(driver))
         text = flakes.read_text() if flakes else ""
-        known = [re.compile(line.strip()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+        lines = [line.strip() for line in text.splitlines()]
+        known = [re.compile(line) for line in lines if line and not line.startswith("#")]
         new_flakes = [c for i, c in sorted(judged.items()) if c.status == FLAKE and not any(p.search(i) for p in known)]
         if new_flakes:
             add = "".join(f"# {c.title}\n^{c.id}$\n" for c in new_flakes)
