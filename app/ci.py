@@ -1,48 +1,40 @@
 """``clfuzz ci``: what a user's CI runs: the regression corpus on every local target, a short
-smoke campaign, a JUnit XML report and an exit status.
+smoke campaign (app.ci_smoke), results in deqp-runner's words (app.ci_cases), a results.csv, a
+JUnit XML report and an exit status (app.ci_report); docs/ci.md is the user's page.
 
 **Regressions.** Every file of the regression folder (triage.regressions) is replayed on every
 local target, exactly as ``tests/drivers/test_regressions.py`` replays it (the same helpers:
 :func:`triage.regressions.current_verdict`, :func:`triage.regressions.run_on`). Per file there is
-one oracle case (the verdict the file records must still be the oracle's: if not, the oracle
-changed and the file must be reviewed) and one case per target:
+one oracle case (driver ``oracle``: Fail when the verdict the file records is no longer the
+oracle's, so that the file gets reviewed) and one case per target, whose id is the file's name
+without ``.json``. The target's result (Pass, Fail, Crash, Timeout) is judged against its
+expectations (app.ci_expectations: the ``--expectations`` folder's files, else the files'
+``known_wrong`` entries) by :func:`app.ci_expectations.settle`: an unexpected result is re-run on
+a fresh worker ``--flake-reruns`` times and is a Flake when it changes. A case a ``skips.txt``
+regex names, or whose program the target cannot take (capabilities or route), is a Skip; one
+that could not be judged (the worker could not start, the program no longer validates) is
+Missing.
 
-- ``passed``: the driver gives the allowed results, or it is listed in the file's ``known_wrong``
-  and still disagrees (an expected failure; the JUnit case says which known bucket);
-- ``failed``: a driver that agreed before now disagrees: a regression;
-- ``fixed``: a driver listed as known wrong now agrees. Like a strict xfail this fails the run, so
-  that the file gets updated (remove the target from ``known_wrong``, mark the bucket fixed);
-- ``skipped``: the target cannot take the program (capabilities or route);
-- ``error``: the case could not be judged (the worker could not start, the program no longer
-  validates, an exception in clfuzz).
+**Driver releases** (``--drivers pocl-6.0``, fuzz.drivers.releases). A release target without
+expectations of its own is judged against its system counterpart's (app.ci_releases: the same
+lineage on the same front end; ``known_wrong`` keyed by ``pocl``, or ``pocl-fails.txt``). A known
+bug it still shows is an ExpectedFail; one it no longer shows is reported as FIXED with the
+release where it went away ("FIXED in pocl 6.0 (present in pocl 3.1)"), a Pass, not an
+unexpected pass. The known buckets of the corpus given with ``--corpus`` (``reported``,
+``ignored`` or in the baseline file) are checked on each release of their driver the same way,
+with their reproducer (triage.versions.run_check; one case each, named by the bucket id).
 
-**Driver releases** (``--drivers pocl-6.0``, fuzz.drivers.releases). The files know the bugs of
-the system's targets (``known_wrong`` keyed by ``pocl``, ``pocl/spirv``); a release target is
-judged against its system counterpart's entry (:func:`counterpart`: the same lineage on the same
-front end). A known bug it still shows passes as above; one it no longer shows is ``gone``:
-reported as FIXED with the release where it went away ("FIXED in pocl 6.0 (present in pocl
-3.1)"), neither a failure nor a regression. The known buckets of the corpus given with
-``--corpus`` (``reported``, ``ignored`` or in the baseline file) are checked on each release of
-their driver the same way, with their reproducer (triage.versions.run_check; one case each,
-named ``bucket ID``).
+**Shards** (``--fraction N --fraction-start K``, K from 1 as deqp-runner counts): shard K
+replays every N-th regression file from the K-th (its oracle case with it) and checks every N-th
+known bucket; its smoke campaign has a seed of its own (app.ci_cases.shard_seed). The N shards
+together judge every case once; ``clfuzz ci-merge`` joins their results (app.ci_report).
 
-**Smoke campaign.** ``campaign.campaign.run_campaign`` for ``minutes`` (name ``ci-SEED``), without
-triage. Every disagreement (a crash, timeout or build error included: they are buckets of their
-own kinds) falls in a bucket; one case per target fails when a bucket it hit in *this* run is not
-known. Known means the user has dealt with it already: its status in the corpus is ``ignored`` or
-``reported`` (a ``fixed`` bucket seen again is ``new`` again, corpus.store), or a regression file
-tracks it (its ``found_in`` or a ``known_wrong`` bucket). Everything else (``new``: untriaged)
-fails the run, and the case says how to look at each bucket (``clfuzz report BUCKET --corpus
-PATH -o DIR``) and how to accept it (``clfuzz mark BUCKET reported --corpus PATH``, or
-``ignored``; the next run must be given that corpus). A new bucket less severe than ``--severity``
-(oracles.rules.SEVERITIES, most serious first; a run cut at the ceiling is ``performance``, the
-last, until it proves a hang: triage.buglist.bucket_severity) is listed, not failed.
-
-**Exit status** (:attr:`CiResult.exit_code`): 0 when every case passed or was skipped, 1 when
-any case failed or erred (a regression, a fixed bug, a changed oracle verdict, a new bucket, a
-case that could not be judged). :class:`CiError` is the infrastructure failure (no OpenCL
-device, the regression folder missing, empty or malformed, an unusable corpus, an unknown driver
-name): the command prints its one line and exits 2 before running anything.
+**Exit status** (:attr:`CiResult.exit_code`): 0 when no case failed, 1 when one did (a
+regression, an unexpected pass, a changed oracle verdict, a new bucket, a case that could not be
+judged: app.ci_cases.FAILING). :class:`CiError` is the infrastructure failure or bad input (no
+OpenCL device, the regression folder missing, empty or malformed, a bad expectation file, a
+fraction out of range, an unusable corpus, an unknown driver name): the command prints its one
+line and exits 2 before running anything.
 """
 
 from __future__ import annotations
@@ -54,22 +46,16 @@ import time
 from pathlib import Path
 from typing import AbstractSet, Any, Callable
 
-from app.ci_cases import ERROR, FAILED, FIXED, GONE, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult
-from app.ci_releases import Counterpart, counterpart
+from app.ci_cases import (EXPECTED_FAIL, FAIL, FLAKE, KNOWN_FLAKE, MISSING, PASS, REGRESSIONS, SKIP, SMOKE,
+                          UNEXPECTED_PASS, Case, CiError, CiResult, describe, result_of, shard, shard_seed)
+from app.ci_expectations import Expectations, Parsed, for_target, from_regressions, read_folder, settle
+from app.ci_releases import counterpart
+from app.ci_smoke import Rules, is_known, known_buckets, run_smoke
 from app.options import DEFAULT_SEVERITY
-from corpus.bucket_queries import buckets_hit_since
 from corpus.buckets import RESULT_KINDS
 from corpus.store import Corpus, CorpusError
 from fuzz.drivers import Target, Worker
 from lang.ir import InvalidProgram
-from oracles import at_least
-from triage.buglist import bucket_severity
-
-KNOWN_STATUSES = ("ignored", "reported")
-"""Bucket statuses a smoke campaign accepts (see the module docstring)."""
-
-_CLFUZZ_ERRORS = ("worker_error", "invalid_module")
-"""Run statuses that are clfuzz's failure, not the driver's: the case is an error."""
 
 _REQUIRED = {"title": str, "ftz": list, "verdict": list, "known_wrong": dict}
 
@@ -110,20 +96,20 @@ def load_regressions(folder: str | Path) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def oracle_case(path: Path, case: dict[str, Any]) -> Case:
-    """The case of a file's recorded oracle verdict: failed when the oracle now says otherwise."""
+    """The case of a file's recorded oracle verdict: Fail when the oracle now says otherwise."""
     from triage.regressions import current_verdict
 
-    c = Case(REGRESSIONS, "oracle", f"{path.stem} {case['title']}")
+    c = Case(REGRESSIONS, "oracle", path.stem, case["title"])
     t0 = time.perf_counter()
     try:
         now = current_verdict(case)
     except Exception as e:  # noqa: BLE001 - a CI run reports, it does not stop
-        c.outcome, c.message = ERROR, f"the oracle could not judge the program: {type(e).__name__}: {e}"
+        c.status, c.message = MISSING, f"the oracle could not judge the program: {describe(e)}"
     else:
         if now != case["verdict"]:
             changed = [f"{old['buffer']} lane {old['lane']}: recorded {_brief(old)}, now {_brief(new)}"
                        for old, new in zip(case["verdict"], now) if old != new]
-            c.outcome = FAILED
+            c.status = FAIL
             c.message = (f"the oracle's verdict changed on {len(changed) or len(now)} lane(s): review the oracle "
                          f"change; if it is right, re-export {path.name} (`clfuzz export-regressions`)")
             c.details = "\n".join(changed)
@@ -135,40 +121,38 @@ def _brief(v: dict) -> str:
     return json.dumps({k: v.get(k) for k in ("allowed", "any_nan", "ranges")}, sort_keys=True)
 
 
-def classify(path: Path, case: dict[str, Any], target: str, rows: list[dict] | None, supported: bool = True,
-             beside: Counterpart | None = None) -> Case:
-    """The outcome of one file on one target, from what the run gave: ``rows`` the disagreement
-    rows ([] when it agrees; None when the program could not be run as a whole), ``supported``
-    whether the target takes the program at all, ``beside`` the system driver of a release target
-    (see the module docstring)."""
-    c = Case(REGRESSIONS, target, f"{path.stem} {case['title']}")
-    known = case["known_wrong"].get(beside.key if beside else target)
-    if not supported:
-        c.outcome, c.message = SKIPPED, f"{target} does not take this program (capabilities or route)"
-    elif rows is None:
-        c.outcome = ERROR
-        c.message = f"the program no longer validates, or {target} takes only part of it: it was not judged"
-    elif rows and rows[0]["kind"] in _CLFUZZ_ERRORS:
-        c.outcome, c.message = ERROR, f"{rows[0]['kind']}: {rows[0]['actual_value']}"
-    elif rows and known:
-        c.known = known["bucket"]
-        now = _row(rows[0])
-        c.out = (f"known bug bucket {known['bucket']} ({known['what']}): still wrong, as expected"
-                 + ("" if now == known["what"] else f"; now: {now}"))
-    elif rows:
-        c.outcome = FAILED
-        c.message = (f"regression: {target} agreed with the oracle on this case before and now disagrees "
-                     f"on {len(rows)} lane(s): {_row(rows[0])}")
+def outcome(rows: list[dict] | None) -> str:
+    """A run's result from its disagreement rows: Missing when it could not be run as a whole
+    (None), else app.ci_cases.result_of its first row's kind (Pass for none)."""
+    return MISSING if rows is None else result_of(rows[0]["kind"] if rows else None)
+
+
+def classify(path: Path, case: dict[str, Any], target: str, rows: list[dict] | None, expect: Expectations,
+             rerun: Callable[[], str] = lambda: MISSING, reruns: int = 0) -> Case:
+    """The case of one file on one target from what the run gave: ``rows`` the disagreement rows
+    ([] when it agrees; None when the program could not be run as a whole), judged against
+    ``expect`` with ``reruns`` re-runs (``rerun`` gives each one's result; module docstring)."""
+    c = Case(REGRESSIONS, target, path.stem, case["title"], result=outcome(rows))
+    entry = expect.fails.get(path.stem)
+    c.status, why = settle(c.result, entry, expect.flaky(path.stem), rerun, reruns)
+    first = _row(rows[0]) if rows else ""
+    if c.status == UNEXPECTED_PASS and expect.beside:
+        c.status, c.gone = PASS, expect.beside.gone
+        c.out = f"{c.gone}: {entry.note or entry.where} no longer shows, not a failure"
+    elif c.status == EXPECTED_FAIL:
+        c.out = f"{entry.note or 'expected ' + entry.status} ({entry.where}): still wrong, as expected; now: {first}"
+    elif c.status == UNEXPECTED_PASS:
+        c.message = (f"fixed: {target} now gives the allowed results, but {entry.where} expects {entry.status}"
+                     f"{' (' + entry.note + ')' if entry.note else ''}: {entry.fix}")
+    elif c.status == MISSING:
+        c.message = (f"{rows[0]['kind']}: {rows[0]['actual_value']}" if rows else
+                     f"the program no longer validates, or {target} takes only part of it: it was not judged")
+    elif c.status in (FLAKE, KNOWN_FLAKE):
+        c.out = f"{c.status}: {why}" + (f"; first: {first}" if first else "")
+    elif c.failing:
+        c.message = f"regression: {why}" + (f": {first}" if first else "")
         c.details = "\n".join(f"{_row(r)}\n  rule: {r.get('rule_text', '')} ({r.get('section', '')})"
                               for r in rows[:10])
-    elif known and beside:
-        c.outcome, c.message = GONE, beside.gone
-        c.out = f"{beside.gone}: known bug bucket {known['bucket']} ({known['what']}) no longer shows, not a failure"
-    elif known:
-        c.outcome = FIXED
-        c.message = (f"fixed: {target} now gives the allowed results, but {path.name} lists it as known wrong "
-                     f"(bucket {known['bucket']}: {known['what']}). Remove {target!r} from known_wrong in "
-                     f"{path} (and `clfuzz mark {known['bucket']} fixed` in your corpus)")
     return c
 
 
@@ -178,30 +162,44 @@ def _row(r: dict) -> str:
     return f"{r['kind']}: {r['expression']} = {r['actual_value']}, expected {r['expected_value']}"
 
 
-def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target],
-           on_case: Callable[[Case], None] | None = None, timeout_s: float = 60,
-           system: list[Target] | None = None) -> list[Case]:
-    """The oracle cases, then every file on every target (one worker per target at a time); a
-    release target is judged beside its counterpart among the ``system`` targets."""
+def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target], expect: dict[str, Expectations],
+           on_case: Callable[[Case], None] | None = None, timeout_s: float = 60, reruns: int = 0) -> list[Case]:
+    """The oracle cases, then every file on every target (one worker per target at a time, a
+    fresh one for each re-run), judged against ``expect`` (by target name)."""
     from fuzz.drivers.capabilities import supports
     from triage.regressions import run_on
 
-    cases = [oracle_case(path, case) for path, case in regressions]
-    if on_case:
-        for c in cases:
-            on_case(c)
-    for target in targets:
+    def fresh(program, target: Target) -> str:
         workers: dict[str, Worker] = {}
         try:
+            return outcome(run_on(program, target, workers, timeout_s))
+        except Exception:  # noqa: BLE001 - a re-run that cannot run gives no result
+            return MISSING
+        finally:
+            for w in workers.values():
+                w.close()
+
+    cases = [oracle_case(path, case) for path, case in regressions]
+    for c in cases if on_case else ():
+        on_case(c)
+    for target in targets:
+        workers: dict[str, Worker] = {}
+        exp = expect.get(target.name) or Expectations()
+        try:
             for path, case in regressions:
-                t0 = time.perf_counter()
+                t0, program = time.perf_counter(), case["program"]
                 try:
-                    ok = supports(target, case["program"])
-                    c = classify(path, case, target.name, run_on(case["program"], target, workers, timeout_s)
-                                 if ok else [], ok, counterpart(target, system or []))
+                    if exp.skipped(path.stem):
+                        c = Case(REGRESSIONS, target.name, path.stem, case["title"], SKIP,
+                                 message=f"skipped ({exp.skipped(path.stem)})")
+                    elif not supports(target, program):
+                        c = Case(REGRESSIONS, target.name, path.stem, case["title"], SKIP,
+                                 message=f"{target.name} does not take this program (capabilities or route)")
+                    else:
+                        c = classify(path, case, target.name, run_on(program, target, workers, timeout_s), exp,
+                                     lambda: fresh(program, target), reruns)
                 except Exception as e:  # noqa: BLE001 - one broken case must not hide the others
-                    c = Case(REGRESSIONS, target.name, f"{path.stem} {case['title']}", ERROR,
-                             f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                    c = Case(REGRESSIONS, target.name, path.stem, case["title"], MISSING, message=describe(e))
                 c.time_s = time.perf_counter() - t0
                 cases.append(c)
                 if on_case:
@@ -212,114 +210,39 @@ def replay(regressions: list[tuple[Path, dict[str, Any]]], targets: list[Target]
     return cases
 
 
-def bucket_cases(corpus: Corpus, targets: list[Target], system: list[Target], known: AbstractSet[str],
-                 tracked: AbstractSet[str], on_case: Callable[[Case], None] | None = None,
-                 timeout_s: float = 60) -> list[Case]:
-    """One case per known bucket of ``corpus`` (:func:`is_known` with ``known``, not one of the
-    ``tracked`` buckets a regression file replays) on each release target of its driver and front
-    end, from its reproducer (triage.versions): passed while the release shows it, ``gone`` when
-    the oracle accepts every lane, skipped when the release does not take the program."""
+def bucket_cases(buckets: list[dict[str, Any]], corpus: Corpus, targets: list[Target], system: list[Target],
+                 on_case: Callable[[Case], None] | None = None, timeout_s: float = 60) -> list[Case]:
+    """One case per bucket of ``buckets`` (known ones, not tracked by a regression file) on each
+    release target of its driver and front end, from its reproducer (triage.versions):
+    ExpectedFail while the release shows it, a Pass FIXED in the release when the oracle accepts
+    every lane, Skip when the release does not take the program."""
     from triage.versions import reproducer, run_check
 
-    buckets = [b for b in corpus.buckets() if is_known(b, known) and b["id"] not in tracked]
     cases = []
     for target in targets:
         beside = counterpart(target, system)
         for b in buckets if beside else ():
             if b["signature"].get("driver") != target.lineage or target.path not in b["paths"]:
                 continue
-            c, t0 = Case(REGRESSIONS, target.name, f"bucket {b['id']} {b['title']}"), time.perf_counter()
+            c, t0 = Case(REGRESSIONS, target.name, b["id"], b["title"], url=b.get("url") or ""), time.perf_counter()
             try:
                 program_id, row = reproducer(corpus, b["id"])
                 verdict, detail = run_check(corpus.program(program_id), row, target, timeout_s)
             except Exception as e:  # noqa: BLE001 - one broken case must not hide the others
-                verdict, detail = ERROR, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            what = f"known bug bucket {b['id']} ({_status(b)}): {b['title']}"
-            c.url = b.get("url") or ""
-            if verdict in ("absent", ERROR, "not-run"):
-                c.outcome = {"absent": GONE, ERROR: ERROR, "not-run": SKIPPED}[verdict]
-                c.message, c.out = (beside.gone, f"{beside.gone}: {what}: no longer shows, not a failure") if c.outcome == GONE \
-                    else (detail, "")
+                verdict, detail = "error", describe(e)
+            what = f"known bug bucket {b['id']} ({b['status']}{', ' + b['url'] if b.get('url') else ''})"
+            if verdict == "absent":
+                c.result, c.gone, c.out = PASS, beside.gone, f"{beside.gone}: {what}: no longer shows, not a failure"
+            elif verdict in ("error", "not-run"):
+                c.status, c.message = (MISSING if verdict == "error" else SKIP), detail
             else:
-                c.known, c.out = b["id"], f"{what}: {'still wrong, as expected' if verdict == 'present' else verdict}; {detail}"
+                c.status, c.result = EXPECTED_FAIL, result_of(b["signature"].get("kind"))
+                c.out = f"{what}: {'still wrong, as expected' if verdict == 'present' else verdict}; {detail}"
             c.time_s = time.perf_counter() - t0
             cases.append(c)
             if on_case:
                 on_case(c)
     return cases
-
-
-# ---- the smoke campaign ------------------------------------------------------------------------
-
-
-def hit_buckets(corpus: Corpus, campaign: str, since: float) -> list[tuple[str, dict[str, Any]]]:
-    """(target, bucket) for every bucket a run of ``campaign`` started at or after ``since`` hit
-    (a disagreement stored by an earlier run and seen again counts: rows are deduplicated)."""
-    hits = buckets_hit_since(corpus, campaign, since)
-    buckets = {b["id"]: b for b in corpus.buckets()} if hits else {}
-    return [(h["target"], buckets[h["bucket"]]) for h in hits if h["bucket"] in buckets]
-
-
-def smoke_cases(targets: list[str], hits: list[tuple[str, dict[str, Any]]], corpus_path: str,
-                known: AbstractSet[str] = frozenset(), stats: dict[str, Any] | None = None,
-                wall_s: float = 0.0, floor: str = DEFAULT_SEVERITY) -> list[Case]:
-    """One case per target: failed when it hit a bucket that is not known (status in
-    :data:`KNOWN_STATUSES`, or its id in ``known``: the regression files' buckets) and whose
-    severity is ``floor`` or more serious (oracles.rules.SEVERITIES); the others are listed."""
-    cases = []
-    for name in targets:
-        s = (stats or {}).get(name)
-        c = Case(SMOKE, name, f"smoke campaign on {name}", time_s=getattr(s, "wall_s", 0.0) or wall_s)
-        lines = []
-        if s is not None:
-            statuses = ", ".join(f"{k} {v}" for k, v in sorted(s.statuses.items()))
-            lines.append(f"{s.programs} programs, {s.judged:,} judged lanes, {s.mismatches:,} mismatching lanes"
-                         + (f" ({statuses})" if statuses else ""))
-        new = []
-        for target, b in hits:
-            if target != name:
-                continue
-            severity = bucket_severity(b)
-            if is_known(b, known):
-                why = b["status"] if b["status"] in KNOWN_STATUSES else "in the regression files or the baseline"
-                lines.append(f"known bucket {b['id']} ({why}{', ' + b['url'] if b.get('url') else ''}): {b['title']}")
-            elif not at_least(severity, floor):
-                lines.append(f"new bucket {b['id']} below --severity {floor} ({severity}): {b['title']}")
-            else:
-                new.append(b)
-        if new:
-            c.outcome = FAILED
-            c.message = (f"{len(new)} new bucket(s) on {name}, e.g. {new[0]['id']} {new[0]['title']}: "
-                         f"`clfuzz report BUCKET --corpus {corpus_path} -o DIR` shows one")
-            c.details = "\n".join(
-                f"{b['id']} {b['title']} ({bucket_severity(b)}, status {b['status']}, {b['rows']} rows, "
-                f"{b['programs']} programs)\n"
-                f"  look:   clfuzz report {b['id']} --corpus {corpus_path} -o reports/{b['id']}\n"
-                f"  accept: clfuzz mark {b['id']} reported --corpus {corpus_path}   (or: ignored)"
-                for b in new) + "\nan accepted bucket is known to the next run given that corpus (--corpus)"
-        c.out = "\n".join(lines)
-        cases.append(c)
-    return cases
-
-
-def _status(bucket: dict[str, Any]) -> str:
-    """A bucket's status, and where its vendor bug is when recorded (``clfuzz mark --url``)."""
-    return bucket["status"] + (f", {bucket['url']}" if bucket.get("url") else "")
-
-
-def is_known(bucket: dict[str, Any], known: AbstractSet[str] = frozenset()) -> bool:
-    """Whether a smoke campaign accepts ``bucket``: its status is one of :data:`KNOWN_STATUSES`
-    or a regression file tracks it (``known``, :func:`known_buckets`)."""
-    return bucket["status"] in KNOWN_STATUSES or bucket["id"] in known
-
-
-def known_buckets(regressions: list[tuple[Path, dict[str, Any]]]) -> set[str]:
-    """Buckets the regression files track: those they were exported from and the known-wrong ones."""
-    out: set[str] = set()
-    for _, case in regressions:
-        out.update(b for b in case.get("found_in", []) if isinstance(b, str))
-        out.update(w["bucket"] for w in case["known_wrong"].values())
-    return out
 
 
 # ---- the whole run -----------------------------------------------------------------------------
@@ -340,24 +263,40 @@ def local_targets(names: list[str] | None) -> list[Target]:
     return targets
 
 
+def expectations_of(files: list[tuple[Path, dict[str, Any]]], parsed: Parsed | None, targets: list[Target],
+                    system: list[Target]) -> dict[str, Expectations]:
+    """Each target's expectations: from the ``parsed`` folder of expectation files
+    (app.ci_expectations.read_folder), else from the regression files' ``known_wrong`` entries."""
+    return {t.name: (for_target(parsed, t.name, counterpart(t, system)) if parsed is not None
+                     else from_regressions(files, t.name, counterpart(t, system))) for t in targets}
+
+
 def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes: float, seed: int = 0,
            corpus_path: str | Path | None = None, timeout_s: float = 60,
            on_case: Callable[[Case], None] | None = None,
            on_phase: Callable[[str], None] | None = None, severity: str = DEFAULT_SEVERITY,
-           baseline: AbstractSet[str] = frozenset()) -> CiResult:
-    """Replay the regression folder on the local targets ``drivers`` selects (every one for None,
-    :func:`local_targets`), then a smoke campaign of ``minutes`` (none for 0) into
-    ``corpus_path`` (a temporary corpus when None, kept only when it found new buckets, so that
-    the report commands work); the smoke campaign fails on new buckets of ``severity`` or more
-    serious that neither the corpus, the regression files nor ``baseline`` (bucket ids of a
-    baseline file, triage.baseline) know. Raises :class:`CiError` before running anything when the folder,
-    the targets or the corpus cannot be used (the folder is checked first: it needs no driver)."""
+           baseline: AbstractSet[str] = frozenset(), expectations: str | Path | None = None,
+           reruns: int = 2, fraction: int = 1, start: int = 1) -> CiResult:
+    """Replay shard ``start`` of ``fraction`` of the regression folder on the local targets
+    ``drivers`` selects (every one for None, :func:`local_targets`), then a smoke campaign of
+    ``minutes`` (none for 0) into ``corpus_path`` (a temporary corpus when None, kept only when a
+    case of it failed, so that the report commands work); the smoke campaign's buckets are judged
+    by app.ci_smoke (``baseline``: bucket ids of a baseline file, triage.baseline, are known).
+    Raises :class:`CiError` before running anything when the folder, the expectations, the
+    fraction, the targets or the corpus cannot be used (those that need no driver first)."""
     from fuzz.drivers import discover
 
     files = load_regressions(regressions)
+    mine = shard(files, fraction, start)
+    parsed = read_folder(expectations, {p.stem for p, _ in files}, str(regressions)) \
+        if expectations is not None else None
     targets = local_targets(drivers)
     system = discover()  # the counterparts of release targets
-    result = CiResult(targets=[t.name for t in targets])
+    tracked = known_buckets(files)
+    rules = Rules(expectations_of(files, parsed, targets, system), tracked | set(baseline), severity, reruns,
+                  str(expectations) if expectations is not None else None)
+    result = CiResult(targets=[t.name for t in targets],
+                      beside={t.name: b.key for t in targets if (b := counterpart(t, system))})
     temp = Path(tempfile.mkdtemp(prefix="clfuzz-ci-")) if minutes > 0 and corpus_path is None else None
     corpus = None
     try:
@@ -369,48 +308,28 @@ def run_ci(drivers: list[str] | None = None, *, regressions: str | Path, minutes
                 raise CiError(str(e).splitlines()[0]) from None
         t0 = time.perf_counter()
         if on_phase:
-            on_phase(f"regressions: {len(files)} files on {len(targets)} targets ({regressions})")
-        result.cases += replay(files, targets, on_case, timeout_s, system)
+            on_phase(f"regressions: {len(mine)} of {len(files)} files on {len(targets)} targets ({regressions})"
+                     + (f", shard {start} of {fraction}" if fraction > 1 else ""))
+        result.cases += replay(mine, targets, rules.expect, on_case, timeout_s, reruns)
         if corpus is not None:
-            result.cases += bucket_cases(corpus, targets, system, baseline, known_buckets(files), on_case, timeout_s)
+            known = [b for b in corpus.buckets() if is_known(b, baseline) and b["id"] not in tracked]
+            result.cases += bucket_cases(shard(known, fraction, start), corpus, targets, system, on_case, timeout_s)
         result.suite_s[REGRESSIONS] = time.perf_counter() - t0
         if corpus is not None and minutes > 0:
-            t0 = time.perf_counter()
-            result.campaign, result.corpus = f"ci-{seed}", corpus_path
+            t0, smoke_seed = time.perf_counter(), shard_seed(seed, start)
             if on_phase:
-                on_phase(f"smoke campaign {result.campaign}: {minutes:g} min on {len(targets)} targets "
+                on_phase(f"smoke campaign ci-{smoke_seed}: {minutes:g} min on {len(targets)} targets "
                          f"(corpus {corpus_path})")
-            smoke = _smoke(result, corpus, targets, minutes, seed, known_buckets(files) | set(baseline), timeout_s,
-                           severity)
+            smoke = run_smoke(result, corpus, targets, minutes, smoke_seed, rules, timeout_s)
             result.cases += smoke
             result.suite_s[SMOKE] = time.perf_counter() - t0
-            if on_case:
-                for c in smoke:
-                    on_case(c)
+            for c in smoke if on_case else ():
+                on_case(c)
+        result.corpus = str(corpus_path) if corpus is not None else None
     finally:
         if corpus is not None:
             corpus.close()
-        if temp is not None and not result.new_buckets:
+        if temp is not None and not any(c.failing for c in result.suite(SMOKE)):
             shutil.rmtree(temp, ignore_errors=True)
             result.corpus = None
     return result
-
-
-def _smoke(result: CiResult, corpus: Corpus, targets: list[Target], minutes: float, seed: int,
-           known: AbstractSet[str], timeout_s: float, floor: str) -> list[Case]:
-    """Run the smoke campaign ``result.campaign`` and judge its buckets (sets ``result.programs``
-    and ``result.new_buckets``)."""
-    from campaign.campaign import run_campaign
-
-    since = time.time()
-    try:
-        campaign = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=result.campaign,
-                                timeout_s=timeout_s)
-    except Exception as e:  # noqa: BLE001 - a generator bug: every smoke case errs, the report is still written
-        line = f"the smoke campaign stopped: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        return [Case(SMOKE, t.name, f"smoke campaign on {t.name}", ERROR, line) for t in targets]
-    result.programs = campaign.programs
-    hits = hit_buckets(corpus, result.campaign, since)
-    new = {b["id"]: b for _, b in hits if not is_known(b, known) and at_least(bucket_severity(b), floor)}
-    result.new_buckets = list(new.values())
-    return smoke_cases(result.targets, hits, str(corpus.path), known, campaign.targets, campaign.wall_s, floor)

@@ -4,9 +4,9 @@ Library errors and bad input (a bad corpus, an unknown driver or area, a malform
 become one line on stderr and exit status 2 (app.options.BadInput), never a traceback.
 
 This module declares the group and attaches the commands, which live in modules named for what
-they work on: app.commands_campaign (the local drivers), app.commands_programs (one program),
-app.commands_corpus (a whole corpus) and app.commands_triage (the buckets); app.options holds
-what they share.
+they work on: app.commands_campaign (the local drivers), app.commands_ci (a CI job),
+app.commands_programs (one program), app.commands_corpus (a whole corpus) and
+app.commands_triage (the buckets); app.options holds what they share.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import sys
 import click
 
 from app.commands_audit import audit
-from app.commands_campaign import ci, drivers, run
+from app.commands_campaign import drivers, run
+from app.commands_ci import ci, ci_merge
 from app.commands_corpus import corpus_group, dashboard, stats
 from app.commands_programs import emit, replay
 from app.commands_triage import baseline, buckets, export_regressions, mark, reduce_command, report
@@ -31,7 +32,7 @@ def cli() -> None:
 
 
 for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, baseline, report, ci,
-                export_regressions, dashboard, emit, audit, releases, versions):
+                ci_merge, export_regressions, dashboard, emit, audit, releases, versions):
     cli.add_command(command)
 
 

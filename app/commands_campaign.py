@@ -1,21 +1,17 @@
 """The commands that run on the local OpenCL drivers: ``drivers`` lists them, ``run`` fuzzes them (or a
-cluster's), ``ci`` replays the regression files and runs a smoke campaign on them."""
+cluster's); ``ci`` (app.commands_ci) replays the regression files and runs a smoke campaign on them."""
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import click
 from rich.live import Live
 
 from app.commands_versions import install_releases
 from app.json_forms import echo_json
-from app.options import (DEFAULT_SEVERITY, budget_start, console, corpus_option, fail, local_targets, open_corpus,
-                         output_path)
+from app.options import budget_start, console, corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.stats import markdown, summarize
-from oracles import SEVERITIES
 
 
 @click.command()
@@ -216,57 +212,3 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
                f"({result.pending} left pending); corpus {corpus_path}, summary {summary_out}")
 
-
-@click.command("ci")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="JUnit XML report to write.")
-@click.option("--minutes", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              help="Time budget of the smoke campaign, which ends within it (plus seconds of wrap-up); the "
-                   "regression replay runs before it, outside the budget (0: regressions only).")
-@click.option("--corpus", "corpus_path", help="Corpus of the smoke campaign; its ignored and reported buckets are "
-                                              "known (default: a temporary corpus, kept only when it found new buckets).")
-@click.option("--drivers", help="Comma-separated driver names (default: every device found).")
-@click.option("--regressions", "regressions_dir", default="corpus/regressions", show_default=True,
-              type=click.Path(file_okay=False), help="Folder of the regression files.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the smoke campaign (campaign ci-SEED).")
-@click.option("--severity", type=click.Choice(list(SEVERITIES)), default=DEFAULT_SEVERITY, show_default=True,
-              help="Fail on new buckets of this severity or a more serious one (violation > recommendation > "
-                   "tolerance > letter > performance: a run cut at --timeout that is no hang); the others are listed.")
-@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
-              help="Baseline file (clfuzz baseline): its buckets are known, so they do not fail the run.")
-def ci(junit_path: str | None, minutes: float, corpus_path: str | None, drivers: str | None, regressions_dir: str,
-       seed: int, severity: str, baseline_path: str | None) -> None:
-    """Replay the regression files on every local driver, run a short smoke campaign and write a
-    JUnit report. Exit status 0: all passed; 1: a regression, a fixed known bug, a changed oracle
-    verdict or a new bucket; 2: cannot run (no device, no or malformed regression folder). On a
-    driver release (--drivers pocl-6.0) a known bug of the system's driver that the release no longer
-    shows is reported as "FIXED in pocl 6.0 (present in pocl 3.1)", not as a failure; with --corpus,
-    the corpus's known buckets are checked on the release too.
-
-    Example: clfuzz ci --junit report.xml --minutes 0.5 --corpus ci.db; clfuzz ci --drivers pocl-6.0 --minutes 0
-    """
-    from app.ci import run_ci
-    from app.ci_cases import CiError
-    from app.ci_report import summary, write_junit
-    from triage.baseline import BaselineError, read_baseline
-
-    def case(c):
-        if c.failing:
-            click.echo(f"  {c.outcome.upper():6} {c.classname}  {c.name}")
-
-    if junit_path:
-        output_path(junit_path)  # before the regressions are replayed
-    try:
-        names = [n.strip() for n in drivers.split(",") if n.strip()] if drivers else None
-        known = read_baseline(Path(baseline_path)) if baseline_path else frozenset()
-        result = run_ci(names, regressions=regressions_dir, minutes=minutes, seed=seed, corpus_path=corpus_path,
-                        on_case=case, on_phase=click.echo, severity=severity, baseline=known)
-        if junit_path:
-            write_junit(result, junit_path)
-    except (CiError, BaselineError, OSError) as e:
-        click.echo(f"Error: {str(e).splitlines()[0] if str(e) else type(e).__name__}", err=True)
-        sys.exit(2)
-    for line in summary(result):
-        click.echo(line)
-    if junit_path:
-        click.echo(f"junit: {junit_path}")
-    sys.exit(result.exit_code)

@@ -15,7 +15,7 @@ from rich.table import Table
 from app.json_forms import echo_json
 from app.options import BadInput, console, corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.buckets import STATUSES
-from corpus.store import CorpusError
+from corpus.store import Corpus, CorpusError
 from oracles import SEVERITIES
 
 
@@ -154,13 +154,25 @@ def _bucket_line(b: dict) -> list[str]:
             _short(b["types"]), deviation_text(b), str(b["rows"]), reduced_text(b), b.get("url") or ""]
 
 
+def plain_lines(columns: tuple[str, ...], rows: list[list[str]]) -> list[str]:
+    """A header line and one tab-separated line per row (what the lists print when piped)."""
+    return ["\t".join(columns)] + ["\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) for r in rows]
+
+
+def bug_list_text(corpus: Corpus, campaign: str | None = None) -> str:
+    """The bug list of ``corpus`` (of one ``campaign``) as ``clfuzz buckets`` prints it piped."""
+    from triage import bugs as bug_level
+
+    found, _ = bug_level.listed(corpus, campaign)
+    return "\n".join(plain_lines(BUG_COLUMNS, [_bug_line(g) for g in found])) + "\n"
+
+
 def _print_lines(title: str, columns: tuple[str, ...], rows: list[list[str]]) -> None:
     """One line per row: a table on a terminal (ids never cut, long text cut at the screen's edge),
     tab-separated plain text with a header line when piped."""
     if not sys.stdout.isatty():
-        click.echo("\t".join(columns))
-        for r in rows:
-            click.echo("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r))
+        for line in plain_lines(columns, rows):
+            click.echo(line)
         return
     widths = [max([len(col), *(len(r[i]) for r in rows)]) for i, col in enumerate(columns)]
     fixed = sum(w + 2 for w, col in zip(widths, columns) if col not in FLEXIBLE)

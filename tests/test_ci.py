@@ -1,5 +1,6 @@
-"""``clfuzz ci`` without drivers (app.ci): the outcome of each regression case, the known-bucket
-rule of the smoke campaign, the exit status, and the JUnit XML as Jenkins and GitLab read it."""
+"""``clfuzz ci`` without drivers (app.ci, app.ci_smoke): each regression case's status in
+deqp-runner's words against its expectations, the known-bucket rule of the smoke campaign, the exit
+status, and the JUnit XML as Jenkins and GitLab read it."""
 
 from __future__ import annotations
 
@@ -11,15 +12,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from app.ci import classify, hit_buckets, is_known, known_buckets, load_regressions, oracle_case, smoke_cases
-from app.ci_cases import ERROR, FAILED, FIXED, PASSED, REGRESSIONS, SKIPPED, SMOKE, Case, CiError, CiResult
+from app.ci import classify, load_regressions, oracle_case
+from app.ci_cases import (CRASH, EXPECTED_FAIL, FAIL, MISSING, PASS, REGRESSIONS, SKIP, SMOKE, UNEXPECTED_PASS, WARN,
+                          Case, CiError, CiResult)
+from app.ci_expectations import Entry, Expectations, from_regressions
 from app.ci_report import summary, write_junit
+from app.ci_smoke import Rules, hit_buckets, is_known, known_buckets, smoke_cases
 from app.cli import cli
 from corpus.store import Corpus
 from triage.buglist import bucket_severity
 from triage.regressions import FOLDER
 
 FILE = sorted(FOLDER.glob("*.json"))[0]
+KNOWN = {"bucket": "abc123abc123", "what": "wrong-result: convert_int(in0[gid]) = 7, expected 0"}
 
 
 def _case(known: dict | None = None) -> dict:
@@ -27,67 +32,77 @@ def _case(known: dict | None = None) -> dict:
             "known_wrong": {"pocl": known} if known else {}}
 
 
+def _expect(known: dict | None = None) -> Expectations:
+    """What ``_case(known)`` expects of pocl, as ``clfuzz ci`` reads it without --expectations."""
+    return from_regressions([(Path("r/f.json"), _case(known))], "pocl", None)
+
+
 def _row(kind: str = "wrong-result", actual: str = "7") -> dict:
     return {"kind": kind, "expression": "convert_int(in0[gid])", "actual_value": actual, "expected_value": "0",
             "rule_text": "NaN converts to 0", "section": "§6.4.3.3"}
 
 
-KNOWN = {"bucket": "abc123abc123", "what": "wrong-result: convert_int(in0[gid]) = 7, expected 0"}
-
-
 # ---- one regression file on one target --------------------------------------------------------
 
 def test_a_driver_that_agrees_passes():
-    c = classify(Path("r/f.json"), _case(), "pocl", [])
-    assert (c.outcome, c.suite, c.classname, c.name) == (PASSED, REGRESSIONS, "pocl", "f " + _case()["title"])
-    assert not c.failing
+    c = classify(Path("r/f.json"), _case(), "pocl", [], _expect())
+    assert (c.status, c.result, c.suite, c.driver, c.id) == (PASS, PASS, REGRESSIONS, "pocl", "f")
+    assert c.name == "f " + _case()["title"] and not c.failing
 
 
 def test_a_known_wrong_driver_still_wrong_is_an_expected_failure():
-    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row()])
-    assert c.outcome == PASSED and c.known == "abc123abc123"
-    assert "known bug bucket abc123abc123" in c.out and "now:" not in c.out
-    moved = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row(actual="9")])
-    assert moved.outcome == PASSED and "now: wrong-result: convert_int(in0[gid]) = 9" in moved.out
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row()], _expect(KNOWN))
+    assert (c.status, c.result) == (EXPECTED_FAIL, FAIL) and not c.failing
+    assert "known bug bucket abc123abc123" in c.out and "known_wrong['pocl'] in r/f.json" in c.out
+    moved = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row(actual="9")], _expect(KNOWN))
+    assert moved.status == EXPECTED_FAIL and "now: wrong-result: convert_int(in0[gid]) = 9" in moved.out
 
 
-def test_a_driver_that_agreed_and_now_disagrees_is_a_regression():
-    c = classify(Path("r/f.json"), _case(KNOWN), "rusticl", [_row(), _row()])
-    assert c.outcome == FAILED and c.failing
-    assert "regression" in c.message and "2 lane(s)" in c.message and "§6.4.3.3" in c.details
+def test_a_driver_that_agreed_and_now_disagrees_is_a_regression_once_every_rerun_agrees():
+    reruns = []
+    c = classify(Path("r/f.json"), _case(KNOWN), "rusticl", [_row(), _row()], Expectations(),
+                 lambda: reruns.append(1) or FAIL, 2)
+    assert c.status == FAIL and c.failing and len(reruns) == 2
+    assert "regression: Fail where Pass was expected (the same on 2 re-runs)" in c.message and "§6.4.3.3" in c.details
 
 
-def test_a_known_wrong_driver_that_agrees_is_fixed_and_fails_like_a_strict_xfail():
-    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [])
-    assert c.outcome == FIXED and c.failing
-    assert "abc123abc123" in c.message and "Remove 'pocl' from known_wrong in r/f.json" in c.message
+def test_a_known_wrong_driver_that_agrees_is_an_unexpected_pass_that_fails_the_run():
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [], _expect(KNOWN), lambda: PASS, 2)
+    assert c.status == UNEXPECTED_PASS and c.failing
+    assert "abc123abc123" in c.message and "remove 'pocl' from known_wrong in r/f.json" in c.message
 
 
-def test_a_target_that_cannot_take_the_program_is_skipped():
-    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [], supported=False)
-    assert c.outcome == SKIPPED and not c.failing
+def test_an_expected_fail_that_crashes_now_is_an_unexpected_crash():
+    """deqp-runner's rule: the expectation names one result; another failing one is unexpected."""
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row("crash", "Segmentation fault")], _expect(KNOWN),
+                 lambda: CRASH, 1)
+    assert c.status == CRASH and c.failing and "Crash where Fail was expected" in c.message
 
 
-def test_a_case_that_cannot_be_judged_is_an_error():
-    assert classify(Path("r/f.json"), _case(), "pocl", None).outcome == ERROR
-    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row("worker_error", "could not start")])
-    assert c.outcome == ERROR and "could not start" in c.message
+def test_a_case_that_cannot_be_judged_is_missing_and_not_rerun():
+    def never():
+        raise AssertionError("a missing result is not re-run")
+
+    assert classify(Path("r/f.json"), _case(), "pocl", None, _expect(), never, 2).status == MISSING
+    c = classify(Path("r/f.json"), _case(KNOWN), "pocl", [_row("worker_error", "could not start")], _expect(KNOWN),
+                 never, 2)
+    assert c.status == MISSING and c.failing and "could not start" in c.message
 
 
-def test_a_crash_of_a_driver_that_agreed_is_a_regression():
-    c = classify(Path("r/f.json"), _case(), "pocl", [_row("crash", "Segmentation fault")])
-    assert c.outcome == FAILED and "crash: Segmentation fault" in c.message
+def test_a_crash_of_a_driver_that_agreed_is_a_crash():
+    c = classify(Path("r/f.json"), _case(), "pocl", [_row("crash", "Segmentation fault")], _expect(), lambda: CRASH, 2)
+    assert (c.status, c.result) == (CRASH, CRASH) and "crash: Segmentation fault" in c.message
 
 
 def test_the_oracle_case_holds_and_catches_a_changed_verdict(tmp_path):
     path, case = load_regressions(FOLDER)[0]
-    assert oracle_case(path, case).outcome == PASSED
+    assert oracle_case(path, case).status == PASS
     data = json.loads(path.read_text())
     data["verdict"][0]["allowed"] = [12345]
     (tmp_path / path.name).write_text(json.dumps(data))
     [(tampered, tcase)] = load_regressions(tmp_path)
     c = oracle_case(tampered, tcase)
-    assert c.outcome == FAILED and c.classname == "oracle" and "verdict changed" in c.message
+    assert c.status == FAIL and c.driver == "oracle" and c.id == path.stem and "verdict changed" in c.message
     assert "12345" in c.details
 
 
@@ -153,7 +168,11 @@ def _run(corpus: Corpus, program_id: str, target: str, campaign: str, rows: list
                     "mismatches": len(rows), "build_s": 0.0, "run_s": 0.0, "log": ""}, rows)
 
 
-def test_only_ignored_reported_or_regression_tracked_buckets_are_known(memory_corpus):
+def _by(cases: list[Case]) -> dict[tuple[str, str], Case]:
+    return {(c.driver, c.id): c for c in cases}
+
+
+def test_only_expected_ignored_reported_or_regression_tracked_buckets_are_known(memory_corpus):
     corpus = memory_corpus
     program = load_regressions(FOLDER)[0][1]["program"]
     pid = corpus.add_program(program, "older")
@@ -175,14 +194,23 @@ def test_only_ignored_reported_or_regression_tracked_buckets_are_known(memory_co
     tracked = {ids["convert_int_rtz"]}  # as if a regression file was exported from it
     known = {b["id"] for _, b in hits if is_known(b, tracked)}
     assert known == {ids["convert_int"], ids["convert_int_sat"], ids["convert_int_rtz"]}
-    cases = smoke_cases(["pocl", "rusticl", "oclgrind"], hits, "c.db", tracked)
-    by = {c.classname: c for c in cases}
-    assert by["pocl"].outcome == FAILED and "2 new bucket(s) on pocl" in by["pocl"].message
-    assert f"clfuzz report {ids['convert_int_rte']} --corpus c.db -o reports/" in by["pocl"].details
-    assert f"clfuzz mark {ids['convert_int_rte']} reported --corpus c.db" in by["pocl"].details
-    assert by["pocl"].out.count("known bucket") == 3
-    assert by["rusticl"].outcome == FAILED  # same operation, other driver: another bucket, not ignored
-    assert by["oclgrind"].outcome == PASSED
+    expect = {"pocl": Expectations({ids["convert_int_rtp"]: Entry(FAIL, "ci/pocl-fails.txt:2")})}
+    cases = smoke_cases(["pocl", "rusticl", "oclgrind"], hits, "c.db", Rules(expect, tracked, folder="ci"),
+                        rerun=lambda target, bucket: FAIL)
+    by = _by(cases)
+    assert {by["pocl", ids[op]].status for op in ("convert_int", "convert_int_sat", "convert_int_rtz",
+                                                  "convert_int_rtp")} == {EXPECTED_FAIL}
+    assert "ci/pocl-fails.txt:2" in by["pocl", ids["convert_int_rtp"]].out
+    new = by["pocl", ids["convert_int_rte"]]
+    assert new.status == FAIL and new.failing and new.result == FAIL
+    assert f"clfuzz report {ids['convert_int_rte']} --corpus c.db -o reports/" in new.details
+    assert f"add the line {ids['convert_int_rte']},Fail to ci/pocl-fails.txt" in new.details
+    assert f"clfuzz mark {ids['convert_int_rte']} reported --corpus c.db" in new.details
+    rusticl = [c for c in cases if c.driver == "rusticl" and c.id != "ci-0"]
+    assert [c.status for c in rusticl] == [FAIL]  # same operation, other driver: another bucket, not ignored
+    # one campaign case per target, passing: the campaign ran
+    assert [(c.driver, c.status) for c in cases if c.id == "ci-0"] == [("pocl", PASS), ("rusticl", PASS),
+                                                                      ("oclgrind", PASS)]
     # runs before ``since`` are another campaign run's business
     assert hit_buckets(corpus, "ci-0", since=2**40) == []
 
@@ -197,29 +225,31 @@ def test_known_buckets_are_the_regression_files_buckets():
 
 # ---- exit status and JUnit XML -----------------------------------------------------------------
 
-def _result(*outcomes: str) -> CiResult:
-    cases = [Case(REGRESSIONS, "oracle", "f0 title", time_s=0.5)]
-    for i, o in enumerate(outcomes):
-        suite = SMOKE if o == "smoke-failed" else REGRESSIONS
-        outcome = FAILED if o == "smoke-failed" else o
-        cases.append(Case(suite, f"t{i}", f"f{i} a <title> & \x1b[31m", outcome, message=f"why {i}\x00",
-                          details=f"details {i}", out="known bug bucket b" if o == PASSED else "", time_s=1.25,
-                          known="b" if o == PASSED else ""))
-    cases.append(Case(SMOKE, "pocl", "smoke campaign on pocl", out="3 programs", time_s=10.0))
-    return CiResult(cases=cases, suite_s={REGRESSIONS: 3.0, SMOKE: 12.0}, targets=["pocl"])
+def _result(*statuses: str) -> CiResult:
+    cases = [Case(REGRESSIONS, "oracle", "f0", "title", time_s=0.5)]
+    for i, s in enumerate(statuses):
+        suite = SMOKE if s == "smoke-Fail" else REGRESSIONS
+        status = FAIL if s == "smoke-Fail" else s
+        cases.append(Case(suite, f"t{i}", f"f{i}", "a <title> & \x1b[31m", status, message=f"why {i}\x00",
+                          details=f"details {i}", out="known bug bucket b" if s == EXPECTED_FAIL else "",
+                          time_s=1.25))
+    cases.append(Case(SMOKE, "pocl", "ci-0", "smoke campaign on pocl", out="3 programs", time_s=10.0))
+    return CiResult(cases=cases, suite_s={REGRESSIONS: 3.0, SMOKE: 12.0}, targets=["pocl"], campaigns=["ci-0"])
 
 
-@pytest.mark.parametrize("outcomes,code", [
+@pytest.mark.parametrize("statuses,code", [
     ((), 0),
-    ((PASSED, SKIPPED, SKIPPED), 0),
-    ((PASSED, FAILED), 1),
-    ((FIXED,), 1),
-    ((SKIPPED, ERROR), 1),
-    (("smoke-failed",), 1),
+    ((PASS, SKIP, SKIP, EXPECTED_FAIL, "Flake", "KnownFlake", WARN), 0),
+    ((PASS, FAIL), 1),
+    ((UNEXPECTED_PASS,), 1),
+    ((CRASH,), 1),
+    (("Timeout",), 1),
+    ((SKIP, MISSING), 1),
+    (("smoke-Fail",), 1),
 ])
-def test_exit_code(outcomes, code):
-    assert _result(*outcomes).exit_code == code
-    assert summary(_result(*outcomes))[-1] == ("FAILED" if code else "OK")
+def test_exit_code(statuses, code):
+    assert _result(*statuses).exit_code == code
+    assert summary(_result(*statuses))[-1] == ("FAILED" if code else "OK")
 
 
 def _parse(path: Path) -> ET.Element:
@@ -229,7 +259,7 @@ def _parse(path: Path) -> ET.Element:
 
 
 def test_junit_counts_and_structure_as_ci_servers_read_them(tmp_path):
-    result = _result(PASSED, FAILED, FIXED, SKIPPED, ERROR, "smoke-failed")
+    result = _result(EXPECTED_FAIL, FAIL, UNEXPECTED_PASS, SKIP, MISSING, "smoke-Fail")
     root = _parse(write_junit(result, tmp_path / "sub" / "junit.xml"))
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == ["regressions", "smoke-campaign"]
@@ -250,17 +280,21 @@ def test_junit_counts_and_structure_as_ci_servers_read_them(tmp_path):
     assert (reg.get("tests"), reg.get("failures"), reg.get("errors"), reg.get("skipped")) == ("6", "2", "1", "1")
     assert (smoke.get("tests"), smoke.get("failures")) == ("2", "1")
     failures = {c.get("name"): c.find("failure") for c in reg.findall("testcase") if c.find("failure") is not None}
-    assert {f.get("type") for f in failures.values()} == {"regression", "fixed"}
+    assert {f.get("type") for f in failures.values()} == {FAIL, UNEXPECTED_PASS}
     assert all(f.get("message").startswith("why ") and f.text.startswith("details") for f in failures.values())
-    assert smoke.find("testcase/failure").get("type") == "new-bucket"
+    assert smoke.find("testcase/failure").get("type") == FAIL
+    assert reg.find("testcase/error").get("type") == MISSING
     known = [c for c in reg.findall("testcase") if c.find("system-out") is not None]
     assert len(known) == 1 and known[0].find("system-out").text == "known bug bucket b"
     assert reg.find("testcase/skipped").get("message") == "why 3?"  # no control characters in XML
     assert reg.findall("testcase")[1].get("name") == "f0 a <title> & ?[31m"
+    status = {c.get("name").split()[0]: {p.get("name"): p.get("value") for p in c.iter("property")}
+              for c in reg.findall("testcase")}
+    assert status["f0"]["status"] == EXPECTED_FAIL and status["f4"]["status"] == MISSING
 
 
 def test_junit_of_a_run_without_smoke_campaign_has_an_empty_suite(tmp_path):
-    result = CiResult(cases=[Case(REGRESSIONS, "oracle", "f0 t")], suite_s={REGRESSIONS: 1.0})
+    result = CiResult(cases=[Case(REGRESSIONS, "oracle", "f0", "t")], suite_s={REGRESSIONS: 1.0})
     root = _parse(write_junit(result, tmp_path / "j.xml"))
     smoke = root.find("testsuite[@name='smoke-campaign']")
     assert smoke is not None and smoke.get("tests") == "0" and root.get("tests") == "1"
@@ -289,11 +323,11 @@ def test_new_buckets_fail_from_the_severity_floor_up(memory_corpus, floor, fails
     _run(corpus, pid, "pocl", "ci-0", rows)
     hits = hit_buckets(corpus, "ci-0", 0.0)
     assert {bucket_severity(b) for _, b in hits} == set(rules.values())
-    case = smoke_cases(["pocl"], hits, "c.db", floor=floor)[0]
-    assert case.outcome == FAILED
-    assert f"{len(fails)} new bucket(s) on pocl" in case.message
-    below = set(rules.values()) - fails
-    assert case.out.count(f"below --severity {floor}") == len(below)
+    cases = smoke_cases(["pocl"], hits, "c.db", Rules(floor=floor), rerun=lambda target, bucket: FAIL)[1:]
+    assert {bucket_severity(b) for (_, b), c in zip(hits, cases) if c.status == FAIL} == fails
+    below = [c for c in cases if c.status == WARN]
+    assert len(below) == len(set(rules.values()) - fails)
+    assert all(f"below --severity {floor}" in c.out for c in below)
 
 
 def test_a_timeout_fails_severity_violation_only_once_it_is_a_hang(memory_corpus):
@@ -314,9 +348,11 @@ def test_a_timeout_fails_severity_violation_only_once_it_is_a_hang(memory_corpus
     _run(corpus, pid, "pocl", "ci-0", [row])
     hits = hit_buckets(corpus, "ci-0", 0.0)
     assert [bucket_severity(b) for _, b in hits] == ["performance"]
-    case = smoke_cases(["pocl"], hits, "c.db", floor="violation")[0]
-    assert case.outcome != FAILED and "below --severity violation (performance)" in case.out
+    rules = Rules(floor="violation")
+    case = smoke_cases(["pocl"], hits, "c.db", rules, rerun=lambda target, bucket: "Timeout")[1]
+    assert case.status == WARN and "below --severity violation (performance)" in case.out
     corpus.decide_hang(pid, "pocl", {"hang": True, "limit_s": 600.0})
     hits = hit_buckets(corpus, "ci-0", 0.0)
     assert [bucket_severity(b) for _, b in hits] == ["violation"]
-    assert smoke_cases(["pocl"], hits, "c.db", floor="violation")[0].outcome == FAILED
+    case = smoke_cases(["pocl"], hits, "c.db", rules, rerun=lambda target, bucket: "Timeout")[1]
+    assert (case.status, case.result) == ("Timeout", "Timeout") and case.failing

@@ -433,6 +433,8 @@ def test_outputs_into_a_folder_no_one_may_write_are_refused_before_the_work(tmp_
         (["dashboard", "--corpus", str(db), "-o", str(locked / "d.html")], "cannot create"),
         (["run", "--corpus", str(locked / "c.db"), "--minutes", "0.1"], "cannot be created"),
         (["ci", "--junit", str(locked / "x.xml"), "--minutes", "0"], "cannot create"),  # before the replay
+        (["ci", "--output", str(locked / "results"), "--minutes", "0"], "cannot create"),
+        (["ci-merge", str(tmp_path), "-o", str(locked / "merged")], "cannot create"),
     ):
         started = time.monotonic()
         done = _cli_unprivileged(*args)

@@ -1,6 +1,7 @@
 """``clfuzz ci`` on a real driver (PoCL, both paths), through the command line: the JUnit report
 agrees with the exit status, and a tampered regression file is caught as a regression (a known
-bug removed from the file) and as a fixed bug (a known bug added for a driver that agrees)."""
+bug removed from the file: Fail) and as a fixed bug (a known bug added for a driver that agrees:
+UnexpectedPass)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def _suites(path: Path) -> dict[str, ET.Element]:
 def test_ci_run_on_pocl_writes_a_report_that_agrees_with_the_exit_code(tmp_path):
     target_named("pocl")
     junit = tmp_path / "junit.xml"
-    result = _ci("--minutes", "0.2", "--junit", str(junit), "--corpus", str(tmp_path / "ci.db"))
+    result = _ci("--minutes", "0.2", "--junit", str(junit), "--corpus", str(tmp_path / "ci.db"),
+                 "--flake-reruns", "0")  # re-runs: tests/drivers/test_ci_jobs.py
     assert result.exit_code in (0, 1), result.output
     suites = _suites(junit)
     root = ET.parse(junit).getroot()
@@ -79,10 +81,11 @@ def test_ci_catches_a_regression_and_a_fixed_bug_in_tampered_files(tmp_path):
     assert result.exit_code == 1, result.output
     by = {(c.get("classname"), c.get("name").split()[0]): c for c in _suites(junit)["regressions"].iter("testcase")}
     regression = by[("pocl", wrong.stem)].find("failure")
-    assert regression is not None and regression.get("type") == "regression", result.output
+    assert regression is not None and regression.get("type") == "Fail", result.output
     fixed = by[("pocl", right.stem)].find("failure")
-    assert fixed is not None and fixed.get("type") == "fixed" and "0123456789ab" in fixed.get("message")
+    assert fixed is not None and fixed.get("type") == "UnexpectedPass" and "0123456789ab" in fixed.get("message")
     still = by[("pocl/spirv", wrong.stem)]  # untouched entry: still an expected failure
     assert still.find("failure") is None and "known bug bucket" in still.findtext("system-out")
     assert by[("oracle", wrong.stem)].find("failure") is None
-    assert f"FAILED pocl  {wrong.stem}" in result.output and f"FIXED  pocl  {right.stem}" in result.output
+    assert f"{'Fail':14} pocl  {wrong.stem}" in result.output
+    assert f"{'UnexpectedPass':14} pocl  {right.stem}" in result.output
