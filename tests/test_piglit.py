@@ -272,3 +272,12 @@ def test_a_regression_file_whose_driver_is_not_here_is_listed_and_skipped(tmp_pa
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines()[1] == ("skipped: r.json: oclgrind is not a driver of this machine: its wrong "
                                            "values are unknown")
+
+
+def test_a_file_that_is_not_a_regression_file_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setattr("app.commands_export.local_targets", lambda drivers: [])
+    file = tmp_path / "x.json"
+    file.write_text(json.dumps({"title": "t"}))
+    done = CliRunner().invoke(cli, ["export", "--format", "piglit", str(file), "-o", str(tmp_path / "o")])
+    assert done.exit_code == 2 and done.stderr.startswith(f"Error: {file}: not a regression file"), done.output
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "o").exists()

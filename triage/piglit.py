@@ -65,7 +65,7 @@ class Exported:
     skipped: list[str] = field(default_factory=list)
 
 
-def tester() -> str:
+def cl_program_tester() -> str:
     """The path of piglit's ``cl-program-tester`` (Debian's ``piglit`` package puts it outside PATH)."""
     return shutil.which("cl-program-tester") or next(iter(glob.glob("/usr/lib/*/piglit/bin/cl-program-tester")),
                                                       DEBIAN_TESTER)
@@ -80,7 +80,7 @@ def command(file: str, platform: str, target: Target | None) -> str:
         if target.lineage == "rusticl":
             env["RUSTICL_ENABLE"] = env_overrides(target.icd_folder)["RUSTICL_ENABLE"]
         env.update(dict(target.settings))
-    words = [f"{k}={shlex.quote(v)}" for k, v in env.items()] + [tester(), file, "-platform", shlex.quote(platform)]
+    words = [f"{k}={shlex.quote(v)}" for k, v in env.items()] + [cl_program_tester(), file, "-platform", shlex.quote(platform)]
     return " ".join(words)
 
 
@@ -125,11 +125,12 @@ def regression_cases(path: Path, targets: list[Target], workers: dict[str, Worke
     OpenCL C path, with the rows of a run here (or why not, one line each)."""
     try:
         data = regressions.load(path)
-    except (OSError, ValueError, KeyError) as e:
+        program, wrong, title = data["program"], data["known_wrong"], data["title"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise ExportError(f"{path}: not a regression file ({str(e).splitlines()[0] if str(e) else e})") from None
-    program, local = data["program"], {t.name: t for t in targets}
+    local = {t.name: t for t in targets}
     out: list[Case | str] = []
-    for name in sorted(n for n in data["known_wrong"] if "/" not in n):
+    for name in sorted(n for n in wrong if "/" not in n):
         test_id = f"{program.id}-{name}"
         if name not in local:
             out.append(f"{path.name}: {name} is not a driver of this machine: its wrong values are unknown")
@@ -138,7 +139,7 @@ def regression_cases(path: Path, targets: list[Target], workers: dict[str, Worke
         if not rows:
             out.append(f"{path.name}: {name} " + ("computes it right now" if rows == [] else "does not take it"))
             continue
-        out.append(Case(test_id, data["title"], program, rows, name, local[name].fingerprint))
+        out.append(Case(test_id, title, program, rows, name, local[name].fingerprint))
     return out
 
 

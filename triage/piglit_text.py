@@ -173,7 +173,8 @@ def _inputs(program: Program) -> list[str]:
     return lines
 
 
-def _plan(program: Program, ftz: frozenset[str], rows: list[dict]):
+def _plan(program: Program, ftz: frozenset[str],
+          rows: list[dict]) -> tuple[list[str], list[str], list[str], list[str]] | str:
     """The checked lanes (triage.repro_script.checks) as output buffers: their ``arg_out`` lines,
     the kernel's extra parameters, the copies after its statements, the lanes left out; or why no
     lane the driver got wrong can be shown."""
