@@ -77,6 +77,8 @@ def test_the_integer_comparison_is_the_testers():
     (_check([1, 1065353216]), "int", 1065353217, Encoding("value", "int", 0, "532676608", "532676608")),
     (_check([0xFFFF]), "short", 0xC882, Encoding("value", "short", 0, "-1", "")),
     (_check([0x8000000000000000]), "double", 0, Encoding("bits", "ulong", 0xFFFFFFFFFFFFFFFF, "0x8000000000000000", "")),
+    # overflow allowed: FLT_MAX or +inf; the driver gave 1.0: the bits from FLT_MAX's to inf's
+    (_check([0x7F7FFFFF, 0x7F800000]), "float", 0x3F800000, Encoding("bits", "uint", 0xFFFFFFFF, "0x7f7fffff", "1")),
 ])
 def test_each_lane_gets_the_first_comparison_that_tells_the_driver_apart(check, name, actual, expected):
     assert encode(check, name, actual) == expected

@@ -92,8 +92,8 @@ def _ulps_needed(points: list[float], expect: float, dtype: str) -> int | None:
     e = t(expect)
     with np.errstate(all="ignore"):
         one_ulp = float(abs(np.nextafter(e, t(-np.inf) if np.signbit(e) else t(np.inf)) - e))
-    if not math.isfinite(one_ulp) or one_ulp == 0:
-        return None
+    if not math.isfinite(one_ulp) or one_ulp == 0 or not all(math.isfinite(p) for p in points):
+        return None  # an infinity is not within any number of ulps of a finite value
     worst = max((abs(Fraction(p) - Fraction(expect)) for p in points), default=Fraction(0))
     n = math.ceil(worst / Fraction(one_ulp))
     limit = 1 << (np.finfo(t).nmant + 1)
