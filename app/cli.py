@@ -5,8 +5,9 @@ become one line on stderr and exit status 2 (app.options.BadInput), never a trac
 
 This module declares the group and attaches the commands, which live in modules named for what
 they work on: app.commands_campaign (the local drivers), app.commands_ci (a CI job),
-app.commands_programs (one program), app.commands_corpus (a whole corpus) and
-app.commands_triage (the buckets); app.options holds what they share.
+app.commands_programs (one program), app.commands_corpus (a whole corpus),
+app.commands_triage (the buckets) and app.commands_export (findings for other test suites);
+app.options holds what they share.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from app.commands_audit import audit
 from app.commands_campaign import drivers, run
 from app.commands_ci import ci, ci_merge
 from app.commands_corpus import corpus_group, dashboard, stats
+from app.commands_export import export
 from app.commands_programs import emit, replay
 from app.commands_triage import baseline, buckets, export_regressions, mark, reduce_command, report
 from app.commands_versions import releases, versions
@@ -32,7 +34,7 @@ def cli() -> None:
 
 
 for command in (drivers, run, replay, stats, reduce_command, buckets, corpus_group, mark, baseline, report, ci,
-                ci_merge, export_regressions, dashboard, emit, audit, releases, versions):
+                ci_merge, export_regressions, export, dashboard, emit, audit, releases, versions):
     cli.add_command(command)
 
 

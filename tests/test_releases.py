@@ -5,6 +5,7 @@ a release root, the installed-release listing, verdicts and the stored map."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -202,6 +203,87 @@ def test_both_install_entry_points_build_once_and_drivers_lists_what_cannot_run(
     assert (listed["schema"], listed["drivers"]) == (SCHEMAS["drivers"], [])
     assert list(listed["unavailable"]) == ["trixie"] and "no OpenCL driver in the root" in listed["unavailable"]["trixie"]
     assert "unavailable: trixie: " in table.stdout and "no OpenCL driver in the root" in table.stdout
+
+
+FAKE_MMDEBSTRAP = """#!/bin/sh
+# mmdebstrap [options] SUITE TARGET MIRROR: writes part of a root, then fails for the suite "broken"
+for a; do suite=$target; target=$mirror; mirror=$a; done
+mkdir -p "$target/usr/bin" && : > "$target/usr/bin/python3"
+if [ "$suite" = broken ]; then
+  echo "I: running apt-get update..." >&2
+  echo "W: Failed to fetch http://deb.example/debian/dists/broken/InRelease  Could not resolve 'deb.example'" >&2
+  echo "E: apt-get update -oAPT::Status-Fd=<\\$fd> failed" >&2
+  exit 1
+fi
+mkdir -p "$target/etc/OpenCL/vendors" && echo libpocl.so.2 > "$target/etc/OpenCL/vendors/pocl.icd"
+"""
+
+
+def _fake_mmdebstrap(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mmdebstrap").write_text(FAKE_MMDEBSTRAP)
+    (bin_dir / "mmdebstrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("CLFUZZ_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("CLFUZZ_RELEASES", str(tmp_path / "rel"))
+    monkeypatch.setattr(rel.os, "geteuid", lambda: 0)  # mmdebstrap's root mode, faked with it
+
+
+def test_a_failed_download_names_its_suite_and_why_and_leaves_nothing_installed(tmp_path, monkeypatch):
+    """A suite whose mmdebstrap fails (here: a fake one on PATH that writes part of the root, then
+    fails as APT does when the mirror cannot be reached) is one line naming the suite and APT's
+    reason, exit 2; its half-written root is gone, so it does not count as installed; the other
+    suite of the same command is built and listed."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    _fake_mmdebstrap(tmp_path, monkeypatch)
+    done = CliRunner().invoke(cli, ["releases", "install", "broken", "trixie"])
+    assert done.exit_code == 2, done.output
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: not installed: broken: mmdebstrap failed (exit 1)")
+    assert "Could not resolve 'deb.example'" in line and "trixie" not in line
+    assert [r.suite for r in rel.installed()] == ["trixie"]
+    assert sorted(p.name for p in (tmp_path / "rel").iterdir()) == ["trixie", "trixie.json"]
+    assert json.loads((tmp_path / "rel/trixie.json").read_text())["suite"] == "trixie"
+    again = CliRunner().invoke(cli, ["releases", "install", "trixie"])
+    assert again.exit_code == 0 and "trixie: already installed" in again.stdout
+
+
+def test_an_interrupted_build_leaves_nothing_that_counts_as_installed(tmp_path, monkeypatch):
+    """Ctrl-C during mmdebstrap removes the partial root; a root left without its manifest (a
+    build killed between the rename and the manifest) is not installed and is rebuilt."""
+    _fake_mmdebstrap(tmp_path, monkeypatch)
+    real_run = rel.subprocess.run
+
+    def interrupted(argv, **kw):
+        real_run(argv, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rel.subprocess, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        rel.install(["testing"], log=lambda _: None)
+    assert list((tmp_path / "rel").iterdir()) == [] and rel.installed() == []
+    monkeypatch.setattr(rel.subprocess, "run", real_run)
+    (tmp_path / "rel/testing/stale").mkdir(parents=True)  # the root of a build killed before its manifest
+    assert rel.installed() == []
+    [release] = rel.install(["testing"], log=lambda _: None)
+    assert release.suite == "testing" and not (release.root / "stale").exists()
+    assert (release.root / "etc/OpenCL/vendors/pocl.icd").exists() and release.manifest["suite"] == "testing"
+
+
+@pytest.mark.parametrize("stderr, reason", [
+    ("I: x\nW: Failed to fetch http://m/dists/sid/InRelease  Temporary failure resolving 'm'\nE: apt failed\n",
+     "W: Failed to fetch http://m/dists/sid/InRelease Temporary failure resolving 'm'"),
+    ("I: x\nE: Unable to locate package pocl-opencl-icd\n", "E: Unable to locate package pocl-opencl-icd"),
+    ("I: x\nE: mmdebstrap: cannot write\nE: more\n", "E: mmdebstrap: cannot write"),
+    ("just this\n\n", "just this"),
+    ("", "no message"),
+])
+def test_failure_reason_picks_apts_download_error(stderr, reason):
+    assert rel.failure_reason(stderr) == reason
 
 
 def test_the_spirv_route_comes_from_what_the_device_reports():

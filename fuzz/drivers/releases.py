@@ -140,39 +140,79 @@ def package_versions(root: Path) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in out.stdout.splitlines() if " " in line)
 
 
+def failure_reason(stderr: str) -> str:
+    """Why an ``mmdebstrap`` run failed, in one line: APT's download error where there is one
+    (``Failed to fetch``, ``Could not resolve``, a package it cannot find), else its first ``E:``
+    line, else its last line."""
+    lines = [" ".join(ln.split()) for ln in stderr.splitlines() if ln.strip()]
+    telling = ("Failed to fetch", "Could not resolve", "Could not connect", "Temporary failure", "Unable to locate",
+               "has no installation candidate", "NO_PUBKEY", "is not signed", "No space left")
+    for line in lines:
+        if any(t in line for t in telling):
+            return line
+    errors = [ln for ln in lines if ln.startswith("E:")]
+    return (errors or lines or ["no message"])[0]
+
+
+class InstallError(RuntimeError):
+    """Some suites could not be built: one line, each failed suite with why."""
+
+
 def install(suites: tuple[str, ...] | list[str] = SUITES, mirror: str = MIRROR, refresh: bool = False,
             log=print) -> list[Release]:
     """Build (once) the root of each suite; return every installed release. Needs root and
-    ``mmdebstrap`` (``apt-get install mmdebstrap``). A failed build leaves nothing behind."""
+    ``mmdebstrap`` (``apt-get install mmdebstrap``; ``bash setup.sh releases`` does both).
+
+    A root is built in ``<suite>.tmp`` and renamed into place only when complete, then its manifest
+    is written (``installed`` counts a root only with its manifest), so a failed or interrupted
+    build leaves nothing that counts as installed. Every suite is tried; if any failed,
+    :class:`InstallError` names each with why (after the others are built)."""
     if shutil.which("mmdebstrap") is None:
-        raise RuntimeError("mmdebstrap is not installed: apt-get install -y mmdebstrap")
+        raise RuntimeError("mmdebstrap is not installed: apt-get install -y mmdebstrap (or bash setup.sh releases)")
     if os.geteuid() != 0:
         raise RuntimeError("building a release root needs root (mmdebstrap in root mode)")
     base = releases_dir()
     base.mkdir(parents=True, exist_ok=True)
+    failed = []
     for suite in suites:
         root, manifest = base / suite, base / f"{suite}.json"
         if root.is_dir() and manifest.exists() and not refresh:
             log(f"{suite}: already installed in {root}")
             continue
-        tmp = base / f"{suite}.tmp"
-        for stale in (tmp, root):
-            if stale.exists():
-                shutil.rmtree(stale)
         manifest.unlink(missing_ok=True)
+        if root.exists():
+            shutil.rmtree(root)
         log(f"{suite}: building {root} (mmdebstrap) ...")
         t0 = time.monotonic()
-        done = subprocess.run(mmdebstrap_argv(suite, tmp, mirror), capture_output=True, text=True, check=False)
-        seconds = time.monotonic() - t0
-        if done.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            errors = [ln for ln in done.stderr.splitlines() if ln.startswith("E:")] or done.stderr.splitlines()[-5:]
-            log(f"{suite}: mmdebstrap failed ({done.returncode}): " + " | ".join(errors[:5]))
+        problem = _build(suite, base / f"{suite}.tmp", root, mirror)
+        if problem:
+            failed.append(f"{suite}: {problem}")
             continue
-        os.replace(tmp, root)
+        seconds = time.monotonic() - t0
         doc = {"suite": suite, "mirror": mirror, "installed": _dt.datetime.now(_dt.UTC).isoformat(),
                "seconds": round(seconds, 1), "bytes": _du(root), "packages": package_versions(root)}
-        manifest.write_text(json.dumps(doc, indent=2) + "\n")
+        written = base / f"{suite}.json.tmp"
+        written.write_text(json.dumps(doc, indent=2) + "\n")
+        os.replace(written, manifest)
         log(f"{suite}: {doc['bytes'] / 1e9:.2f} GB in {seconds:.0f} s: "
             + ", ".join(f"{k} {v}" for k, v in doc["packages"].items()))
+    if failed:
+        raise InstallError(f"not installed: {'; '.join(failed)} (nothing of it kept; run again to retry)")
     return installed()
+
+
+def _build(suite: str, tmp: Path, root: Path, mirror: str) -> str | None:
+    """Run mmdebstrap into ``tmp`` and rename it to ``root`` when it succeeded; ``tmp`` is removed
+    whatever happens (an error, Ctrl-C). Why it failed, or None."""
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        done = subprocess.run(mmdebstrap_argv(suite, tmp, mirror), capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            return f"mmdebstrap failed (exit {done.returncode}) from {mirror}: {failure_reason(done.stderr)}"
+        if not tmp.is_dir():
+            return f"mmdebstrap exited 0 but wrote no root at {tmp}"
+        os.replace(tmp, root)
+        return None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -170,8 +170,10 @@ def _shared(b: Buffer, lay, lines: list[str], prologue: list[str], epilogue: lis
         epilogue.append(f"if (lid < {b.count}) {final} = {elem};")
 
 
-def emit(program: Program) -> str:
-    """The OpenCL C source of ``program``: one kernel ``clfuzz(in, out)`` over packed buffers."""
+def emit(program: Program, params: tuple[str, ...] = (), tail: tuple[str, ...] = ()) -> str:
+    """The OpenCL C source of ``program``: one kernel ``clfuzz(in, out)`` over packed buffers;
+    ``params`` are appended to the kernel's parameters and ``tail`` to its body, after the
+    statements (a piglit test's copies of the lanes it checks: triage.piglit_text)."""
     lay = layout(program)
     lines = []
     if "fp64" in program.requires:
@@ -183,12 +185,12 @@ def emit(program: Program) -> str:
         lines.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable")
     # FP_CONTRACT defaults to ON (§6.15.2.1): turn it off so a*b+c is never fused.
     lines.append("#pragma OPENCL FP_CONTRACT OFF")
-    params = ["global const uchar* restrict in", "global uchar* restrict out"]
-    params += [f"read_only {DIMS[i.dim].c_type} {i.name}" for i in program.images]
-    params += [f"sampler_t {s.name}" for s in sampler_arguments(program)]
+    kernel_params = ["global const uchar* restrict in", "global uchar* restrict out"]
+    kernel_params += [f"read_only {DIMS[i.dim].c_type} {i.name}" for i in program.images]
+    kernel_params += [f"sampler_t {s.name}" for s in sampler_arguments(program)] + list(params)
     lines += [f"constant sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "program"]
     lines += helpers(program)
-    lines.append(f"__kernel void {KERNEL_NAME}({', '.join(params)})")
+    lines.append(f"__kernel void {KERNEL_NAME}({', '.join(kernel_params)})")
     lines.append("{")
     lines += [f"    {line}" for line in index_lines(program, lay)]
     lines += [f"    const sampler_t {s.name} = {sampler_value(s)};" for s in program.samplers if s.scope == "kernel"]
@@ -213,7 +215,7 @@ def emit(program: Program) -> str:
             body.lines.append(f"{s.buffer}[gid] = {value};")
     barrier = ["barrier(CLK_LOCAL_MEM_FENCE);"]
     lines.extend(f"    {line}" for line in decls + (prologue and prologue + barrier) + wrap_lines(program, body.lines)
-                 + (epilogue and barrier + epilogue))
+                 + (epilogue and barrier + epilogue) + list(tail))
     lines.append("}")
     return "\n".join(lines) + "\n"
 
