@@ -1,0 +1,268 @@
+"""Flow programs (lang.flow) -> OpenCL C.
+
+The kernel takes the packed ``in`` and ``out`` arguments (:func:`lang.flow.regions`) and is
+named ``clfuzz`` like every kernel of clfuzz; contraction is off (``#pragma OPENCL FP_CONTRACT
+OFF``, §6.15.2.1: the default is on). The text of each node is what gives it its meaning
+(lang.flow): indices reduced modulo the length, shift counts masked to the width, the guarded
+arithmetic as helper functions (``flow_sadd_int`` ...) that test before they compute, loops
+counted as :class:`lang.flow.Loop` says in each form, the counter moved at the top of a ``while``
+or ``do`` body so that ``continue`` still steps it.
+
+A :class:`Dialect` says how a few things are spelled: the OpenCL C one (:data:`OPENCL`) is
+this module's; the tests' host-C dialect (tests/flow_host.py) writes the same body as C99 for
+one work-item at a time, which a host C compiler builds as an independent evaluation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from fuzz.emit.opencl_c import KERNEL_NAME, literal
+from lang.flow import (
+    BASE_MASK,
+    ALoad,
+    Assign,
+    AStore,
+    Bin,
+    Call,
+    Cast,
+    Const,
+    Exchange,
+    Exit,
+    Expr,
+    FlowProgram,
+    Function,
+    If,
+    Invoke,
+    Item,
+    Load,
+    Loop,
+    Select,
+    Stmt,
+    Un,
+    Var,
+    expressions,
+    promoted,
+    regions,
+    statements,
+    walk,
+)
+from lang.nodes import Literal
+from lang.types import Type, scalar
+
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=",
+           "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "shl": "<<", "shr": ">>"}
+HELPERS = ("sadd", "ssub", "smul", "sdiv", "srem")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a dialect spells a work-item function, a built-in call, a global and a local
+    declaration, a barrier and a private pointer parameter."""
+
+    item: Callable[[str, int], str]
+    builtin: Callable[[str, str, list[str]], str]
+    global_: str
+    local: Callable[[str, str, int], str]
+    barrier: str
+    private: str
+
+
+def _cl_item(fn: str, dim: int) -> str:
+    if fn == "work_dim":
+        return "((uint)get_work_dim())"
+    if fn == "global_linear_id":
+        d = [f"(get_global_id({k}) - get_global_offset({k}))" for k in range(3)]
+        return f"((uint)({d[0]} + get_global_size(0) * ({d[1]} + get_global_size(1) * {d[2]})))"
+    if fn == "local_linear_id":
+        return "((uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))))"
+    return f"((uint)get_{fn}({dim}))"
+
+
+OPENCL = Dialect(item=_cl_item, builtin=lambda fn, t, args: f"{fn}({', '.join(args)})", global_="__global ",
+                 local=lambda name, t, n: f"__local {t} {name}[{n}];", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
+                 private="private ")
+
+
+def const(c: Const) -> str:
+    s = scalar(c.type)
+    return literal(Literal(Type(c.type), (c.value & ((1 << s.bits) - 1),)))
+
+
+def _limits(t: str) -> tuple[str, str]:
+    s = scalar(t)
+    suffix = "L" if s.bits == 64 else ""
+    return f"({s.max}{suffix})", f"(-{s.max}{suffix} - 1)"
+
+
+def helper_text(op: str, t: str) -> str:
+    """The guarded operation ``op`` on the promoted type ``t`` as a C function (valid OpenCL C and C99)."""
+    top, bottom = _limits(t) if scalar(t).signed else ("", "")
+    guard = {
+        "sadd": f"(b > 0 && a > {top} - b) || (b < 0 && a < {bottom} - b)",
+        "ssub": f"(b < 0 && a > {top} + b) || (b > 0 && a < {bottom} + b)",
+        "smul": f"(a > 0 && b > 0 && a > {top} / b) || (a > 0 && b <= 0 && b < {bottom} / a) || "
+                f"(a <= 0 && b > 0 && a < {bottom} / b) || (a <= 0 && b <= 0 && a != 0 && b < {top} / a)",
+    }.get(op)
+    if guard is None:
+        guard = f"b == 0 || (a == {bottom} && b == -1)" if scalar(t).signed else "b == 0"
+    symbol = {"sadd": "+", "ssub": "-", "smul": "*", "sdiv": "/", "srem": "%"}[op]
+    return f"static {t} flow_{op}_{t}({t} a, {t} b) {{ return ({guard}) ? a : a {symbol} b; }}"
+
+
+class Writer:
+    """The text of one body (the kernel's or a helper's)."""
+
+    def __init__(self, dialect: Dialect, pointers: frozenset[str] = frozenset()) -> None:
+        self.d = dialect
+        self.pointers = pointers  # a helper's scalar pointer parameters: spelled (*p)
+        self.lines: list[str] = []
+
+    def expr(self, e: Expr) -> str:
+        if isinstance(e, Const):
+            return const(e)
+        if isinstance(e, Var):
+            return f"(*{e.name})" if e.name in self.pointers else e.name
+        if isinstance(e, Item):
+            return self.d.item(e.fn, e.dim)
+        if isinstance(e, (Load, ALoad)):
+            name = e.buffer if isinstance(e, Load) else e.array
+            return f"{name}[({self.expr(e.index)}) % {name}_n]"
+        if isinstance(e, Bin):
+            a, b = self.expr(e.a), self.expr(e.b)
+            if e.op in HELPERS:
+                return f"flow_{e.op}_{promoted(e.a.type)}({a}, {b})"
+            if e.op in ("shl", "shr"):
+                b = f"({b} & {scalar(e.a.type).bits - 1}u)"
+            return f"({a} {SYMBOLS[e.op]} {b})"
+        if isinstance(e, Un):
+            return f"({ {'neg': '-', 'not': '~', 'lnot': '!'}[e.op]}{self.expr(e.a)})"
+        if isinstance(e, Call):
+            return self.d.builtin(e.fn, e.args[0].type, [self.expr(a) for a in e.args])
+        if isinstance(e, Cast):
+            return f"(({e.type})({self.expr(e.a)}))"
+        assert isinstance(e, Select)
+        return f"(({self.expr(e.cond)}) ? {self.expr(e.a)} : {self.expr(e.b)})"
+
+    def body(self, body: tuple[Stmt, ...], depth: int) -> None:
+        pad = "    " * depth
+        for s in body:
+            if isinstance(s, Assign):
+                self.lines.append(f"{pad}{self.expr(Var(s.var, ''))} = {self.expr(s.value)};")
+            elif isinstance(s, AStore):
+                self.lines.append(f"{pad}{s.array}[({self.expr(s.index)}) % {s.array}_n] = {self.expr(s.value)};")
+            elif isinstance(s, If):
+                self.lines.append(f"{pad}if ({self.expr(s.cond)}) {{")
+                self.body(s.then, depth + 1)
+                if s.orelse:
+                    self.lines.append(f"{pad}}} else {{")
+                    self.body(s.orelse, depth + 1)
+                self.lines.append(f"{pad}}}")
+            elif isinstance(s, Loop):
+                self.loop(s, depth)
+            elif isinstance(s, Exit):
+                self.lines.append(f"{pad}if ({self.expr(s.cond)}) {s.kind};")
+            elif isinstance(s, Exchange):
+                self.lines += [f"{pad}{s.array}[lin_l] = {self.expr(s.value)};", f"{pad}{self.d.barrier}",
+                               f"{pad}{s.var} = {s.array}[({self.expr(s.index)}) % {s.array}_n];",
+                               f"{pad}{self.d.barrier}"]
+            else:
+                self.invoke(s, pad)
+
+    def loop(self, s: Loop, depth: int) -> None:
+        """``b + k * step`` for ``k < n`` (reverse: last first) in the text of each form."""
+        pad, inner, v, st = "    " * depth, "    " * (depth + 1), s.var, s.step
+        n, b = f"n_{v}", f"b_{v}"
+        trips = self.d.builtin("min", "uint", [f"(uint)({self.expr(s.trips)})", f"{s.cap}u"])
+        if s.form == "do":
+            trips = self.d.builtin("max", "uint", ["1u", trips])
+        end = f"{b} + {n} * {st}"
+        self.lines += [f"{pad}{{", f"{pad}    int {n} = (int){trips};",
+                       f"{pad}    int {b} = (int)(({self.expr(s.base)}) & {BASE_MASK}u);"]
+        step = f"{v} -= {st}" if s.reverse else f"{v} += {st}"
+        if s.form == "for":
+            first, more = (f"{b} + ({n} - 1) * {st}", f"{v} >= {b}") if s.reverse else (b, f"{v} < {end}")
+            self.lines.append(f"{inner}for (int {v} = {first}; {more}; {step}) {{")
+            self.body(s.body, depth + 2)
+            self.lines.append(f"{inner}}}")
+        else:  # the counter moves first in the body, so that continue moves it too
+            before, test = (end, f"{v} - {st} >= {b}") if s.reverse else (f"{b} - {st}", f"{v} + {st} < {end}")
+            self.lines.append(f"{inner}int {v} = {before};")
+            self.lines.append(f"{inner}while ({test}) {{" if s.form == "while" else f"{inner}do {{")
+            self.lines.append(f"{inner}    {step};")
+            self.body(s.body, depth + 2)
+            self.lines.append(f"{inner}}} while ({test});" if s.form == "do" else f"{inner}}}")
+        self.lines.append(f"{pad}}}")
+
+    def invoke(self, s: Invoke, pad: str) -> None:
+        args = [self.expr(a) for a in s.args]
+        args += [f"{q.name} + {q.offset}" if q.array else f"&{q.name}" for q in s.pointers]
+        call = f"{s.function}({', '.join(args)})"
+        self.lines.append(f"{pad}{s.var} = {call};" if s.var else f"{pad}(void){call};")
+
+
+def _uses(p: FlowProgram) -> list[tuple[str, str]]:
+    """The guarded helpers (operation, promoted type) the program's text calls, in a stable order."""
+    bodies = [p.body, *(f.body for f in p.functions)]
+    roots = [x for body in bodies for s in statements(body) for x in expressions(s)]
+    roots += [f.result for f in p.functions]
+    found = {(n.op, promoted(n.a.type)) for r in roots for n in walk(r) if isinstance(n, Bin) and n.op in HELPERS}
+    return sorted(found)
+
+
+def function_text(f: Function, d: Dialect) -> list[str]:
+    w = Writer(d, frozenset(q.name for q in f.pointers if not q.length))
+    params = [f"{p.type} {p.name}" for p in f.params]
+    params += [f"{d.private}{q.type} *{q.name}" for q in f.pointers]
+    head = "__attribute__((noinline)) " if f.noinline else ""
+    w.lines.append(f"{head}static {f.type} {f.name}({', '.join(params) or 'void'}) {{")
+    w.lines += [f"    const uint {q.name}_n = {q.length}u;" for q in f.pointers if q.length]
+    w.lines += [f"    {v.type} {v.name} = {const(Const(v.type, v.init))};" for v in f.variables]
+    w.body(f.body, 1)
+    w.lines += [f"    return {w.expr(f.result)};", "}"]
+    return w.lines
+
+
+def prelude(p: FlowProgram, d: Dialect) -> list[str]:
+    """The guarded helpers and the program's helper functions."""
+    lines = [helper_text(op, t) for op, t in _uses(p)]
+    for f in p.functions:
+        lines += function_text(f, d)
+    return lines
+
+
+def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
+    """The kernel's statements: typed views of ``in`` and ``out``, arrays, variables, the body,
+    the outputs at the global linear id."""
+    ins, _, outs, _ = regions(p)
+    w = Writer(d)
+    g = d.global_
+    w.lines += [f"    {g}const {i.type} *{i.name} = ({g}const {i.type} *)(in + {ins[i.name]});" for i in p.inputs]
+    w.lines += [f"    const uint {i.name}_n = {i.count}u;" for i in p.inputs]
+    w.lines += [f"    {g}{o.type} *{o.name} = ({g}{o.type} *)(out + {outs[o.name]});" for o in p.outputs]
+    w.lines += [f"    const uint lin_g = {d.item('global_linear_id', 0)};",
+                f"    const uint lin_l = {d.item('local_linear_id', 0)};"]
+    for a in p.arrays:
+        if a.space == "local":
+            w.lines.append("    " + d.local(a.name, a.type, a.length))
+        else:
+            values = ", ".join(const(Const(a.type, v)) for v in a.init)
+            w.lines.append(f"    {a.type} {a.name}[{a.length}] = {{{values}}};")
+        w.lines.append(f"    const uint {a.name}_n = {a.length}u;")
+    w.lines += [f"    {v.type} {v.name} = {const(Const(v.type, v.init))};" for v in p.variables]
+    w.body(p.body, 1)
+    w.lines += [f"    {o.name}[lin_g] = {o.var};" for o in p.outputs]
+    return w.lines
+
+
+def emit(p: FlowProgram) -> str:
+    """The OpenCL C kernel of ``p``."""
+    lines = ["#pragma OPENCL FP_CONTRACT OFF"]  # the default is ON (§6.15.2.1): never fuse a*b+c
+    if "fp64" in p.requires:
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    lines += prelude(p, OPENCL)
+    lines.append(f"__kernel void {KERNEL_NAME}(__global const uchar *in, __global uchar *out) {{")
+    lines += kernel_body(p, OPENCL)
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,403 @@
+"""Flow programs (area ``flow``): kernels whose data flows through loops, branches, arrays and calls.
+
+A :class:`FlowProgram` is a structured kernel over a one- to three-dimensional launch
+(``global_size``, ``local_size``). Each work-item starts with its scalar variables at their
+initial constants, runs :attr:`FlowProgram.body` and then writes every :class:`Output` (the value
+of one variable) at its global linear id. Unlike a :class:`lang.ir.Program`, whose statements are
+straight-line, the values here pass through:
+
+* loops (:class:`Loop`): ``for``, ``while`` and ``do`` forms with an ``int`` counter stepping by
+  ``step`` from ``base`` (forward or ``reverse``), ``min(trips, cap)`` iterations (``do``: at least
+  one), the trips and base computed from data; ``break`` and ``continue`` (:class:`Exit`) on data;
+* branches on data (:class:`If`) and ``?:`` (:class:`Select`);
+* private arrays (:class:`Array`, space ``private``) indexed by data, every index reduced modulo
+  the array's length, and local arrays exchanged in a work-group (:class:`Exchange`: each
+  work-item writes its own element, a barrier, each reads the element its index names, a barrier);
+* helper functions (:class:`Function`) with value parameters and pointer parameters (a caller's
+  variable, or a caller's private array from an offset: pointer arithmetic within the object);
+* integer arithmetic of every width and signedness, float (and double) ``+ - *`` and ``fma``;
+* work-item functions (:class:`Item`) whose values the launch fixes.
+
+The meaning of every node is the OpenCL C meaning of the text :mod:`fuzz.emit.opencl_flow`
+writes for it; the exact interpreter (:mod:`oracles.flow`) computes it and
+:mod:`lang.flow_rules` states and checks the rules that keep every program defined.
+Nodes are frozen dataclasses; a program is pure data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Union
+
+from lang.layout import ALIGN
+from lang.nodes import Fill
+from lang.types import scalar
+
+INT_TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+FLOAT_TYPES = ("float", "double")
+TRIP_CAP = 64
+"""Most iterations of one loop (far below rusticl 22.3's silent 65,535-iteration cut, lang.shapes)."""
+BASE_MASK = 0xFF
+"""A loop's base is its data masked to 0..255 (with TRIP_CAP and MAX_STEP, no counter overflows)."""
+MAX_STEP = 8
+ITEMS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups", "global_offset",
+         "work_dim", "global_linear_id", "local_linear_id")
+"""Work-item functions (OpenCL C 3.0 §6.15.1); ``*_linear_id`` are spelled from the per-dimension
+functions (the OpenCL C 2.0 built-ins need -cl-std)."""
+UNIFORM_ITEMS = frozenset({"group_id", "global_size", "local_size", "num_groups", "global_offset", "work_dim"})
+"""Work-item functions with one value in a work-group."""
+
+
+def promoted(t: str) -> str:
+    """The type of an arithmetic operation on two values of type ``t`` (the integer promotions,
+    C99 §6.3.1.1, which OpenCL C 3.0 §6.4 follows): a type narrower than ``int`` becomes ``int``."""
+    return "int" if t in ("char", "uchar", "short", "ushort") else t
+
+
+# ---- expressions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant: an integer's value, or a float's bit pattern."""
+
+    type: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Var:
+    """A scalar variable (a program's, a loop counter, a helper's parameter or ``*pointer``)."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """``(uint)get_<fn>(dim)``: a work-item function's value for this work-item."""
+
+    fn: str
+    dim: int = 0
+
+    @property
+    def type(self) -> str:
+        return "uint"
+
+
+@dataclass(frozen=True)
+class Load:
+    """``buffer[index % count]`` of an input buffer; ``index`` is a ``uint`` expression."""
+
+    buffer: str
+    type: str
+    index: "Expr"
+
+
+@dataclass(frozen=True)
+class ALoad:
+    """``array[index % length]`` of a private array (or a helper's array parameter)."""
+
+    array: str
+    type: str
+    index: "Expr"
+
+
+@dataclass(frozen=True)
+class Bin:
+    """``(a op b)`` with ``a`` and ``b`` of one type. Operators: ``add sub mul and or xor shl shr``
+    (``shl``/``shr`` on ``uint``/``ulong``, the count masked to the width), comparisons ``lt le gt
+    ge eq ne`` (an ``int`` 0 or 1), and the guarded forms ``sadd ssub smul`` (signed: the exact
+    result if representable, else ``a``) and ``sdiv srem`` (``a`` when ``b`` is 0 or the pair is
+    MIN, -1)."""
+
+    op: str
+    a: "Expr"
+    b: "Expr"
+    type: str
+
+
+@dataclass(frozen=True)
+class Un:
+    """``neg`` (unsigned, wraps), ``not`` (``~``), ``lnot`` (``!``, an ``int``)."""
+
+    op: str
+    a: "Expr"
+    type: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """A built-in function: integer ``min max clamp add_sat sub_sat hadd rhadd rotate popcount
+    clz abs abs_diff mul_hi mul24 mad24``, float ``fma``."""
+
+    fn: str
+    args: tuple["Expr", ...]
+    type: str
+
+
+@dataclass(frozen=True)
+class Cast:
+    """``(type)(a)``: integer to integer (two's complement truncation or extension), or a narrow
+    integer to a float type that holds it exactly."""
+
+    type: str
+    a: "Expr"
+
+
+@dataclass(frozen=True)
+class Select:
+    """``cond ? a : b`` (``cond`` an integer)."""
+
+    cond: "Expr"
+    a: "Expr"
+    b: "Expr"
+
+    @property
+    def type(self) -> str:
+        return self.a.type
+
+
+Expr = Union[Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select]
+
+
+# ---- statements -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assign:
+    var: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class AStore:
+    """``array[index % length] = value``."""
+
+    array: str
+    index: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Expr
+    then: tuple["Stmt", ...]
+    orelse: tuple["Stmt", ...] = ()
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A counted loop: counter ``var`` (an ``int``) takes ``b, b+step, ...`` (``reverse``: the same
+    values last first) for ``n`` iterations, ``b = (int)(base & BASE_MASK)``, ``n = min(trips, cap)``
+    (``do``: ``max(n, 1)``); ``form`` is how the text loops (``for``, ``while``, ``do``)."""
+
+    form: str
+    var: str
+    base: Expr
+    trips: Expr
+    cap: int
+    step: int
+    reverse: bool
+    body: tuple["Stmt", ...]
+
+
+@dataclass(frozen=True)
+class Exit:
+    """``if (cond) break;`` or ``if (cond) continue;`` (``kind``) of the innermost loop."""
+
+    kind: str
+    cond: Expr
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """Through local array ``array`` (one element per work-item of the work-group):
+    ``array[lid] = value; barrier; var = array[index % length]; barrier``."""
+
+    array: str
+    value: Expr
+    index: Expr
+    var: str
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A pointer argument: ``&var`` (``offset`` unused) or ``array + offset``."""
+
+    name: str
+    offset: int = 0
+    array: bool = False
+
+
+@dataclass(frozen=True)
+class Invoke:
+    """``var = function(args..., pointers...)`` (``var`` empty: the result is dropped)."""
+
+    function: str
+    args: tuple[Expr, ...]
+    pointers: tuple[Pointer, ...]
+    var: str = ""
+
+
+Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke]
+
+
+# ---- declarations and the program -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decl:
+    """A scalar variable with its initial constant (parameters: ``init`` unused)."""
+
+    name: str
+    type: str
+    init: int = 0
+
+
+@dataclass(frozen=True)
+class Array:
+    """A private array with its initial constants, or (space ``local``) a work-group's array of
+    one element per work-item (``init`` empty)."""
+
+    name: str
+    type: str
+    length: int
+    space: str = "private"
+    init: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class PointerParam:
+    """A helper's pointer parameter: to a scalar (``length`` 0) or to ``length`` array elements."""
+
+    name: str
+    type: str
+    length: int = 0
+
+
+@dataclass(frozen=True)
+class Function:
+    """A helper: ``static T name(params..., private T *pointers...)``; its own variables, body,
+    then ``return result``. ``noinline`` adds ``__attribute__((noinline))``."""
+
+    name: str
+    params: tuple[Decl, ...]
+    pointers: tuple[PointerParam, ...]
+    variables: tuple[Decl, ...]
+    body: tuple[Stmt, ...]
+    result: Expr
+    noinline: bool = False
+
+    @property
+    def type(self) -> str:
+        return self.result.type
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input buffer of ``count`` elements (its contents: ``fill``)."""
+
+    name: str
+    type: str
+    count: int
+    fill: Fill
+
+
+@dataclass(frozen=True)
+class Output:
+    """Output buffer ``name`` gets variable ``var`` at each work-item's global linear id."""
+
+    name: str
+    var: str
+    type: str
+
+
+@dataclass(frozen=True)
+class FlowProgram:
+    inputs: tuple[Input, ...]
+    outputs: tuple[Output, ...]
+    variables: tuple[Decl, ...]
+    arrays: tuple[Array, ...]
+    functions: tuple[Function, ...]
+    body: tuple[Stmt, ...]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+    requires: frozenset[str] = frozenset()
+    options: str = ""
+    area: str = "flow"
+
+    @property
+    def work_items(self) -> int:
+        return prod(self.global_size)
+
+    @property
+    def group_items(self) -> int:
+        return prod(self.local_size)
+
+    def function(self, name: str) -> Function:
+        return next(f for f in self.functions if f.name == name)
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The operands of an expression."""
+    if isinstance(e, (Load, ALoad)):
+        return (e.index,)
+    if isinstance(e, Bin):
+        return (e.a, e.b)
+    if isinstance(e, (Un, Cast)):
+        return (e.a,)
+    if isinstance(e, Call):
+        return e.args
+    if isinstance(e, Select):
+        return (e.cond, e.a, e.b)
+    return ()
+
+
+def walk(e: Expr):
+    """Every node of an expression, parents first."""
+    yield e
+    for c in children(e):
+        yield from walk(c)
+
+
+def statements(body: tuple[Stmt, ...]):
+    """Every statement of a body, nested ones included, parents first."""
+    for s in body:
+        yield s
+        if isinstance(s, If):
+            yield from statements(s.then)
+            yield from statements(s.orelse)
+        elif isinstance(s, Loop):
+            yield from statements(s.body)
+
+
+def expressions(s: Stmt) -> tuple[Expr, ...]:
+    """A statement's own expressions (not those of the statements nested in it)."""
+    if isinstance(s, Assign):
+        return (s.value,)
+    if isinstance(s, AStore):
+        return (s.index, s.value)
+    if isinstance(s, (If, Exit)):
+        return (s.cond,)
+    if isinstance(s, Loop):
+        return (s.base, s.trips)
+    if isinstance(s, Exchange):
+        return (s.value, s.index)
+    return s.args
+
+
+def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
+    """Where each input lives in the packed ``in`` argument and each output in ``out`` (byte
+    offsets, each a multiple of lang.layout.ALIGN), and the two arguments' sizes."""
+    def pack(items) -> tuple[dict[str, int], int]:
+        offsets, at = {}, 0
+        for name, nbytes in items:
+            offsets[name] = at
+            at += -(-nbytes // ALIGN) * ALIGN
+        return offsets, max(at, ALIGN)
+
+    ins, in_bytes = pack((i.name, i.count * scalar(i.type).size) for i in p.inputs)
+    outs, out_bytes = pack((o.name, p.work_items * scalar(o.type).size) for o in p.outputs)
+    return ins, in_bytes, outs, out_bytes
