@@ -233,10 +233,9 @@ def _exchange(s: Exchange, scope: Scope, p: FlowProgram, loops: tuple[Loop, ...]
         _fail(f"exchange through {s.array} under control flow that is not work-group uniform "
               "(§6.15.8: every work-item must reach the barrier)")
     for loop in loops:
-        for e in _own_exits(loop.body):
-            if not _uniform(e.cond, scope):
-                _fail(f"exchange through {s.array} in loop {loop.var}, whose {e.kind} is not work-group "
-                      "uniform (§6.15.8)")
+        if not all(_uniform(c, scope) for c in _exit_conditions(loop.body)):
+            _fail(f"exchange through {s.array} in loop {loop.var}, which a work-item may leave or skip on its "
+                  "own (a break or continue not work-group uniform, §6.15.8)")
     t = scope.local[s.array][0]
     if _expr(s.value, scope, p) != t:
         _fail(f"exchange through {s.array}: value of type {s.value.type}, array of {t}")
@@ -244,14 +243,17 @@ def _exchange(s: Exchange, scope: Scope, p: FlowProgram, loops: tuple[Loop, ...]
     _assign(s.var, Var(s.var, t), scope, p)
 
 
-def _own_exits(body: tuple[Stmt, ...]):
-    """The break and continue statements that belong to the loop whose body this is."""
+def _exit_conditions(body: tuple[Stmt, ...]):
+    """The conditions under which a work-item takes a break or continue of the loop whose body
+    this is: each exit's own and those of the ifs around it."""
     for s in body:
         if isinstance(s, Exit):
-            yield s
+            yield s.cond
         elif isinstance(s, If):
-            yield from _own_exits(s.then)
-            yield from _own_exits(s.orelse)
+            inner = [*_exit_conditions(s.then), *_exit_conditions(s.orelse)]
+            if inner:
+                yield s.cond
+                yield from inner
 
 
 def _invoke(s: Invoke, scope: Scope, p: FlowProgram) -> None:

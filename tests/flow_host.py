@@ -34,6 +34,7 @@ HEADER = r"""
 typedef uint8_t uchar; typedef uint16_t ushort; typedef uint32_t uint; typedef uint64_t ulong;
 struct wi { uint global_id[3], local_id[3], group_id[3], global_size[3], local_size[3], num_groups[3],
             global_offset[3], work_dim, global_linear_id, local_linear_id; uchar *local; pthread_barrier_t *bar; };
+static __thread struct wi *w;  /* this thread's work-item: helpers read work-item functions too */
 #define DEF(T, UT, W, BITS, LO, HI) \
 static T min_##T(T a, T b) { return a < b ? a : b; } \
 static T max_##T(T a, T b) { return a > b ? a : b; } \
@@ -119,7 +120,7 @@ def host_source(p: FlowProgram) -> str:
     defines = {"IN_BYTES": in_bytes, "OUT_BYTES": out_bytes, "LOCAL_BYTES": at, "DIMS": len(p.global_size),
                "THREADS": int(bool(offsets)), **{f"GS{d}": g[d] for d in range(3)}, **{f"LS{d}": l[d] for d in range(3)}}
     lines = [HEADER, *(f"#define {k} {v}" for k, v in defines.items()), *prelude(p, dialect),
-             "static void item(const uchar *in, uchar *out, struct wi *w) {", *kernel_body(p, dialect), "}", MAIN]
+             "static void item(const uchar *in, uchar *out, struct wi *self) {", "    w = self;", *kernel_body(p, dialect), "}", MAIN]
     return "\n".join(lines)
 
 
