@@ -15,7 +15,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   operands masked to 24 bits (the second to 8 bits, so the exact product and sum fit 32 bits);
 * **conversions** (§6.4.3): integer to integer (two's complement, §6.3.1); integer to float only
   where the value is exact (at most 16 bits to ``float``, 32 to ``double``); no float to integer;
-* **float** (§7.4 Table 65, §6.15.2.1): ``+ - *`` and ``fma`` only, correctly rounded, contraction
+* **float** (§7.4 Table 65, §6.15.2.1): ``+ - *``, and ``fma`` on ``float``, only, correctly rounded, contraction
   off in the emitted text; a float never decides control flow, an index or an integer (no float
   comparison, no float array, no float in a helper), so a flushed subnormal changes only the
   float outputs it flows into; ``double`` needs ``fp64``, ``long``/``ulong`` need ``int64``;
@@ -395,8 +395,8 @@ def _call(e: Call, scope: Scope, p: FlowProgram) -> None:
         _fail(f"{e.fn} with {len(types)} operands of types {types}: {ARITY.get(e.fn, '?')} operands of one type")
     t = types[0]
     if e.fn == "fma":
-        if t not in FLOAT_TYPES or e.type != t:
-            _fail(f"fma of {t}: float or double")
+        if t != "float" or e.type != t:
+            _fail(f"fma of {t}: float only (the oracle's exact fma is binary32's)")
         return
     if t not in INT_TYPES:
         _fail(f"{e.fn} of {t}: an integer built-in")
