@@ -18,6 +18,8 @@ This package's face is the contract the rest of clfuzz uses (``from oracles impo
 * explaining a wrong value: the deviation classifier (:class:`Classifier`, :class:`Deviation`) and
   the input class of an operand (:func:`input_class`);
 * the atomics: a program's :func:`histories` and their :func:`check`;
+* flow programs (lang.flow): every output's exact bits for every work-item, :func:`flow_outcomes`
+  (:mod:`oracles.flow`), from the inputs :func:`flow_inputs` gives;
 * what triage and the strategies compute as the oracle does: the image addressing
   (:func:`address`, :func:`array_layer`, :func:`axis_candidates`, :func:`int_floor`), the
   operators' types (:data:`OPERATORS`, :func:`operator_type`), :func:`arith_is_defined`, and the
@@ -35,6 +37,8 @@ from oracles.deviation import Classifier, Deviation
 from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected, rederive
 from oracles.expect import ErrorScale, Expectation, as_bits
 from oracles.floats import fmt
+from oracles.flow import input_values as flow_inputs
+from oracles.flow import interpret as flow_outcomes
 from oracles.images import address, array_layer, axis_candidates, int_floor
 from oracles.operands import OPERATORS, operator_type
 from oracles.references import REFERENCES, severity_of
@@ -58,7 +62,7 @@ __all__ = [
     "FAILURE", "FAILURE_SPIRV", "LEAVES", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
     "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
     "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
-    "evaluate", "expected", "failure_rule", "fmt", "histories", "input_class", "int_floor", "operator_type",
+    "evaluate", "expected", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor", "operator_type",
     "rederive", "rule",
     "severity_of", "undefined_results",
 ]

@@ -143,7 +143,8 @@ class Writer:
         if isinstance(e, Cast):
             return f"(({e.type})({self.expr(e.a)}))"
         assert isinstance(e, Select)
-        return f"(({self.expr(e.cond)}) ? {self.expr(e.a)} : {self.expr(e.b)})"
+        # cast: the usual arithmetic conversions give (c ? uchar : uchar) the type int (C99 §6.5.15)
+        return f"(({e.type})(({self.expr(e.cond)}) ? {self.expr(e.a)} : {self.expr(e.b)}))"
 
     def body(self, body: tuple[Stmt, ...], depth: int) -> None:
         pad = "    " * depth
