@@ -169,7 +169,7 @@ def test_every_drawn_program_is_valid(program):
     assert "#pragma OPENCL FP_CONTRACT OFF" in emit(program)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(flow_programs())
 def test_interpreter_agrees_with_the_host_c_build(program):
     """Every output lane's bits, NaN for NaN; the host build runs without undefined behaviour."""

