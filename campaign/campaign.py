@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from typing import Callable
@@ -41,10 +42,10 @@ from campaign import record
 from campaign.batching import batch_for
 from campaign.caps import capabilities
 from campaign.execute import Outcome
-from campaign.expectations import Expectations
 from campaign.feed import Entry, Feed
 from campaign.pipeline import Lane, LaneClosed
-from campaign.progress import AreaView, CampaignResult, Progress, TargetStats
+from campaign.pool import Harness, default_jobs
+from campaign.progress import AreaView, CampaignResult, PoolStats, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from campaign.targeted import Search
@@ -160,12 +161,16 @@ def run_campaign(
     side: Callable[[Target], SideTask | None] | None = None,
     side_share: float = 0.25,
     started: float | None = None,
+    jobs: int | None = None,
 ) -> CampaignResult:
     """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
     reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
     corpus already holds resumes (module docstring). ``side`` gives each target's work beside
-    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target."""
+    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target.
+    ``jobs`` harness worker processes draw, compute expectations and judge (campaign.pool; None:
+    :func:`campaign.pool.default_jobs`, 0: this process's threads)."""
     start = time.monotonic() if started is None else started
+    cpu0 = time.process_time()
     deadline = start + minutes * 60
     check_areas(areas)
     if not targets:
@@ -193,13 +198,12 @@ def run_campaign(
     # the others toward coverage gaps (scored when drawn): campaign.targeted
     drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
                                       None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
-    ftz_classes = {ftz_of(t) for t in targets}
+    ftz_classes = tuple({ftz_of(t) for t in targets})
+    harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets,
+                      (tuple(areas), caps, run_policy, seed))
 
-    def expect(program: Program) -> Expectations:
-        expectations = Expectations(program)
-        for ftz in ftz_classes:
-            expectations.get(ftz)
-        return expectations
+    def expect(program: Program, owner: str) -> Future:
+        return harness.expect(program, ftz_classes, owner)
 
     def draw(area: str) -> Program:
         program = drawer.draw(area)
@@ -223,7 +227,8 @@ def run_campaign(
     interrupted = False
     notices: list[str] = []
     errors: list[BaseException] = []
-    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s))
+    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
+                          harness=harness, started=start)
              for t in targets}  # each lane opens its device while the first program is drawn
     feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start, deadline, errors),
                                 name=f"{t.name}-feeder", daemon=True) for t in targets]
@@ -236,9 +241,10 @@ def run_campaign(
         record.save_campaign(corpus, name, seed, settings_row, done_before + programs, checks, state())
 
     def report() -> None:
-        elapsed = time.monotonic() - start
         for t, s in stats.items():
-            s.wall_s, s.skipped = elapsed, feed.skipped[t]
+            lanes[t].clock.settle()
+            s.wall_s, s.skipped = time.monotonic() - start, feed.skipped[t]
+        elapsed = time.monotonic() - start
         with feed.lock:
             for area in areas:
                 line = f"area {area}: no target of this run takes its programs; dropped"
@@ -274,9 +280,11 @@ def run_campaign(
             f.join(timeout=max(0.0, until - time.monotonic()))
         for search in drawer.searches.values():
             search.close()
+        harness.close()
         report()  # the stop's state: what is still pending runs first on resume
     return CampaignResult(name, seed, feed.programs, time.monotonic() - start, stats, interrupted,
-                          unrun=feed.unrun, pending=len(feed.pending(running)), notices=notices)
+                          unrun=feed.unrun, pending=len(feed.pending(running)), notices=notices,
+                          pool=PoolStats(harness.jobs, harness.cpu, harness.tasks, time.process_time() - cpu0))
 
 
 SIDE_CHECK_S = 2.0
@@ -293,6 +301,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
     asked = -SIDE_CHECK_S
     try:
         while not stop.is_set():
+            lane.clock.feeding(True)
             allowed = share * (time.monotonic() - start)
             if side is not None and stats.triage_s <= allowed and time.monotonic() - asked > SIDE_CHECK_S:
                 task = side(target)
@@ -303,7 +312,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
                     continue
             if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
                 continue
-            entry = feed.next_for(target, stop)
+            entry = feed.next_for(target, stop, lane.clock.feeding)
             if entry is None:
                 return
             lane.submit(entry.program, entry.expectations, partial(_finished, feed, lane, entry))
@@ -312,6 +321,8 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
     except BaseException as e:  # a bug of ours: surfaced on the campaign's thread
         if not stop.is_set():
             errors.append(e)
+    finally:
+        lane.clock.feeding(False)
 
 
 def _finished(feed: Feed, lane: Lane, entry: Entry, outcomes: list[Outcome]) -> None:
