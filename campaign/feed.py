@@ -55,13 +55,19 @@ class Feed:
     """The programs of a running campaign (module docstring). Thread-safe: every target's feeder
     thread calls :meth:`next_for` and its lane calls :meth:`finished`."""
 
-    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str], Program],
+    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str, str], Program | Future],
                  expect: Callable[[Program, str], Expectations | Future], known: set[str],
                  unfinished: Iterable[tuple[str, Program, Iterable[str] | None]] = (), max_programs: int | None = None,
                  on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None,
-                 everywhere: Callable[[Program], bool] = lambda program: False) -> None:
+                 everywhere: Callable[[Program], bool] = lambda program: False,
+                 drawn: Callable[[Program], None] = lambda program: None) -> None:
+        """``draw(area, target)``, called under the feed's lock, decides the program ``target`` draws
+        of ``area``: it returns it, or a Future of it (the harness's worker processes draw it:
+        campaign.pool), which the feed waits for outside the lock and hands to ``drawn`` (the
+        campaign stores it). ``expect(program, target)`` gives its expectations, or a Future of them."""
         self.targets, self.scheduler = targets, scheduler
         self._draw, self._expect, self._on_first, self._everywhere = draw, expect, on_first, everywhere
+        self._drawn = drawn
         self.known = set(known)  # bucket ids the corpus holds: a run that opens another is a find
         self.max_programs = max_programs
         self.lock = threading.Lock()
@@ -103,10 +109,13 @@ class Feed:
                     self.changed.wait(0.2)
                     feeding(True)
                     continue
-                program = self._draw(area)
+                program = self._draw(area, target.name)
                 self.drawn += 1
                 self.drawing += 1
             try:
+                if isinstance(program, Future):
+                    program = program.result()
+                self._drawn(program)
                 entry = self._add(area, program, self._expect(program, target.name), hot=self._everywhere(program))
             finally:
                 with self.lock:

@@ -132,6 +132,7 @@ class Lane:
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
         self.clock = Clock(stats, started)  # the target's timeline between the worker's calls
         self._elsewhere = 0  # events computed in the harness's pool: expectations, judgments
+        self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
@@ -169,8 +170,13 @@ class Lane:
 
     def ready(self, timeout_s: float) -> bool:
         """Whether :meth:`submit` would take a program without waiting, waiting up to ``timeout_s``
-        for a program in flight to finish (only the lane's feeder submits: the answer holds)."""
-        ready = self._slots.acquire(timeout=timeout_s)
+        for a program in flight to finish (only the lane's feeder submits: the answer holds); the
+        lane's stop ends the wait."""
+        until = time.monotonic() + timeout_s
+        while not (ready := self._slots.acquire(timeout=min(0.2, timeout_s))) and not self._closing.is_set():
+            timeout_s = until - time.monotonic()
+            if timeout_s <= 0:
+                break
         if ready:
             self._slots.release()
         self._check()
@@ -259,6 +265,8 @@ class Lane:
             self._runner.join()
         self._inbox.put(None)
         self._host.join()
+        for wall_s, *_ in self._unjudged.values():  # run, but the stop came before its judgment: void
+            self.stats.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
         if self._spare is not None:
             try:
@@ -362,26 +370,28 @@ class Lane:
             self.stats.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
             return
         timed_out = result.status == "timeout"
-        self.stats.spent(wall_s, result.build_s, result.run_s,
-                         "timeouts" if timed_out else "isolating" if part.depth else "run")
+        spent = (wall_s, result.build_s, result.run_s, "timeouts" if timed_out else "isolating" if part.depth else "run")
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
         if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
             # slower than this target's runs of the area, not yet a hang: once more at the ceiling
             ticket.open.pop(id(part), None)
+            self.stats.spent(*spent)
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
                                                f"no result after {limit:g} s (measured limit); trying "
                                                f"{self.timeouts.ceiling:g} s"), self.campaign)
             self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
             ticket.settle(Outcome("slow", runs=1), 1)
             return
+        self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
         self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f))
 
     def _concluded(self, part: Part, ticket: _Ticket, judged: Future) -> None:
         """A judged run: recorded, its halves (if it must be isolated) dispatched."""
         ticket.open.pop(id(part), None)  # (until judged, a resumed run runs the part again)
         outcome, cuts, run = judged.result()
+        self.stats.spent(*self._unjudged.pop(id(part)))
         halves = [part.half(statements) for statements in cuts]
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)

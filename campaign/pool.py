@@ -111,6 +111,9 @@ class Harness:
         """Stop the worker processes now (a task running is not waited for: its caller is closing)."""
         if self._pool is None:
             return
+        with self._lock:
+            while self._waiting:
+                self._waiting.next()[-1].cancel()  # its caller's result() raises CancelledError
         self._pool.shutdown(wait=False, cancel_futures=True)
         for child in set(multiprocessing.active_children()) - self._before:
             child.terminate()
