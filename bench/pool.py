@@ -2,37 +2,60 @@
 
 In one run of this script, ``--repeat`` times, alternating: a campaign of ``--minutes`` on the chosen
 targets (default: every local target) with ``--jobs 0`` (no pool: the campaign's process draws,
-computes expectations and judges, as before the pool) and with each ``--pools`` size (default: this
-machine's campaign.pool.default_jobs, at least 1), the same seed and areas, no triage, each into a
-fresh corpus. Reported per target and pool size: the median judged lanes per second of wall time
-(campaign.progress.TargetStats.checks_per_s) with the pool and without, their ratio, and the median
-harness share of the wall time (the target waiting for the harness). The campaign process's CPU
-seconds and the pool's are reported per side too.
+computes expectations and judges) and with each ``--pools`` size (default: this machine's
+campaign.pool.default_jobs, at least 1), and with ``--before PATH`` also the campaign of the
+checkout at PATH (the code before the pool, run as it runs by default); the same seed and areas,
+no triage, each in a process of its own and into a fresh corpus. Reported per target and side: the
+median judged lanes per second of wall time (campaign.progress.TargetStats.checks_per_s), its ratio
+to ``--jobs 0``'s, and the median share of the wall time the target waited for the harness (the
+code before the pool does not measure it: "-").
 Run: python3 bench/pool.py [--minutes 1] [--repeat 3] [--seed 7] [--drivers ...] [--areas ...] [--pools 1,2]
+     [--before /path/to/checkout]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
-from campaign.campaign import run_campaign
 from campaign.pool import default_jobs
-from corpus.store import Corpus
 from fuzz.drivers import discover, select
 from fuzz.strategies import AREAS
 
+ROOT = Path(__file__).resolve().parent.parent
 
-def campaign(targets, areas: tuple[str, ...], minutes: float, seed: int, jobs: int, path: Path):
-    corpus = Corpus(path)
-    try:
-        return run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=areas, name="pool", jobs=jobs)
-    finally:
-        corpus.close()
+CHILD = """
+import json, sys
+sys.path.insert(0, {root!r})
+from campaign.campaign import run_campaign
+from corpus.store import Corpus
+from fuzz.drivers import discover
+targets = [t for t in discover() if t.name in {names!r}]
+jobs = {jobs!r}
+result = run_campaign(Corpus({path!r}), targets, minutes={minutes!r}, seed={seed!r}, areas={areas!r}, name="pool",
+                      **({{}} if jobs is None else {{"jobs": jobs}}))
+timeline = hasattr(result, "pool")  # the code before the pool counted no wait for the harness
+print(json.dumps({{"targets": {{n: {{"lanes_s": s.checks_per_s,
+                                   "harness": s.harness_s / s.wall_s if timeline else None}}
+                               for n, s in result.targets.items()}},
+                  "cpu_s": result.pool.process_cpu_s if timeline else None}}))
+"""
+
+
+def campaign(root: Path, names: list[str], areas: tuple[str, ...], minutes: float, seed: int, jobs: int | None,
+             path: Path) -> dict:
+    """One campaign in a process of its own on the checkout at ``root`` (``jobs`` None: its default)."""
+    code = CHILD.format(root=str(root), names=names, jobs=jobs, path=str(path), minutes=minutes, seed=seed,
+                        areas=areas)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -43,36 +66,40 @@ def main() -> None:
     ap.add_argument("--drivers", help="comma-separated driver names (default: every local target)")
     ap.add_argument("--areas", default=",".join(AREAS))
     ap.add_argument("--pools", help="comma-separated pool sizes to compare with 0 (default: this machine's)")
+    ap.add_argument("--before", help="a checkout of the code before the pool, run beside (its default)")
     args = ap.parse_args()
     found = discover()
-    targets = select(found, args.drivers.split(",")) if args.drivers else found
+    names = [t.name for t in (select(found, args.drivers.split(",")) if args.drivers else found)]
     areas = tuple(a for a in args.areas.split(",") if a)
-    pools = [int(p) for p in args.pools.split(",")] if args.pools else [max(1, default_jobs(len(targets)))]
+    pools = ([int(p) for p in args.pools.split(",") if p] if args.pools is not None
+             else [max(1, default_jobs(len(names)))])  # --pools '': jobs 0 against --before only
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pool-"))
-    sides = [0, *pools]
-    results: dict[int, list] = {jobs: [] for jobs in sides}
+    sides: list[tuple[str, Path, int | None]] = [("before", Path(args.before).resolve(), None)] if args.before else []
+    sides += [(f"jobs {jobs}", ROOT, jobs) for jobs in (0, *pools)]
+    results: dict[str, list[dict]] = {side: [] for side, _, _ in sides}
     for i in range(args.repeat):
-        for jobs in sides:
-            result = campaign(targets, areas, args.minutes, args.seed, jobs, folder / f"jobs{jobs}-{i}.db")
-            results[jobs].append(result)
-            lanes = ", ".join(f"{n} {s.checks_per_s:,.0f}" for n, s in result.targets.items())
-            print(f"run {i + 1} jobs {jobs}: lanes/s {lanes}; campaign process CPU {result.pool.process_cpu_s:.1f} s, "
-                  f"pool CPU {sum(sum(c.values()) for c in result.pool.cpu.values()):.1f} s", flush=True)
+        for side, root, jobs in sides:
+            path = folder / f"{side.replace(' ', '')}-{i}.db"
+            got = campaign(root, names, areas, args.minutes, args.seed, jobs, path)
+            results[side].append(got)
+            lanes = ", ".join(f"{n} {t['lanes_s']:,.0f}" for n, t in got["targets"].items())
+            cpu = f"; campaign process CPU {got['cpu_s']:.1f} s" if got["cpu_s"] else ""
+            print(f"run {i + 1} {side}: lanes/s {lanes}{cpu}", flush=True)
 
-    def median(jobs: int, name: str, value) -> float:
-        return statistics.median(value(r.targets[name]) for r in results[jobs])
+    def median(side: str, name: str, key: str) -> float | None:
+        values = [r["targets"][name][key] for r in results[side]]
+        return None if None in values else statistics.median(values)
 
     print(f"\n{args.repeat} runs of {args.minutes:g} min per side, seed {args.seed}, areas {','.join(areas)}; "
-          "medians\n")
-    print("| target | pool | lanes/s, no pool | lanes/s, pool | ratio | harness share, no pool | harness share, pool |")
-    print("|---|---|---|---|---|---|---|")
-    for t in targets:
-        before = median(0, t.name, lambda s: s.checks_per_s)
-        share0 = median(0, t.name, lambda s: s.harness_s / s.wall_s)
-        for jobs in pools:
-            after = median(jobs, t.name, lambda s: s.checks_per_s)
-            print(f"| {t.name} | {jobs} | {before:,.0f} | {after:,.0f} | {after / before if before else 0:.2f} "
-                  f"| {share0:.0%} | {median(jobs, t.name, lambda s: s.harness_s / s.wall_s):.0%} |")
+          "medians; ratio: to jobs 0\n")
+    print("| target | side | lanes/s | ratio | harness share |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        base = median("jobs 0", name, "lanes_s")
+        for side, _, _ in sides:
+            lanes, share = median(side, name, "lanes_s"), median(side, name, "harness")
+            print(f"| {name} | {side} | {lanes:,.0f} | {lanes / base if base else 0:.2f} "
+                  f"| {'-' if share is None else f'{share:.0%}'} |")
 
 
 if __name__ == "__main__":

@@ -194,8 +194,7 @@ def run_campaign(
     scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
                           targets=tuple(t.name for t in targets), floor=policy.area_floor,
                           sweeps={a: (key, len(programs)) for a, (key, programs) in sweeps.items()})
-    harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets,
-                      (tuple(areas), caps, run_policy, seed))
+    harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
     drawer = _Drawer(harness, {}, scheduler, shares, seed, cells, sweeps)
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): campaign.targeted

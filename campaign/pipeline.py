@@ -2,12 +2,13 @@
 
 A :class:`Lane` owns a target's worker and two threads. Its *runner* thread does nothing but
 hand prepared jobs to the worker and pass the results on; its *host* thread prepares the jobs
-(OpenCL C source or validated, translated SPIR-V, packed inputs) and judges each result
-and hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and :func:`campaign.execute.conclude`, the steps
-:func:`campaign.execute.execute` runs one after the other). While the driver builds and runs one
-part, the host judges the previous one and prepares the next, so the harness's own time is
-hidden behind the driver's instead of added to it. A run that must be isolated queues its halves
-behind the parts already prepared.
+(OpenCL C source or validated, translated SPIR-V, packed inputs), has each result judged (the
+harness, :mod:`campaign.pool`: in a worker process, or on the host thread without a pool) and
+hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and
+:func:`campaign.execute.conclude`, the steps :func:`campaign.execute.execute` runs one after the
+other). While the driver builds and runs one part, the harness judges the previous one and
+prepares the next, so the harness's own time is hidden behind the driver's instead of added to
+it. A run that must be isolated queues its halves behind the parts already prepared.
 
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
@@ -18,8 +19,9 @@ the campaign's queued parts and with none of them between its runs (a reduction'
 for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
 take a spare worker started in the background since the last one (:meth:`Lane.renew`: a process
 start is not waited for). Every worker call's wall time is accounted in the lane's
-:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation; triage: the whole time
-of a task beside the campaign, not the wait for the worker).
+:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, when its run is
+recorded; triage: the whole time of a task beside the campaign, not the wait for the worker), and
+the runner's waits between calls by its :class:`~campaign.progress.Clock` (the harness's, or idle).
 """
 
 from __future__ import annotations
@@ -370,7 +372,8 @@ class Lane:
             self.stats.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
             return
         timed_out = result.status == "timeout"
-        spent = (wall_s, result.build_s, result.run_s, "timeouts" if timed_out else "isolating" if part.depth else "run")
+        how = "timeouts" if timed_out else "isolating" if part.depth else "run"
+        spent = (wall_s, result.build_s, result.run_s, how)
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)

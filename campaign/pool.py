@@ -54,18 +54,20 @@ each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/perfo
 def default_jobs(targets: int, cores: int | None = None) -> int:
     """Worker processes for a campaign on ``targets`` targets on a machine of ``cores`` cores (default:
     this one's): the cores left after one per target's driver worker, or 0 (no pool: the campaign's
-    own process) where that is fewer than :data:`MIN_JOBS`."""
+    own process) where that is fewer than :data:`MIN_JOBS`, or where this process is a daemon (a
+    cluster's worker, app.distributed: a daemon process may start none)."""
+    if multiprocessing.current_process().daemon:
+        return 0
     free = (os.cpu_count() or 1 if cores is None else cores) - targets
     return free if free >= MIN_JOBS else 0
 
 
 class Harness:
     """The harness's worker processes, or none (``jobs`` 0: the tasks run on the calling thread);
-    module docstring. ``areas``, ``caps``, ``policy`` and ``seed`` define the areas' streams of
-    draws (campaign.campaign: the same as the campaign's own)."""
+    module docstring. ``draws`` (the capabilities, policy and seed of a campaign) defines the areas'
+    streams of draws."""
 
-    def __init__(self, jobs: int, targets: list[Target], draws: tuple[tuple[str, ...], Caps, Policy, int] | None = None
-                 ) -> None:
+    def __init__(self, jobs: int, targets: list[Target], draws: tuple[Caps, Policy, int] | None = None) -> None:
         self.jobs = jobs
         self.cpu: dict[str, dict[str, float]] = {}  # owner (a target) -> kind -> CPU seconds
         self.tasks: dict[str, dict[str, int]] = {}  # owner -> kind -> tasks
@@ -74,14 +76,13 @@ class Harness:
         self._running = 0
         self._draws = draws
         self._own: dict[str, Draws] = {}  # jobs 0: the areas' streams, drawn here
-        self._targets = {t.name: t for t in targets}
         self._pool = None
         if jobs:
-            before = set(multiprocessing.active_children())
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["campaign.pool"])
-            self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_setup, initargs=(targets, draws))
-            self._before = before
+            self._pids = context.SimpleQueue()  # each worker process's, as it starts (close() stops them)
+            self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_setup,
+                                             initargs=(targets, draws, self._pids))
 
     # -- the tasks -----------------------------------------------------------------------------
 
@@ -104,8 +105,8 @@ class Harness:
         if self._pool is None:
             return self._inline(target.name, "judge", judged, part.program, part.expectations, target, result)
         inputs, by_ftz = part.expectations.packed(ftz_of(target))
-        return self._submit(target.name, "judge", _judge_task, (part.program.to_json(), inputs, by_ftz, target.name,
-                                                                result), partial(_restored, part.program, target, result))
+        task = (part.program.to_json(), inputs, by_ftz, target.name, result)
+        return self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
 
     def close(self) -> None:
         """Stop the worker processes now (a task running is not waited for: its caller is closing)."""
@@ -115,14 +116,18 @@ class Harness:
             while self._waiting:
                 self._waiting.next()[-1].cancel()  # its caller's result() raises CancelledError
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for child in set(multiprocessing.active_children()) - self._before:
-            child.terminate()
+        ours = set()
+        while not self._pids.empty():
+            ours.add(self._pids.get())
+        for child in multiprocessing.active_children():
+            if child.pid in ours:
+                child.terminate()
 
     # -- the queues ----------------------------------------------------------------------------
 
     def _stream(self, area: str) -> Draws:
         if area not in self._own:
-            areas, caps, policy, seed = self._draws
+            caps, policy, seed = self._draws
             self._own[area] = Draws(AREAS[area](caps, policy), seed)
         return self._own[area]
 
@@ -168,9 +173,8 @@ class Harness:
 
     def _count(self, owner: str, kind: str, cpu_s: float) -> None:
         with self._lock:
-            cpu, tasks = self.cpu.setdefault(owner, dict.fromkeys(KINDS, 0.0)), self.tasks.setdefault(owner, dict.fromkeys(KINDS, 0))
-            cpu[kind] += cpu_s
-            tasks[kind] += 1
+            self.cpu.setdefault(owner, dict.fromkeys(KINDS, 0.0))[kind] += cpu_s
+            self.tasks.setdefault(owner, dict.fromkeys(KINDS, 0))[kind] += 1
 
 
 class Turns:
@@ -220,9 +224,10 @@ _DRAWS: dict[str, Draws] = {}
 _SETUP: list = []
 
 
-def _setup(targets: list[Target], draws: tuple | None) -> None:
+def _setup(targets: list[Target], draws: tuple | None, pids) -> None:
     _TARGETS.update({t.name: t for t in targets})
     _SETUP.append(draws)
+    pids.put(os.getpid())
 
 
 def _timed(fn: Callable, *args: Any) -> tuple[Any, float]:
@@ -233,7 +238,7 @@ def _timed(fn: Callable, *args: Any) -> tuple[Any, float]:
 
 def _draw_task(area: str, index: int) -> str:
     if area not in _DRAWS:
-        areas, caps, policy, seed = _SETUP[0]
+        caps, policy, seed = _SETUP[0]
         _DRAWS[area] = Draws(AREAS[area](caps, policy), seed)
     return _DRAWS[area][index].to_json()
 

@@ -63,7 +63,7 @@ def test_packed_expectations_keep_every_lane():
 
 @pytest.fixture(scope="module")
 def pool():
-    harness = Harness(1, [TARGET], (("math",), Caps(), SMALL, 3))
+    harness = Harness(1, [TARGET], (Caps(), SMALL, 3))
     yield harness
     harness.close()
 

@@ -25,8 +25,8 @@ def _campaign(tmp_path, monkeypatch, jobs: int):
     monkeypatch.setattr(record, "store_program", lambda corpus, program, name: (drawn.append(program.id),
                                                                                  STORE(corpus, program, name)))
     corpus = Corpus(tmp_path / f"jobs{jobs}.db")
-    result = run_campaign(corpus, [target_named("oclgrind")], minutes=0.5, seed=3, areas=("conversions",), policy=POLICY,
-                          max_programs=6, jobs=jobs)
+    result = run_campaign(corpus, [target_named("oclgrind")], minutes=0.5, seed=3, areas=("conversions",),
+                          policy=POLICY, max_programs=6, jobs=jobs)
     return corpus, result, drawn
 
 
