@@ -210,7 +210,7 @@ class Lane:
             try:
                 return fn(_Guarded(self))
             finally:
-                self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+                self.clock.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
         return self.call(timed)
 
     def renew(self) -> None:
@@ -268,7 +268,7 @@ class Lane:
         self._inbox.put(None)
         self._host.join()
         for wall_s, *_ in self._unjudged.values():  # run, but the stop came before its judgment: void
-            self.stats.spent(wall_s, 0.0, 0.0, "timeouts")
+            self.clock.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
         if self._spare is not None:
             try:
@@ -369,7 +369,7 @@ class Lane:
     def _result(self, part: Part, result: Result, ticket: _Ticket, wall_s: float, limit: float) -> None:
         """A run's result: its time accounted, then judged (by the harness: campaign.pool)."""
         if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
-            self.stats.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
+            self.clock.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
             return
         timed_out = result.status == "timeout"
         how = "timeouts" if timed_out else "isolating" if part.depth else "run"
@@ -380,7 +380,7 @@ class Lane:
         if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
             # slower than this target's runs of the area, not yet a hang: once more at the ceiling
             ticket.open.pop(id(part), None)
-            self.stats.spent(*spent)
+            self.clock.spent(*spent)
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
                                                f"no result after {limit:g} s (measured limit); trying "
                                                f"{self.timeouts.ceiling:g} s"), self.campaign)
@@ -394,7 +394,7 @@ class Lane:
         """A judged run: recorded, its halves (if it must be isolated) dispatched."""
         ticket.open.pop(id(part), None)  # (until judged, a resumed run runs the part again)
         outcome, cuts, run = judged.result()
-        self.stats.spent(*self._unjudged.pop(id(part)))
+        self.clock.spent(*self._unjudged.pop(id(part)))
         halves = [part.half(statements) for statements in cuts]
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)

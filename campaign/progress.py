@@ -119,6 +119,11 @@ class Clock:
         """Account the time up to now (before the stats are read)."""
         self._mark()
 
+    def spent(self, wall_s: float, build_s: float, run_s: float, how: str) -> None:
+        """:meth:`TargetStats.spent`, under the lock of the waits' accounting (both add to the harness)."""
+        with self._lock:
+            self.stats.spent(wall_s, build_s, run_s, how)
+
     def _mark(self, state: str | None = None, feeding: bool | None = None, work: int = 0) -> None:
         with self._lock:
             now = time.monotonic()
