@@ -11,7 +11,8 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 
-from campaign.progress import Progress
+from campaign.pool import KINDS
+from campaign.progress import PoolStats, Progress, TargetStats
 
 
 def targets_table(programs: int, stats: dict, elapsed: float, minutes: float) -> Table:
@@ -27,15 +28,29 @@ def targets_table(programs: int, stats: dict, elapsed: float, minutes: float) ->
 
 
 def time_table(stats: dict) -> Table:
-    """Per target, where its wall time went (campaign.progress.TargetStats): builds and runs of
-    whole programs, the harness around them, timeouts, isolating failures, triage, idle."""
-    t = Table(title="where the time went (s)")
-    columns = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
+    """Per target, its timeline (campaign.progress.TargetStats): the driver's builds and runs, the
+    wait for the harness, timeouts, isolating failures, triage and idle add up to its wall time;
+    busy is the share of it its worker ran something (not waiting for the harness, not idle)."""
+    t = Table(title="where the time went (s): wall = build + run + harness + timeouts + isolating + triage + idle")
+    columns = TargetStats.TIMELINE
     for col in ("target", "wall", *(c[:-2] for c in columns), "busy", "skipped"):
         t.add_column(col, justify="right" if col != "target" else "left")
     for name, s in stats.items():
         t.add_row(name, f"{s.wall_s:.0f}", *(f"{getattr(s, c):.1f}" for c in columns),
                   f"{s.busy_s / s.wall_s:.0%}" if s.wall_s else "-", str(s.skipped))
+    return t
+
+
+def pool_table(pool: PoolStats) -> Table:
+    """The harness's CPU seconds (campaign.pool): per target, drawing, expectations and judging, in
+    the worker processes or (no pool) the campaign's own process; and the campaign process's own."""
+    where = f"{pool.jobs} worker processes" if pool.jobs else "no pool: the campaign's process"
+    t = Table(title=f"harness CPU (s), {where}; the campaign's process: {pool.process_cpu_s:.1f} s")
+    for col in ("target", *KINDS, "tasks", "total"):
+        t.add_column(col, justify="right" if col != "target" else "left")
+    for owner, cpu in pool.cpu.items():
+        t.add_row(owner or "(resumed)", *(f"{cpu[k]:.1f}" for k in KINDS), str(sum(pool.tasks[owner].values())),
+                  f"{sum(cpu.values()):.1f}")
     return t
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
 from typing import Callable
@@ -41,10 +42,10 @@ from campaign import record
 from campaign.batching import batch_for
 from campaign.caps import capabilities
 from campaign.execute import Outcome
-from campaign.expectations import Expectations
 from campaign.feed import Entry, Feed
 from campaign.pipeline import Lane, LaneClosed
-from campaign.progress import AreaView, CampaignResult, Progress, TargetStats
+from campaign.pool import Harness, default_jobs
+from campaign.progress import AreaView, CampaignResult, PoolStats, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from campaign.targeted import Search
@@ -56,7 +57,7 @@ from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from fuzz.strategies import AREAS, Draws, sweep_key, sweep_programs
+from fuzz.strategies import AREAS, sweep_key, sweep_programs
 from lang.ir import Program
 from lang.policy import Policy
 
@@ -82,10 +83,10 @@ class _Drawer:
     for its share of the programs; remembers the coverage cells drawn and run (the searches' score
     and the display's cells). Called under the feed's lock."""
 
-    def __init__(self, draws: dict[str, Draws], searches: dict[str, Search], scheduler: Scheduler,
+    def __init__(self, harness: Harness, searches: dict[str, Search], scheduler: Scheduler,
                  shares: dict[str, float], seed: int, seen_cells: set,
                  sweeps: dict[str, tuple[str, list[Program]]] | None = None) -> None:
-        self.draws, self.searches, self.scheduler, self.shares = draws, searches, scheduler, shares
+        self.harness, self.searches, self.scheduler, self.shares = harness, searches, scheduler, shares
         self.sweeps = sweeps or {}  # per area: its corner sweep's key and programs, handed out first
         self.everywhere: set[str] = set()  # sweep programs: every target runs them first
         self.generated = set(seen_cells)  # cells the campaign has drawn
@@ -100,25 +101,27 @@ class _Drawer:
         with self._lock:
             return len(program_cells(program).keys() - self.generated)
 
-    def draw(self, area: str) -> Program:
+    def draw(self, area: str, owner: str) -> Program | Future:
+        """The program ``owner`` draws of ``area`` (under the feed's lock): a sweep's, a search's, or
+        a Future of the next of the area's stream (the harness draws it: campaign.pool)."""
         key, sweep = self.sweeps.get(area, ("", []))
         index = self.scheduler.sweeping(area, key, len(sweep)) if sweep else None
         if index is not None:  # corners first (fuzz.strategies.sweeps)
             self.everywhere.add(sweep[index].id)
-            with self._lock:
-                self.generated |= program_cells(sweep[index]).keys()
             return sweep[index]
         searched = area in self.searches and self._rng.random() < self.shares.get(area, 0.0)
         program = self.searches[area].next() if searched else None
-        if program is not None:
-            self.scheduler.searched(area)
-            if self.searches[area].feedback:
-                self.from_search[program.id] = self.searches[area]
-        else:
-            program = self.draws[area][self.scheduler.take(area)]
+        if program is None:
+            return self.harness.draw(area, self.scheduler.take(area), owner)
+        self.scheduler.searched(area)
+        if self.searches[area].feedback:
+            self.from_search[program.id] = self.searches[area]
+        return program
+
+    def drawn(self, program: Program) -> None:
+        """A program drawn: its cells count as generated."""
         with self._lock:
             self.generated |= program_cells(program).keys()
-        return program
 
     def first_run(self, area: str, program: Program, target: str, outcomes: list[Outcome]) -> None:
         """The first target finished ``program``: its cells count as covered, its search hears
@@ -160,12 +163,16 @@ def run_campaign(
     side: Callable[[Target], SideTask | None] | None = None,
     side_share: float = 0.25,
     started: float | None = None,
+    jobs: int | None = None,
 ) -> CampaignResult:
     """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
     reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
     corpus already holds resumes (module docstring). ``side`` gives each target's work beside
-    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target."""
+    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target.
+    ``jobs`` harness worker processes draw, compute expectations and judge (campaign.pool; None:
+    :func:`campaign.pool.default_jobs`, 0: this process's threads)."""
     start = time.monotonic() if started is None else started
+    cpu0 = time.process_time()
     deadline = start + minutes * 60
     check_areas(areas)
     if not targets:
@@ -178,7 +185,6 @@ def run_campaign(
     caps = capabilities(targets)
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
-    draws = {a: Draws(AREAS[a](caps, run_policy), seed) for a in areas}
     record.register_targets(corpus, targets)
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
     unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
@@ -188,27 +194,24 @@ def run_campaign(
     scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
                           targets=tuple(t.name for t in targets), floor=policy.area_floor,
                           sweeps={a: (key, len(programs)) for a, (key, programs) in sweeps.items()})
-    drawer = _Drawer(draws, {}, scheduler, shares, seed, cells, sweeps)
+    harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
+    drawer = _Drawer(harness, {}, scheduler, shares, seed, cells, sweeps)
     # the math area's search climbs toward larger observed errors (score reported after the run);
     # the others toward coverage gaps (scored when drawn): campaign.targeted
     drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
                                       None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
-    ftz_classes = {ftz_of(t) for t in targets}
+    ftz_classes = tuple({ftz_of(t) for t in targets})
 
-    def expect(program: Program) -> Expectations:
-        expectations = Expectations(program)
-        for ftz in ftz_classes:
-            expectations.get(ftz)
-        return expectations
+    def expect(program: Program, owner: str) -> Future:
+        return harness.expect(program, ftz_classes, owner)
 
-    def draw(area: str) -> Program:
-        program = drawer.draw(area)
+    def drawn(program: Program) -> None:
+        drawer.drawn(program)
         record.store_program(corpus, program, name)  # in the corpus before anything runs it
-        return program
 
     known = bucket_ids(corpus)
-    feed = Feed(targets, scheduler, draw, expect, known, unfinished, max_programs, drawer.first_run,
-                everywhere=drawer.everywhere.__contains__)
+    feed = Feed(targets, scheduler, drawer.draw, expect, known, unfinished, max_programs, drawer.first_run,
+                everywhere=drawer.everywhere.__contains__, drawn=drawn)
     done_before = stored["programs"] if stored else 0
 
     running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished
@@ -223,7 +226,9 @@ def run_campaign(
     interrupted = False
     notices: list[str] = []
     errors: list[BaseException] = []
-    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s))
+    depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
+    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
+                          depth, harness=harness, started=start)
              for t in targets}  # each lane opens its device while the first program is drawn
     feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start, deadline, errors),
                                 name=f"{t.name}-feeder", daemon=True) for t in targets]
@@ -236,9 +241,10 @@ def run_campaign(
         record.save_campaign(corpus, name, seed, settings_row, done_before + programs, checks, state())
 
     def report() -> None:
-        elapsed = time.monotonic() - start
         for t, s in stats.items():
-            s.wall_s, s.skipped = elapsed, feed.skipped[t]
+            lanes[t].clock.settle()
+            s.wall_s, s.skipped = time.monotonic() - start, feed.skipped[t]
+        elapsed = time.monotonic() - start
         with feed.lock:
             for area in areas:
                 line = f"area {area}: no target of this run takes its programs; dropped"
@@ -269,6 +275,7 @@ def run_campaign(
         for c in closing:
             c.join()
         running = {t: lane.unfinished() for t, lane in lanes.items()}  # killed runs stay pending
+        harness.close()  # a feeder waiting for a draw or expectations gets its cancellation
         until = time.monotonic() + 2.0
         for f in feeders:  # a feeder drawing a program finishes it (daemon threads: never waited for long)
             f.join(timeout=max(0.0, until - time.monotonic()))
@@ -276,7 +283,8 @@ def run_campaign(
             search.close()
         report()  # the stop's state: what is still pending runs first on resume
     return CampaignResult(name, seed, feed.programs, time.monotonic() - start, stats, interrupted,
-                          unrun=feed.unrun, pending=len(feed.pending(running)), notices=notices)
+                          unrun=feed.unrun, pending=len(feed.pending(running)), notices=notices,
+                          pool=PoolStats(harness.jobs, harness.cpu, harness.tasks, time.process_time() - cpu0))
 
 
 SIDE_CHECK_S = 2.0
@@ -293,6 +301,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
     asked = -SIDE_CHECK_S
     try:
         while not stop.is_set():
+            lane.clock.feeding(True)
             allowed = share * (time.monotonic() - start)
             if side is not None and stats.triage_s <= allowed and time.monotonic() - asked > SIDE_CHECK_S:
                 task = side(target)
@@ -303,7 +312,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
                     continue
             if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
                 continue
-            entry = feed.next_for(target, stop)
+            entry = feed.next_for(target, stop, lane.clock.feeding)
             if entry is None:
                 return
             lane.submit(entry.program, entry.expectations, partial(_finished, feed, lane, entry))
@@ -312,6 +321,8 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
     except BaseException as e:  # a bug of ours: surfaced on the campaign's thread
         if not stop.is_set():
             errors.append(e)
+    finally:
+        lane.clock.feeding(False)
 
 
 def _finished(feed: Feed, lane: Lane, entry: Entry, outcomes: list[Outcome]) -> None:

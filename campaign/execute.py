@@ -91,10 +91,19 @@ def prepare(part: Part, target: Target) -> Job | Result:
 def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[Part], Run]:
     """Judge one run of ``part``: its outcome, the halves to run next when the run must be
     isolated (see the module docstring), and the run to record."""
-    program, expectations = part.program, part.expectations
+    outcome, cuts, run = judged(part.program, part.expectations, target, result)
+    return outcome, [part.half(statements) for statements in cuts], run
+
+
+def judged(program: Program, expectations: Expectations, target: Target,
+           result: Result) -> tuple[Outcome, list[list[int]], Run]:
+    """:func:`conclude` of a part ``program`` with its ``expectations``, the halves to run next
+    given as the statements of each (``Part.half``): what a harness worker process computes
+    (campaign.pool)."""
     outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
     run = Run(program, target, result, result.status, result.log[-4000:] if result.status != "ok" else "")
-    halves: list[Part] = []
+    n = len(program.body)
+    cuts: list[list[int]] = []
     if result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         ftz = ftz_of(target)
@@ -102,8 +111,8 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
         verdict = judge(program, expected, actual, expectations.inputs, histories=expectations.histories())
         if kernel_wide(verdict, program):
             run.status = outcome.status = "split"
-            run.log = f"{verdict.failing_statements} of {len(program.body)} statements disagree: isolating"
-            halves = _halves(part)
+            run.log = f"{verdict.failing_statements} of {n} statements disagree: isolating"
+            cuts = _halves(n)
         else:  # each disagreement re-derived before it is recorded (campaign.rederive)
             verdict.rows, run.defects = confirm(program, verdict.rows, expected, ftz, expectations.inputs)
             verdict.mismatches -= len(run.defects)
@@ -111,13 +120,13 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
             run.rows, run.errors = verdict.rows, verdict.errors
     elif result.status == "invalid_module":  # our emitter's bug, not the driver's: no disagreement
         pass
-    elif len(program.body) == 1:  # build error, crash, timeout, runtime error of one statement
+    elif n == 1:  # build error, crash, timeout, runtime error of one statement
         run.rows = outcome.failures = [failure_row(program, result.status, result.log, target.path)]
-    elif result.status == "timeout" and len(program.body) <= TIMEOUT_SPLIT:  # ... one statement each
-        halves = [part.half([i]) for i in range(len(program.body))]
+    elif result.status == "timeout" and n <= TIMEOUT_SPLIT:  # ... one statement each
+        cuts = [[i] for i in range(n)]
     else:  # ... of several: record, then isolate by halving
-        halves = _halves(part)
-    return outcome, halves, run
+        cuts = _halves(n)
+    return outcome, cuts, run
 
 
 def first_parts(target: Target, program: Program, expectations: Expectations,
@@ -169,6 +178,5 @@ def kernel_wide(verdict: Verdict, program: Program) -> bool:
     )
 
 
-def _halves(part: Part) -> list[Part]:
-    n = len(part.program.body)
-    return [part.half(list(range(n // 2))), part.half(list(range(n // 2, n)))]
+def _halves(n: int) -> list[list[int]]:
+    return [list(range(n // 2)), list(range(n // 2, n))]

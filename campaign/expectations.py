@@ -1,10 +1,16 @@
-"""The oracle's expectations of one program, computed once and shared by its parts."""
+"""The oracle's expectations of one program, computed once and shared by its parts, and their
+compact form between processes (the harness's worker processes, campaign.pool: numpy arrays, each
+lane's rule a code into the table of the rules used, never this process's rule index)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from lang.ir import Program
 from lang.layout import input_values
-from oracles import Expectation, Histories, expected, histories
+from oracles import ErrorScale, Expectation, Histories, adopt_rules, expected, histories, portable_rules
 
 
 class Expectations:
@@ -47,3 +53,31 @@ class Expectations:
             for ftz, exp in self._by_ftz.items()
         }
         return Expectations(part, _inputs=inputs, _by_ftz=by_ftz)
+
+    def packed(self, ftz: frozenset | None = None) -> tuple[dict[str, np.ndarray], dict[frozenset, dict]]:
+        """The inputs and the expectations computed so far (of the flush-to-zero class ``ftz`` only,
+        if given) as :meth:`unpacked` takes them in another process; the histories are computed
+        again there (from the program and its inputs)."""
+        by_ftz = {f: {name: pack(e) for name, e in exp.items()} for f, exp in self._by_ftz.items()
+                  if ftz is None or f == ftz}
+        return self.inputs, by_ftz
+
+    @classmethod
+    def unpacked(cls, program: Program, inputs: dict[str, np.ndarray], by_ftz: dict[frozenset, dict]) -> "Expectations":
+        """The expectations of ``program`` that :meth:`packed` gave in another process."""
+        return cls(program, _inputs=inputs,
+                   _by_ftz={f: {name: unpack(e) for name, e in exp.items()} for f, exp in by_ftz.items()})
+
+
+def pack(e: Expectation) -> tuple[Any, ...]:
+    """One buffer's expectation as plain arrays; its rule indices as :func:`oracles.portable_rules` codes."""
+    codes, table = portable_rules(e.rule)
+    error = None if e.error is None else (e.error.hi, e.error.lo, e.error.ulp, e.error.limit)
+    return e.scalar, e.allowed, e.judged, e.any_nan, codes, table, e.ranges, e.masks, error
+
+
+def unpack(packed: tuple[Any, ...]) -> Expectation:
+    """:func:`pack`'s expectation, with this process's rule indices."""
+    scalar, allowed, judged, any_nan, codes, table, ranges, masks, error = packed
+    return Expectation(scalar, allowed, judged, any_nan, adopt_rules(codes, table), ranges, masks,
+                       None if error is None else ErrorScale(*error))

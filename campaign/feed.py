@@ -22,6 +22,7 @@ target takes is counted as *unrun*: the scheduler drops an area a target keeps d
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -43,7 +44,7 @@ class Entry:
 
     area: str
     program: Program
-    expectations: Expectations
+    expectations: Expectations | Future  # a Future while the harness's pool computes them (campaign.pool)
     takers: frozenset[str]  # targets that take it
     done: set[str] = field(default_factory=set)  # targets that finished it
     busy: set[str] = field(default_factory=set)  # targets running it now
@@ -54,13 +55,19 @@ class Feed:
     """The programs of a running campaign (module docstring). Thread-safe: every target's feeder
     thread calls :meth:`next_for` and its lane calls :meth:`finished`."""
 
-    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str], Program],
-                 expect: Callable[[Program], Expectations], known: set[str],
+    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str, str], Program | Future],
+                 expect: Callable[[Program, str], Expectations | Future], known: set[str],
                  unfinished: Iterable[tuple[str, Program, Iterable[str] | None]] = (), max_programs: int | None = None,
                  on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None,
-                 everywhere: Callable[[Program], bool] = lambda program: False) -> None:
+                 everywhere: Callable[[Program], bool] = lambda program: False,
+                 drawn: Callable[[Program], None] = lambda program: None) -> None:
+        """``draw(area, target)``, called under the feed's lock, decides the program ``target`` draws
+        of ``area``: it returns it, or a Future of it (the harness's worker processes draw it:
+        campaign.pool), which the feed waits for outside the lock and hands to ``drawn`` (the
+        campaign stores it). ``expect(program, target)`` gives its expectations, or a Future of them."""
         self.targets, self.scheduler = targets, scheduler
         self._draw, self._expect, self._on_first, self._everywhere = draw, expect, on_first, everywhere
+        self._drawn = drawn
         self.known = set(known)  # bucket ids the corpus holds: a run that opens another is a find
         self.max_programs = max_programs
         self.lock = threading.Lock()
@@ -74,15 +81,17 @@ class Feed:
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
         for area, program, only in unfinished:
-            self._add(area, program, self._expect(program), hot=True, only=only)
+            self._add(area, program, self._expect(program, ""), hot=True, only=only)
             self.drawn += 1
 
     # -- a target asks -------------------------------------------------------------------------
 
-    def next_for(self, target: Target, stop: threading.Event) -> Entry | None:
+    def next_for(self, target: Target, stop: threading.Event,
+                 feeding: Callable[[bool], None] = lambda active: None) -> Entry | None:
         """The program ``target`` runs next (module docstring); None once ``stop`` is set, or the
         draws are over and its backlog is empty. Waits while the target can draw nothing (every
-        area closed to it) until another target's program reaches its backlog."""
+        area closed to it) until another target's program reaches its backlog (``feeding`` is told
+        when such a wait begins, False, and ends, True: the target's timeline counts it idle)."""
         while not stop.is_set():
             with self.lock:
                 entry = self._from_backlog(target)
@@ -96,13 +105,18 @@ class Feed:
                         self.over = True
                         if not self.drawing:  # (a program still being drawn may be for this target)
                             return None
+                    feeding(False)
                     self.changed.wait(0.2)
+                    feeding(True)
                     continue
-                program = self._draw(area)
+                program = self._draw(area, target.name)
                 self.drawn += 1
                 self.drawing += 1
             try:
-                entry = self._add(area, program, self._expect(program), hot=self._everywhere(program))
+                if isinstance(program, Future):
+                    program = program.result()
+                self._drawn(program)
+                entry = self._add(area, program, self._expect(program, target.name), hot=self._everywhere(program))
             finally:
                 with self.lock:
                     self.drawing -= 1
@@ -138,7 +152,7 @@ class Feed:
     def _waiting(self, entry: Entry) -> set[str]:
         return set(entry.takers) - entry.done - entry.busy
 
-    def _add(self, area: str, program: Program, expectations: Expectations, hot: bool = False,
+    def _add(self, area: str, program: Program, expectations: Expectations | Future, hot: bool = False,
              only: Iterable[str] | None = None) -> Entry:
         """A new program: into the backlog of every target that takes it (of ``only``, if given)."""
         takers = frozenset(t.name for t in self.targets if (only is None or t.name in only) and supports(t, program))

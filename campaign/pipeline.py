@@ -2,12 +2,13 @@
 
 A :class:`Lane` owns a target's worker and two threads. Its *runner* thread does nothing but
 hand prepared jobs to the worker and pass the results on; its *host* thread prepares the jobs
-(OpenCL C source or validated, translated SPIR-V, packed inputs) and judges each result
-and hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and :func:`campaign.execute.conclude`, the steps
-:func:`campaign.execute.execute` runs one after the other). While the driver builds and runs one
-part, the host judges the previous one and prepares the next, so the harness's own time is
-hidden behind the driver's instead of added to it. A run that must be isolated queues its halves
-behind the parts already prepared.
+(OpenCL C source or validated, translated SPIR-V, packed inputs), has each result judged (the
+harness, :mod:`campaign.pool`: in a worker process, or on the host thread without a pool) and
+hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and
+:func:`campaign.execute.conclude`, the steps :func:`campaign.execute.execute` runs one after the
+other). While the driver builds and runs one part, the harness judges the previous one and
+prepares the next, so the harness's own time is hidden behind the driver's instead of added to
+it. A run that must be isolated queues its halves behind the parts already prepared.
 
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
@@ -18,8 +19,9 @@ the campaign's queued parts and with none of them between its runs (a reduction'
 for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
 take a spare worker started in the background since the last one (:meth:`Lane.renew`: a process
 start is not waited for). Every worker call's wall time is accounted in the lane's
-:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation; triage: the whole time
-of a task beside the campaign, not the wait for the worker).
+:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, when its run is
+recorded; triage: the whole time of a task beside the campaign, not the wait for the worker), and
+the runner's waits between calls by its :class:`~campaign.progress.Clock` (the harness's, or idle).
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from typing import Callable, TypeVar
 
 from campaign import record
 from campaign.batching import Batches
-from campaign.execute import Outcome, Part, conclude, first_parts, prepare
+from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
-from campaign.progress import TargetStats
+from campaign.pool import Harness
+from campaign.progress import Clock, TargetStats
 from campaign.record import Run
 from campaign.timeouts import Timeouts
 from corpus.store import Corpus
@@ -50,6 +53,9 @@ T = TypeVar("T")
 
 END, CALL, PART = 0, 1, 2
 """The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts."""
+
+PROGRAM, RESULT, JUDGED = 0, 1, 2
+"""The host's events: a program submitted, a run's result, a run judged."""
 
 
 class LaneClosed(RuntimeError):
@@ -121,9 +127,15 @@ class Lane:
     """A target, its worker, and the threads that keep the worker busy (module docstring)."""
 
     def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str,
-                 stats: TargetStats, timeouts: Timeouts | None = None, depth: int = 2) -> None:
+                 stats: TargetStats, timeouts: Timeouts | None = None, depth: int = 2,
+                 harness: Harness | None = None, started: float | None = None) -> None:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.stats = stats
+        self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
+        self.clock = Clock(stats, started)  # the target's timeline between the worker's calls
+        self._elsewhere = 0  # events computed in the harness's pool: expectations, judgments
+        self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
+        self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
@@ -142,21 +154,31 @@ class Lane:
 
     # -- the campaign's side ------------------------------------------------------------------
 
-    def submit(self, program: Program, expectations: Expectations, done: Callable[[list[Outcome]], None]) -> None:
-        """Queue ``program``; ``done(outcomes)`` is called (on the host thread) once all its parts
-        are judged and recorded, with the outcome of each run. Blocks while ``depth`` programs
-        are in flight."""
+    def submit(self, program: Program, expectations: Expectations | Future,
+               done: Callable[[list[Outcome]], None]) -> None:
+        """Queue ``program`` with its ``expectations`` (or a Future of them: campaign.pool);
+        ``done(outcomes)`` is called (on the host thread) once all its parts are judged and
+        recorded, with the outcome of each run. Blocks while ``depth`` programs are in flight."""
         while not self._slots.acquire(timeout=0.2):
             self._check()
             if self._closing.is_set():
                 raise LaneClosed(self.target.name)
         self._check()
-        self._inbox.put((program, expectations, done))
+        self.clock.work(+1)
+        if isinstance(expectations, Future):
+            self._later(expectations, lambda f: (PROGRAM, program, f, done))
+        else:
+            self._inbox.put((PROGRAM, program, expectations, done))
 
     def ready(self, timeout_s: float) -> bool:
         """Whether :meth:`submit` would take a program without waiting, waiting up to ``timeout_s``
-        for a program in flight to finish (only the lane's feeder submits: the answer holds)."""
-        ready = self._slots.acquire(timeout=timeout_s)
+        for a program in flight to finish (only the lane's feeder submits: the answer holds); the
+        lane's stop ends the wait."""
+        until = time.monotonic() + timeout_s
+        while not (ready := self._slots.acquire(timeout=min(0.2, timeout_s))) and not self._closing.is_set():
+            timeout_s = until - time.monotonic()
+            if timeout_s <= 0:
+                break
         if ready:
             self._slots.release()
         self._check()
@@ -188,7 +210,7 @@ class Lane:
             try:
                 return fn(_Guarded(self))
             finally:
-                self.stats.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
+                self.clock.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
         return self.call(timed)
 
     def renew(self) -> None:
@@ -219,7 +241,7 @@ class Lane:
 
     def idle(self) -> bool:
         """Whether nothing submitted is left to run or judge."""
-        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks)
+        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks or self._elsewhere)
 
     def close(self) -> None:
         """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
@@ -245,6 +267,8 @@ class Lane:
             self._runner.join()
         self._inbox.put(None)
         self._host.join()
+        for wall_s, *_ in self._unjudged.values():  # run, but the stop came before its judgment: void
+            self.clock.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
         if self._spare is not None:
             try:
@@ -264,8 +288,11 @@ class Lane:
         except WorkerStartError:
             pass  # the first run tries again and records why it fails
         while True:
+            self.clock.waiting(True)
             item = self._jobs.get()[-1]
+            self.clock.waiting(False)
             if item is None:
+                self.clock.stop()
                 return
             try:
                 if isinstance(item[-1], Future):  # a call beside the campaign
@@ -288,7 +315,7 @@ class Lane:
                 limit = part.timeout_s or self.timeouts.limit(part.program.area)
                 t0 = time.perf_counter()
                 result = self.worker.run(job, limit)
-                self._inbox.put((part, result, ticket, time.perf_counter() - t0, limit))
+                self._inbox.put((RESULT, part, result, ticket, time.perf_counter() - t0, limit))
             finally:
                 self._jobs.task_done()
 
@@ -307,44 +334,68 @@ class Lane:
                 self._inbox.task_done()
 
     def _handle(self, event: tuple) -> None:
-        if isinstance(event[0], Program):  # a submitted program
-            program, expectations, done = event
-            pieces = first_parts(self.target, program, expectations, self.batches.get(program.area))
-            if self.corpus is not None:  # parts an interrupted run already judged are not run again
-                pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
-            record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
+        kind, *rest = event
+        if kind == PROGRAM:
+            self._program(*rest)
+        elif kind == RESULT:
+            self._result(*rest)
+        else:
+            self._concluded(*rest)
 
-            def finished(outcomes: list[Outcome]) -> None:
-                self._tickets.discard(ticket)
-                self._slots.release()
-                done(outcomes)
+    def _program(self, program: Program, expectations: Expectations | Future,
+                 done: Callable[[list[Outcome]], None]) -> None:
+        """A submitted program: stored, cut into parts (those an interrupted run judged are not run
+        again), dispatched."""
+        if isinstance(expectations, Future):
+            expectations = expectations.result()  # computed in the harness's pool (raises its error)
+        pieces = first_parts(self.target, program, expectations, self.batches.get(program.area))
+        if self.corpus is not None:
+            pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
+        record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
 
-            ticket = _Ticket(len(pieces), finished)
-            self._tickets.add(ticket)
-            for piece in pieces:
-                self._dispatch(piece, ticket)
-            if not pieces:
-                finished([])
-            return
-        part, result, ticket, wall_s, limit = event
+        def finished(outcomes: list[Outcome]) -> None:
+            self._tickets.discard(ticket)
+            self._slots.release()
+            self.clock.work(-1)
+            done(outcomes)
+
+        ticket = _Ticket(len(pieces), finished)
+        self._tickets.add(ticket)
+        for piece in pieces:
+            self._dispatch(piece, ticket)
+        if not pieces:
+            finished([])
+
+    def _result(self, part: Part, result: Result, ticket: _Ticket, wall_s: float, limit: float) -> None:
+        """A run's result: its time accounted, then judged (by the harness: campaign.pool)."""
         if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
+            self.clock.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
             return
-        ticket.open.pop(id(part), None)
         timed_out = result.status == "timeout"
-        self.stats.spent(wall_s, result.build_s, result.run_s,
-                         "timeouts" if timed_out else "isolating" if part.depth else "run")
+        how = "timeouts" if timed_out else "isolating" if part.depth else "run"
+        spent = (wall_s, result.build_s, result.run_s, how)
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
         if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
             # slower than this target's runs of the area, not yet a hang: once more at the ceiling
+            ticket.open.pop(id(part), None)
+            self.clock.spent(*spent)
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
                                                f"no result after {limit:g} s (measured limit); trying "
                                                f"{self.timeouts.ceiling:g} s"), self.campaign)
             self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
             ticket.settle(Outcome("slow", runs=1), 1)
             return
-        outcome, halves, run = conclude(part, self.target, result)
+        self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
+        self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f))
+
+    def _concluded(self, part: Part, ticket: _Ticket, judged: Future) -> None:
+        """A judged run: recorded, its halves (if it must be isolated) dispatched."""
+        ticket.open.pop(id(part), None)  # (until judged, a resumed run runs the part again)
+        outcome, cuts, run = judged.result()
+        self.clock.spent(*self._unjudged.pop(id(part)))
+        halves = [part.half(statements) for statements in cuts]
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)
         self.stats.add(outcome, part.depth == 0)
@@ -354,11 +405,27 @@ class Lane:
             self._dispatch(half, ticket)
         ticket.settle(outcome, len(halves))
 
+    def _later(self, future: Future, event: Callable[[Future], tuple]) -> None:
+        """Handle ``event(future)`` once ``future`` is done: now, on this thread, if it is (no pool);
+        else on the host thread once the pool's callback queues it."""
+        if future.done() and threading.current_thread() is self._host:
+            self._handle(event(future))
+            return
+        with self._count:
+            self._elsewhere += 1
+
+        def arrived(f: Future) -> None:
+            self._inbox.put(event(f))
+            with self._count:
+                self._elsewhere -= 1
+
+        future.add_done_callback(arrived)
+
     def _dispatch(self, part: Part, ticket: _Ticket) -> None:
         ticket.open[id(part)] = part
         job = prepare(part, self.target)
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
-            self._inbox.put((part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
+            self._inbox.put((RESULT, part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
             self._put(PART, (part, job, ticket))
 

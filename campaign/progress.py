@@ -4,6 +4,8 @@ running campaign that the live display shows.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 
 from campaign.execute import Outcome
@@ -12,11 +14,15 @@ from campaign.scheduler import Budget
 
 @dataclass
 class TargetStats:
-    """One target's counts in a campaign and where its time went: ``build_s`` and ``run_s`` of
-    whole programs (what the driver reported), ``harness_s`` around them (moving buffers, starting
-    workers), ``timeouts_s`` lost to runs that timed out, ``isolating_s`` spent re-running halves
-    to isolate a failure, ``triage_s`` confirming and reducing buckets beside the campaign; the
-    rest of ``wall_s`` the target was idle (:attr:`idle_s`)."""
+    """One target's counts in a campaign and its timeline: every second of ``wall_s`` is in one of
+    ``build_s`` and ``run_s`` (what the driver reported of every run the campaign recorded, as
+    ``clfuzz stats`` sums them), ``harness_s`` (the target waiting for the harness: moving buffers
+    and starting workers around its runs, and the time its worker waited while the harness drew,
+    computed expectations for, prepared or judged its programs), ``timeouts_s`` (the rest of runs cut
+    short: at their limit, or by the campaign's stop), ``isolating_s`` (the rest of the re-runs of
+    halves that isolate a failure), ``triage_s`` (work beside the campaign: confirming and reducing
+    buckets, the whole of each task) and ``idle_s`` (nothing to run: the draws over, every area
+    closed to it). :class:`Clock` measures the waits, :meth:`spent` the worker's calls."""
 
     programs: int = 0
     runs: int = 0
@@ -31,9 +37,13 @@ class TargetStats:
     timeouts_s: float = 0.0
     isolating_s: float = 0.0
     triage_s: float = 0.0
+    idle_s: float = 0.0
     skipped: int = 0  # programs of its backlog it never ran (campaign.feed.BACKLOG)
     statuses: dict[str, int] = field(default_factory=dict)
     kinds: set = field(default_factory=set)
+
+    TIMELINE = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
+    """The columns of the timeline: they add up to ``wall_s``."""
 
     @property
     def checks_per_s(self) -> float:
@@ -41,22 +51,24 @@ class TargetStats:
 
     @property
     def busy_s(self) -> float:
-        """Seconds the target's worker was running something for the campaign or its triage."""
-        return self.build_s + self.run_s + self.harness_s + self.timeouts_s + self.isolating_s + self.triage_s
+        """Seconds the target's worker was running something for the campaign or its triage
+        (not waiting for the harness, not idle)."""
+        return self.build_s + self.run_s + self.timeouts_s + self.isolating_s + self.triage_s
 
     @property
-    def idle_s(self) -> float:
-        return max(0.0, self.wall_s - self.busy_s)
+    def accounted_s(self) -> float:
+        """The timeline's columns added up: ``wall_s`` within the accounting's gaps."""
+        return sum(getattr(self, c) for c in self.TIMELINE)
 
     def spent(self, wall_s: float, build_s: float, run_s: float, how: str) -> None:
-        """One worker call of ``wall_s`` seconds: a whole run (``how`` "run", of which the driver
-        reported ``build_s`` and ``run_s``), ``timeouts``, an ``isolating`` run or ``triage``."""
-        if how == "run":
-            self.build_s += build_s
-            self.run_s += run_s
-            self.harness_s += max(0.0, wall_s - build_s - run_s)
-        else:
-            setattr(self, f"{how}_s", getattr(self, f"{how}_s") + wall_s)
+        """One worker call of ``wall_s`` seconds of which the driver reported ``build_s`` and
+        ``run_s``: a whole run (``how`` "run": the rest is the harness's), ``timeouts``, an
+        ``isolating`` run or ``triage`` (the rest is that column's)."""
+        self.build_s += build_s
+        self.run_s += run_s
+        rest = max(0.0, wall_s - build_s - run_s)
+        column = "harness_s" if how == "run" else f"{how}_s"
+        setattr(self, column, getattr(self, column) + rest)
 
     def add(self, outcome: Outcome, whole: bool = True) -> None:
         """Count one run; its status only if it ran a whole part (not a half made to isolate)."""
@@ -71,6 +83,76 @@ class TargetStats:
             self.kinds.add((r["kind"], r["operation"], r["src_type"], r["dst_type"]))
 
 
+class Clock:
+    """A target's timeline between its worker's calls (campaign.pipeline): each second its runner
+    thread waits for something to run is the harness's (``harness_s``: a program of the target is in
+    flight, or its feeder is getting it one) or idle (``idle_s``); before the runner's first wait
+    (the campaign's set-up, its worker starting) it is the harness's, after its stop idle. Times
+    are ``time.monotonic`` readings from ``started`` (the campaign's start)."""
+
+    def __init__(self, stats: TargetStats, started: float | None = None) -> None:
+        self.stats = stats
+        self._lock = threading.Lock()
+        self._since = time.monotonic() if started is None else started
+        self._state = "starting"  # starting, waiting, working, stopped
+        self._feeding = True
+        self._work = 0
+
+    def waiting(self, wait: bool) -> None:
+        """The runner begins (True) or ends (False) a wait for its next item."""
+        self._mark(state="waiting" if wait else "working")
+
+    def feeding(self, active: bool) -> None:
+        """The target's feeder begins (True) or ends (False) getting it programs (it ends while it
+        waits for a program another target may draw, and once the draws are over)."""
+        self._mark(feeding=active)
+
+    def work(self, delta: int) -> None:
+        """A program of the target submitted (+1) or finished (-1)."""
+        self._mark(work=delta)
+
+    def stop(self) -> None:
+        """The runner has stopped: the rest of the wall time is idle."""
+        self._mark(state="stopped")
+
+    def settle(self) -> None:
+        """Account the time up to now (before the stats are read)."""
+        self._mark()
+
+    def spent(self, wall_s: float, build_s: float, run_s: float, how: str) -> None:
+        """:meth:`TargetStats.spent`, under the lock of the waits' accounting (both add to the harness)."""
+        with self._lock:
+            self.stats.spent(wall_s, build_s, run_s, how)
+
+    def _mark(self, state: str | None = None, feeding: bool | None = None, work: int = 0) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if self._state != "working" and now > self._since:
+                harness = self._state == "starting" or (self._state == "waiting" and (self._feeding or self._work > 0))
+                column = "harness_s" if harness else "idle_s"
+                setattr(self.stats, column, getattr(self.stats, column) + now - self._since)
+            self._since = now
+            if state is not None and self._state != "stopped":
+                self._state = state
+            if feeding is not None:
+                self._feeding = feeding
+            self._work += work
+
+
+@dataclass
+class PoolStats:
+    """The harness's CPU seconds in a campaign (campaign.pool): ``jobs`` worker processes (0: the
+    campaign's own process ran the tasks), per owner (a target; "" for programs a resumed run
+    took up) and kind of task (draw, expect, judge) its CPU seconds and tasks, and the campaign
+    process's own CPU seconds (its threads: scheduling, the corpus, the lanes; with ``jobs`` 0 the
+    tasks too)."""
+
+    jobs: int = 0
+    cpu: dict[str, dict[str, float]] = field(default_factory=dict)
+    tasks: dict[str, dict[str, int]] = field(default_factory=dict)
+    process_cpu_s: float = 0.0
+
+
 @dataclass
 class CampaignResult:
     name: str
@@ -82,6 +164,7 @@ class CampaignResult:
     unrun: int = 0  # programs drawn that no target took (a defect of the scheduling)
     pending: int = 0  # programs left queued or running at the stop: a resumed run runs them first
     notices: list[str] = field(default_factory=list)  # one line each: areas dropped, ...
+    pool: PoolStats = field(default_factory=PoolStats)  # the harness's CPU seconds
 
 
 @dataclass

@@ -30,13 +30,14 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
     for row in _sql.rows(
         corpus, f"""select target, path, count(distinct program_id) as programs, count(*) as runs,
                    sum(checks) as checks, sum(judged) as judged, sum(mismatches) as mismatches,
-                   sum(build_s + run_s) as driver_s
+                   sum(build_s + run_s) as driver_s, sum(build_s) as build_s, sum(run_s) as run_s
             from runs {where} group by target, path order by target, path""",
         params,
     ):
         key = row["target"]
         targets[key] = {k: row[k] for k in ("path", "programs", "runs", "checks", "judged", "mismatches")}
-        targets[key]["driver_s"] = round(row["driver_s"] or 0.0, 3)
+        for k in ("driver_s", "build_s", "run_s"):
+            targets[key][k] = round(row[k] or 0.0, 3)
         targets[key]["checks_per_driver_s"] = round((row["judged"] or 0) / row["driver_s"], 1) if row["driver_s"] else 0.0
         targets[key]["statuses"] = {}
         targets[key]["kinds"] = []

@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lang.images import (
@@ -136,8 +137,9 @@ class Program:
     def to_json(self) -> str:
         return canonical_json(to_data(self))
 
-    @property
+    @cached_property
     def id(self) -> str:
+        """The hash of the program's canonical JSON (computed once: a program is immutable)."""
         return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
 
     @classmethod

@@ -10,7 +10,8 @@ This package's face is the contract the rest of clfuzz uses (``from oracles impo
 * defined programs: :func:`undefined_results`, the operations some lane of whose result the spec
   leaves undefined or implementation-defined (:class:`UndefinedResult`, each with the rule that
   says so: ``Rule.leaves``, :data:`LEAVES`);
-* the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`), each with its
+* the rules: every verdict names one (:func:`rule`, :func:`by_id`, :data:`RULES`; a lane's rule index is
+  this process's: :func:`portable_rules` and :func:`adopt_rules` carry indices to another), each with its
   severity (:data:`SEVERITIES`, :func:`at_least`, :func:`severity_of`); :data:`FAILURE` (a build
   error, crash or hang; :data:`FAILURE_SPIRV` on a SPIR-V path, :func:`failure_rule`), :data:`SLOW`
   (a run cut at the time ceiling) and :data:`WRONG_CODE` (a statement's value changed by the code
@@ -51,9 +52,11 @@ from oracles.rules import (
     SLOW,
     WRONG_CODE,
     Rule,
+    adopt_rules,
     at_least,
     by_id,
     failure_rule,
+    portable_rules,
     rule,
 )
 from oracles.undefined import UndefinedResult, undefined_results
@@ -61,8 +64,8 @@ from oracles.undefined import UndefinedResult, undefined_results
 __all__ = [
     "FAILURE", "FAILURE_SPIRV", "LEAVES", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
     "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
-    "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
-    "evaluate", "expected", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor", "operator_type",
-    "rederive", "rule",
+    "adopt_rules", "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
+    "evaluate", "expected", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor",
+    "operator_type", "portable_rules", "rederive", "rule",
     "severity_of", "undefined_results",
 ]

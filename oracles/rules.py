@@ -8,7 +8,10 @@ back into the rule's id, text and section when it records a disagreement.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import astuple, dataclass
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,7 @@ class Rule:
 
 RULES: list[Rule] = [Rule("unspecified", "no rule recorded", "-")]
 _INDEX: dict[str, int] = {RULES[0].id: 0}
+_REGISTER = threading.RLock()  # threads register math rules as they first use them
 
 
 SEVERITIES: dict[str, str] = {
@@ -65,15 +69,35 @@ def register(id: str, text: str, section: str, severity: str = "violation", note
         raise ValueError(f"rule {id!r}: unknown leaves {leaves!r}")
     if severity == "recommendation" and not note:
         raise ValueError(f"rule {id!r}: a recommendation names the text that may still require it (note)")
-    if id in _INDEX:
-        existing = RULES[_INDEX[id]]
-        if (existing.text, existing.section, existing.severity, existing.note, existing.leaves) != (
-                text, section, severity, note, leaves):
-            raise ValueError(f"rule {id!r} registered twice with different text")
+    with _REGISTER:
+        if id in _INDEX:
+            existing = RULES[_INDEX[id]]
+            if (existing.text, existing.section, existing.severity, existing.note, existing.leaves) != (
+                    text, section, severity, note, leaves):
+                raise ValueError(f"rule {id!r} registered twice with different text")
+            return _INDEX[id]
+        RULES.append(Rule(id, text, section, severity, note, leaves))
+        _INDEX[id] = len(RULES) - 1
         return _INDEX[id]
-    RULES.append(Rule(id, text, section, severity, note, leaves))
-    _INDEX[id] = len(RULES) - 1
-    return _INDEX[id]
+
+
+def portable_rules(indices: np.ndarray) -> tuple[np.ndarray, tuple[tuple, ...]]:
+    """Lanes' rule indices as another process reads them: an index is this process's (rules register
+    as their modules are imported and a math rule when first used, so two processes number them
+    apart). Returns codes into a table of the rules used (each rule's fields, :func:`adopt_rules` takes
+    both)."""
+    indices = np.asarray(indices, dtype=np.intp)
+    counts = np.bincount(indices.ravel(), minlength=1)
+    used, code = np.flatnonzero(counts), np.zeros(len(counts), dtype=np.int16)
+    code[used] = np.arange(len(used))
+    return code[indices], tuple(astuple(RULES[int(i)]) for i in used)
+
+
+def adopt_rules(codes: np.ndarray, table: tuple[tuple, ...]) -> np.ndarray:
+    """The rule indices of this process for the ``codes`` and ``table`` of :func:`portable_rules` (each rule
+    registered here if it was not)."""
+    local = np.array([register(*fields) for fields in table] or [0], dtype=np.int16)
+    return local[codes]
 
 
 def index(id: str) -> int:

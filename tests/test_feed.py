@@ -27,8 +27,8 @@ def _target(name: str, **fp) -> Target:
 def _feed(targets, max_programs=None, area="conversions"):
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler((area,), targets=tuple(t.name for t in targets))
-    return Feed(targets, scheduler, lambda a: draws[scheduler.take(a)], Expectations, set(),
-                max_programs=max_programs)
+    return Feed(targets, scheduler, lambda a, target: draws[scheduler.take(a)], lambda p, target: Expectations(p),
+                set(), max_programs=max_programs)
 
 
 def _bug(target: Target) -> list[Outcome]:
@@ -88,8 +88,8 @@ def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     plain = _target("plain")
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler(("conversions",), targets=("plain",))
-    feed = Feed([plain], scheduler, lambda a: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
-                Expectations, set())
+    feed = Feed([plain], scheduler, lambda a, target: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
+                lambda p, target: Expectations(p), set())
     assert feed.next_for(plain, GO) is None
     assert feed.unrun == WARMUP == feed.drawn and scheduler.dropped("conversions")
 

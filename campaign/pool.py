@@ -1,0 +1,254 @@
+"""The harness's worker processes: a program's expectations and the judging of its runs beside the
+campaign's process.
+
+A campaign's process keeps what must be one: scheduling, the corpus's writes and each lane's
+runner thread (campaign.pipeline). The harness's CPU work runs in a pool of ``jobs`` worker
+processes (:class:`Harness`): drawing a program of an area's stream (fuzz.strategies.draws: program
+``i`` of an area is the same whoever draws it), a program's expectations (campaign.expectations:
+the oracle's numpy work and its mpmath references; a process's mpmath lock is its own), and judging
+a run against them with its disagreements re-derived (campaign.execute.judged). :func:`default_jobs`
+sizes the pool from the machine's cores, less one per target for its driver's worker process; on a
+machine where that leaves fewer than :data:`MIN_JOBS`, the pool is the campaign's own process
+(``jobs`` 0: each task runs on the thread that asks, as a campaign without a pool does), which
+``bench/pool.py`` measured faster there (docs/performance.md).
+
+The pool is shared fairly: each target has a queue of tasks (the draws and expectations its feeder
+asks for, the judging of its runs), and a worker process that comes free takes the next task of the
+queues in turn, so a target with many tasks waiting cannot starve another. What crosses between the
+processes is compact: a program as its JSON text, inputs and expectations as numpy arrays with each
+lane's rule as a code into a table of the rules used (campaign.expectations.pack: a rule's index is
+a process's own), a run's result as its bytes, and back a judged run's outcome and the statements of
+the halves that isolate it. Each task's CPU seconds are counted per target and kind
+(:attr:`Harness.cpu`), in its worker process or on the thread that ran it: the campaign's summary
+shows them in a table of their own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from functools import partial
+from typing import Any, Callable
+
+from campaign.execute import Outcome, Part, judged
+from campaign.expectations import Expectations
+from campaign.record import Run
+from fuzz.drivers import Result, Target
+from fuzz.drivers.capabilities import ftz_of
+from fuzz.strategies import AREAS, Caps, Draws
+from lang.ir import Program
+from lang.policy import Policy
+
+KINDS = ("draw", "expect", "judge")
+"""What the harness's workers do: draw programs, compute their expectations, judge runs."""
+
+MIN_JOBS = 2
+"""The fewest worker processes worth a pool: with fewer free cores (the driver workers take one
+each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/performance.md)."""
+
+
+def default_jobs(targets: int, cores: int | None = None) -> int:
+    """Worker processes for a campaign on ``targets`` targets on a machine of ``cores`` cores (default:
+    this one's): the cores left after one per target's driver worker, or 0 (no pool: the campaign's
+    own process) where that is fewer than :data:`MIN_JOBS`, or where this process is a daemon (a
+    cluster's worker, app.distributed: a daemon process may start none)."""
+    if multiprocessing.current_process().daemon:
+        return 0
+    free = (os.cpu_count() or 1 if cores is None else cores) - targets
+    return free if free >= MIN_JOBS else 0
+
+
+class Harness:
+    """The harness's worker processes, or none (``jobs`` 0: the tasks run on the calling thread);
+    module docstring. ``draws`` (the capabilities, policy and seed of a campaign) defines the areas'
+    streams of draws."""
+
+    def __init__(self, jobs: int, targets: list[Target], draws: tuple[Caps, Policy, int] | None = None) -> None:
+        self.jobs = jobs
+        self.cpu: dict[str, dict[str, float]] = {}  # owner (a target) -> kind -> CPU seconds
+        self.tasks: dict[str, dict[str, int]] = {}  # owner -> kind -> tasks
+        self._lock = threading.RLock()
+        self._waiting = Turns()
+        self._running = 0
+        self._draws = draws
+        self._own: dict[str, Draws] = {}  # jobs 0: the areas' streams, drawn here
+        self._pool = None
+        if jobs:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["campaign.pool"])
+            self._pids = context.SimpleQueue()  # each worker process's, as it starts (close() stops them)
+            self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_setup,
+                                             initargs=(targets, draws, self._pids))
+
+    # -- the tasks -----------------------------------------------------------------------------
+
+    def draw(self, area: str, index: int, owner: str) -> Future:
+        """Program ``index`` of ``area``'s stream (a Future of the Program), drawn for ``owner``."""
+        if self._pool is None:
+            return self._inline(owner, "draw", self._stream(area).__getitem__, index)
+        return self._submit(owner, "draw", _draw_task, (area, index), Program.from_json)
+
+    def expect(self, program: Program, ftz_classes: tuple[frozenset, ...], owner: str) -> Future:
+        """``program``'s expectations for each flush-to-zero class (a Future of Expectations)."""
+        if self._pool is None:
+            return self._inline(owner, "expect", expectations, program, ftz_classes)
+        return self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes),
+                            lambda packed: Expectations.unpacked(program, *packed))
+
+    def judge(self, part: Part, target: Target, result: Result) -> Future:
+        """A run of ``part`` judged (campaign.execute.judged): a Future of its outcome, the statements of
+        each half that isolates it, and the run to record."""
+        if self._pool is None:
+            return self._inline(target.name, "judge", judged, part.program, part.expectations, target, result)
+        inputs, by_ftz = part.expectations.packed(ftz_of(target))
+        task = (part.program.to_json(), inputs, by_ftz, target.name, result)
+        return self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
+
+    def close(self) -> None:
+        """Stop the worker processes now (a task running is not waited for: its caller is closing)."""
+        if self._pool is None:
+            return
+        with self._lock:
+            while self._waiting:
+                self._waiting.next()[-1].cancel()  # its caller's result() raises CancelledError
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        ours = set()
+        while not self._pids.empty():
+            ours.add(self._pids.get())
+        for child in multiprocessing.active_children():
+            if child.pid in ours:
+                child.terminate()
+
+    # -- the queues ----------------------------------------------------------------------------
+
+    def _stream(self, area: str) -> Draws:
+        if area not in self._own:
+            caps, policy, seed = self._draws
+            self._own[area] = Draws(AREAS[area](caps, policy), seed)
+        return self._own[area]
+
+    def _inline(self, owner: str, kind: str, fn: Callable, *args: Any) -> Future:
+        future: Future = Future()
+        t0 = time.thread_time()
+        try:
+            future.set_result(fn(*args))
+        except Exception as e:  # noqa: BLE001 - the caller's, through the future
+            future.set_exception(e)
+        self._count(owner, kind, time.thread_time() - t0)
+        return future
+
+    def _submit(self, owner: str, kind: str, fn: Callable, args: tuple, finish: Callable) -> Future:
+        future: Future = Future()
+        with self._lock:
+            self._waiting.put(owner, (owner, kind, fn, args, finish, future))
+            self._pump()
+        return future
+
+    def _pump(self) -> None:
+        """Hand the next tasks, the owners in turn, to free worker processes (under the lock)."""
+        while self._running < self.jobs and self._waiting:
+            owner, kind, fn, args, finish, future = self._waiting.next()
+            try:
+                running = self._pool.submit(_timed, fn, *args)
+            except RuntimeError as e:  # shut down: the campaign is closing
+                future.set_exception(e)
+                continue
+            self._running += 1
+            running.add_done_callback(partial(self._done, owner, kind, finish, future))
+
+    def _done(self, owner: str, kind: str, finish: Callable, future: Future, running: Future) -> None:
+        with self._lock:
+            self._running -= 1
+            self._pump()
+        try:
+            value, cpu_s = running.result()
+            self._count(owner, kind, cpu_s)
+            future.set_result(finish(value))
+        except BaseException as e:  # noqa: BLE001 - the caller's, through the future (cancelled: closing)
+            future.set_exception(e)
+
+    def _count(self, owner: str, kind: str, cpu_s: float) -> None:
+        with self._lock:
+            self.cpu.setdefault(owner, dict.fromkeys(KINDS, 0.0))[kind] += cpu_s
+            self.tasks.setdefault(owner, dict.fromkeys(KINDS, 0))[kind] += 1
+
+
+class Turns:
+    """Tasks waiting, a queue per owner, handed out one owner after another: an owner with many
+    tasks waiting has the next one only after every other owner waiting has had one."""
+
+    def __init__(self) -> None:
+        self._queues: dict[str, deque] = {}
+        self._turn: deque[str] = deque()  # owners with tasks waiting, in turn
+
+    def __bool__(self) -> bool:
+        return bool(self._turn)
+
+    def put(self, owner: str, task: Any) -> None:
+        self._queues.setdefault(owner, deque()).append(task)
+        if owner not in self._turn:
+            self._turn.append(owner)
+
+    def next(self) -> Any:
+        """The task whose turn it is (IndexError if none waits)."""
+        owner = self._turn.popleft()
+        task = self._queues[owner].popleft()
+        if self._queues[owner]:
+            self._turn.append(owner)
+        return task
+
+
+def expectations(program: Program, ftz_classes: tuple[frozenset, ...]) -> Expectations:
+    """``program``'s expectations, computed for each flush-to-zero class in ``ftz_classes``."""
+    out = Expectations(program)
+    for ftz in ftz_classes:
+        out.get(ftz)
+    return out
+
+
+def _restored(program: Program, target: Target, result: Result,
+              value: tuple[Outcome, list[list[int]], tuple]) -> tuple[Outcome, list[list[int]], Run]:
+    """A judged run as a worker process sent it back, with its program, target and result again."""
+    outcome, cuts, (status, log, verdict, rows, errors, defects) = value
+    return outcome, cuts, Run(program, target, result, status, log, verdict, rows, errors, defects)
+
+
+# -- in the worker processes --------------------------------------------------------------------
+
+_TARGETS: dict[str, Target] = {}
+_DRAWS: dict[str, Draws] = {}
+_SETUP: list = []
+
+
+def _setup(targets: list[Target], draws: tuple | None, pids) -> None:
+    _TARGETS.update({t.name: t for t in targets})
+    _SETUP.append(draws)
+    pids.put(os.getpid())
+
+
+def _timed(fn: Callable, *args: Any) -> tuple[Any, float]:
+    t0 = time.process_time()
+    value = fn(*args)
+    return value, time.process_time() - t0
+
+
+def _draw_task(area: str, index: int) -> str:
+    if area not in _DRAWS:
+        caps, policy, seed = _SETUP[0]
+        _DRAWS[area] = Draws(AREAS[area](caps, policy), seed)
+    return _DRAWS[area][index].to_json()
+
+
+def _expect_task(program_json: str, ftz_classes: tuple[frozenset, ...]) -> tuple:
+    return expectations(Program.from_json(program_json), ftz_classes).packed()
+
+
+def _judge_task(program_json: str, inputs: dict, by_ftz: dict, target: str, result: Result) -> tuple:
+    program = Program.from_json(program_json)
+    outcome, cuts, run = judged(program, Expectations.unpacked(program, inputs, by_ftz), _TARGETS[target], result)
+    # one pickle: the run's rows stay the outcome's (campaign.record adds the run's keys to both)
+    return outcome, cuts, (run.status, run.log, run.verdict, run.rows, run.errors, run.defects)

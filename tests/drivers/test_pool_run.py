@@ -1,0 +1,49 @@
+"""A real short campaign with and without the harness's worker processes (campaign.pool): the same
+programs drawn in the same order, and each target's time table adding up to its wall time, its
+builds and runs those `clfuzz stats --json` sums."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign import record
+from campaign.campaign import run_campaign
+from corpus.stats import summarize
+from corpus.store import Corpus
+from lang.policy import Policy
+from tests.drivers.conftest import skip_without_icd, target_named
+
+skip_without_icd()
+pytestmark = pytest.mark.drivers
+
+POLICY = Policy(statements=6, global_size=64, corner_sweep=False, p_targeted_error=0.0)  # all from the stream
+STORE = record.store_program
+
+
+def _campaign(tmp_path, monkeypatch, jobs: int):
+    drawn = []
+    monkeypatch.setattr(record, "store_program", lambda corpus, program, name: (drawn.append(program.id),
+                                                                                 STORE(corpus, program, name)))
+    corpus = Corpus(tmp_path / f"jobs{jobs}.db")
+    result = run_campaign(corpus, [target_named("oclgrind")], minutes=0.5, seed=3, areas=("conversions",),
+                          policy=POLICY, max_programs=6, jobs=jobs)
+    return corpus, result, drawn
+
+
+@pytest.mark.parametrize("jobs", [0, 1])
+def test_a_short_campaign_s_time_table_adds_up_and_agrees_with_stats(tmp_path, monkeypatch, jobs):
+    corpus, result, _ = _campaign(tmp_path, monkeypatch, jobs)
+    s = result.targets["oclgrind"]
+    assert s.judged > 0 and s.wall_s > 0
+    assert abs(s.accounted_s - s.wall_s) <= 0.05 * s.wall_s
+    stored = summarize(corpus, result.name)["targets"]["oclgrind"]
+    assert abs(stored["build_s"] - s.build_s) <= 0.05 * s.build_s
+    assert abs(stored["run_s"] - s.run_s) <= 0.05 * max(s.run_s, 0.01)
+    assert result.pool.jobs == jobs and result.pool.tasks["oclgrind"]["judge"] == s.runs
+
+
+def test_the_pool_draws_the_same_programs_in_the_same_order(tmp_path, monkeypatch):
+    _, here, drawn_here = _campaign(tmp_path, monkeypatch, 0)
+    _, pooled, drawn_pooled = _campaign(tmp_path, monkeypatch, 2)
+    assert len(drawn_here) == 6 and drawn_pooled == drawn_here
+    assert pooled.pool.tasks["oclgrind"]["draw"] == 6 and pooled.pool.cpu["oclgrind"]["expect"] > 0

@@ -1,0 +1,140 @@
+"""The harness's worker processes (campaign.pool) and each target's timeline (campaign.progress):
+a program's expectations and its judgment are the same computed in a worker process as here (rules
+cross by id, not by this process's index); the pool is sized from the cores and shared in turn; the
+time table's columns add up to the wall time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import SMALL
+
+from campaign.execute import Part, conclude
+from campaign.expectations import Expectations, pack, unpack
+from campaign.pool import Harness, Turns, default_jobs, expectations
+from campaign.progress import Clock, TargetStats
+from fuzz.drivers import Result, Target
+from fuzz.strategies import AREAS, Caps, Draws
+from lang.layout import layout
+from oracles import adopt_rules, portable_rules, rule
+from oracles.rules import register
+
+TARGET = Target("fake", {}, "fp-fake", "", 0, 0)
+FTZ = (frozenset(),)
+
+
+def test_the_pool_takes_the_cores_left_after_one_per_driver():
+    assert default_jobs(1, cores=16) == 15
+    assert default_jobs(2, cores=16) == 14
+    assert default_jobs(2, cores=4) == 2
+    assert default_jobs(1, cores=2) == 0  # one core left: the campaign's own process
+    assert default_jobs(3, cores=2) == 0
+
+
+def test_rule_indices_cross_as_codes_into_a_table_of_rule_ids():
+    a = register("test.pool.a", "a", "§1")
+    b = register("test.pool.b", "b", "§2")
+    codes, table = portable_rules(np.array([b, a, b, 0], dtype=np.int16))
+    assert [fields[0] for fields in table] == ["unspecified", "test.pool.a", "test.pool.b"]  # by index
+    assert codes.tolist() == [2, 1, 2, 0]
+    assert adopt_rules(codes, table).tolist() == [b, a, b, 0]
+    # another process numbers its rules apart: a table naming a rule not registered here registers it
+    foreign = (("test.pool.c", "c", "§3", "violation", "", ""),)
+    index = adopt_rules(np.array([0, 0], dtype=np.int16), foreign)
+    assert rule(int(index[0])).id == "test.pool.c" and rule(int(index[0])).section == "§3"
+
+
+def _math_program():
+    return Draws(AREAS["math"](Caps(), SMALL), 3)[0]
+
+
+def test_packed_expectations_keep_every_lane():
+    program = _math_program()
+    here = expectations(program, FTZ)
+    again = Expectations.unpacked(program, *here.packed())
+    for name, e in here.get(FTZ[0]).items():
+        e2 = again.get(FTZ[0])[name]
+        assert [rule(int(i)).id for i in e2.rule] == [rule(int(i)).id for i in e.rule]
+        assert all(np.array_equal(x, y) for x, y in zip(e.allowed, e2.allowed))
+        assert np.array_equal(e.judged, e2.judged) and np.array_equal(e.any_nan, e2.any_nan)
+        assert (e.error is None) == (e2.error is None)
+        assert unpack(pack(e)).scalar == e.scalar
+
+
+@pytest.fixture(scope="module")
+def pool():
+    harness = Harness(1, [TARGET], (Caps(), SMALL, 3))
+    yield harness
+    harness.close()
+
+
+def _wrong_outputs(program, exp) -> Result:
+    """The reference of every output, with lane 0 of each statement's buffer off by one bit."""
+    out = bytearray(layout(program).out_bytes)
+    for name, region in layout(program).outputs.items():
+        bits = exp[name].allowed[0].copy()
+        bits[0] ^= 1
+        out[region.offset:region.offset + bits.nbytes] = bits.tobytes()
+    return Result("ok", outputs={"out": bytes(out)}, build_s=0.25, run_s=0.5)
+
+
+def test_a_worker_process_draws_expects_and_judges_as_this_process_does(pool):
+    program = pool.draw("math", 0, "fake").result(60)
+    assert program.id == _math_program().id  # program i of the area's stream, whoever draws it
+    there = pool.expect(program, FTZ, "fake").result(60)
+    here = expectations(program, FTZ)
+    for name, e in here.get(FTZ[0]).items():
+        assert [rule(int(i)).id for i in there.get(FTZ[0])[name].rule] == [rule(int(i)).id for i in e.rule]
+    result = _wrong_outputs(program, here.get(FTZ[0]))
+    outcome, cuts, run = pool.judge(Part(program, there), TARGET, result).result(60)
+    local, halves, local_run = conclude(Part(program, here), TARGET, result)
+    assert outcome.verdict.judged == local.verdict.judged > 0
+    assert outcome.verdict.mismatches == local.verdict.mismatches
+    key = ("buffer", "lane", "rule", "actual", "allowed", "deviation")
+    assert [[r[k] for k in key] for r in outcome.verdict.rows] == [[r[k] for k in key] for r in local.verdict.rows]
+    assert cuts == halves == []  # a wrong lane per statement: no statement wrong on every lane, no isolation
+    assert run.program is program and run.result is result and run.status == local_run.status
+    assert run.rows is outcome.verdict.rows or not run.rows  # one list: the record adds the run's keys to both
+    assert pool.tasks["fake"] == {"draw": 1, "expect": 1, "judge": 1} and pool.cpu["fake"]["expect"] > 0
+
+
+def test_the_pool_hands_out_the_owners_tasks_in_turn():
+    """A worker process that comes free takes the next owner's task, not the first come."""
+    turns = Turns()
+    for owner, task in (("a", 1), ("a", 2), ("a", 3), ("b", 4)):
+        turns.put(owner, task)
+    got = [turns.next()]
+    turns.put("c", 5)
+    while turns:
+        got.append(turns.next())
+    assert got == [1, 4, 2, 5, 3]
+
+
+def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
+    """A hand-worked timeline: set-up until 1 s (harness), its feeder drawing until 3 s (harness), a run
+    of 4 s (1 s build, 2 s run, 1 s moving buffers: harness), a judged program, a timeout, then the draws
+    over (idle) and the stop at 12 s; the columns add up to the 13 s of wall time."""
+    now = [0.0]
+    monkeypatch.setattr("campaign.progress.time.monotonic", lambda: now[0])
+    stats = TargetStats()
+    clock = Clock(stats, started=0.0)
+
+    def at(t, *steps):
+        now[0] = t
+        for step in steps:
+            step()
+
+    at(1.0, lambda: clock.waiting(True))  # the worker started: it waits for its first job
+    at(3.0, lambda: clock.work(+1), lambda: clock.waiting(False))  # a program submitted, its part runs
+    at(7.0, lambda: stats.spent(4.0, 1.0, 2.0, "run"), lambda: clock.waiting(True))
+    at(8.0, lambda: clock.waiting(False))  # the harness judged and prepared the next part in 1 s
+    at(10.0, lambda: stats.spent(2.0, 0.0, 0.0, "timeouts"), lambda: clock.waiting(True),
+       lambda: clock.work(-1), lambda: clock.feeding(False))  # the last program done, the draws over
+    at(12.0, clock.stop)
+    at(13.0, clock.settle)
+    stats.wall_s = 13.0
+    assert (stats.build_s, stats.run_s, stats.timeouts_s) == (1.0, 2.0, 2.0)
+    assert stats.harness_s == 1.0 + 2.0 + 1.0 + 1.0  # set-up, drawing, buffers, judging
+    assert stats.idle_s == 3.0  # after the draws: 10 to 13 s
+    assert stats.accounted_s == stats.wall_s
+    assert stats.busy_s == 5.0  # build, run, the timeout
