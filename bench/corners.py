@@ -8,15 +8,30 @@ campaign draws them (fuzz.strategies.draws, seed ``--seed``), then the same N pr
 area's sweep (fuzz.strategies.sweep_programs), with the number of sweep programs and the
 seconds each side took to generate and read.
 Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images,spirv]
+
+With ``--campaigns MINUTES`` it runs default campaigns instead (``clfuzz run``, every area, triage
+beside, one driver at a time, ``--drivers rusticl,pocl``), once with the checkout ``--before``
+(another working tree of clfuzz, run from its own folder) and once with this one, one after the
+other, fresh corpora, the same seed; reported per target, read by this checkout's corner table
+(corpus.corners): the share of its table reached, the ratio after/before, and the seconds to 50%
+and 90% of the table (``clfuzz stats --json``, ``seconds_to``).
+Run: python3 bench/corners.py --campaigns 2 --drivers rusticl,pocl --before ../main [--seed 7]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
+from corpus.corners import corners
+from corpus.store import Corpus
 from fuzz.strategies import AREAS, Caps, Draws, sweep_programs
 from lang.corners import reached, runnable
 from lang.corners.images import capabilities as image_capabilities
@@ -43,12 +58,52 @@ AREA_SETS = {
 """The capability sets of the areas whose corners need more than types (the others: CAPABILITY_SETS)."""
 
 
+HERE = Path(__file__).resolve().parent.parent
+
+
+def campaign(tree: Path, driver: str, minutes: float, seed: int, path: Path) -> dict:
+    """A default campaign of ``minutes`` on ``driver`` run by the checkout ``tree``; the corners of
+    each of its targets (this checkout's table)."""
+    subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", str(minutes), "--drivers", driver,
+                    "--seed", str(seed), "--corpus", str(path)], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                   check=True, stdout=subprocess.DEVNULL)
+    corpus = Corpus(path)
+    try:
+        return corners(corpus)
+    finally:
+        corpus.close()
+
+
+def campaigns(minutes: float, drivers: list[str], before: Path, seed: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="clfuzz-corners-"))
+    print("| target | before: reached | after: reached | after/before | before: s to 50% | after: s to 50% "
+          "| before: s to 90% | after: s to 90% |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for driver in drivers:
+        old = campaign(before, driver, minutes, seed, folder / f"before-{driver}.db")
+        new = campaign(HERE, driver, minutes, seed, folder / f"after-{driver}.db")
+        for target in sorted(new):
+            a, b = old.get(target, {"reached": 0, "total": 1, "seconds_to": {}}), new[target]
+            share = lambda c: c["reached"] / c["total"]  # noqa: E731
+            when = lambda c, p: f"{c['seconds_to'].get(p)}" if c["seconds_to"].get(p) is not None else "-"  # noqa: E731
+            print(f"| {target} | {share(a):.1%} | {share(b):.1%} | {share(b) / max(share(a), 1e-9):.2f} "
+                  f"| {when(a, '50')} | {when(b, '50')} | {when(a, '90')} | {when(b, '90')} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--areas", default="math,expressions,conversions")
+    ap.add_argument("--campaigns", type=float, help="minutes of each default campaign (before/after mode)")
+    ap.add_argument("--drivers", default="rusticl,pocl")
+    ap.add_argument("--before", type=Path, help="another checkout of clfuzz: the code before")
     args = ap.parse_args()
+    if args.campaigns:
+        if args.before is None:
+            ap.error("--campaigns needs --before (another checkout of clfuzz)")
+        campaigns(args.campaigns, args.drivers.split(","), args.before.resolve(), args.seed)
+        return
     policy = Policy()
     print(f"| area | capabilities | corners | {args.programs} drawn | sweep programs | sweep + {args.programs} drawn |")
     print("|---|---|---|---|---|---|")

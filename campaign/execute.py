@@ -24,6 +24,7 @@ from campaign import record
 from campaign.batching import Batch, parts
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
+from campaign.learned import Learned
 from campaign.record import Run
 from campaign.rederive import confirm
 from corpus.store import Corpus
@@ -73,6 +74,7 @@ class Part:
     expectations: Expectations
     depth: int = 0
     timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
+    low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)
@@ -121,14 +123,20 @@ def conclude(part: Part, target: Target, result: Result) -> tuple[Outcome, list[
 
 
 def first_parts(target: Target, program: Program, expectations: Expectations,
-                batch: Batch | None = None) -> list[Part]:
+                batch: Batch | None = None, learned: Learned | None = None) -> list[Part]:
     """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
-    parts of ``batch`` (campaign.batching; whole if None)."""
+    parts of ``batch`` (campaign.batching; whole if None); with ``learned``, its statements of
+    classes that timed out on the target each alone at low priority, after the others, or not at
+    all (campaign.learned)."""
     taken = runnable(target, program)
     if taken is None:
         raise ValueError(f"{target.name} takes no statement of program {program.id}")
-    pieces = [taken] if batch is None else parts(taken, batch)
-    return [Part(piece, expectations.view(piece)) for piece in pieces]
+    usual, slow = learned.split(taken) if learned is not None else (range(len(taken.body)), [])
+    kept = taken if len(usual) == len(taken.body) else restrict(taken, list(usual)) if usual else None
+    pieces = [] if kept is None else [kept] if batch is None else parts(kept, batch)
+    alone = [restrict(taken, [i]) for i in slow]
+    return ([Part(piece, expectations.view(piece)) for piece in pieces]
+            + [Part(piece, expectations.view(piece), low=True) for piece in alone])
 
 
 def execute(

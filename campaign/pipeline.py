@@ -38,6 +38,7 @@ from campaign import record
 from campaign.batching import Batches
 from campaign.execute import Outcome, Part, conclude, first_parts, prepare
 from campaign.expectations import Expectations
+from campaign.learned import Learned
 from campaign.progress import TargetStats
 from campaign.record import Run
 from campaign.timeouts import Timeouts
@@ -48,8 +49,9 @@ from lang.ir import Program
 T = TypeVar("T")
 
 
-END, CALL, PART = 0, 1, 2
-"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts."""
+END, CALL, PART, LOW = 0, 1, 2, 3
+"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts,
+then statements of classes that timed out on the target (campaign.learned)."""
 
 
 class LaneClosed(RuntimeError):
@@ -125,6 +127,7 @@ class Lane:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.stats = stats
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
+        self.learned = Learned()  # classes of statements that timed out on this target
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
@@ -309,7 +312,9 @@ class Lane:
     def _handle(self, event: tuple) -> None:
         if isinstance(event[0], Program):  # a submitted program
             program, expectations, done = event
-            pieces = first_parts(self.target, program, expectations, self.batches.get(program.area))
+            pieces = [replace(p, timeout_s=self.timeouts.ceiling) if p.low and self.learned.finishes(p.program) else p
+                      for p in first_parts(self.target, program, expectations, self.batches.get(program.area),
+                                           self.learned)]
             if self.corpus is not None:  # parts an interrupted run already judged are not run again
                 pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
             record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
@@ -336,13 +341,21 @@ class Lane:
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
-        if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
-            # slower than this target's runs of the area, not yet a hang: once more at the ceiling
+        single = len(part.program.body) == 1
+        if single and timed_out and (part.low or part.timeout_s is None):  # a first try, or a statement of
+            self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
+        elif single and not timed_out and part.timeout_s is not None and not part.low:
+            self.learned.finished(part.program)  # its try at the ceiling finished: slow, not a hang
+        if timed_out and limit < self.timeouts.ceiling and single:
+            # slower than this target's runs of the area, not yet a hang: once more at the ceiling,
+            # unless its class timed out before (campaign.learned)
+            again = f"its class timed out before: not tried at {self.timeouts.ceiling:g} s" if part.low else \
+                f"trying {self.timeouts.ceiling:g} s"
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
-                                               f"no result after {limit:g} s (measured limit); trying "
-                                               f"{self.timeouts.ceiling:g} s"), self.campaign)
-            self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
-            ticket.settle(Outcome("slow", runs=1), 1)
+                                               f"no result after {limit:g} s (measured limit); {again}"), self.campaign)
+            if not part.low:
+                self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
+            ticket.settle(Outcome("slow", runs=1), 0 if part.low else 1)
             return
         outcome, halves, run = conclude(part, self.target, result)
         record.record_run(self.corpus, run, self.campaign)
@@ -360,7 +373,7 @@ class Lane:
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
-            self._put(PART, (part, job, ticket))
+            self._put(LOW if part.low else PART, (part, job, ticket))
 
     def _put(self, rank: int, item: tuple | None) -> None:
         self._jobs.put((rank, next(self._order), item))

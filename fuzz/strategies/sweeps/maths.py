@@ -21,11 +21,15 @@ from fuzz.strategies.sweeps.base import (
     EXP_REPRESENTATIVES,
     Sweep,
     bits_of,
-    chunks,
+    by_pass,
     float_representatives,
+    lanes,
+    place,
     sweep_program,
+    value_order,
 )
 from lang.corners import EXP_CLASSES, FLOAT_CLASSES, math_types, math_widths
+from lang.corners.classes import value_rank
 from lang.ir import Op, Program, Store
 from lang.maths import FUNCTIONS
 from lang.policy import Policy
@@ -33,46 +37,61 @@ from lang.types import Type
 
 
 @lru_cache(maxsize=None)
-def math_operands(name: str, tname: str) -> list[tuple[int, ...]]:
-    """One value list per input of a math function (equal lengths, lane ``i`` takes entry
-    ``i % n`` of each): every class of each operand, every pair of classes of two."""
+def math_operands(name: str, tname: str) -> tuple[list[tuple[int, ...]], int]:
+    """One value list per input of a math function (equal lengths: tuple ``i`` is entry ``i`` of
+    each): every class of each operand, every pair of classes of two, those of prescribed special
+    values first; and how many those are (fuzz.strategies.sweeps.base.value_order)."""
     f = FUNCTIONS[name]
     floats = float_representatives(tname)
-    every = tuple(v for c in FLOAT_CLASSES for v in floats[c])
+    rank = {v: value_rank(c) for c in FLOAT_CLASSES for v in floats[c]}
     first = tuple(floats[c][0] for c in FLOAT_CLASSES)
-    exps = tuple(bits_of(v, "int") for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c])
-    codes = tuple(bits_of(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))
-    if f.inputs == "g":
-        return [every]
     if f.inputs == "u":
-        return [codes]
+        return [tuple(bits_of(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))], 4
     if len(f.inputs) == 2:
-        ys = exps if f.inputs[1] == "i" else first
-        pairs = list(itertools.product(first, ys))
-        return [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)]
+        exps = {bits_of(v, "int"): value_rank(c) for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c]}
+        ys, y_rank = (tuple(exps), exps) if f.inputs[1] == "i" else (first, rank)
+        pairs, special = value_order(itertools.product(first, ys), (rank, y_rank))
+        return [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)], special
+    every = tuple(v for c in FLOAT_CLASSES for v in floats[c])
     n = len(every)
-    return [tuple(every[(i + 7 * k) % n] for i in range(n)) for k in range(len(f.inputs))]
+    rows, special = value_order(zip(*[[every[(i + 7 * k) % n] for i in range(n)] for k in range(len(f.inputs))]),
+                                [rank] * len(f.inputs))
+    return [tuple(r[k] for r in rows) for k in range(len(f.inputs))], special
 
 
-def _math_statement(name: str, tname: str, width: int, params: str):
+def _math_statement(name: str, tname: str, width: int, params: str, where: tuple):
     """One statement of ``name`` at ``tname``/``width`` calling the overload ``params`` (the
-    declared letters or :attr:`lang.maths.MathFn.scalar_form`)."""
+    declared letters or :attr:`lang.maths.MathFn.scalar_form`), its lanes where
+    :func:`fuzz.strategies.sweeps.base.place` puts them among the function's operand tuples."""
+    _, (lo, hi), first, work_items = where
+
     def build(s: Sweep) -> Store:
         f = FUNCTIONS[name]
         t = Type(tname, width)
-        inputs = [p for p in params if p not in "GI"]
-        args = tuple(s.load(f.operand_type(p, t), values) for p, values in zip(inputs, math_operands(name, tname)))
+        types = [f.operand_type(p, t) for p in params if p not in "GI"]
+        args = tuple(s.load(at, lanes(values[lo:hi], first, width, work_items, at.width < width))
+                     for at, values in zip(types, math_operands(name, tname)[0]))
         attrs = (("out", s.output(f.operand_type(f.out, t))),) if f.out else ()
         op = Op(name, args, f.result_type(t), attrs)
         return Store(s.output(op.type), op)
     return build
 
 
+def _group(name: str, tname: str) -> list[tuple[int, object]]:
+    """The statements of one function and type, tagged with their pass (fuzz.strategies.sweeps.base.place):
+    one per width and overload, the two narrowest holding every operand tuple (its special values,
+    then the others), the wider ones and the scalar-argument forms its shapes."""
+    f = FUNCTIONS[name]
+    widths = sorted(math_widths(name))
+    shapes = [(w, f.params) for w in widths] + [(w, f.scalar_form) for w in widths if f.scalar_form and w > 1]
+    columns, special = math_operands(name, tname)
+    places = place(len(columns[0]), special, [w for w, _ in shapes], len(widths))
+    return [(where[0], _math_statement(name, tname, w, params, where)) for (w, params), where in zip(shapes, places)]
+
+
 def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
+    """Every function's special values, then its other classes, then its shapes
+    (fuzz.strategies.sweeps.base.by_pass), in programs of ``policy.math_statements``."""
     types = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
-    out = []
-    for tname in types:
-        statements = [_math_statement(name, tname, w, params) for name in FUNCTIONS if tname in math_types(name)
-                      for w in math_widths(name) for params in FUNCTIONS[name].forms(Type(tname, w))]
-        out += [sweep_program(c, policy.math_global_size, "math") for c in chunks(statements, policy.math_statements)]
-    return out
+    statements = [s for tname in types for name in FUNCTIONS if tname in math_types(name) for s in _group(name, tname)]
+    return [sweep_program(c, policy.math_global_size, "math") for c in by_pass(statements, policy.math_statements)]
