@@ -12,7 +12,9 @@ behind the parts already prepared.
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
 gets the target's measured limit for its area (campaign.timeouts); a single statement that
-exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
+exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang,
+and its class is learned (campaign.learned): in later programs the statements of that class run
+alone, after the campaign's other parts (:data:`LOW`), at the measured limit.
 Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
 the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
 for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts

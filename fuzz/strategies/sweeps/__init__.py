@@ -16,7 +16,10 @@ with is in :mod:`fuzz.strategies.sweeps.base`.
 
 Programs hold ``policy.statements`` statements each (math: ``policy.math_statements``, as the
 random math programs); a statement over double requires fp64 (``requires``), one using ``ctz``
-OpenCL C 2.0, as the random programs do.
+OpenCL C 2.0, as the random programs do. An operation's operand tuples are packed into the lanes
+of its statements, the prescribed special values first, and a sweep is handed out a pass at a
+time: every operation's special values, its other classes, its shapes
+(:func:`fuzz.strategies.sweeps.base.place`).
 """
 
 from __future__ import annotations

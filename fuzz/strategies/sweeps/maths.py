@@ -1,14 +1,15 @@
 """The math area's corner sweep (lang.corners): for every function of :data:`lang.maths.FUNCTIONS`,
 every type the capabilities allow (float; double with fp64; half with fp16; half_/fast_ float
-only) and every width it takes, one statement whose lanes run through every operand class (unary),
-every pair of classes (binary: 19 x 19 lanes, or 19 x the exponents), or every class of each
-operand (ternary), several representatives of each class (least and largest subnormal, 0.5 and
-2.5, 3 and a large odd integer, 2 and the type's MAX ...); at every vector width a second
-statement calls the scalar-argument overload where there is one
-(:attr:`lang.maths.MathFn.scalar_form`), its scalar operand taking the same list of values
-work-item by work-item. Programs hold ``policy.math_statements`` statements, as the random math
-programs (a 64-statement math program on 1,024 work-items took rusticl 22.3 over the 60 s
-timeout, and each timeout is isolated by halving).
+only) and every width it takes, one statement, and at every vector width a second one calling the
+scalar-argument overload where there is one (:attr:`lang.maths.MathFn.scalar_form`). The
+function's operand tuples, every operand class (unary), every pair of classes (binary: 19 x 19, or
+19 x the exponents) or every class of each operand (ternary), several representatives of each
+class (least and largest subnormal, 0.5 and 2.5, 3 and a large odd integer, 2 and the type's MAX
+...), the prescribed special values first, are packed into its statements' lanes
+(:func:`fuzz.strategies.sweeps.base.place`): its scalar statement carries the special ones, its
+2-lane statement the others, the wider ones share them; the sweep is handed out a pass at a time.
+Programs hold ``policy.math_statements`` statements, as the random math programs (sixteen float16
+math statements took rusticl 22.3 over the 60 s timeout to build).
 """
 
 from __future__ import annotations
@@ -45,17 +46,21 @@ def math_operands(name: str, tname: str) -> tuple[list[tuple[int, ...]], int]:
     floats = float_representatives(tname)
     rank = {v: value_rank(c) for c in FLOAT_CLASSES for v in floats[c]}
     first = tuple(floats[c][0] for c in FLOAT_CLASSES)
-    if f.inputs == "u":
-        return [tuple(bits_of(v, f.operand_type("u", Type(tname)).scalar) for v in (0, 1, 0x155, -1))], 4
+    if f.inputs == "u":  # nan's code: 0 and others (lang.corners.table.CODE_CLASSES)
+        codes = {bits_of(v, f.operand_type("u", Type(tname)).scalar): value_rank("0" if v == 0 else "other")
+                 for v in (0, 1, 0x155, -1)}
+        values, special = value_order(((v,) for v in codes), (codes,))
+        return [tuple(v for v, in values)], special
     if len(f.inputs) == 2:
         exps = {bits_of(v, "int"): value_rank(c) for c in EXP_CLASSES for v in EXP_REPRESENTATIVES[c]}
         ys, y_rank = (tuple(exps), exps) if f.inputs[1] == "i" else (first, rank)
         pairs, special = value_order(itertools.product(first, ys), (rank, y_rank))
         return [tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)], special
-    every = tuple(v for c in FLOAT_CLASSES for v in floats[c])
-    n = len(every)
-    rows, special = value_order(zip(*[[every[(i + 7 * k) % n] for i in range(n)] for k in range(len(f.inputs))]),
-                                [rank] * len(f.inputs))
+    every, special = value_order(((v,) for c in FLOAT_CLASSES for v in floats[c]), (rank,))
+    rows = []  # each operand runs through every value, rotated apart; special values beside special ones
+    for part in (every[:special], every[special:]):
+        n = len(part)
+        rows += [tuple(part[(i + 7 * k) % n][0] for k in range(len(f.inputs))) for i in range(n)]
     return [tuple(r[k] for r in rows) for k in range(len(f.inputs))], special
 
 
