@@ -129,17 +129,17 @@ def first_parts(target: Target, program: Program, expectations: Expectations,
                 batch: Batch | None = None, learned: Learned | None = None) -> list[Part]:
     """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
     parts of ``batch`` (campaign.batching; whole if None); with ``learned``, its statements of
-    classes that timed out on the target each alone at low priority, after the others, or not at
-    all (campaign.learned)."""
+    classes that failed on the target each alone, those of classes that timed out each alone at low
+    priority, after the others, or not at all (campaign.learned)."""
     taken = runnable(target, program)
     if taken is None:
         raise ValueError(f"{target.name} takes no statement of program {program.id}")
-    usual, slow = learned.split(taken) if learned is not None else (range(len(taken.body)), [])
+    usual, slow, failing = learned.split(taken) if learned is not None else (range(len(taken.body)), [], [])
     kept = taken if len(usual) == len(taken.body) else restrict(taken, list(usual)) if usual else None
     pieces = [] if kept is None else [kept] if batch is None else parts(kept, batch)
-    alone = [restrict(taken, [i]) for i in slow]
+    alone = [(restrict(taken, [i]), i in slow) for i in sorted([*failing, *slow], key=lambda i: i in slow)]
     return ([Part(piece, expectations.view(piece)) for piece in pieces]
-            + [Part(piece, expectations.view(piece), low=True) for piece in alone])
+            + [Part(piece, expectations.view(piece), low=low) for piece, low in alone])
 
 
 def execute(

@@ -15,6 +15,11 @@ class is *slow* there (:class:`Learned`), and in every later program that target
   recorded as ``slow`` and not tried at the ceiling again (the class's first timeout was);
 * once :data:`GIVE_UP` statements of a class have timed out on the target, its later statements are
   not run there at all (counted as skipped): each would cost the measured limit and teach nothing.
+
+A class whose statement failed alone (a build error, a crash: PoCL 3.1's SPIR-V path cannot link
+some math built-ins) is learned the same way, without the low priority: its later statements
+each run alone at once (one build each), instead of failing a whole part that is then halved
+down to them (campaign.execute).
 """
 
 from __future__ import annotations
@@ -45,12 +50,17 @@ def class_of(program: Program, statement: Store) -> Class:
     return tuple(sorted(ops)), "drawn" if "drawn" in kinds else "listed"
 
 
+FAILURES = frozenset({"build_error", "crash"})
+"""Statuses of a statement alone that make its class one to run alone (module docstring)."""
+
+
 class Learned:
-    """One target's slow classes (module docstring). Thread-safe."""
+    """One target's slow and failing classes (module docstring). Thread-safe."""
 
     def __init__(self) -> None:
         self._timeouts: dict[Class, int] = {}  # class -> statements of it that timed out
         self._finishes: set[Class] = set()  # classes a statement of which finished at the ceiling
+        self._fails: set[Class] = set()  # classes a statement of which failed alone (FAILURES)
         self._lock = threading.Lock()
         self.skipped = 0  # statements of classes given up on, not run
 
@@ -67,20 +77,31 @@ class Learned:
         with self._lock:
             self._finishes.add(class_of(program, program.body[0]))
 
+    def failed(self, program: Program) -> None:
+        """A part of one statement failed (:data:`FAILURES`): its class runs alone from now on."""
+        with self._lock:
+            self._fails.add(class_of(program, program.body[0]))
+
     def finishes(self, program: Program) -> bool:
         """Whether the class of ``program``'s one statement finished at the ceiling before."""
         with self._lock:
             return class_of(program, program.body[0]) in self._finishes
 
-    def split(self, program: Program) -> tuple[list[int], list[int]]:
-        """``program``'s statements to run as usual, and those of slow classes, each to run alone at
-        low priority; those of classes timed out :data:`GIVE_UP` times are in neither (skipped)."""
+    def split(self, program: Program) -> tuple[list[int], list[int], list[int]]:
+        """``program``'s statements to run as usual, those of slow classes (each to run alone at
+        low priority) and those of failing classes (each alone); those of classes timed out
+        :data:`GIVE_UP` times are in none (skipped)."""
+        everything = list(range(len(program.body)))
         with self._lock:
-            if not self._timeouts:
-                return list(range(len(program.body))), []
-            counts = [self._timeouts.get(class_of(program, s), 0) for s in program.body]
-            self.skipped += sum(c >= GIVE_UP for c in counts)
-        return [i for i, c in enumerate(counts) if not c], [i for i, c in enumerate(counts) if 0 < c < GIVE_UP]
+            if not self._timeouts and not self._fails:
+                return everything, [], []
+            classes = [class_of(program, s) for s in program.body]
+            counts = [self._timeouts.get(c, 0) for c in classes]
+            fails = [c in self._fails for c in classes]
+            self.skipped += sum(n >= GIVE_UP for n in counts)
+        return ([i for i in everything if not counts[i] and not fails[i]],
+                [i for i in everything if 0 < counts[i] < GIVE_UP],
+                [i for i in everything if fails[i] and not counts[i]])
 
     def classes(self) -> dict[Class, int]:
         """The slow classes and how many of their statements timed out."""

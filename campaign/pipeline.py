@@ -40,7 +40,7 @@ from campaign import record
 from campaign.batching import Batches
 from campaign.execute import Outcome, Part, conclude, first_parts, prepare
 from campaign.expectations import Expectations
-from campaign.learned import Learned
+from campaign.learned import FAILURES, Learned
 from campaign.progress import TargetStats
 from campaign.record import Run
 from campaign.timeouts import Timeouts
@@ -348,6 +348,8 @@ class Lane:
             self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
         elif single and not timed_out and part.timeout_s is not None and not part.low:
             self.learned.finished(part.program)  # its try at the ceiling finished: slow, not a hang
+        if single and result.status in FAILURES:
+            self.learned.failed(part.program)  # its later statements run alone
         if timed_out and limit < self.timeouts.ceiling and single:
             # slower than this target's runs of the area, not yet a hang: once more at the ceiling,
             # unless its class timed out before (campaign.learned)

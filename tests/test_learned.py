@@ -115,3 +115,26 @@ def test_slow_classes_wait_behind_every_part_queued():
     assert [s.value.op for p in parts for s in p.program.body] == ["sqrt", "sqrt", "exp", "exp"]
     assert LOW > PART
     assert [len(p.program.body) for p in first_parts(TARGET, program, Expectations(program))] == [4]  # nothing learned
+
+
+class _Failing(_Worker):
+    """exp fails to build (whatever else the part holds); every other part ends at once."""
+
+    def run(self, job, timeout_s):
+        failing = b"exp(" in job.program
+        self.runs.append((failing, timeout_s))
+        return Result("build_error" if failing else "invalid_module", log="error: made up")
+
+
+def test_a_class_that_failed_alone_runs_alone_in_later_programs():
+    worker = _Failing()
+    lane = _lane(worker)
+    try:
+        _submit(lane, _program(_statement("sqrt", 4), _statement("exp", 4), _statement("sqrt", 2), _statement("sqrt", 1)))
+        assert len(worker.runs) == 5  # the part, its halves, the half with exp halved: exp alone
+        worker.runs.clear()
+        later = _submit(lane, _program(_statement("sqrt", 8), _statement("exp", 8), _statement("sqrt", 16)))
+        assert [failing for failing, _ in worker.runs] == [False, True]  # the others as one part, exp alone: no halving
+        assert [f["kind"] for o in later for f in o.failures] == ["build_error"]
+    finally:
+        lane.close()

@@ -146,10 +146,11 @@ def place(n: int, special: int, widths: list[int], vectors: int) -> list[tuple[i
     return out + [(SHAPES, (0, n), first, work_items) for first in firsts]
 
 
-def by_pass(statements: list[tuple[int, object]], size: int) -> list[list]:
+def by_pass(statements: list[tuple[int, object]], size: int) -> list[tuple[int, list]]:
     """Statements tagged with their pass (:func:`place`) cut into programs of ``size``, a pass at a
-    time: every operation's special values, then its other classes, then its shapes."""
-    return [c for p in sorted({p for p, _ in statements}) for c in chunks([b for q, b in statements if q == p], size)]
+    time (every operation's special values, then its other classes, then its shapes), each chunk
+    with its pass."""
+    return [(p, c) for p in sorted({p for p, _ in statements}) for c in chunks([b for q, b in statements if q == p], size)]
 
 
 def lanes(column: tuple[int, ...], first: int, width: int, work_items: int, scalar: bool = False) -> tuple[int, ...]:

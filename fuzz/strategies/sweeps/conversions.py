@@ -121,7 +121,7 @@ def _convert_statement(src: str, dst: str, form: str, through_double: bool = Fal
     return build
 
 
-def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
+def conversion_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     types = [t for t in ("half", "float", "double", *INTS) if (t != "double" or caps.fp64)
              and (t != "half" or caps.fp16) and (t not in ("long", "ulong") or caps.int64)]
     statements = [_convert_statement(src, dst, form) for src in types for dst in types
@@ -130,4 +130,4 @@ def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
         statements += [_convert_statement(src, "float", f"to=float{r}", True, 1)
                        for src in ("long", "ulong") for r in ("", *(f":{x}" for x in ROUNDINGS))]
     tagged = [(CLASSES, b) for b in statements] + conversion_operator_statements(caps)
-    return [sweep_program(c, policy.math_global_size, "conversions") for c in by_pass(tagged, policy.statements)]
+    return [(k, sweep_program(c, policy.math_global_size, "conversions")) for k, c in by_pass(tagged, policy.statements)]

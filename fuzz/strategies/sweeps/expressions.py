@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import (
+    SHAPES,
     Sweep,
     bits_of,
     by_pass,
@@ -125,7 +126,7 @@ def _relational_group(name: str, tname: str) -> list[tuple[int, object]]:
     return [(where[0], _relational_statement(name, tname, w, where)) for w, where in zip(VECTOR_WIDTHS, places)]
 
 
-def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
+def integer_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     """The expressions sweep: the integer built-ins of Table 13, the relational built-ins and the
     operators, a pass at a time (their special values, their other classes, their shapes:
     fuzz.strategies.sweeps.base.by_pass), then the undefined-lane reads apart."""
@@ -140,5 +141,6 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[Program]:
     floats = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
     statements += [s for name, _, _ in RELATIONAL_BUILTINS for t in floats for s in _relational_group(name, t)]
     statements += operator_statements(caps)
-    return ([sweep_program(c, INTEGER_GLOBAL_SIZE, "expressions") for c in by_pass(statements, policy.statements)]
-            + [sweep_program(undefined_lane_statements(t), OPERATOR_GLOBAL_SIZE, "expressions") for t in types_of(caps)])
+    return ([(k, sweep_program(c, INTEGER_GLOBAL_SIZE, "expressions")) for k, c in by_pass(statements, policy.statements)]
+            + [(SHAPES, sweep_program(undefined_lane_statements(t), OPERATOR_GLOBAL_SIZE, "expressions"))
+               for t in types_of(caps)])

@@ -94,9 +94,9 @@ def _group(name: str, tname: str) -> list[tuple[int, object]]:
     return [(where[0], _math_statement(name, tname, w, params, where)) for (w, params), where in zip(shapes, places)]
 
 
-def math_sweep(caps: Caps, policy: Policy) -> list[Program]:
+def math_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     """Every function's special values, then its other classes, then its shapes
     (fuzz.strategies.sweeps.base.by_pass), in programs of ``policy.math_statements``."""
     types = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
     statements = [s for tname in types for name in FUNCTIONS if tname in math_types(name) for s in _group(name, tname)]
-    return [sweep_program(c, policy.math_global_size, "math") for c in by_pass(statements, policy.math_statements)]
+    return [(k, sweep_program(c, policy.math_global_size, "math")) for k, c in by_pass(statements, policy.math_statements)]
