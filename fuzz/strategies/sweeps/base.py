@@ -107,7 +107,8 @@ class Sweep:
         w = t.width
         items = -(-len(values) // w)
         logical = [values[j % len(values)] for j in range(items * w)]
-        laid = tuple(v for g in range(items) for v in logical[g * w:(g + 1) * w] + logical[g * w:g * w + 1] * (t.mem_lanes - w))
+        work_item = (logical[g * w:(g + 1) * w] + logical[g * w:g * w + 1] * (t.mem_lanes - w) for g in range(items))
+        laid = tuple(v for lanes_of_one in work_item for v in lanes_of_one)
         self.work_items = max(self.work_items, items)
         key = (t, laid)
         if key not in self._inputs:

@@ -347,9 +347,9 @@ def _vectors(tname: str) -> list[Build]:
 
 
 def _first_carries(builds: list[Build]) -> list[Tagged]:
-    """Statements whose every width holds all its values: the first carries its classes (pass
-    CLASSES), the others are shapes."""
-    return [(CLASSES if k == 0 else SHAPES, b) for k, b in enumerate(builds)]
+    """Statements whose every width holds all its values: the two narrowest carry its classes (pass
+    CLASSES: a scalar's and a vector's, ``select:int:c=0:vector``), the others are shapes."""
+    return [(CLASSES if k < 2 else SHAPES, b) for k, b in enumerate(builds)]
 
 
 def operator_statements(caps: Caps) -> list[Tagged]:
