@@ -10,7 +10,8 @@ seconds each side took to generate and read.
 Run: python3 bench/corners.py [--programs 200] [--seed 0] [--areas math,expressions,conversions,atomics,images,spirv]
 
 With ``--campaigns MINUTES`` it runs default campaigns instead (``clfuzz run``, every area, triage
-beside, one driver at a time, ``--drivers rusticl,pocl``), once with the checkout ``--before``
+beside, one driver at a time, ``--drivers rusticl,pocl``; ``rusticl+oclgrind``: both in one campaign),
+once with the checkout ``--before``
 (another working tree of clfuzz, run from its own folder) and once with this one, one after the
 other, fresh corpora, the same seed; reported per target, read by this checkout's corner table
 (corpus.corners): the share of its table reached, the ratio after/before, and the seconds to 50%
@@ -66,7 +67,7 @@ HERE = Path(__file__).resolve().parent.parent
 def campaign(tree: Path, driver: str, minutes: float, seed: int, path: Path) -> dict:
     """A default campaign of ``minutes`` on ``driver`` run by the checkout ``tree``; the corners of
     each of its targets (this checkout's table)."""
-    subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", str(minutes), "--drivers", driver,
+    subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", str(minutes), "--drivers", driver.replace("+", ","),
                     "--seed", str(seed), "--corpus", str(path)], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
                    check=True, stdout=subprocess.DEVNULL)
     corpus = Corpus(path)

@@ -343,6 +343,8 @@ class Lane:
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
+        elif timed_out and part.depth == 0:
+            self.batches.timed_out(part.program.area, len(part.program.body))
         single = len(part.program.body) == 1
         if single and timed_out and (part.low or part.timeout_s is None):  # a first try, or a statement of
             self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
