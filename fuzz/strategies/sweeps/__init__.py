@@ -28,7 +28,7 @@ import hashlib
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.atomics import atomic_sweep
-from fuzz.strategies.sweeps.base import SHAPES
+from fuzz.strategies.sweeps.base import SPARSE
 from fuzz.strategies.sweeps.conversions import conversion_sweep
 from fuzz.strategies.sweeps.expressions import integer_sweep
 from fuzz.strategies.sweeps.images import image_sweep
@@ -47,11 +47,11 @@ SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conve
 
 def sweep_plan(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[tuple[int, Program]]:
     """:func:`sweep_programs`, each with its pass (fuzz.strategies.sweeps.base.SPECIALS, CLASSES,
-    SHAPES; the image, atomic and SPIR-V sweeps are shapes): a campaign hands out the sweeps of its
-    areas a pass at a time (campaign.scheduler)."""
+    SHAPES; the image, atomic and SPIR-V sweeps, sparse, SPARSE): a campaign hands out the sweeps of
+    its areas a pass at a time (campaign.scheduler)."""
     sweep = SWEEPS.get(area)
     out = sweep(caps, policy) if sweep else []
-    return [x if isinstance(x, tuple) else (SHAPES, x) for x in out]  # a sweep without passes: shapes
+    return [x if isinstance(x, tuple) else (SPARSE, x) for x in out]  # a sweep without passes
 
 
 def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:

@@ -126,9 +126,11 @@ def chunks(statements: list, size: int) -> list[list]:
     return [statements[i:i + size] for i in range(0, len(statements), size)]
 
 
-SPECIALS, CLASSES, SHAPES = 0, 1, 2
+SPECIALS, CLASSES, SHAPES, SPARSE = 0, 1, 2, 3
 """The passes of a sweep (:func:`place`, :func:`by_pass`): every operation's prescribed special
-values, then its other operand classes, then its shapes (widths, forms)."""
+values, then its other operand classes, then its shapes (widths, forms); last the sweeps whose
+programs hold few corners each (images, atomics, the SPIR-V-only forms: a few to seventy a
+program, where a pass of the others holds hundreds)."""
 
 
 def place(n: int, special: int, widths: list[int], vectors: int) -> list[tuple[int, tuple[int, int], int, int]]:
