@@ -70,7 +70,6 @@ class Batches:
         elif wall_s < PART_S[0]:
             self._statements[area] = min(MAX_STATEMENTS, now * 2)
 
-
     def timed_out(self, area: str, statements: int) -> None:
         """A whole part of ``statements`` statements of ``area`` timed out: next time at most half
         of it (a batch grown on quick parts met slower statements: rusticl's 64-statement parts of

@@ -129,7 +129,7 @@ class Lane:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.stats = stats
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
-        self.learned = Learned()  # classes of statements that timed out on this target
+        self.learned = Learned()  # classes of statements that timed out or failed alone on this target
         self.batches = Batches(target)  # statements per part, per area, from its measured parts
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
