@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -102,20 +103,25 @@ def _print_coverage(coverage: dict) -> None:
 
 
 def _print_corners(data: dict, shown: int = 8) -> None:
-    """Per target, the corners of the corner table (lang.corners) it reached, and per operation
-    with missing corners, a few of them (``sinpi:double:x=-odd``)."""
+    """Per target, the corners of the corner table (lang.corners) it reached and how soon, and per
+    operation with missing corners a few of them (``sinpi:double:x=-odd``, the prescribed special
+    values first) and why they were missed (corpus.corners.missed)."""
     for name, c in data.items():
-        table = Table(title=f"{name}: {c['reached']} / {c['total']} corners reached (lang.corners)")
-        for col in ("operation", "reached", "missing (first)"):
+        soon = ", ".join(f"{share}% in {s:g} s" for share, s in c["seconds_to"].items() if s is not None)
+        table = Table(title=f"{name}: {c['reached']} / {c['total']} corners reached (lang.corners)"
+                            + (f"; {soon}" if soon else ""))
+        for col in ("operation", "reached", "missing (first)", "why"):
             table.add_column(col, overflow="fold")
         missing: dict[str, list[str]] = {}
         for corner in c.get("missing", []):
-            missing.setdefault(corner.split(":", 1)[0], []).append(corner.split(":", 1)[1])
+            missing.setdefault(corner.split(":", 1)[0], []).append(corner)
         for op, (got, total) in sorted(c["operations"].items()):
             if got < total:
                 gone = missing.get(op, [])
                 more = f" (+{len(gone) - shown} more)" if len(gone) > shown else ""
-                table.add_row(op, f"{got} / {total}", ", ".join(gone[:shown]) + more)
+                why = Counter(c.get("why", {}).get(g, "") for g in gone)
+                table.add_row(op, f"{got} / {total}", ", ".join(g.split(":", 1)[1] for g in gone[:shown]) + more,
+                              ", ".join(f"{reason} {n}" for reason, n in why.most_common()))
         console.print(table)
 
 

@@ -11,7 +11,8 @@ with ``python3 bench/batch_size.py`` on the 2-core development machine (see READ
 on conversions. Other areas cost a driver differently (rusticl compiles a 16-statement math part
 in 5-14 s), so during a campaign each target's statements per part adapt per area
 (:class:`Batches`): a part slower than :data:`PART_S` is cut in half next time, a quicker one
-doubled, within [:data:`MIN_STATEMENTS`, :data:`MAX_STATEMENTS`].
+doubled, within [:data:`MIN_STATEMENTS`, :data:`MAX_STATEMENTS`]; after a part that timed out, the
+batch is at most half that part.
 """
 
 from __future__ import annotations
@@ -68,6 +69,13 @@ class Batches:
             self._statements[area] = max(MIN_STATEMENTS, now // 2)
         elif wall_s < PART_S[0]:
             self._statements[area] = min(MAX_STATEMENTS, now * 2)
+
+    def timed_out(self, area: str, statements: int) -> None:
+        """A whole part of ``statements`` statements of ``area`` timed out: next time at most half
+        of it (a batch grown on quick parts met slower statements: rusticl's 64-statement parts of
+        the expressions sweep's shapes after its quick operand classes)."""
+        now = self._statements.get(area, self.base.statements)
+        self._statements[area] = max(MIN_STATEMENTS, min(now, statements // 2))
 
 
 def parts(program: Program, batch: Batch) -> list[Program]:

@@ -57,7 +57,7 @@ from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
-from fuzz.strategies import AREAS, sweep_key, sweep_programs
+from fuzz.strategies import AREAS, sweep_key_of, sweep_plan
 from lang.ir import Program
 from lang.policy import Policy
 
@@ -189,11 +189,11 @@ def run_campaign(
     settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
     unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
     shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
-    sweeps = {a: (sweep_key(a, caps, run_policy), sweep_programs(a, caps, run_policy))
-              for a in areas} if policy.corner_sweep else {}
+    plans = {a: sweep_plan(a, caps, run_policy) for a in areas} if policy.corner_sweep else {}
+    sweeps = {a: (sweep_key_of(a, [p for _, p in plan]), [p for _, p in plan]) for a, plan in plans.items()}
     scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
                           targets=tuple(t.name for t in targets), floor=policy.area_floor,
-                          sweeps={a: (key, len(programs)) for a, (key, programs) in sweeps.items()})
+                          sweeps={a: (sweeps[a][0], tuple(k for k, _ in plan)) for a, plan in plans.items()})
     harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
     drawer = _Drawer(harness, {}, scheduler, shares, seed, cells, sweeps)
     # the math area's search climbs toward larger observed errors (score reported after the run);

@@ -24,6 +24,7 @@ from campaign import record
 from campaign.batching import Batch, parts
 from campaign.expectations import Expectations
 from campaign.jobs import job_for
+from campaign.learned import Learned
 from campaign.record import Run
 from campaign.rederive import confirm
 from corpus.store import Corpus
@@ -61,7 +62,9 @@ class Outcome:
 TIMEOUT_SPLIT = 16
 """A part of at most this many statements that timed out is split into single statements, not
 halves: every half that holds the slow statement times out again at the full limit (a 16-statement
-part cost five timeouts, 300 s at the ceiling), while a statement alone costs one build."""
+part cost five timeouts, 300 s at the ceiling), while a statement alone costs one build. So is one
+in which every statement disagrees at once: each is isolated anyway, and halving would build
+nearly twice as many parts (PoCL 3.1's image reads: 23 runs for 12 statements instead of 12)."""
 
 
 @dataclass
@@ -73,6 +76,7 @@ class Part:
     expectations: Expectations
     depth: int = 0
     timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
+    low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)
@@ -112,7 +116,8 @@ def judged(program: Program, expectations: Expectations, target: Target,
         if kernel_wide(verdict, program):
             run.status = outcome.status = "split"
             run.log = f"{verdict.failing_statements} of {n} statements disagree: isolating"
-            cuts = _halves(n)
+            every = verdict.wholly_wrong if program.base_area == "math" else verdict.failing_statements
+            cuts = _singles(n) if every == n else _halves(n)
         else:  # each disagreement re-derived before it is recorded (campaign.rederive)
             verdict.rows, run.defects = confirm(program, verdict.rows, expected, ftz, expectations.inputs)
             verdict.mismatches -= len(run.defects)
@@ -122,22 +127,28 @@ def judged(program: Program, expectations: Expectations, target: Target,
         pass
     elif n == 1:  # build error, crash, timeout, runtime error of one statement
         run.rows = outcome.failures = [failure_row(program, result.status, result.log, target.path)]
-    elif result.status == "timeout" and n <= TIMEOUT_SPLIT:  # ... one statement each
-        cuts = [[i] for i in range(n)]
+    elif result.status == "timeout":  # ... one statement each
+        cuts = _singles(n)
     else:  # ... of several: record, then isolate by halving
         cuts = _halves(n)
     return outcome, cuts, run
 
 
 def first_parts(target: Target, program: Program, expectations: Expectations,
-                batch: Batch | None = None) -> list[Part]:
+                batch: Batch | None = None, learned: Learned | None = None) -> list[Part]:
     """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
-    parts of ``batch`` (campaign.batching; whole if None)."""
+    parts of ``batch`` (campaign.batching; whole if None); with ``learned``, its statements of
+    classes that failed on the target each alone, those of classes that timed out each alone at low
+    priority, after the others, or not at all (campaign.learned)."""
     taken = runnable(target, program)
     if taken is None:
         raise ValueError(f"{target.name} takes no statement of program {program.id}")
-    pieces = [taken] if batch is None else parts(taken, batch)
-    return [Part(piece, expectations.view(piece)) for piece in pieces]
+    usual, slow, failing = learned.split(taken) if learned is not None else (range(len(taken.body)), [], [])
+    kept = taken if len(usual) == len(taken.body) else restrict(taken, list(usual)) if usual else None
+    pieces = [] if kept is None else [kept] if batch is None else parts(kept, batch)
+    alone = [(restrict(taken, [i]), i in slow) for i in sorted([*failing, *slow], key=lambda i: i in slow)]
+    return ([Part(piece, expectations.view(piece)) for piece in pieces]
+            + [Part(piece, expectations.view(piece), low=low) for piece, low in alone])
 
 
 def execute(
@@ -176,6 +187,11 @@ def kernel_wide(verdict: Verdict, program: Program) -> bool:
     return verdict.failing_statements >= 2 and (
         2 * verdict.failing_statements >= len(program.body) or verdict.wholly_wrong >= 2
     )
+
+
+def _singles(n: int) -> list[list[int]]:
+    """Each statement alone, for a part of up to :data:`TIMEOUT_SPLIT` statements (halves beyond)."""
+    return [[i] for i in range(n)] if n <= TIMEOUT_SPLIT else _halves(n)
 
 
 def _halves(n: int) -> list[list[int]]:

@@ -7,13 +7,16 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 *backlog*. No target waits for another: a target that needs a program takes, in order,
 
 1. a program an interrupted run left unfinished (resume), or a program of an area's corner sweep
-   (fuzz.strategies.sweeps: each area's first programs, which every target runs),
+   (fuzz.strategies.sweeps: each area's first programs, which every target runs), oldest first:
+   the sweep's order (its densest programs, the special values, first) holds on a slow target
+   while a fast one hands the whole sweep out,
 2. a backlog program on which another target opened a new bucket (newest first): a slow target
    still runs what the others found interesting, so cross-target comparisons are not lost,
 3. a backlog program of the area the scheduler picks for it (oldest first),
 4. a fresh draw of that area.
 
-A backlog holds at most :data:`BACKLOG` programs; beyond that the oldest one nobody found
+A backlog holds at most :data:`BACKLOG` programs besides those of the first kind (a sweep is
+bounded by its own size, and its packed programs are small); beyond that the oldest one nobody found
 interesting is *skipped* on that target (counted per target). Once the draws are over (the
 program limit, every area's budget) the targets drain their backlogs. A program drawn that no
 target takes is counted as *unrun*: the scheduler drops an area a target keeps declining.
@@ -49,6 +52,7 @@ class Entry:
     done: set[str] = field(default_factory=set)  # targets that finished it
     busy: set[str] = field(default_factory=set)  # targets running it now
     hot: bool = False  # a target opened a new bucket with it, or an interrupted run left it
+    first: bool = False  # a corner-sweep program or one an interrupted run left: oldest first, never skipped
 
 
 class Feed:
@@ -81,7 +85,7 @@ class Feed:
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
         for area, program, only in unfinished:
-            self._add(area, program, self._expect(program, ""), hot=True, only=only)
+            self._add(area, program, self._expect(program, ""), hot=True, only=only, first=True)
             self.drawn += 1
 
     # -- a target asks -------------------------------------------------------------------------
@@ -116,7 +120,8 @@ class Feed:
                 if isinstance(program, Future):
                     program = program.result()
                 self._drawn(program)
-                entry = self._add(area, program, self._expect(program, target.name), hot=self._everywhere(program))
+                sweep = self._everywhere(program)
+                entry = self._add(area, program, self._expect(program, target.name), hot=sweep, first=sweep)
             finally:
                 with self.lock:
                     self.drawing -= 1
@@ -131,6 +136,9 @@ class Feed:
         backlog = self.backlog[target.name]
         if not backlog:
             return None
+        first = next((e for e in backlog if e.first), None)
+        if first is not None:
+            return self._take(target, first)
         hot = [e for e in backlog if e.hot]
         if hot:
             return self._take(target, hot[-1])
@@ -153,10 +161,10 @@ class Feed:
         return set(entry.takers) - entry.done - entry.busy
 
     def _add(self, area: str, program: Program, expectations: Expectations | Future, hot: bool = False,
-             only: Iterable[str] | None = None) -> Entry:
+             only: Iterable[str] | None = None, first: bool = False) -> Entry:
         """A new program: into the backlog of every target that takes it (of ``only``, if given)."""
         takers = frozenset(t.name for t in self.targets if (only is None or t.name in only) and supports(t, program))
-        entry = Entry(area, program, expectations, takers, hot=hot)
+        entry = Entry(area, program, expectations, takers, hot=hot, first=first)
         with self.lock:
             if not takers:
                 self.unrun += 1
@@ -173,8 +181,9 @@ class Feed:
         if entry not in backlog:
             backlog.append(entry)
             self.changed.notify_all()
-        if len(backlog) > BACKLOG:
-            cold = next((e for e in backlog if not e.hot), backlog[0])
+        bounded = [e for e in backlog if not e.first]
+        if len(bounded) > BACKLOG:
+            cold = next((e for e in bounded if not e.hot), bounded[0])
             backlog.remove(cold)
             self.skipped[target] += 1
             self._settle(cold, target)

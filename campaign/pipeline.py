@@ -13,7 +13,9 @@ it. A run that must be isolated queues its halves behind the parts already prepa
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
 gets the target's measured limit for its area (campaign.timeouts); a single statement that
-exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang.
+exceeds a limit below the ceiling is tried once more at the ceiling before it counts as a hang,
+and its class is learned (campaign.learned): in later programs the statements of that class run
+alone, after the campaign's other parts (:data:`LOW`), at the measured limit.
 Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
 the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
 for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
@@ -40,6 +42,7 @@ from campaign import record
 from campaign.batching import Batches
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
+from campaign.learned import FAILURES, Learned
 from campaign.pool import Harness
 from campaign.progress import Clock, TargetStats
 from campaign.record import Run
@@ -51,8 +54,9 @@ from lang.ir import Program
 T = TypeVar("T")
 
 
-END, CALL, PART = 0, 1, 2
-"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts."""
+END, CALL, PART, LOW = 0, 1, 2, 3
+"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts,
+then statements of classes that timed out on the target (campaign.learned)."""
 
 PROGRAM, RESULT, JUDGED = 0, 1, 2
 """The host's events: a program submitted, a run's result, a run judged."""
@@ -137,7 +141,7 @@ class Lane:
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
-        self.batches = Batches(target)  # statements per part, per area, from its measured parts
+        self.learned, self.batches = Learned(), Batches(target)  # slow/failing classes; statements per part
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
@@ -348,7 +352,9 @@ class Lane:
         again), dispatched."""
         if isinstance(expectations, Future):
             expectations = expectations.result()  # computed in the harness's pool (raises its error)
-        pieces = first_parts(self.target, program, expectations, self.batches.get(program.area))
+        pieces = [replace(p, timeout_s=self.timeouts.ceiling) if p.low and self.learned.finishes(p.program) else p
+                  for p in first_parts(self.target, program, expectations, self.batches.get(program.area),
+                                       self.learned)]
         if self.corpus is not None:
             pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
         record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
@@ -377,15 +383,26 @@ class Lane:
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
-        if timed_out and limit < self.timeouts.ceiling and len(part.program.body) == 1:
-            # slower than this target's runs of the area, not yet a hang: once more at the ceiling
+        elif timed_out and part.depth == 0:
+            self.batches.timed_out(part.program.area, len(part.program.body))
+        single = len(part.program.body) == 1
+        if single and timed_out and (part.low or part.timeout_s is None):  # a first try, or a statement of
+            self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
+        elif single and not timed_out and part.timeout_s is not None and not part.low:
+            self.learned.finished(part.program)  # its try at the ceiling finished: slow, not a hang
+        if single and result.status in FAILURES:
+            self.learned.failed(part.program)  # its later statements run alone
+        if timed_out and limit < self.timeouts.ceiling and single:
+            # slower than this target's runs of the area, not yet a hang: once more at the ceiling,
+            # unless its class timed out before (campaign.learned)
+            again = "its class timed out before: not tried" if part.low else "trying"
             ticket.open.pop(id(part), None)
             self.clock.spent(*spent)
             record.record_run(self.corpus, Run(part.program, self.target, result, "slow",
-                                               f"no result after {limit:g} s (measured limit); trying "
-                                               f"{self.timeouts.ceiling:g} s"), self.campaign)
-            self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
-            ticket.settle(Outcome("slow", runs=1), 1)
+                                               f"no result after {limit:g} s (measured limit); {again} at {self.timeouts.ceiling:g} s"), self.campaign)
+            if not part.low:
+                self._dispatch(replace(part, timeout_s=self.timeouts.ceiling), ticket)
+            ticket.settle(Outcome("slow", runs=1), 0 if part.low else 1)
             return
         self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
         self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f))
@@ -427,7 +444,7 @@ class Lane:
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((RESULT, part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
         elif not self._closing.is_set():
-            self._put(PART, (part, job, ticket))
+            self._put(LOW if part.low else PART, (part, job, ticket))
 
     def _put(self, rank: int, item: tuple | None) -> None:
         self._jobs.put((rank, next(self._order), item))

@@ -9,7 +9,10 @@ from again, and a campaign whose every area is spent ends early.
 Policy. Every target picks its own next area (campaign.feed: targets run at their own pace).
 Corners first: while some area the target takes has corner-sweep programs not yet handed out
 (fuzz.strategies.sweeps; every target runs each of them, campaign.feed), the target draws from
-the one with the fewest handed out, so every sweep is out before the random draws begin.
+the one whose next sweep program is of the earliest pass (every area's prescribed special values,
+then its other operand classes, then its shapes: fuzz.strategies.sweeps.base.place; the image,
+atomic and SPIR-V sweeps, a few corners a program, last), of those the one with the fewest handed
+out, so every sweep is out before the random draws begin and the densest programs go first.
 Each run of a program on a target is a *find* when it opened a bucket the corpus did not have: a
 distinct bug (corpus.buckets), not a new cell or a second bucket of a known bug, which cheap areas
 produce without end. An area's find rate is unknown and drifts (finds get rarer as an area is
@@ -111,9 +114,9 @@ class Scheduler:
 
     def __init__(self, areas: tuple[str, ...], budgets: dict[str, Budget] | None = None,
                  state: dict | None = None, seed: int = 0, *, targets: tuple[str, ...] = (),
-                 floor: float = 0.0, sweeps: dict[str, tuple[str, int]] | None = None) -> None:
+                 floor: float = 0.0, sweeps: dict[str, tuple[str, tuple[int, ...]]] | None = None) -> None:
         self.areas, self.targets, self.floor = areas, targets, floor
-        self.sweeps = sweeps or {}  # per area: its corner sweep's key and number of programs
+        self.sweeps = sweeps or {}  # per area: its corner sweep's key and the pass of each of its programs
         self.budgets = budgets or {}
         stored = (state or {}).get("areas", {})
         self.state = {a: AreaState(**stored.get(a, {})) for a in areas}
@@ -152,8 +155,8 @@ class Scheduler:
         if not candidates:
             return None
         sweeping = {a: self._swept(a) for a in candidates if self._swept(a) is not None}
-        if sweeping:  # corners first
-            return min(sweeping, key=sweeping.__getitem__)
+        if sweeping:  # corners first, a pass at a time
+            return min(sweeping, key=lambda a: (self.sweeps[a][1][sweeping[a]], sweeping[a]))
         pace = self.pace.get(target) if target is not None else None
         ran = (lambda a: pace[a].programs) if pace else (lambda a: self.state[a].next)
         cold = [a for a in candidates if ran(a) < WARMUP]
@@ -188,10 +191,10 @@ class Scheduler:
 
     def _swept(self, area: str) -> int | None:
         """How many of ``area``'s sweep programs are handed out, None once all are (or it has none)."""
-        key, size = self.sweeps.get(area, ("", 0))
+        key, passes = self.sweeps.get(area, ("", ()))
         s = self.state[area]
         swept = s.swept if s.sweep == key else 0
-        return swept if swept < size else None
+        return swept if swept < len(passes) else None
 
     def searched(self, area: str) -> None:
         """A program of ``area`` came from its targeted search instead of its draws."""

@@ -22,6 +22,7 @@ from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import float_representatives
 from fuzz.strategies.values import midpoint_integers, mixed_magnitudes
 from lang.corners import FLOAT_CLASSES, WORK_ITEMS, Corner, float_classes, reached, runnable, table
+from lang.corners.classes import corner_rank
 from lang.corners.images import capabilities as image_capabilities
 from lang.derive import restrict
 from lang.ir import Buffer, Fill, Image, Literal, Load, Op, Program, Sampler, Store, validate, walk
@@ -173,8 +174,8 @@ def test_math_sweep_has_every_prescribed_operand_class_of_every_function(math_sw
             op = s.value
             f = FUNCTIONS[op.op]
             t = (op.args[0].type if f.inputs != "u" else op.type)
-            if t.width != 4 or min(a.type.width for a in op.args) == 1:  # the scalar-argument forms: below
-                continue
+            if min(a.type.width for a in op.args) < t.width:  # the scalar-argument forms: below
+                continue  # (a function's statements of every width share its operand tuples between them)
             lanes = [_lane_values(p, a) for a in op.args]
             classes = []
             for letter, a, vals in zip(f.inputs, op.args, lanes):
@@ -363,6 +364,45 @@ def test_corpus_reports_reached_and_missing_per_target(memory_corpus, tmp_path):
     assert summary["corners"]["pocl"]["reached"] == out["pocl"]["reached"]
     text = CliRunner().invoke(cli, ["stats", "--corpus", str(db), "--coverage"]).output
     assert "corners reached" in text and "sinpi" in text
+
+
+def test_when_each_corner_was_first_judged_and_why_the_others_were_missed(memory_corpus, monkeypatch):
+    """seconds_to from the runs' times less the campaign's start (hand-made clock); why: a failed
+    run's status, another target's run, or no program; missing corners special values first."""
+    import corpus.store as store
+    from corpus.corners import ELSEWHERE, UNREACHED, corners, seconds_to
+
+    a, b, c, d = table()[:4]
+    assert seconds_to({a: 5.0, b: 1.0, c: None, d: 9.0}, 4) == {"50": 5.0, "90": None, "100": None}
+    assert seconds_to({a: 5.0, b: 1.0, c: 9.0}, 3) == {"50": 5.0, "90": 9.0, "100": 9.0}
+    now = [100.0]
+    monkeypatch.setattr(store, "_now", lambda: now[0])
+    sinpi = _sinpi_program()
+    other = restrict(sinpi, [1])
+    pid, oid = memory_corpus.add_program(sinpi), memory_corpus.add_program(other)
+    memory_corpus.add_target("pocl", "opencl-c", "f1", {"int64": True})
+    memory_corpus.add_target("rusticl", "opencl-c", "f2", {"int64": True})
+    memory_corpus.update_campaign("c", 7, {}, 0, 0)  # started at 100
+    run = {"checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.0, "run_s": 0.0, "log": "", "campaign": "c",
+           "path": "opencl-c"}
+    for at, program, target, status in ((112.5, oid, "pocl", "ok"), (130.0, pid, "pocl", "ok"),
+                                        (131.0, pid, "rusticl", "crash")):
+        now[0] = at
+        memory_corpus.add_run({**run, "program_id": program, "target": target, "fingerprint_id": f"f{1 + (target == 'rusticl')}",
+                               "status": status}, [])
+    out = corners(memory_corpus, "c", missing=True)
+    from corpus.corners import coverage_by_target
+
+    first = coverage_by_target(memory_corpus, "c")["pocl"].first
+    assert {x.name: t for x, t in first.items() if x.op == "min"} == {x.name: 12.5 for x in reached(other)}
+    assert {x.name: t for x, t in first.items() if x.op == "sinpi"} == {x.name: 30.0 for x in reached(sinpi)
+                                                                           if x.op == "sinpi"}
+    why = out["rusticl"]["why"]
+    assert {why[x.name] for x in reached(sinpi)} == {"crash"}
+    assert why["sinpi:float:x=nan"] == UNREACHED and ELSEWHERE not in why.values()
+    ranks = [corner_rank(name.split(":", 2)[2]) for name in out["pocl"]["missing"]]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 3
+    assert out["pocl"]["seconds_to"] == {"50": None, "90": None, "100": None}  # a few corners of the table
 
 
 def test_corner_names():

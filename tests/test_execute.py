@@ -40,12 +40,14 @@ class ScriptedWorker:
         if self.text in source and self.mode == "crash":
             return Result("crash", {}, "killed by SIGSEGV", 0.0, 0.0)
         out = bytearray(job.args[1].nbytes)
-        if self.text not in source:
+        if self.text not in source or self.mode == "all wrong":
             program = self.current
             exp = Expectations(program).get(frozenset())
             lay = layout(program)
             for name, region in lay.outputs.items():
                 raw = exp[name].allowed[0].tobytes()
+                if self.mode == "all wrong":  # every byte's low bit flipped: every judged lane wrong
+                    raw = bytes(b ^ 1 for b in raw)
                 out[region.offset: region.offset + len(raw)] = raw
         return Result("ok", {"out": bytes(out)}, "", 0.001, 0.001)
 
@@ -102,6 +104,20 @@ def test_a_kernel_dropped_by_one_statement_is_blamed_on_that_statement():
         if not (exp.judged & ~exp.accepts(np.zeros(len(exp), exp.allowed[0].dtype))).any():
             continue  # zeros happen to be right for this statement
         assert blamed == {poison.buffer}
+
+
+def test_a_part_whose_every_statement_disagrees_runs_each_alone_at_once():
+    """Halving would build nearly twice as many parts to blame every statement (campaign.execute._singles)."""
+    alone = 0
+    for program in _programs():
+        exp = Expectations(program).get(frozenset())
+        outcome, _, worker = _run(program, "all wrong")
+        judged = {s.buffer for s in program.body if exp[s.buffer].judged.any()}
+        assert {r["buffer"] for r in outcome.verdict.rows} == judged
+        if len(judged) == len(program.body):  # (a statement with no judged lane agrees: halves then)
+            assert worker.jobs == 1 + len(program.body)
+            alone += 1
+    assert alone
 
 
 # ---- every disagreement re-derived before it is recorded (campaign.rederive) --------------------------

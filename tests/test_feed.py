@@ -80,6 +80,23 @@ def test_a_backlog_is_bounded_and_skips_what_nobody_found_interesting():
     assert first in feed.backlog["slow"]  # the interesting one is kept
 
 
+def test_a_slow_target_runs_the_sweep_in_its_order_and_skips_none_of_it():
+    """Corner-sweep programs (every target runs them) wait on a slow target oldest first, ahead of
+    what another found interesting, and beyond the backlog's bound: a fast target hands out the
+    whole sweep, its densest programs first, before the slow one has run them."""
+    fast, slow = _target("fast"), _target("slow")
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    scheduler = Scheduler(("conversions",), targets=("fast", "slow"))
+    feed = Feed([fast, slow], scheduler, lambda a: draws[scheduler.take(a)], Expectations, set(),
+                everywhere=lambda program: True)
+    ran = [feed.next_for(fast, GO) for _ in range(BACKLOG + 6)]
+    feed.finished(fast, ran[-1], _bug(fast))  # found interesting: still after the older sweep programs
+    for e in ran[:-1]:
+        feed.finished(fast, e, [Outcome("ok")])
+    assert len(feed.backlog["slow"]) == BACKLOG + 6 and feed.skipped["slow"] == 0
+    assert [feed.next_for(slow, GO) for _ in range(3)] == ran[:3]
+
+
 def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     """Programs that need a capability no target has: counted as unrun, and after WARMUP of them
     the area is dropped (nothing left to draw: the target stops asking)."""

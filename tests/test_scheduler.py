@@ -43,24 +43,26 @@ def _run(s: Scheduler, n: int, finds: dict[str, float], cost: dict[str, float]) 
 
 
 def test_every_sweep_is_handed_out_before_any_random_draw():
-    """Corners first: every target picks the area with the fewest sweep programs handed out while
-    any is left (an area whose budget is spent, or that a target does not take, aside), then the
+    """Corners first: every target picks the area whose next sweep program is of the earliest pass
+    (special values, other classes, shapes), of those the one with the fewest handed out, while any
+    is left (an area whose budget is spent, or that a target does not take, aside), then the
     warm-up begins; a resumed campaign does not sweep again, a new sweep key sweeps anew."""
-    sweeps = {"conversions": ("c1", 3), "images": ("i1", 1)}
+    sweeps = {"conversions": ("c1", (0, 1, 2)), "images": ("i1", (2,))}
     s = Scheduler(AREAS, seed=3, targets=("a", "b"), sweeps=sweeps)
     first = []
     for target in "abab":
         area = s.pick(target)
-        assert s.sweeping(area, *sweeps[area]) is not None
+        assert s.sweeping(area, sweeps[area][0], len(sweeps[area][1])) is not None
         first.append(area)
-    assert Counter(first) == {"conversions": 3, "images": 1} and first[:2] == ["conversions", "images"]
+    # passes 0 and 1 of conversions, then the shapes: images (none handed out) before conversions'
+    assert first == ["conversions", "conversions", "images", "conversions"]
     assert all(s._swept(a) is None for a in AREAS) and s.pick("a") in AREAS  # then the warm-up and the bandit
     again = Scheduler(AREAS, state=s.to_state(), seed=3, sweeps=sweeps)
     assert again._swept("conversions") is None and again._swept("images") is None
-    renewed = Scheduler(AREAS, state=s.to_state(), seed=3, sweeps={**sweeps, "images": ("i2", 1)})
+    renewed = Scheduler(AREAS, state=s.to_state(), seed=3, sweeps={**sweeps, "images": ("i2", (2,))})
     assert renewed.pick("a") == "images"
     spent = Scheduler(AREAS, {"conversions": Budget(programs=1)}, seed=3, sweeps=sweeps)
-    spent.sweeping("conversions", *sweeps["conversions"])
+    spent.sweeping("conversions", "c1", 3)
     assert spent.pick() == "images"
 
 

@@ -112,6 +112,18 @@ def test_statements_per_part_follow_the_measured_part_times():
     assert b.get("conversions").statements == 32
     b.observe("conversions", 5, PART_S[0] / 2)  # a program smaller than the batch: no evidence
     assert b.get("conversions").statements == 32
+    b.timed_out("conversions", 24)  # a part of 24 timed out: at most 12 next time
+    assert b.get("conversions").statements == 12
+    b.timed_out("conversions", 64)  # a larger one: no larger batch
+    assert b.get("conversions").statements == 12
+
+
+def test_a_whole_part_that_timed_out_halves_the_targets_batch():
+    worker = _Worker(hangs_below=1e9)
+    lane = _lane(worker, limit=FLOOR)
+    program = Draws(conversion_programs(Caps(), replace(SMALL, statements=8)), 4)[0]
+    _submit(lane, program)
+    assert lane.batches.get("conversions").statements == len(program.body) // 2
 
 
 def test_a_part_that_times_out_is_split_into_its_statements():

@@ -14,8 +14,8 @@ from fuzz.strategies.images import image_programs
 from fuzz.strategies.maths import math_programs
 from fuzz.strategies.shapes import shape_programs
 from fuzz.strategies.spirv_only import spirv_programs
-from fuzz.strategies.sweeps import sweep_key, sweep_programs
+from fuzz.strategies.sweeps import sweep_key, sweep_key_of, sweep_plan, sweep_programs
 
 __all__ = ["AREAS", "Caps", "Draws", "area_strategy", "atomic_programs", "conversion_programs", "expression_programs",
            "image_programs", "math_programs", "sample", "shape_programs", "spirv_programs", "sweep_key",
-           "sweep_programs"]
+           "sweep_key_of", "sweep_plan", "sweep_programs"]

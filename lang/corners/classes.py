@@ -27,6 +27,29 @@ RESULT_CLASSES: tuple[str, ...] = ("in-", "in+", "=max", "=min", ">max", "<min")
 positive), exactly at a limit, or beyond it (saturated by the _sat forms, cut by mul_hi)."""
 
 
+SPECIAL_RANKS: dict[str, int] = {
+    "nan": 0, "0": 0, "inf": 0,
+    "1": 1, "-1": 1, "sub": 1, "max": 1, "min": 1, "=max": 1, "=min": 1, ">max": 1, "<min": 1,
+    "half": 2, "odd": 2, "even": 2, "small": 2,
+    "frac": 3, "real": 3, "large": 3, "in-": 3, "in+": 3,
+}
+"""How special an operand or result class is: the values §7.5.1, C99 F.9 and Table 13 prescribe
+results for (NaN, zeros, infinities; 1, subnormals, the integer limits and results at or beyond
+them) rank before the integers and half-integers of the pi forms and pown, before ordinary values."""
+
+
+def value_rank(cls: str) -> int:
+    """:data:`SPECIAL_RANKS` of a class name (signed: ``-odd``, ``+small``); 2 for another."""
+    return SPECIAL_RANKS.get(cls, SPECIAL_RANKS.get(cls.lstrip("+-"), 2))
+
+
+def corner_rank(key: str) -> int:
+    """How special a corner key is (:func:`value_rank`): the least special of the classes it names
+    (``x=+0,y=-real`` ranks as ``real``); a key naming no class (a width, a form) ranks 2."""
+    parts = [p.split("=", 1)[1] for p in key.replace(":", ",").split(",") if "=" in p and not p.startswith("to=")]
+    return max(map(value_rank, parts), default=2)
+
+
 def int_classes(tname: str, limited: bool = False) -> tuple[str, ...]:
     """The operand classes a value of ``tname`` can be in (``limited``: mul24's 24-bit operands,
     which are never the type's limits)."""

@@ -16,7 +16,10 @@ with is in :mod:`fuzz.strategies.sweeps.base`.
 
 Programs hold ``policy.statements`` statements each (math: ``policy.math_statements``, as the
 random math programs); a statement over double requires fp64 (``requires``), one using ``ctz``
-OpenCL C 2.0, as the random programs do.
+OpenCL C 2.0, as the random programs do. An operation's operand tuples are packed into the lanes
+of its statements, the prescribed special values first, and a sweep is handed out a pass at a
+time: every operation's special values, its other classes, its shapes
+(:func:`fuzz.strategies.sweeps.base.place`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import hashlib
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.atomics import atomic_sweep
+from fuzz.strategies.sweeps.base import SPARSE
 from fuzz.strategies.sweeps.conversions import conversion_sweep
 from fuzz.strategies.sweeps.expressions import integer_sweep
 from fuzz.strategies.sweeps.images import image_sweep
@@ -33,7 +37,7 @@ from fuzz.strategies.sweeps.spirv import spirv_sweep
 from lang.ir import Program
 from lang.policy import Policy
 
-__all__ = ["SWEEPS", "sweep_key", "sweep_programs"]
+__all__ = ["SWEEPS", "sweep_key", "sweep_key_of", "sweep_plan", "sweep_programs"]
 
 SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conversion_sweep, "images": image_sweep,
           "atomics": atomic_sweep, "spirv": spirv_sweep}
@@ -41,16 +45,29 @@ SWEEPS = {"math": math_sweep, "expressions": integer_sweep, "conversions": conve
 (its statements are the other areas')."""
 
 
+def sweep_plan(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[tuple[int, Program]]:
+    """:func:`sweep_programs`, each with its pass (fuzz.strategies.sweeps.base.SPECIALS, CLASSES,
+    SHAPES; the image, atomic and SPIR-V sweeps, sparse, SPARSE): a campaign hands out the sweeps of
+    its areas a pass at a time (campaign.scheduler)."""
+    sweep = SWEEPS.get(area)
+    out = sweep(caps, policy) if sweep else []
+    return [x if isinstance(x, tuple) else (SPARSE, x) for x in out]  # a sweep without passes
+
+
 def sweep_programs(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> list[Program]:
     """The corner sweep of one area: the programs a campaign runs first in that area, on every
     target, before its random draws (see the module docstring); [] for an area without one."""
-    sweep = SWEEPS.get(area)
-    return sweep(caps, policy) if sweep else []
+    return [p for _, p in sweep_plan(area, caps, policy)]
 
 
 def sweep_key(area: str, caps: Caps = Caps(), policy: Policy = Policy()) -> str:
     """A name for one area's sweep under these capabilities and policy (its programs' ids
     hashed): the marker a campaign stores once the sweep has run, so that a resumed campaign does
     not repeat it (and runs a new sweep when the table or the capabilities changed)."""
-    ids = ",".join(p.id for p in sweep_programs(area, caps, policy))
+    return sweep_key_of(area, sweep_programs(area, caps, policy))
+
+
+def sweep_key_of(area: str, programs: list[Program]) -> str:
+    """:func:`sweep_key` of an area's sweep programs."""
+    ids = ",".join(p.id for p in programs)
     return f"{area}:{hashlib.sha256(ids.encode()).hexdigest()[:16]}"

@@ -1,9 +1,15 @@
 """What every corner sweep (fuzz.strategies.sweeps) builds with: representatives of each operand
-class of the corner table (lang.corners.classes), and programs whose operands are input buffers
-listing their lanes exactly (``Fill.values``: lane ``i`` takes value ``i % n``)."""
+class of the corner table (lang.corners.classes), programs whose operands are input buffers
+listing their lanes exactly (:meth:`Sweep.load`: logical lane ``j`` of an operand, component
+``j % width`` of work-item ``j // width``, takes value ``j % n``), and the packing of one
+operation's operand tuples into the lanes of its statements (:func:`pack`, :func:`lanes`): the
+statements of one operation and type (one per width the table names) share its tuples, each
+taking the next ``work_items * width`` of them, so a statement carries as many corners as it has
+lanes and a program runs no more work-items than its statements need."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from functools import lru_cache
@@ -65,6 +71,21 @@ def int_representatives(tname: str, limited: bool = False) -> dict[str, tuple[in
     return {c: reps[c] for c in int_classes(tname, limited)}
 
 
+SPECIAL = 1
+"""The rank (lang.corners.classes.value_rank) up to which an operand tuple is one of prescribed
+special values (NaN, zeros, infinities, 1, subnormals, the integer limits)."""
+
+
+def value_order(tuples, ranks) -> tuple[list[tuple], int]:
+    """Operand tuples with the prescribed special values first, by the least special of their
+    operands (``ranks``: per operand, value -> :func:`lang.corners.classes.value_rank`), then by
+    their sum; and how many hold only special values (:data:`SPECIAL`)."""
+    items = list(tuples)
+    key = [[r[v] for r, v in zip(ranks, t)] for t in items]
+    order = sorted(range(len(items)), key=lambda i: (max(key[i]), sum(key[i]), i))
+    return [items[i] for i in order], sum(max(k) <= SPECIAL for k in key)
+
+
 def bits_of(value: int, tname: str) -> int:
     return value & ((1 << scalar(tname).bits) - 1)
 
@@ -75,13 +96,24 @@ class Sweep:
     def __init__(self) -> None:
         self.buffers: list[Buffer] = []
         self.body: list[Store] = []
+        self.work_items = 1  # the most any operand needs to show each of its values once
         self._inputs: dict[tuple[Type, tuple[int, ...]], str] = {}
 
     def load(self, t: Type, values: tuple[int, ...]) -> Load:
-        key = (t, values)
+        """An input of type ``t`` whose logical lanes take ``values`` in turn (lane ``j``: component
+        ``j % width`` of work-item ``j // width``), laid out in memory (a 3-vector's fourth lane
+        repeats its first): ``ceil(len / width)`` work-items show each value once, and two operands
+        of one width given lists of one length pair lane by lane."""
+        w = t.width
+        items = -(-len(values) // w)
+        logical = [values[j % len(values)] for j in range(items * w)]
+        work_item = (logical[g * w:(g + 1) * w] + logical[g * w:g * w + 1] * (t.mem_lanes - w) for g in range(items))
+        laid = tuple(v for lanes_of_one in work_item for v in lanes_of_one)
+        self.work_items = max(self.work_items, items)
+        key = (t, laid)
         if key not in self._inputs:
             self._inputs[key] = f"in{len(self._inputs)}"
-            self.buffers.append(Buffer(self._inputs[key], t, "in", Fill(0, (), values=values)))
+            self.buffers.append(Buffer(self._inputs[key], t, "in", Fill(0, (), values=laid)))
         return Load(self._inputs[key], t)
 
     def output(self, t: Type) -> str:
@@ -94,20 +126,55 @@ def chunks(statements: list, size: int) -> list[list]:
     return [statements[i:i + size] for i in range(0, len(statements), size)]
 
 
-WORK_GROUP = 64
-"""A sweep program's work-items are a multiple of this (what every local driver's batch takes)."""
+SPECIALS, CLASSES, SHAPES, SPARSE = 0, 1, 2, 3
+"""The passes of a sweep (:func:`place`, :func:`by_pass`): every operation's prescribed special
+values, then its other operand classes, then its shapes (widths, forms); last the sweeps whose
+programs hold few corners each (images, atomics, the SPIR-V-only forms: a few to seventy a
+program, where a pass of the others holds hundreds)."""
+
+
+def place(n: int, special: int, widths: list[int], vectors: int) -> list[tuple[int, tuple[int, int], int, int]]:
+    """Where each statement of one operation (of ``widths``, the first ``vectors`` with every operand
+    as wide as the statement, smallest first) takes its lanes among the operation's ``n`` operand
+    tuples, of which the first ``special`` hold only prescribed special values: per statement its
+    pass, its tuples (``lo``, ``hi``), its first tuple among them and its work-items. The first
+    statement carries the special tuples and the second the others, a lane each (passes 0 and 1:
+    every class corner of the operation in two statements, the special values first); the others
+    share all the tuples between them (pass 2: its shapes, :func:`lanes`)."""
+    kinds = [k for k in ((SPECIALS, (0, special)), (CLASSES, (special, n))) if k[1][1] > k[1][0]][:vectors]
+    out = [(p, (lo, hi), 0, -(-(hi - lo) // widths[k])) for k, (p, (lo, hi)) in enumerate(kinds)]
+    rest = widths[len(kinds):]
+    work_items = max(1, -(-n // (sum(rest[:vectors - len(kinds)]) or n)))
+    firsts = itertools.accumulate((work_items * w for w in rest[:-1]), initial=0)
+    return out + [(SHAPES, (0, n), first, work_items) for first in firsts]
+
+
+def by_pass(statements: list[tuple[int, object]], size: int) -> list[tuple[int, list]]:
+    """Statements tagged with their pass (:func:`place`) cut into programs of ``size``, a pass at a
+    time (every operation's special values, then its other classes, then its shapes), each chunk
+    with its pass."""
+    return [(p, c) for p in sorted({p for p, _ in statements}) for c in chunks([b for q, b in statements if q == p], size)]
+
+
+def lanes(column: tuple[int, ...], first: int, width: int, work_items: int, scalar: bool = False) -> tuple[int, ...]:
+    """One operand's logical lanes (:meth:`Sweep.load`) in a statement of ``width`` lanes holding
+    the tuples ``first``, ``first + 1`` ... of ``column`` (lane ``c`` of work-item ``g``: tuple
+    ``first + g * width + c``); a ``scalar`` operand beside vectors (a scalar-argument overload)
+    takes the tuple of its work-item's first lane."""
+    n = len(column)
+    if scalar:
+        return tuple(column[(first + g * width) % n] for g in range(work_items))
+    return tuple(column[(first + j) % n] for j in range(work_items * width))
 
 
 def sweep_program(statements: list, global_size: int, area: str) -> Program:
     """One program of ``statements`` (each a function of a :class:`Sweep` returning its Store), on
-    at most ``global_size`` work-items and no more than its longest operand list needs: with one
-    work-item per listed value every value reaches a lane of every statement (the math sweep ran
-    2.7 to 16 times the lanes it needed on 1,024 work-items, and timed out on a slow driver)."""
+    the work-items its operands need to show each of their values once (:meth:`Sweep.load`), at
+    most ``global_size`` (the math sweep ran 2.7 to 16 times the lanes it needed on 1,024
+    work-items, and timed out on a slow driver)."""
     s = Sweep()
     for build in statements:
         s.body.append(build(s))
-    longest = max((len(b.fill.values) for b in s.buffers if b.role == "in"), default=1)
-    needed = -(-longest // WORK_GROUP) * WORK_GROUP
-    program = Program(tuple(s.buffers), tuple(s.body), min(global_size, needed), area=area)
+    program = Program(tuple(s.buffers), tuple(s.body), min(global_size, s.work_items), area=area)
     # the types of every node, intermediate ones included (long -> double -> float needs fp64)
     return replace(program, requires=type_needs(program) | requirements(program))

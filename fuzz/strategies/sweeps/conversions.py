@@ -17,8 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.sweeps.base import Sweep, bits_of, chunks, float_representatives, sweep_program
-from fuzz.strategies.sweeps.operators import GLOBAL_SIZE as OPERATOR_GLOBAL_SIZE
+from fuzz.strategies.sweeps.base import CLASSES, Sweep, bits_of, by_pass, float_representatives, sweep_program
 from fuzz.strategies.sweeps.operators import conversion_operator_statements
 from fuzz.strategies.values import midpoint_integers
 from lang.corners import INTS
@@ -122,7 +121,7 @@ def _convert_statement(src: str, dst: str, form: str, through_double: bool = Fal
     return build
 
 
-def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
+def conversion_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     types = [t for t in ("half", "float", "double", *INTS) if (t != "double" or caps.fp64)
              and (t != "half" or caps.fp16) and (t not in ("long", "ulong") or caps.int64)]
     statements = [_convert_statement(src, dst, form) for src in types for dst in types
@@ -130,6 +129,5 @@ def conversion_sweep(caps: Caps, policy: Policy) -> list[Program]:
     if caps.fp64 and caps.int64:  # long -> double -> float rounds twice (a value next to a float midpoint)
         statements += [_convert_statement(src, "float", f"to=float{r}", True, 1)
                        for src in ("long", "ulong") for r in ("", *(f":{x}" for x in ROUNDINGS))]
-    return ([sweep_program(c, policy.math_global_size, "conversions") for c in chunks(statements, policy.statements)]
-            + [sweep_program(c, OPERATOR_GLOBAL_SIZE, "conversions")
-               for c in chunks(conversion_operator_statements(caps), policy.statements)])
+    tagged = [(CLASSES, b) for b in statements] + conversion_operator_statements(caps)
+    return [(k, sweep_program(c, policy.math_global_size, "conversions")) for k, c in by_pass(tagged, policy.statements)]

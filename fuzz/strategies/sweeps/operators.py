@@ -29,7 +29,17 @@ from typing import Callable
 import numpy as np
 
 from fuzz.strategies.conversions import Caps
-from fuzz.strategies.sweeps.base import Sweep, bits_of, float_representatives, int_representatives
+from fuzz.strategies.sweeps.base import (
+    CLASSES,
+    SHAPES,
+    Sweep,
+    bits_of,
+    float_representatives,
+    int_representatives,
+    lanes,
+    place,
+    value_order,
+)
 from fuzz.strategies.swizzles import selection
 from lang.corners.operators import (
     ARITH,
@@ -46,11 +56,14 @@ from lang.corners.operators import (
     vload_shapes,
     widths,
 )
+from lang.corners.classes import value_rank
 from lang.ir import Load, Op, Store
 from lang.ops import COMPARES, half_components
 from lang.types import SIGNED_OF_BITS, UNSIGNED_OF_BITS, VECTOR_WIDTHS, Type, scalar, truth_type
 
 Build = Callable[[Sweep], Store]
+Tagged = tuple[int, Build]
+"""A statement with its pass (fuzz.strategies.sweeps.base.place)."""
 GLOBAL_SIZE = 128
 """Work-items of an operator sweep program: 81 class pairs fit one work-item each at width 1."""
 
@@ -90,16 +103,41 @@ def _fits(tname: str, operator: str) -> Callable[[int, int], bool]:
     return lambda a, b: s.min <= exact(a, b) <= s.max
 
 
-def _binary(name: str, operator: str, t: Type, pairs, result: Type, scalar_y: bool = False) -> Build:
-    """``x op y`` over ``pairs`` (bit patterns), or beside a small scalar."""
+def _binary(name: str, operator: str, t: Type, x: tuple[int, ...], y: tuple[int, ...], result: Type,
+            scalar_y: bool = False) -> Build:
+    """``x op y`` over the lanes ``x`` and ``y`` (bit patterns), or beside a small scalar."""
     def build(s: Sweep) -> Store:
         if scalar_y:
-            x, y = s.load(t, ordinary(t.scalar)), s.load(Type(t.scalar), ordinary(t.scalar))
+            a, b = s.load(t, ordinary(t.scalar)), s.load(Type(t.scalar), ordinary(t.scalar))
         else:
-            x, y = s.load(t, tuple(a for a, _ in pairs)), s.load(t, tuple(b for _, b in pairs))
-        op = Op(name, (x, y), result, (("operator", operator),))
+            a, b = s.load(t, x), s.load(t, y)
+        op = Op(name, (a, b), result, (("operator", operator),))
         return Store(s.output(result), op)
     return build
+
+
+def packed(pairs: list[tuple[int, int]], widths: tuple[int, ...], ranks: dict[int, int] | None = None
+           ) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """Operand pairs over one statement per width (smallest first, fuzz.strategies.sweeps.base.place:
+    the two narrowest hold every pair, those of special values first by ``ranks``, bits -> rank):
+    per width, its pass and its lanes of each operand."""
+    if ranks is not None:
+        pairs, special = value_order(pairs, (ranks, ranks))
+    else:
+        special = len(pairs)
+    xs, ys = tuple(a for a, _ in pairs), tuple(b for _, b in pairs)
+    order = sorted(widths)
+    out = []
+    for w, (p, (lo, hi), first, work_items) in zip(order, place(len(pairs), special, order, len(order))):
+        out.append((p, w, lanes(xs[lo:hi], first, w, work_items), lanes(ys[lo:hi], first, w, work_items)))
+    return out
+
+
+def _ranks(tname: str) -> dict[int, int]:
+    """The rank (lang.corners.classes.value_rank) of each operand value the pairs of ``tname`` use."""
+    if scalar(tname).is_float:
+        return {bits: value_rank(c) for c, bits in _coarse(tname).items()}
+    return {bits_of(v[0], tname): value_rank(c) for c, v in int_representatives(tname).items()}
 
 
 def _value_pairs(name: str, operator: str, tname: str) -> list[tuple[int, int]]:
@@ -117,31 +155,52 @@ def _value_pairs(name: str, operator: str, tname: str) -> list[tuple[int, int]]:
     return [(bits_of(a, tname), bits_of(b, tname)) for a, b in numbers]
 
 
-def _operator_statements(name: str, operators: tuple[str, ...], tname: str) -> list[Build]:
-    """Each operator at every width, then beside a scalar at every vector width."""
-    out = []
+def _operator_statements(name: str, operators: tuple[str, ...], tname: str) -> list[Tagged]:
+    """Each operator at every width, its operand pairs spread over them, then beside a scalar at
+    every vector width (shapes)."""
+    out: list[Tagged] = []
     for o in operators:
-        pairs = _value_pairs(name, o, tname)
-        for w, scalar_y in [(w, False) for w in widths(tname)] + [(w, True) for w in VECTORS]:
+        for p, w, x, y in packed(_value_pairs(name, o, tname), widths(tname), _ranks(tname)):
             t = Type(tname, w)
-            out.append(_binary(name, o, t, pairs, truth_type(t) if name == "compare" else t, scalar_y))
+            out.append((p, _binary(name, o, t, x, y, truth_type(t) if name == "compare" else t)))
+        for w in VECTORS:
+            t = Type(tname, w)
+            out.append((SHAPES, _binary(name, o, t, (), (), truth_type(t) if name == "compare" else t, True)))
     return out
 
 
-def _shift(operator: str, tname: str, width: int, scalar_count: bool) -> Build:
-    """``x << n`` / ``x >> n`` with every sign of x against every count class (N = lane bits;
-    a scalar of an unsigned type counts with an int, so that a negative count occurs)."""
+def _count_type(tname: str, width: int) -> str:
+    """A shift count's type: the operand's, but int beside an unsigned scalar (so that a negative
+    count occurs)."""
+    return "int" if width == 1 and not scalar(tname).signed else tname
+
+
+def _shift_pairs(tname: str, count_type: str) -> list[tuple[int, int]]:
+    """Every sign of x against counts 0, 1, N/2, N-1, N, N+3 and -1 (N = lane bits), as bits."""
+    n = scalar(tname).bits
+    counts = [0, 1, n // 2, n - 1, n, n + 3] + ([-1] if scalar(count_type).signed else [])
+    xs = [-5, 0, 7] if scalar(tname).signed else [0, 7]
+    return [(bits_of(a, tname), bits_of(c, count_type)) for a, c in itertools.product(xs, counts)]
+
+
+def _shifts(operator: str, tname: str) -> list[Tagged]:
+    """``x << n`` / ``x >> n`` at every width, each count type's pairs spread over its widths, then
+    beside a scalar count at every vector width."""
+    out: list[Tagged] = []
+    by_count: dict[str, list[int]] = {}
+    for w in widths(tname):
+        by_count.setdefault(_count_type(tname, w), []).append(w)
+    for count_type, ws in by_count.items():
+        for p, w, x, n in packed(_shift_pairs(tname, count_type), tuple(ws)):
+            out.append((p, _shift(operator, Type(tname, w), x, Type(count_type, w), n)))
+    xs = tuple(a for a, _ in _shift_pairs(tname, tname))
+    return out + [(SHAPES, _shift(operator, Type(tname, w), xs, Type(tname), ordinary(tname))) for w in VECTORS]
+
+
+def _shift(operator: str, t: Type, x: tuple[int, ...], count_type: Type, counts: tuple[int, ...]) -> Build:
     def build(s: Sweep) -> Store:
-        t = Type(tname, width)
-        n = scalar(tname).bits
-        count_type = "int" if width == 1 and not scalar(tname).signed else tname
-        counts = [0, 1, n // 2, n - 1, n, n + 3] + ([-1] if scalar(count_type).signed else [])
-        xs = [-5, 0, 7] if scalar(tname).signed else [0, 7]
-        pairs = list(itertools.product(xs, counts))
-        x = s.load(t, tuple(bits_of(a, tname) for a, _ in pairs))
-        count = (s.load(Type(tname), ordinary(tname)) if scalar_count
-                 else s.load(Type(count_type, width), tuple(bits_of(c, count_type) for _, c in pairs)))
-        return Store(s.output(t), Op("shift", (x, count), t, (("operator", operator),)))
+        a = s.load(t, x)
+        return Store(s.output(t), Op("shift", (a, s.load(count_type, counts)), t, (("operator", operator),)))
     return build
 
 
@@ -191,8 +250,8 @@ def _any_all(name: str, tname: str, width: int) -> Build:
     """Work-items whose lanes have no, some and every MSB set."""
     def build(s: Sweep) -> Store:
         t = Type(tname, width)
-        lanes = t.mem_lanes
-        values = [0] * lanes + [-1] + [0] * (lanes - 1) + [-1] * lanes
+        k = t.width
+        values = [0] * k + [-1] + [0] * (k - 1) + [-1] * k  # no, some and every lane's MSB: a work-item each
         x = s.load(t, tuple(bits_of(v, tname) for v in values))
         return Store(s.output(Type("int")), Op(name, (x,), Type("int")))
     return build
@@ -287,24 +346,33 @@ def _vectors(tname: str) -> list[Build]:
     return out
 
 
-def operator_statements(caps: Caps) -> list[Build]:
-    """The expressions area's operator statements for the types ``caps`` allow."""
-    out = []
+def _first_carries(builds: list[Build]) -> list[Tagged]:
+    """Statements whose every width holds all its values: the two narrowest carry its classes (pass
+    CLASSES: a scalar's and a vector's, ``select:int:c=0:vector``), the others are shapes."""
+    return [(CLASSES if k < 2 else SHAPES, b) for k, b in enumerate(builds)]
+
+
+def operator_statements(caps: Caps) -> list[Tagged]:
+    """The expressions area's operator statements for the types ``caps`` allow, tagged with their
+    pass (fuzz.strategies.sweeps.base.place)."""
+    out: list[Tagged] = []
     for t in types_of(caps):
         s = scalar(t)
         out += _operator_statements("compare", COMPARES, t)
-        out += [_logic(o, t, w) for o in LOGIC for w in VECTOR_WIDTHS] + [_not(t, w) for w in VECTOR_WIDTHS]
-        out += [_select("select", t, w) for w in VECTOR_WIDTHS] + [_select("ternary", t, w) for w in widths(t)]
-        out += [_single("bitselect", lambda sw, w=w, t=t: tuple(_load(Type(t, w))(sw) for _ in range(3)), Type(t, w))
-                for w in VECTOR_WIDTHS]
-        out += _swizzles(t) + _inserts(t) + _vectors(t)
+        out += [tb for o in LOGIC for tb in _first_carries([_logic(o, t, w) for w in VECTOR_WIDTHS])]
+        out += _first_carries([_not(t, w) for w in VECTOR_WIDTHS])
+        out += _first_carries([_select("select", t, w) for w in VECTOR_WIDTHS])
+        out += _first_carries([_select("ternary", t, w) for w in widths(t)])
+        shapes = [_single("bitselect", lambda sw, w=w, t=t: tuple(_load(Type(t, w))(sw) for _ in range(3)), Type(t, w))
+                  for w in VECTOR_WIDTHS]
+        shapes += _swizzles(t) + _inserts(t) + _vectors(t)
         if s.is_int:
             out += _operator_statements("div", DIVIDE, t)
-            out += [_shift(o, t, w, False) for o in SHIFTS for w in widths(t)]
-            out += [_shift(o, t, w, True) for o in SHIFTS for w in VECTORS]
-            out += [_single("complement", lambda sw, w=w, t=t: (_load(Type(t, w))(sw),), Type(t, w)) for w in widths(t)]
+            out += [tb for o in SHIFTS for tb in _shifts(o, t)]
+            shapes += [_single("complement", lambda sw, w=w, t=t: (_load(Type(t, w))(sw),), Type(t, w)) for w in widths(t)]
             if s.signed:
-                out += [_any_all(name, t, w) for name in ("any", "all") for w in VECTORS]
+                out += [tb for name in ("any", "all") for tb in _first_carries([_any_all(name, t, w) for w in VECTORS])]
+        out += [(SHAPES, b) for b in shapes]
     return out
 
 
@@ -316,16 +384,16 @@ def _as_values(tname: str) -> tuple[int, ...]:
     return ordinary(name) if name else ordinary(tname)
 
 
-def conversion_operator_statements(caps: Caps) -> list[Build]:
-    """The conversions area's operator statements: arithmetic, casts and as_."""
-    out = []
+def conversion_operator_statements(caps: Caps) -> list[Tagged]:
+    """The conversions area's operator statements: arithmetic, casts and as_, tagged with their pass."""
+    out: list[Tagged] = []
     types = types_of(caps)
     for t in types:
         out += _operator_statements("arith", ARITH + (BITWISE if scalar(t).is_int else ()), t)
-        out += [_single("cast", lambda s, t=t: (s.load(Type(t), ordinary(t, _CAST)),), Type(d, w))
+        out += [(SHAPES, _single("cast", lambda s, t=t: (s.load(Type(t), ordinary(t, _CAST)),), Type(d, w)))
                 for d in types for w in VECTOR_WIDTHS]
         for w in VECTOR_WIDTHS:
             for d, v in as_targets(t, w):
                 if d in types:
-                    out.append(_single("as", lambda s, t=t, w=w: (s.load(Type(t, w), _as_values(t)),), Type(d, v)))
+                    out.append((SHAPES, _single("as", lambda s, t=t, w=w: (s.load(Type(t, w), _as_values(t)),), Type(d, v))))
     return out
