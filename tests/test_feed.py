@@ -87,7 +87,7 @@ def test_a_slow_target_runs_the_sweep_in_its_order_and_skips_none_of_it():
     fast, slow = _target("fast"), _target("slow")
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler(("conversions",), targets=("fast", "slow"))
-    feed = Feed([fast, slow], scheduler, lambda a: draws[scheduler.take(a)], Expectations, set(),
+    feed = Feed([fast, slow], scheduler, lambda a, target: draws[scheduler.take(a)], lambda p, target: Expectations(p), set(),
                 everywhere=lambda program: True)
     ran = [feed.next_for(fast, GO) for _ in range(BACKLOG + 6)]
     feed.finished(fast, ran[-1], _bug(fast))  # found interesting: still after the older sweep programs
