@@ -34,6 +34,7 @@ def _suites(path: Path) -> dict[str, ET.Element]:
     return {s.get("name"): s for s in root.findall("testsuite")}
 
 
+@pytest.mark.soak  # 18 s; `clfuzz ci` through the command line, JUnit and exit code: tests/drivers/test_ci_jobs.py
 def test_ci_run_on_pocl_writes_a_report_that_agrees_with_the_exit_code(tmp_path):
     target_named("pocl")
     junit = tmp_path / "junit.xml"
