@@ -197,7 +197,8 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
     left = beside.leave(result, triage_share) if beside else pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
-               f"{triaged.get('reduced', 0)} reduced, {triaged.get('failed', 0)} failed, "
+               f"{triaged.get('reduced', 0)} reduced, {triaged.get('joined', 0)} joined a known bug, "
+               f"{triaged.get('failed', 0)} failed, "
                f"{triaged.get('stopped', 0)} stopped at the deadline; {left} pending (reduced first when the "
                f"campaign resumes, or `clfuzz reduce BUCKET`)")
     if any(triaged.get(k) for k in ("hang", "finished", "undecided")):

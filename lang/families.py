@@ -31,12 +31,15 @@ function's name and this suffix (``sincos (out-parameter)``)."""
 
 SHARED: dict[str, tuple[str, ...]] = {
     "sin": ("sin", "cos", "tan", "sincos"),
+    "sinpi": ("sinpi", "cospi", "tanpi"),
     "pow": ("pow", "powr", "pown", "rootn"),
     "min": ("min", "max", "clamp"),
 }
 """Roots of functions implemented together: ``sin``, ``cos``, ``tan`` and ``sincos`` share their
 argument reduction (OpenCL C 3.0.19 §6.15.2 Table 11; PoCL and Oclgrind compute them from one
-reduced argument), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core, and the integer
+reduced argument), ``sinpi``, ``cospi`` and ``tanpi`` theirs of ``x`` modulo 2 (Table 11 defines them
+as the functions of π·x: Oclgrind evaluates each as its function of π·x, so its ``sinpi(1)`` is
+``sin(π)`` in double, 0x1.1a62633145c07p-53, and its ``tanpi(1)`` ``tan(π)``), ``pow``, ``powr``, ``pown`` and ``rootn`` one ``x**y`` core, and the integer
 ``clamp`` "Returns min(max(x, minval), maxval)" (§6.15.3 Table 13)."""
 
 PARTS: dict[str, dict[str, tuple[int, ...]]] = {"clamp": {"max": (0, 1), "min": (0, 2)}}

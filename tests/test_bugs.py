@@ -16,7 +16,8 @@ from lang.families import root
 from triage.bugs import PREFIX, bug_id, listed, number, resolve, title
 
 FP = {"oclgrind": {"platform_name": "Oclgrind", "driver_version": "21.10"},
-      "rusticl": {"platform_name": "rusticl", "driver_version": "22.3.6"}}
+      "rusticl": {"platform_name": "rusticl", "driver_version": "22.3.6"},
+      "pocl": {"platform_name": "Portable Computing Language", "driver_version": "3.1"}}
 HEX = {"float": {"-0": "0x80000000", "inf": "0x7f800000", "1": "0x3f800000", "0.5": "0x3f000000"},
        "double": {"-0": "0x8000000000000000", "inf": "0x7ff0000000000000", "1": "0x3ff0000000000000",
                   "0.5": "0x3fe0000000000000"}}
@@ -108,6 +109,19 @@ def test_siblings_by_declaration_share_evidence(memory_corpus):
     by_op = {b["operation"]: b["id"] for b in bug.buckets}
     assert len(bug.buckets) == 3 and {k for _, k in kinds} == {"same-value", "same-operand"}
     assert (frozenset((by_op["lgamma"], by_op["lgamma_r"])), "same-value") in kinds
+
+
+def test_the_pi_functions_share_their_reduction(memory_corpus):
+    """sinpi, cospi and tanpi (OpenCL C 3.0.19 §6.15.2 Table 11: the functions of pi * x) are one
+    family: PoCL's sinpi(1) = -0 and tanpi(1) = +0 are two signed zeros on one operand (sinpi(n) is
+    +0 and tanpi(1) is -0 for a positive integer n, §7.5.1): one bug; its cospi(0.5) = -0, on
+    another operand, has no evidence yet and stays apart."""
+    assert root("cospi") == root("tanpi") == root("sinpi") != root("sin")
+    lane(memory_corpus, "pocl", "sinpi", "float", "1", "-0", "signed-zero", "p1")
+    lane(memory_corpus, "pocl", "tanpi", "float", "1", "0", "signed-zero", "p2")
+    lane(memory_corpus, "pocl", "cospi", "float", "0.5", "-0", "signed-zero", "p3")
+    bugs, _ = listed(memory_corpus)
+    assert sorted(sorted(b["operation"] for b in bug.buckets) for bug in bugs) == [["cospi"], ["sinpi", "tanpi"]]
 
 
 def test_interactions_that_share_a_statement_and_a_wrong_value_are_one_bug(memory_corpus):

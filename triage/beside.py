@@ -16,7 +16,9 @@ what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. 
    re-run once at ten times its ceiling, where the campaign's deadline and the target's triage
    share both leave that long (triage.slow.decide: a hang, or a run judged like any other;
    otherwise it stays undecided for ``clfuzz reduce``);
-2. reduces it (triage.session.reduce_stored) from the rows the campaign stored; the reduced case
+2. shows it, where one run can, to be a bug already reduced under another key (triage.join: a
+   shaped bucket's straight-line twin, a reduced sibling's case re-run as its variant), else
+   reduces it (triage.session.reduce_stored) from the rows the campaign stored; the reduced case
    is re-run on a fresh worker, which confirms the bucket (or, where neither it nor the original
    shows the disagreement there, records it flaky: it is not reduced);
 3. tries an interaction it found (a statement wrong beside a call with an out-parameter) on the
@@ -51,6 +53,7 @@ from fuzz.drivers import Target, Worker, WorkerStartError
 from triage.confirm import reproduction, reruns
 from triage.reduce import STOPPED
 from triage.covictims import covictims
+from triage.join import join_known
 from triage.session import reduce_stored
 from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
@@ -156,6 +159,11 @@ class Beside:
         left = seconds - (time.monotonic() - start)
         if not self.reduce or left <= 1:
             return
+        if not second:  # a known bug shown by one run needs no reduction (triage.join)
+            known = join_known(self.corpus, bucket["id"], row, target, worker, deadline=start + seconds)
+            if known is not None:
+                self._tell("joined", {"id": known})
+                return
         reduction = reduce_stored(self.corpus, row, target, worker, min(REDUCE_S if second else FIRST_TURN_S, left))
         if reduction is None:  # neither the reduced case nor the program showed it on a fresh worker
             if not confirmed:

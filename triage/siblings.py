@@ -230,12 +230,12 @@ def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target
         hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature(r)) == b["id"]]
         if not hits:
             continue
-        _store(corpus, a, b, case, target, rows, hits[0])
+        store_variant(corpus, a, b, case, target, rows, hits[0])
         shown.append((b["id"], b["reduced"] is None))
     return shown
 
 
-def _store(corpus: Corpus, a: dict, b: dict, case: Program, target: Target, rows: list[dict], hit: dict) -> None:
+def store_variant(corpus: Corpus, a: dict, b: dict, case: Program, target: Target, rows: list[dict], hit: dict) -> None:
     """The variant's program, run and rows (bucketed like any other), the evidence, and the
     variant as ``b``'s reduced case where ``b`` has none."""
     store_case(corpus, case, target, rows, "siblings")

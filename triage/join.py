@@ -1,0 +1,94 @@
+"""A new bucket joined to a known bug at the cost of one run, before its reduction.
+
+A reduction takes tens of candidates (seconds on Oclgrind, up to a minute on PoCL's image reads);
+a bucket found late in a campaign is often a bug already reduced under a sibling's key, and its
+reduction would only show that. Before a bucket's first reduction, triage (triage.beside) runs the
+one program that would show it:
+
+- a shaped program's bucket (area ``shapes``, keyed ``shape: unreduced``, corpus.buckets): its
+  straight-line twin (lang.derive.twin: the reducer's first candidate, triage.reduce.passes.shapes)
+  runs once; where a wrong lane of the twin has the shaped bucket's signature without its shape
+  (the built-in's bug, not the structure's) and that bucket exists, the shaped rows move there as
+  the reducer's twin pass would move them (corpus.store.Corpus.blame), and the twin is stored;
+- a bucket of a wrong value: the reduced case (one statement on one work-item) of each sibling
+  bucket already reduced (the same driver, an operation of one family, the same deviation class:
+  triage.siblings) runs as this bucket's variant (triage.siblings.variant); where a wrong lane of
+  it lands in this bucket, the re-run is stored as evidence that they are one bug and the variant
+  becomes this bucket's reduced case (triage.siblings.store_variant).
+
+Where neither shows it, the bucket is reduced as any other.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from corpus.buckets import RESULT_KINDS, bucket_id, signature
+from corpus.reads import bucket_rows
+from corpus.store import Corpus
+from fuzz.drivers import Target, Worker
+from lang.derive import twin
+from lang.families import root
+from triage.observe import observe
+from triage.session import store_case
+from triage.siblings import store_variant, variant
+
+
+def reduced_siblings(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
+    """The buckets of ``bucket``'s driver reduced to one statement on one work-item whose operation
+    is its sibling (lang.families) and whose wrong values deviate alike, most rows first."""
+    sig = bucket["signature"]
+    if sig.get("kind") not in RESULT_KINDS:
+        return []
+    out = []
+    for b in corpus.buckets():
+        s, reduced = b["signature"], b["reduced"] or {}
+        if (b["id"] != bucket["id"] and s.get("driver") == sig.get("driver") and s.get("kind") in RESULT_KINDS
+                and root(s.get("operation", "")) == root(sig.get("operation", ""))
+                and s.get("deviation") == sig.get("deviation") and not s.get("shape")
+                and (reduced.get("statements"), reduced.get("work_items")) == (1, 1)):
+            out.append(b)
+    return out
+
+
+def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target, worker: Worker,
+               deadline: float | None = None) -> str | None:
+    """Show new bucket ``bucket`` (whose disagreement ``row`` ran on ``target``) to be a known bug
+    with one run (module docstring), until ``deadline`` (a ``time.monotonic()`` reading); returns the
+    bucket it joined, or None."""
+    b = corpus.bucket(bucket)
+    program = corpus.program(row["program_id"])
+    if b["signature"].get("shape"):
+        return _twin(corpus, b, program, target, worker) if program.shape is not None else None
+    for a in reduced_siblings(corpus, b):
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        reductions = corpus.reductions(a["id"])
+        if not reductions:
+            continue
+        case = variant(corpus.program(reductions[-1]["reduced_id"]), a["signature"], b["signature"])
+        if case is None:
+            continue
+        rows = observe(case, target, worker) or []
+        hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature({**r, "target": target.name})) == b["id"]]
+        if hits:
+            store_variant(corpus, a, b, case, target, rows, hits[0])
+            return a["id"]
+    return None
+
+
+def _twin(corpus: Corpus, b: dict[str, Any], program, target: Target, worker: Worker) -> str | None:
+    """Shaped bucket ``b`` moved to its built-in's bucket where ``program``'s twin shows it there."""
+    want = {k: v for k, v in b["signature"].items() if k != "shape"}
+    case = twin(program)
+    rows = observe(case, target, worker) or []
+    for r in rows:
+        r.setdefault("target", target.name)
+        if r["kind"] in RESULT_KINDS and signature(r) == want:
+            known = bucket_id(want)
+            if not bucket_rows(corpus, known):
+                return None
+            store_case(corpus, case, target, rows, "reduce")
+            return corpus.blame(b["id"], r)
+    return None
