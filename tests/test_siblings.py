@@ -54,10 +54,14 @@ def test_a_conversion_takes_the_sibling_destination_of_the_same_width():
                       {"char", "long"}) == {"char": "uchar", "long": "ulong"}
 
 
-def test_a_negative_integer_has_no_unsigned_twin():
-    case = one("abs", "int", "uint", [2**32 - 1])  # -1 as an int's bits
-    assert variant(case, sig("abs", "signed integer", "unsigned integer"),
-                   sig("abs", "unsigned integer", "unsigned integer")) is None
+def test_a_negative_integer_keeps_its_bits_in_its_unsigned_twin():
+    """-1 is no uint: the unsigned variant reads the same bits (0xFFFFFFFF), the operand a lane-wise
+    bug such as Oclgrind's vector min with a scalar operand mishandles alike; 3 keeps its value."""
+    case = one("abs", "int", "uint", [2**32 - 1, 3])  # -1 and 3 as an int's bits
+    got = variant(case, sig("abs", "signed integer", "unsigned integer"),
+                  sig("abs", "unsigned integer", "unsigned integer"))
+    assert got is not None and got.buffers[0].type.c_name == "uint"
+    assert list(got.buffers[0].fill.values) == [2**32 - 1, 3]
 
 
 def test_an_entry_point_sibling_takes_the_same_operands():

@@ -11,7 +11,7 @@ one program that would show it:
   (the built-in's bug, not the structure's) and that bucket exists, the shaped rows move there as
   the reducer's twin pass would move them (corpus.store.Corpus.blame), and the twin is stored;
 - a bucket of a wrong value: the reduced case (one statement on one work-item) of each sibling
-  bucket already reduced (the same driver, an operation of one family, the same deviation class:
+  bucket already reduced, at most :data:`TRIES` (the same driver, an operation of one family, the same deviation class:
   triage.siblings) runs as this bucket's variant (triage.siblings.variant); where a wrong lane of
   it lands in this bucket, the re-run is stored as evidence that they are one bug and the variant
   becomes this bucket's reduced case (triage.siblings.store_variant).
@@ -33,6 +33,10 @@ from lang.families import root
 from triage.observe import observe
 from triage.session import store_case
 from triage.siblings import store_variant, variant
+
+TRIES = 3
+"""Reduced siblings whose variant a bucket runs at most before its reduction (the most seen first):
+a join costs a run each, a reduction tens."""
 
 
 def reduced_siblings(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
@@ -61,8 +65,9 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
     program = corpus.program(row["program_id"])
     if b["signature"].get("shape"):
         return _twin(corpus, b, program, target, worker) if program.shape is not None else None
+    tries = 0
     for a in reduced_siblings(corpus, b):
-        if deadline is not None and time.monotonic() > deadline:
+        if tries == TRIES or deadline is not None and time.monotonic() > deadline:
             break
         reductions = corpus.reductions(a["id"])
         if not reductions:
@@ -70,6 +75,7 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
         case = variant(corpus.program(reductions[-1]["reduced_id"]), a["signature"], b["signature"])
         if case is None:
             continue
+        tries += 1
         rows = observe(case, target, worker) or []
         hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature({**r, "target": target.name})) == b["id"]]
         if hits:

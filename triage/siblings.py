@@ -6,7 +6,7 @@ whose operation is A's sibling (lang.families) and whose wrong values deviate as
 other element types, another destination or
 another entry point gets a *variant* of A's reduced program: the same operands, retyped to B's
 element types (``float`` -> ``double``: the same number, exactly; a signed destination ->
-its unsigned twin of the same width), calling B's entry point (``pow`` -> ``powr``), or B
+its unsigned twin of the same width, a value it does not hold as the same bits), calling B's entry point (``pow`` -> ``powr``), or B
 applied to the operands the specification gives it within A (lang.families.PARTS:
 ``clamp(x, lo, hi)`` -> ``max(x, lo)`` and ``min(x, hi)``). The
 variant runs on A's target; where a wrong lane of it lands in B's bucket (the same signature: the
@@ -76,7 +76,10 @@ def scalar_map(a: dict[str, Any], b: dict[str, Any], names: set[str]) -> dict[st
 
 
 def _convert(bits: list[int], src: str, dst: str) -> list[int] | None:
-    """Bit patterns of scalar ``src`` as ``dst`` with the same values; None if one is not exact."""
+    """Bit patterns of scalar ``src`` as ``dst`` with the same values; an integer that ``dst`` does not
+    hold keeps its bit pattern where the two have one width (a signed operand's unsigned twin: the
+    variant of Oclgrind's ``min(int4, int)`` as ``min(uint4, uint)`` fails alike); None where a
+    value is neither."""
     s, d = scalar(src), scalar(dst)
     values = np.array(bits, dtype=np.uint64).astype(s.bits_dtype).view(s.dtype)
     if s.is_float and d.is_float:
@@ -87,8 +90,8 @@ def _convert(bits: list[int], src: str, dst: str) -> list[int] | None:
     if s.is_float or d.is_float:
         return None
     info = np.iinfo(d.dtype)
-    if any(int(v) < info.min or int(v) > info.max for v in values):
-        return None
+    if any(int(v) < info.min or int(v) > info.max for v in values):  # the same bits, where the widths agree
+        return [int(x) for x in values.view(s.bits_dtype)] if s.dtype.itemsize == d.dtype.itemsize else None
     return [int(x) for x in values.astype(d.dtype).view(d.bits_dtype)]
 
 

@@ -96,3 +96,31 @@ def test_a_shaped_bucket_moves_to_its_built_ins_bucket(tmp_path):
         assert join_known(corpus, bucket, row, target, worker) == plain
     assert [b["id"] for b in corpus.buckets()] == [plain]
     assert {r["program_id"] for r in bucket_rows(corpus, plain)} >= {shaped.id}
+
+
+def test_a_signed_case_shows_its_unsigned_twins_bucket(tmp_path):
+    """Oclgrind's min of a short3 with a scalar bound (a wrong lane: the scalar form mishandled)
+    reduced on signed values; the ushort3 bucket, new, is shown by the same bits as ushort (the
+    negative value -1 is 0xFFFF there: triage.siblings keeps the bits of a value the unsigned twin
+    does not hold)."""
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store
+
+    target = target_named("oclgrind")
+    corpus = _corpus(tmp_path, target)
+
+    def case(scalar: str, x: tuple[int, ...]) -> Program:
+        v, s = Type(scalar, 3), Type(scalar)
+        return Program((Buffer("in0", v, "in", Fill(0, (), 3, x)), Buffer("in4", s, "in", Fill(0, (), 3, (1,))),
+                        Buffer("out1", v, "out")), (Store("out1", Op("min", (Load("in0", v), Load("in4", s)), v)),),
+                       global_size=1, area="expressions")
+
+    signed = case("short", (0xFFFF, 1, 1, 0))
+    with Worker(target) as worker:
+        _stored(corpus, signed, target, worker)
+        [signed_bucket] = [b["id"] for b in corpus.buckets()]
+        corpus.add_reduction(reduction_row(signed, signed, signed_bucket, target))
+        _stored(corpus, case("ushort", (0, 2, 1, 0)), target, worker)
+        [unsigned_bucket] = [b["id"] for b in corpus.buckets() if b["id"] != signed_bucket]
+        joined = join_known(corpus, unsigned_bucket, bucket_rows(corpus, unsigned_bucket)[0], target, worker)
+    assert joined == signed_bucket
+    assert len(listed(corpus)[0]) == 1
