@@ -113,3 +113,31 @@ def test_a_case_of_nested_operations_has_no_variant():
                    (Store("out0", Op("convert", (inner,), Type("float"), (("rounding", "rtp"),))),), global_size=1)
     assert variant(case, sig("convert_T", "unsigned integer", "signed integer"),
                    sig("convert_T", "signed integer", "float")) is None
+
+
+def _image_read(order: str, channel: str, result: str) -> Program:
+    from lang.ir import Image, Sampler
+
+    coord = Type("float", 2)
+    image = Image("img0", "2d", order, channel, (1, 1), Fill(0, (), 3, (7, 7, 7, 7)[:len(order)]))
+    read = Op("read_image", (Load("in0", coord),), Type(result, 4),
+              (("dim", "2d"), ("form", "unnorm-nearest-clamp:argument"), ("image", "img0"), ("sampler", "s0")))
+    return Program((Buffer("in0", coord, "in", Fill(0, (), 3, (0, 0))), Buffer("out0", Type(result, 4), "out")),
+                   (Store("out0", read),), global_size=1, area="images", images=(image,),
+                   samplers=(Sampler("s0", False, "clamp", "nearest", "argument"),))
+
+
+def test_an_image_read_takes_the_sibling_read_function_on_the_same_texel_bits():
+    """read_imagef of an R/UNORM_INT8 texel as read_imagei: the same coordinates, sampler, order and
+    texel bits in SIGNED_INT8 (the 8-bit format read_imagei is defined on, §6.15.15.4), an int4
+    result; an INTENSITY image has no integer form (never generated), so no variant."""
+    f = sig("read_imagef", "float", "float")
+    i = sig("read_imagei", "float", "signed integer")
+    got = variant(_image_read("R", "UNORM_INT8", "float"), f, i)
+    assert got is not None and (got.images[0].order, got.images[0].channel) == ("R", "SIGNED_INT8")
+    assert got.images[0].fill.values == (7,) and got.body[0].value.type.c_name == "int4"
+    assert got.buffers[1].type.c_name == "int4" and got.samplers[0].filter == "nearest"
+    back = variant(got, i, sig("read_imageui", "float", "unsigned integer"))
+    assert back is not None and back.images[0].channel == "UNSIGNED_INT8"
+    assert variant(_image_read("INTENSITY", "UNORM_INT8", "float"), f, i) is None
+    assert variant(_image_read("R", "UNORM_INT8", "float"), f, sig("read_imagei", "signed integer", "signed integer")) is None

@@ -8,7 +8,9 @@ another entry point gets a *variant* of A's reduced program: the same operands, 
 element types (``float`` -> ``double``: the same number, exactly; a signed destination ->
 its unsigned twin of the same width, a value it does not hold as the same bits), calling B's entry point (``pow`` -> ``powr``), or B
 applied to the operands the specification gives it within A (lang.families.PARTS:
-``clamp(x, lo, hi)`` -> ``max(x, lo)`` and ``min(x, hi)``). The
+``clamp(x, lo, hi)`` -> ``max(x, lo)`` and ``min(x, hi)``), or B's read function on the same
+image's texel bits in a channel type of one width that B reads (``read_imagef`` of UNORM_INT8 ->
+``read_imagei`` of SIGNED_INT8). The
 variant runs on A's target; where a wrong lane of it lands in B's bucket (the same signature: the
 operation, element types, rule and deviation class of B), the same input shows both buckets'
 failure: evidence of kind ``re-run`` (table bug_evidence: the variant's program, operands and
@@ -29,6 +31,7 @@ from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.families import OUT_PARAMETER, PARTS, root
+from lang.images import CHANNEL_TYPES, READ_RESULTS, modelled
 from lang.ir import InvalidProgram, Op, Program, from_data, to_data, walk
 from lang.maths import FUNCTIONS
 from lang.ops import INTEGER
@@ -154,14 +157,50 @@ def _part(data: dict, a: dict[str, Any], b: dict[str, Any]) -> dict | None:
     return data
 
 
+def _channel(name: str, read: str) -> str | None:
+    """The channel type of one storage width as ``name`` that read function ``read`` (``f``,
+    ``i``, ``ui``) is defined on (lang.images.ChannelType.reads), of ``name``'s own storage type
+    where one is."""
+    width = scalar(CHANNEL_TYPES[name].storage).size
+    fits = [t for t in CHANNEL_TYPES.values() if read in t.reads and scalar(t.storage).size == width]
+    fits.sort(key=lambda t: t.storage != CHANNEL_TYPES[name].storage)
+    return fits[0].name if fits else None
+
+
+def _read_function(data: dict, a: dict[str, Any], b: dict[str, Any]) -> dict | None:
+    """``data`` (one image read) reading with ``b``'s read function (``read_imagef`` ->
+    ``read_imagei``): the same coordinates, sampler, channel order and texel bits, in a channel
+    type of the same width that function is defined on (§6.15.15.3-6: ``read_imagei`` on signed
+    integer data), its result and output of that function's vector type; None where the
+    coordinates differ or no such format exists (an INTENSITY image has no integer form)."""
+    fa, fb = (x["operation"].removeprefix("read_image") for x in (a, b))
+    if root(a["operation"]) != "read_image" or fa == fb or a.get("src_type") != b.get("src_type"):
+        return None
+    value = data["body"][0]["value"]
+    image = next(i for i in data["images"] if i["name"] == value["attrs"]["image"])
+    channel = _channel(image["channel"], fb)
+    if channel is None or not modelled(image["order"], channel):
+        return None
+    image["channel"] = channel
+    value["type"] = READ_RESULTS[fb]
+    for buf in data["buffers"]:
+        if buf["name"] == data["body"][0]["store"]:
+            buf["type"] = READ_RESULTS[fb]
+    return data
+
+
 def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program | None:
     """``program`` (bucket ``a``'s reduced case: one statement of one operation) as bucket ``b``'s
     sibling case (module docstring), or None where it cannot be made with the same operands."""
-    if (len(program.body) != 1 or program.images or OUT_PARAMETER in a["operation"] + b["operation"]
+    if (len(program.body) != 1 or OUT_PARAMETER in a["operation"] + b["operation"]
             or sum(isinstance(n, Op) for n in walk(program.body[0].value)) != 1):
         return None  # one operation on its operands: a nested one would be retyped as well
     data = to_data(program)
-    if b["operation"] in PARTS.get(a["operation"], {}):
+    if program.images:
+        data = _read_function(data, a, b)
+        if data is None:
+            return None
+    elif b["operation"] in PARTS.get(a["operation"], {}):
         data = _part(data, a, b)
         if data is None:
             return None

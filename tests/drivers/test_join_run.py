@@ -124,3 +124,36 @@ def test_a_signed_case_shows_its_unsigned_twins_bucket(tmp_path):
         joined = join_known(corpus, unsigned_bucket, bucket_rows(corpus, unsigned_bucket)[0], target, worker)
     assert joined == signed_bucket
     assert len(listed(corpus)[0]) == 1
+
+
+def _border(channel: str, result: str) -> Program:
+    """A read at (-0.5, 1.25), outside a 1x1 R image under CLK_ADDRESS_CLAMP: the border colour
+    (0, 0, 0, 1) for an R image, OpenCL C 3.0.19 §6.15.15.1.1."""
+    from lang.ir import Image, Sampler
+
+    coord = Type("float", 2)
+    read = Op("read_image", (Load("in3", coord),), Type(result, 4),
+              (("dim", "2d"), ("form", "unnorm-nearest-clamp:program"), ("image", "img1"), ("sampler", "smp3")))
+    return Program((Buffer("in3", coord, "in", Fill(0, (), 3, (_float(-0.5), _float(1.25)))),
+                    Buffer("out3", Type(result, 4), "out")), (Store("out3", read),), global_size=1, area="images",
+                   images=(Image("img1", "2d", "R", channel, (1, 1), Fill(0, (), 3, (0,))),),
+                   samplers=(Sampler("smp3", False, "clamp", "nearest", "program"),))
+
+
+def test_pocls_border_colour_is_one_bug_on_every_read_function(tmp_path):
+    """PoCL's border colour of an R image is wrong for read_imagef and read_imageui alike: the
+    read_imageui bucket's case re-run as read_imagef (the same texel bits as UNORM_INT8) lands in
+    the read_imagef bucket."""
+    target = target_named("pocl")
+    corpus = _corpus(tmp_path, target)
+    unsigned = _border("UNSIGNED_INT8", "uint")
+    with Worker(target) as worker:
+        _stored(corpus, unsigned, target, worker)
+        [ui_bucket] = [b["id"] for b in corpus.buckets()]
+        corpus.add_reduction(reduction_row(unsigned, unsigned, ui_bucket, target))
+        _stored(corpus, _border("UNORM_INT8", "float"), target, worker)
+        [f_bucket] = [b["id"] for b in corpus.buckets() if b["id"] != ui_bucket]
+        joined = join_known(corpus, f_bucket, bucket_rows(corpus, f_bucket)[0], target, worker)
+    assert joined == ui_bucket
+    assert corpus.bucket(f_bucket)["signature"]["deviation"] == "border-colour"
+    assert len(listed(corpus)[0]) == 1
