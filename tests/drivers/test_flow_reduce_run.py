@@ -1,0 +1,34 @@
+"""A flow program's failure on a real driver reduced at the structure level (triage.reduce.flow):
+rusticl 22.3 (Debian 12's Mesa) is killed by SIGSEGV building or running the drawn flow program
+of seed 0; the reducer keeps that crash down to a kernel that stores one constant beside an unused
+private array, which PoCL runs (a crash of rusticl's, fixed by 25.0: docs/flow.md)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from campaign.flow import flow_job
+from fuzz.drivers import Worker
+from fuzz.strategies.flow import generate
+from triage.reduce.flow import fails_on, reduce_flow, size
+
+from .conftest import skip_without_icd, target_named
+
+skip_without_icd()
+
+
+def test_rusticls_crash_reduces_to_a_few_lines():
+    rusticl = target_named("rusticl")
+    if not rusticl.fingerprint.get("driver_version", "").startswith("22."):
+        pytest.skip("the crash is rusticl 22.x's")
+    original = generate(random.Random(0))
+    with Worker(rusticl, timeout_s=60) as worker:
+        assert worker.run(flow_job(original)).status == "crash", "rusticl 22.3 runs seed 0: the premise is gone"
+        r = reduce_flow(original, fails_on(rusticl, worker, "crash"), budget_s=120)
+        assert worker.run(flow_job(r.reduced)).status == "crash"
+    assert not r.stopped and size(r.reduced)["statements"] <= 1 and r.reduced.work_items == 1
+    assert len(r.reduced.arrays) + len(r.reduced.variables) <= 3
+    with Worker(target_named("pocl"), timeout_s=60) as worker:
+        assert worker.run(flow_job(r.reduced)).status == "ok"

@@ -1,0 +1,73 @@
+"""The structure-level reducer of flow programs (triage.reduce.flow) against interestingness tests
+that need no driver: each models a compiler bug by what the program holds (a built-in call, a
+loop around an array store), so the smallest program that keeps it is known by hand. Every
+candidate it runs is defined (lang.flow_rules.check) and keeps the property."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from fuzz.strategies.flow import generate
+from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop, expressions, statements, walk
+from lang.flow_rules import check
+from triage.reduce.flow import reduce_flow, size
+
+
+def _calls(p: FlowProgram, fn: str) -> int:
+    """The calls of ``fn`` the kernel reaches: in its body and in the helpers it invokes."""
+    reached = [p.body, *(f.body for f in p.functions
+                         if any(isinstance(s, Invoke) and s.function == f.name for s in statements(p.body)))]
+    results = [f.result for f in p.functions if any(isinstance(s, Invoke) and s.function == f.name
+                                                    for s in statements(p.body))]
+    nodes = [n for b in reached for s in statements(b) for x in expressions(s) for n in walk(x)]
+    return sum(isinstance(n, Call) and n.fn == fn for n in nodes + [m for r in results for m in walk(r)])
+
+
+def _drawn(holds, seeds=range(200)) -> FlowProgram:
+    for seed in seeds:
+        p = generate(random.Random(seed))
+        if holds(p) and size(p)["statements"] >= 6:
+            return p
+    pytest.skip("no drawn program has the property")
+
+
+def test_a_built_in_call_is_reduced_to_one_statement_on_one_work_item():
+    """A 'compiler' that gets every mul_hi wrong: the reduced kernel is one statement holding the
+    call, on one work-item; every candidate run was defined and the original is unchanged."""
+    tried = []
+
+    def fails(p: FlowProgram) -> bool:
+        check(p)  # raises if the reducer ran an undefined candidate
+        tried.append(p)
+        return _calls(p, "mul_hi") > 0
+
+    original = _drawn(lambda p: _calls(p, "mul_hi") > 0)
+    r = reduce_flow(original, fails, budget_s=120)
+    assert not r.stopped and r.candidates == len(tried) > 0
+    assert _calls(r.reduced, "mul_hi") >= 1 and r.reduced.work_items == 1
+    assert size(r.reduced)["statements"] == 1 and not r.reduced.functions
+    assert size(r.reduced)["nodes"] < size(original)["nodes"]
+    assert r.original is original
+
+
+def test_a_loop_around_an_array_store_keeps_one_loop_and_one_store():
+    """A 'compiler' that miscompiles a store to a private array inside a loop of two or more
+    iterations: the reducer keeps one loop (its cap above 1) and one store in it, nothing else."""
+    def holds(p: FlowProgram) -> bool:
+        return any(isinstance(s, Loop) and s.cap > 1 and any(isinstance(t, AStore) for t in statements(s.body))
+                   for s in statements(p.body))
+
+    r = reduce_flow(_drawn(holds), holds, budget_s=120)
+    stmts = list(statements(r.reduced.body))
+    assert holds(r.reduced) and [type(s).__name__ for s in stmts] == ["Loop", "AStore"]
+    store = stmts[1]
+    assert all(isinstance(n, Const) or n.__class__.__name__ in ("Var", "Item") for x in (store.index, store.value)
+               for n in walk(x))
+
+
+def test_the_budget_stops_it_with_what_it_kept():
+    original = _drawn(lambda p: True)
+    r = reduce_flow(original, lambda p: True, budget_s=0)
+    assert r.stopped and r.reduced == original and r.candidates == 0

@@ -1,0 +1,258 @@
+"""Reduction of flow programs (lang.flow) at the structure level: the smallest kernel that still
+fails the same way.
+
+A flow program's wrong lane is the compiler's (its data passes through loops, branches, arrays and
+calls), so its reduction shrinks the structure, not a statement's operands: until no candidate
+still fails, it tries, from the largest cut to the smallest,
+
+1. the launch: one work-group, then smaller work-groups (each local size halved), fewer
+   dimensions; the outputs: one at a time;
+2. the statements of every body (the kernel's, each helper's, each branch and loop body): halves,
+   quarters, ... and single statements removed;
+3. each statement made simpler: a branch replaced by its ``then`` or ``else`` body, a loop by its
+   body or run once (``cap`` 1), a helper made inlinable (``noinline`` dropped) or its call
+   dropped;
+4. each expression replaced by one of its operands of its type, or by the constant 0 or 1;
+5. what nothing uses any more removed (variables, arrays, helpers, inputs) and private arrays
+   halved (every index is reduced modulo the length, so any length keeps the program defined).
+
+Every candidate is checked by the validator (lang.flow_rules.check: a candidate that breaks a rule
+is never run, so the reduced program is defined as the original is), then run: the interestingness
+test ``fails`` says whether it still fails (:func:`fails_on`: the same kind of failure on the
+target, a wrong lane judged by the exact interpreter, or the same crash or build error).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator
+
+from campaign.flow import flow_job, judge_flow
+from fuzz.drivers import Target, Worker
+from fuzz.drivers.capabilities import ftz_of
+from lang.flow import (
+    ALoad,
+    Array,
+    AStore,
+    Assign,
+    Bin,
+    Call,
+    Cast,
+    Const,
+    Exchange,
+    Exit,
+    Expr,
+    FlowProgram,
+    If,
+    Invoke,
+    Load,
+    Loop,
+    Select,
+    Stmt,
+    Un,
+    children,
+    expressions,
+    statements,
+    walk,
+)
+from lang.flow_rules import check
+from lang.nodes import InvalidProgram
+from lang.types import scalar
+
+
+@dataclass
+class FlowReduction:
+    """A reduced flow program: the original, the smallest that still fails, the candidates run."""
+
+    original: FlowProgram
+    reduced: FlowProgram
+    candidates: int
+    seconds: float
+    stopped: bool  # the budget ended it before a fixpoint
+
+
+def reduce_flow(p: FlowProgram, fails: Callable[[FlowProgram], bool], budget_s: float = 120.0) -> FlowReduction:
+    """The smallest program the passes (module docstring) reach from ``p`` on which ``fails`` holds,
+    within ``budget_s`` seconds; ``fails(p)`` is assumed (the caller saw it fail)."""
+    start = time.monotonic()
+    current, runs, progress = p, 0, True
+    while progress:
+        progress = False
+        for candidate in _candidates(current):
+            if time.monotonic() - start > budget_s:
+                return FlowReduction(p, current, runs, time.monotonic() - start, True)
+            if candidate == current or not _valid(candidate):
+                continue
+            runs += 1
+            if fails(candidate):
+                current, progress = candidate, True
+                break
+    return FlowReduction(p, current, runs, time.monotonic() - start, False)
+
+
+def fails_on(target: Target, worker: Worker, like: str) -> Callable[[FlowProgram], bool]:
+    """Whether a program fails on ``target`` (run on ``worker``) as the original did: ``like`` is
+    ``wrong`` (it runs and a lane differs from the interpreter's, oracles.flow) or a worker status
+    (``crash``, ``build_error``, ``timeout``: the run ends so)."""
+    keeps = "float" not in ftz_of(target)
+
+    def fails(p: FlowProgram) -> bool:
+        result = worker.run(flow_job(p))
+        if like != "wrong":
+            return result.status == like
+        return result.ok and bool(judge_flow(p, result.outputs["out"], keeps)[1])
+    return fails
+
+
+def _valid(p: FlowProgram) -> bool:
+    try:
+        check(p)
+    except InvalidProgram:
+        return False
+    return True
+
+
+# ---- candidates ----------------------------------------------------------------------------
+
+
+def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
+    yield from _launches(p)
+    if len(p.outputs) > 1:
+        for o in p.outputs:
+            yield replace(p, outputs=(o,))
+    for body in _bodies(p.body):
+        yield replace(p, body=body)
+    for i, f in enumerate(p.functions):
+        for body in _bodies(f.body):
+            yield replace(p, functions=p.functions[:i] + (replace(f, body=body),) + p.functions[i + 1:])
+        for e in _exprs(f.result):
+            yield replace(p, functions=p.functions[:i] + (replace(f, result=e),) + p.functions[i + 1:])
+        if f.noinline:
+            yield replace(p, functions=p.functions[:i] + (replace(f, noinline=False),) + p.functions[i + 1:])
+    yield from _unused(p)
+
+
+def _launches(p: FlowProgram) -> Iterator[FlowProgram]:
+    g, l = p.global_size, p.local_size
+    if g != l:
+        yield replace(p, global_size=l)
+    for d in range(len(l)):
+        if l[d] > 1 and l[d] % 2 == 0:
+            half = l[:d] + (l[d] // 2,) + l[d + 1:]
+            yield replace(p, global_size=tuple(a // b * c for a, b, c in zip(g, l, half)), local_size=half)
+    if len(g) > 1:
+        yield replace(p, global_size=g[:-1], local_size=l[:-1])
+
+
+def _bodies(body: tuple[Stmt, ...]) -> Iterator[tuple[Stmt, ...]]:
+    """Smaller forms of one body: slices removed (largest first), then each statement simpler."""
+    n = len(body)
+    size = n // 2 or 1
+    while size >= 1 and n:
+        for i in range(0, n, size):
+            yield body[:i] + body[i + size:]
+        size //= 2
+    for i, s in enumerate(body):
+        for simpler in _statements(s):
+            yield body[:i] + simpler + body[i + 1:]
+
+
+def _statements(s: Stmt) -> Iterator[tuple[Stmt, ...]]:
+    """Simpler forms of one statement (each a run of statements)."""
+    if isinstance(s, If):
+        yield s.then
+        yield s.orelse
+        for b in _bodies(s.then):
+            yield (replace(s, then=b),)
+        for b in _bodies(s.orelse):
+            yield (replace(s, orelse=b),)
+    elif isinstance(s, Loop):
+        yield s.body
+        if s.cap > 1:
+            yield (replace(s, cap=1),)
+        for b in _bodies(s.body):
+            yield (replace(s, body=b),)
+    elif isinstance(s, Invoke) and s.var:
+        yield (replace(s, var=""),)
+    for field in _FIELDS.get(type(s), ()):
+        for e in _exprs(getattr(s, field)):
+            yield (replace(s, **{field: e}),)
+
+
+_FIELDS = {Assign: ("value",), AStore: ("index", "value"), If: ("cond",), Exit: ("cond",), Loop: ("base", "trips"),
+           Exchange: ("value", "index")}
+
+
+def _exprs(e: Expr) -> Iterator[Expr]:
+    """Simpler forms of one expression: an operand of its type, the constants 0 and 1, or one of
+    its operands made simpler."""
+    for c in children(e):
+        if c.type == e.type:
+            yield c
+    if not isinstance(e, Const):
+        yield from _constants(e.type)
+    for i, c in enumerate(children(e)):
+        for simpler in _exprs(c):
+            yield _with_child(e, i, simpler)
+
+
+def _constants(t: str) -> Iterator[Const]:
+    s = scalar(t)
+    if s.is_float:
+        yield Const(t, 0)
+        yield Const(t, 0x3FF0000000000000 if s.size == 8 else 0x3F800000)
+    else:
+        yield Const(t, 0)
+        yield Const(t, 1)
+
+
+def _with_child(e: Expr, i: int, c: Expr) -> Expr:
+    if isinstance(e, (Load, ALoad)):
+        return replace(e, index=c)
+    if isinstance(e, Bin):
+        return replace(e, a=c) if i == 0 else replace(e, b=c)
+    if isinstance(e, (Un, Cast)):
+        return replace(e, a=c)
+    if isinstance(e, Call):
+        return replace(e, args=e.args[:i] + (c,) + e.args[i + 1:])
+    if isinstance(e, Select):
+        return Select(*[c if j == i else x for j, x in enumerate((e.cond, e.a, e.b))])
+    return e
+
+
+def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
+    """``p`` without what nothing names any more, and with private arrays halved."""
+    bodies = [p.body, *(f.body for f in p.functions)]
+    named: set[str] = {o.var for o in p.outputs}
+    for body in bodies:
+        for s in statements(body):
+            named |= {getattr(s, k) for k in ("var", "array", "function") if isinstance(getattr(s, k, None), str)}
+            named |= {ptr.name for ptr in getattr(s, "pointers", ())}
+            for x in expressions(s):
+                named |= {getattr(n, k) for n in walk(x) for k in ("name", "buffer", "array") if hasattr(n, k)}
+    for f in p.functions:
+        for x in walk(f.result):
+            named |= {getattr(x, k) for k in ("name", "buffer", "array") if hasattr(x, k)}
+    kept = (tuple(d for d in p.variables if d.name in named), tuple(a for a in p.arrays if a.name in named),
+            tuple(f for f in p.functions if f.name in named), tuple(i for i in p.inputs if i.name in named))
+    if kept != (p.variables, p.arrays, p.functions, p.inputs):
+        yield replace(p, variables=kept[0], arrays=kept[1], functions=kept[2], inputs=kept[3])
+        for field in ("variables", "arrays", "functions", "inputs"):  # one at a time: the failure may need one
+            for d in getattr(p, field):
+                if d.name not in named:
+                    yield replace(p, **{field: tuple(x for x in getattr(p, field) if x is not d)})
+    for i, a in enumerate(p.arrays):
+        if a.space == "private" and a.length > 1:
+            n = a.length // 2
+            yield replace(p, arrays=p.arrays[:i] + (Array(a.name, a.type, n, a.space, a.init[:n]),) + p.arrays[i + 1:])
+
+
+def size(p: FlowProgram) -> dict[str, int]:
+    """How big a flow program is: statements (nested ones and helpers' included), expression nodes,
+    loops, helpers, work-items."""
+    bodies = [p.body, *(f.body for f in p.functions)]
+    stmts = [s for b in bodies for s in statements(b)]
+    return {"statements": len(stmts), "nodes": sum(1 for s in stmts for x in expressions(s) for _ in walk(x)),
+            "loops": sum(isinstance(s, Loop) for s in stmts), "functions": len(p.functions),
+            "work_items": p.work_items}
