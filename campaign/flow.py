@@ -48,7 +48,7 @@ def flow_job(p: FlowProgram) -> Job:
     options = "-cl-std=CL1.2"
     return Job("source", emit(p).encode(), options, KERNEL_NAME,
                (BufferArg("in", bytes(buf), in_bytes, False), BufferArg("out", None, out_bytes, True)),
-               p.global_size, p.local_size)
+               p.global_size, p.local_size, p.global_offset or None)
 
 
 def judge_flow(p: FlowProgram, out: bytes, keeps_denormals: bool, expected: dict | None = None) -> tuple[int, list[Mismatch]]:

@@ -1,7 +1,8 @@
 """Flow programs (area ``flow``): kernels whose data flows through loops, branches, arrays and calls.
 
 A :class:`FlowProgram` is a structured kernel over a one- to three-dimensional launch
-(``global_size``, ``local_size``). Each work-item starts with its scalar variables at their
+(``global_size``, ``local_size`` and a ``global_offset``: OpenCL C 3.0.19 §6.15.1,
+``get_global_id`` is ``get_group_id * get_local_size + get_local_id + get_global_offset``). Each work-item starts with its scalar variables at their
 initial constants, runs :attr:`FlowProgram.body` and then writes every :class:`Output` (the value
 of one variable) at its global linear id. Unlike a :class:`lang.ir.Program`, whose statements are
 straight-line, the values here pass through:
@@ -41,6 +42,8 @@ TRIP_CAP = 64
 BASE_MASK = 0xFF
 """A loop's base is its data masked to 0..255 (with TRIP_CAP and MAX_STEP, no counter overflows)."""
 MAX_STEP = 8
+OFFSET_CAP = 1 << 16
+"""Largest global work offset of a dimension (an offset plus a global id stays far inside ``uint``)."""
 ITEMS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups", "global_offset",
          "work_dim", "global_linear_id", "local_linear_id")
 """Work-item functions (OpenCL C 3.0 §6.15.1); ``*_linear_id`` are spelled from the per-dimension
@@ -327,6 +330,12 @@ class FlowProgram:
     requires: frozenset[str] = frozenset()
     options: str = ""
     area: str = "flow"
+    global_offset: tuple[int, ...] = ()  # per dimension (empty: none); get_global_id includes it
+
+    @property
+    def offset(self) -> tuple[int, ...]:
+        """The global work offset of each dimension (0 where none is given)."""
+        return self.global_offset or (0,) * len(self.global_size)
 
     @property
     def work_items(self) -> int:

@@ -42,6 +42,7 @@ from lang.flow import (
     INT_TYPES,
     ITEMS,
     MAX_STEP,
+    OFFSET_CAP,
     TRIP_CAP,
     UNIFORM_ITEMS,
     ALoad,
@@ -155,6 +156,8 @@ def _check_launch(p: FlowProgram) -> None:
     g, l = p.global_size, p.local_size
     if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 or a % b for a, b in zip(g, l)):
         _fail(f"launch {g} / {l}: 1 to 3 dimensions, each local size dividing its global size")
+    if p.global_offset and (len(p.global_offset) != len(g) or not all(0 <= o <= OFFSET_CAP for o in p.global_offset)):
+        _fail(f"global offset {p.global_offset}: one per dimension, each 0 to {OFFSET_CAP}")
     if p.group_items > GROUP_CAP:
         _fail(f"work-groups of {p.group_items} work-items exceed {GROUP_CAP}")
 

@@ -64,23 +64,26 @@ class Outcome:
 class Launch:
     """Work-item function values of every work-item, ordered by global linear id."""
 
-    def __init__(self, global_size: tuple[int, ...], local_size: tuple[int, ...]) -> None:
+    def __init__(self, global_size: tuple[int, ...], local_size: tuple[int, ...],
+                 global_offset: tuple[int, ...] = ()) -> None:
         g = (*global_size, 1, 1)[:3]
         l = (*local_size, 1, 1)[:3]
+        o = (*global_offset, 0, 0, 0)[:3]
         n = int(np.prod(g))
         i = np.arange(n, dtype=np.int64)
         gid = [i % g[0], (i // g[0]) % g[1], i // (g[0] * g[1])]
         lid = [gid[d] % l[d] for d in range(3)]
         grp = [gid[d] // l[d] for d in range(3)]
         groups = [g[d] // l[d] for d in range(3)]
-        full = [np.full(n, v, np.int64) for v in (*g, *l, *groups, len(global_size), 0)]
+        full = [np.full(n, v, np.int64) for v in (*g, *l, *groups, len(global_size))]
         self.n = n
         self.group_items = l[0] * l[1] * l[2]
         self.local_linear = lid[0] + l[0] * (lid[1] + l[1] * lid[2])
         self.group = grp[0] + groups[0] * (grp[1] + groups[1] * grp[2])
         self.values = {
-            "global_id": gid, "local_id": lid, "group_id": grp, "global_size": full[0:3], "local_size": full[3:6],
-            "num_groups": full[6:9], "work_dim": [full[9]] * 3, "global_offset": [full[10]] * 3,
+            "global_id": [gid[d] + o[d] for d in range(3)], "local_id": lid, "group_id": grp,
+            "global_size": full[0:3], "local_size": full[3:6], "num_groups": full[6:9], "work_dim": [full[9]] * 3,
+            "global_offset": [np.full(n, o[d], np.int64) for d in range(3)],
             "global_linear_id": [i] * 3, "local_linear_id": [self.local_linear] * 3,
         }
 
@@ -261,7 +264,7 @@ class Machine:
 
 def interpret(p: FlowProgram, inputs: dict[str, np.ndarray] | None = None) -> dict[str, Outcome]:
     """Every output of ``p`` for every work-item (in global linear id order), exactly."""
-    launch = Launch(p.global_size, p.local_size)
+    launch = Launch(p.global_size, p.local_size, p.global_offset)
     inputs = input_values(p) if inputs is None else inputs
     m = Machine(p, launch, inputs)
     for d in p.variables:

@@ -70,6 +70,7 @@ int main(void) {
     static uchar in[IN_BYTES], out[OUT_BYTES];
     if (fread(in, 1, IN_BYTES, stdin) != IN_BYTES) return 3;
     uint G[3] = {GS0, GS1, GS2}, L[3] = {LS0, LS1, LS2}, N[3] = {GS0 / LS0, GS1 / LS1, GS2 / LS2};
+    uint O[3] = {GO0, GO1, GO2};
     struct arg *args = calloc(LS0 * LS1 * LS2, sizeof *args);
     pthread_t *threads = calloc(LS0 * LS1 * LS2, sizeof *threads);
     uchar *local = calloc(LOCAL_BYTES + 8, 1);
@@ -82,11 +83,12 @@ int main(void) {
             uint lid[3] = {l % LS0, (l / LS0) % LS1, l / (LS0 * LS1)};
             memset(w, 0, sizeof *w);
             for (int d = 0; d < 3; d++) {
-                w->local_id[d] = lid[d]; w->group_id[d] = grp[d]; w->global_id[d] = grp[d] * L[d] + lid[d];
+                w->local_id[d] = lid[d]; w->group_id[d] = grp[d]; w->global_id[d] = grp[d] * L[d] + lid[d] + O[d];
+                w->global_offset[d] = O[d];
                 w->global_size[d] = G[d]; w->local_size[d] = L[d]; w->num_groups[d] = N[d];
             }
             w->work_dim = DIMS; w->local_linear_id = l; w->local = local; w->bar = &bar;
-            w->global_linear_id = w->global_id[0] + GS0 * (w->global_id[1] + GS1 * w->global_id[2]);
+            w->global_linear_id = (w->global_id[0] - O[0]) + GS0 * ((w->global_id[1] - O[1]) + GS1 * (w->global_id[2] - O[2]));
             args[l].in = in; args[l].out = out;
             if (THREADS) pthread_create(&threads[l], 0, thread, &args[l]); else thread(&args[l]);
         }
@@ -118,7 +120,8 @@ def host_source(p: FlowProgram) -> str:
     g = (*p.global_size, 1, 1)[:3]
     l = (*p.local_size, 1, 1)[:3]
     defines = {"IN_BYTES": in_bytes, "OUT_BYTES": out_bytes, "LOCAL_BYTES": at, "DIMS": len(p.global_size),
-               "THREADS": int(bool(offsets)), **{f"GS{d}": g[d] for d in range(3)}, **{f"LS{d}": l[d] for d in range(3)}}
+               "THREADS": int(bool(offsets)), **{f"GS{d}": g[d] for d in range(3)}, **{f"LS{d}": l[d] for d in range(3)},
+               **{f"GO{d}": o for d, o in enumerate((*p.offset, 0, 0, 0)[:3])}}
     lines = [HEADER, *(f"#define {k} {v}" for k, v in defines.items()), *prelude(p, dialect),
              "static void item(const uchar *in, uchar *out, struct wi *self) {", "    w = self;", *kernel_body(p, dialect), "}", MAIN]
     return "\n".join(lines)

@@ -85,6 +85,28 @@ def test_hand_worked_kernel():
     assert out["o_r"].bits.view(np.int32).tolist() == [7, 7, 7, -1]
 
 
+def test_a_global_offset_moves_the_global_ids_only():
+    """OpenCL C 3.0.19 §6.15.1: get_global_id(d) is get_group_id(d) * get_local_size(d) +
+    get_local_id(d) + get_global_offset(d); the group and local ids do not move, and each
+    work-item's outputs stay at its linear id counted from the offset. Six work-items in groups
+    of two along dimension 0, offset (5, 7) over a (6, 1) launch."""
+    names = ("g", "l", "lin", "o", "y")
+    outs = tuple(Output(f"o_{n}", n, "uint") for n in names)
+    body = (Assign("g", GID), Assign("l", Item("group_id", 0)), Assign("lin", Item("global_linear_id", 0)),
+            Assign("o", Item("global_offset", 1)), Assign("y", Item("global_id", 1)))
+    p = FlowProgram((), outs, tuple(Decl(n, "uint") for n in names), (), (), body, (6, 1), (2, 1),
+                    global_offset=(5, 7))
+    check(p)
+    out = interpret(p)
+    assert out["o_g"].bits.tolist() == [5, 6, 7, 8, 9, 10] and out["o_l"].bits.tolist() == [0, 0, 1, 1, 2, 2]
+    assert out["o_lin"].bits.tolist() == list(range(6)) and out["o_o"].bits.tolist() == [7] * 6
+    assert out["o_y"].bits.tolist() == [7] * 6
+    host = run_host(p)
+    assert all(host[o.name].tolist() == out[o.name].bits.tolist() for o in outs)
+    with pytest.raises(InvalidProgram, match="global offset"):
+        check(replace(p, global_offset=(5,)))
+
+
 def test_helper_pointers_and_fma():
     """A helper adds its argument through a pointer and writes an array from an offset; fma is
     fused: (1 + 2**-12)**2 - 1 is 2**-11 + 2**-24 exactly (unfused, the product rounds to 1 + 2**-11)."""

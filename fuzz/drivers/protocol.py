@@ -99,6 +99,7 @@ class Job:
     args: tuple  # of BufferArg | ImageArg | SamplerArg | ScalarArg | LocalArg, in kernel-parameter order
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
+    global_offset: tuple[int, ...] | None = None  # clEnqueueNDRangeKernel's global_work_offset
 
     def __post_init__(self) -> None:
         if self.kind not in JOB_KINDS:

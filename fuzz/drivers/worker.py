@@ -199,7 +199,7 @@ class Server:
                     kernel.set_arg(i, cl.LocalMemory(arg.nbytes))
             stage = "enqueue"
             t1 = time.perf_counter()
-            cl.enqueue_nd_range_kernel(self.queue, kernel, job.global_size, job.local_size)
+            cl.enqueue_nd_range_kernel(self.queue, kernel, job.global_size, job.local_size, job.global_offset)
             stage = "execution"
             for buf, region in reads:  # back into the shared memory: the parent reads it there
                 cl.enqueue_copy(self.queue, region, buf, is_blocking=False)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from lang.flow import (
     INT_TYPES,
     ITEMS,
+    OFFSET_CAP,
     TRIP_CAP,
     ALoad,
     Array,
@@ -60,6 +61,8 @@ DEPTH = 3
 WORK = 512
 """Most iterations of the innermost body of a loop nest (the product of the nest's caps)."""
 CAPS = (1, 2, 3, 4, 8, 16, 33, TRIP_CAP)
+OFFSETS = (0, 1, 3, 64, 1000, OFFSET_CAP)
+"""Global work offsets a launch draws (OpenCL C 3.0.19 §6.15.1: every global id moves by it)."""
 UNIFORM = ("group_id", "global_size", "local_size", "num_groups", "work_dim")
 
 
@@ -333,7 +336,10 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     body = g.block(scope, DEPTH, 1, None, True) + g.block(scope, DEPTH, 1, None, True)
     outputs = tuple(Output(g.name("out"), d.name, d.type) for d in variables)
     requires = frozenset({"int64"} if any(scalar(t).bits == 64 for t in types) else ())
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires)
+    late = random.Random(rnd.getrandbits(64))  # drawn last: the rest of a seed's program stays as it was
+    offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
+    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
+                       global_offset=offset)
 
 
 @st.composite
