@@ -327,6 +327,9 @@ class FlowProgram:
     requires: frozenset[str] = frozenset()
     options: str = ""
     area: str = "flow"
+    cfg: str = "structured"
+    """How the SPIR-V module writes the control flow (lang.shapes.CFGS: with merge instructions, or
+    without them and the arms of every ``if`` after their join); the OpenCL C text is the same."""
 
     @property
     def work_items(self) -> int:

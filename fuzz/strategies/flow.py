@@ -60,6 +60,8 @@ DEPTH = 3
 WORK = 512
 """Most iterations of the innermost body of a loop nest (the product of the nest's caps)."""
 CAPS = (1, 2, 3, 4, 8, 16, 33, TRIP_CAP)
+UNSTRUCTURED = 0.3
+"""The share of programs whose SPIR-V control flow has no merge instructions (lang.shapes.CFGS)."""
 UNIFORM = ("group_id", "global_size", "local_size", "num_groups", "work_dim")
 
 
@@ -333,7 +335,9 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     body = g.block(scope, DEPTH, 1, None, True) + g.block(scope, DEPTH, 1, None, True)
     outputs = tuple(Output(g.name("out"), d.name, d.type) for d in variables)
     requires = frozenset({"int64"} if any(scalar(t).bits == 64 for t in types) else ())
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires)
+    cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
+    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
+                       cfg=cfg)
 
 
 @st.composite
