@@ -89,9 +89,9 @@ def _noinline_item() -> FlowProgram:
 
 
 def test_pocl_spirv_cannot_load_a_noinline_helper_that_calls_a_work_item_function():
-    """PoCL 3.1's SPIR path leaves PoCL's work-group variables undefined in a DontInline function
-    (llvm-spirv 15 keeps the noinline attribute; the OpenCL C path of the same driver inlines or
-    passes them): the kernel library fails to load. PoCL 7.1's IL path runs it (docs/flow.md)."""
+    """PoCL 3.1's SPIR path leaves PoCL's work-group variable ``_group_id_x`` undefined where a
+    DontInline function calls get_group_id: the kernel fails to load. PoCL's OpenCL C path runs
+    the same program (its helper noinline too) right; PoCL 7.1's IL path does too (docs/flow.md)."""
     p = _noinline_item()
     check(p)
     spirv, source = target_named("pocl/spirv"), target_named("pocl")

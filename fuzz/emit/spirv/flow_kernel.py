@@ -165,17 +165,17 @@ class Writer(Values):
         def moved(v: int) -> int:
             return self.op(move, "int", v, step)
 
-        if s.form == "for":
-            first = self.op("OpIAdd", "int", b, self.op("OpIMul", "int", self.op("OpISub", "int", n, self.const("int", 1)),
-                                                       step)) if s.reverse else b
+        if s.form == "for":  # reverse: b + (n - 1) * step
+            last = self.op("OpIMul", "int", self.op("OpISub", "int", n, self.const("int", 1)), step)
+            first = self.op("OpIAdd", "int", b, last) if s.reverse else b
         else:  # while, do: the counter moves at the top of the body
             first = end if s.reverse else self.op("OpISub", "int", b, step)
 
-        def test(v: int) -> int:
-            if s.form == "for":
-                return self.op("OpSGreaterThanEqual", boolean, v, b) if s.reverse else self.op("OpSLessThan", boolean, v, end)
-            return self.op("OpSGreaterThanEqual", boolean, moved(v), b) if s.reverse else \
-                self.op("OpSLessThan", boolean, moved(v), end)
+        def test(v: int) -> int:  # for: v >= b or v < end; while, do: the same of the moved counter
+            v = v if s.form == "for" else moved(v)
+            if s.reverse:
+                return self.op("OpSGreaterThanEqual", boolean, v, b)
+            return self.op("OpSLessThan", boolean, v, end)
 
         pre, header, block, cont, merge = (m.id() for _ in range(5))
         self.branch(pre)
@@ -305,13 +305,15 @@ def words(p: FlowProgram) -> list[int]:
         m.capability(capability)
     m.std = m.id()
     m.inst("ext_import", "OpExtInstImport", m.std, "OpenCL.std")
-    m.inst("memory_model", "OpMemoryModel", m.g.enum("AddressingModel", "Physical64"), m.g.enum("MemoryModel", "OpenCL"))
+    m.inst("memory_model", "OpMemoryModel", m.g.enum("AddressingModel", "Physical64"),
+           m.g.enum("MemoryModel", "OpenCL"))
     shared = Shared(m, p)
     for f in p.functions:  # before the kernel, as in the OpenCL C text
         shared.functions[f.name] = _helper(shared, f)
     void, bytes_ = m.void(), m.pointer("CrossWorkgroup", m.type(ty("uchar")))
     fn = m.id()
-    m.inst("function", "OpFunction", void, fn, m.g.enum("FunctionControl", "None"), m.function_type(void, bytes_, bytes_))
+    m.inst("function", "OpFunction", void, fn, m.g.enum("FunctionControl", "None"),
+           m.function_type(void, bytes_, bytes_))
     m.inst("debug", "OpName", fn, KERNEL_NAME)
     params = {}
     for name in ("in", "out"):

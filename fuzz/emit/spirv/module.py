@@ -211,7 +211,8 @@ class Module:
         """An Input variable of the work-item built-in ``name`` of type ``t`` (a ulong3, or WorkDim's
         uint: OpenCL SPIR-V environment §2.9), declared constant."""
         var = self.id()
-        self.inst("global", "OpVariable", self.pointer("Input", self.type(t)), var, self.g.enum("StorageClass", "Input"))
+        input_ = self.g.enum("StorageClass", "Input")
+        self.inst("global", "OpVariable", self.pointer("Input", self.type(t)), var, input_)
         self.decorate(var, "BuiltIn", self.g.enum("BuiltIn", name))
         self.decorate(var, "Constant")
         return var
