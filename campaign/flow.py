@@ -16,9 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from campaign.jobs import build_options, routed
 from fuzz.drivers import BufferArg, Job
+from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.opencl_flow import emit
+from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from lang.flow import FlowProgram, regions
 from lang.types import scalar
 from oracles import flow_outcomes, flow_inputs
@@ -38,15 +41,22 @@ class Mismatch:
     rule: str
 
 
-def flow_job(p: FlowProgram) -> Job:
-    """The worker job of ``p``: its kernel, its packed input, its launch."""
+def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", fingerprint: dict | None = None) -> Job:
+    """The worker job of ``p``: its kernel, its packed input, its launch. On the SPIR-V path
+    (``path="spirv"``) the kernel is its module (fuzz.emit.spirv.flow_kernel), validated and
+    taken as the route of the ``lineage``'s device takes it (campaign.jobs.routed: raises
+    RouteFailure when the module is invalid or the route fails on it)."""
     ins, in_bytes, _, out_bytes = regions(p)
     buf = bytearray(in_bytes)
     for name, values in flow_inputs(p).items():
         raw = values.tobytes()
         buf[ins[name]:ins[name] + len(raw)] = raw
-    options = "-cl-std=CL1.2"
-    return Job("source", emit(p).encode(), options, KERNEL_NAME,
+    if path == PATH_OPENCL_C:
+        kind, code, options = "source", emit(p).encode(), "-cl-std=CL1.2"
+    else:
+        kind, code = routed(spirv_module(p), "opencl1.2", lineage, fingerprint)
+        options = build_options(p, path, lineage, fingerprint)
+    return Job(kind, code, options, KERNEL_NAME,
                (BufferArg("in", bytes(buf), in_bytes, False), BufferArg("out", None, out_bytes, True)),
                p.global_size, p.local_size, p.global_offset or None)
 

@@ -15,6 +15,7 @@ from fuzz.emit import spirv
 from fuzz.emit.opencl_c import KERNEL_NAME, emit
 from fuzz.emit.validate import target_env, validate
 from lang.images import ADDRESSING, CHANNEL_TYPES, DIMS, FILTERS, ORDERS
+from lang.flow import FlowProgram
 from lang.ir import Program
 from lang.layout import input_bytes, input_values, layout, output_bytes, sampler_arguments
 
@@ -31,14 +32,7 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     if path == PATH_OPENCL_C:
         kind, code = "source", emit(program).encode()
     else:
-        module = spirv.emit(program)
-        problem = validate(module, target_env(program))
-        if problem is not None:
-            raise RouteFailure("invalid_module", f"spirv-val --target-env {target_env(program)}: {problem}")
-        route = route_of(lineage, fingerprint or {})
-        if route is None:
-            raise RouteFailure("invalid_module", f"{lineage or 'this driver'} has no SPIR-V route")
-        kind, code = ("il" if route.kind == "il" else "binary"), binary(route, module)
+        kind, code = routed(spirv.emit(program), target_env(program), lineage, fingerprint)
     return Job(
         kind=kind,
         program=code,
@@ -57,7 +51,20 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
     )
 
 
-def build_options(program: Program, path: str = PATH_OPENCL_C, lineage: str = "",
+def routed(module: bytes, env: str, lineage: str, fingerprint: dict | None) -> tuple[str, bytes]:
+    """The job kind and program of a SPIR-V module, validated for ``env``, as the route of the
+    ``lineage``'s device (routes.route_of its ``fingerprint``) takes it: the module itself
+    (``il``) or a binary. Raises RouteFailure when the module is invalid or the route fails on it."""
+    problem = validate(module, env)
+    if problem is not None:
+        raise RouteFailure("invalid_module", f"spirv-val --target-env {env}: {problem}")
+    route = route_of(lineage, fingerprint or {})
+    if route is None:
+        raise RouteFailure("invalid_module", f"{lineage or 'this driver'} has no SPIR-V route")
+    return ("il" if route.kind == "il" else "binary"), binary(route, module)
+
+
+def build_options(program: Program | FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "",
                   fingerprint: dict | None = None) -> str | None:
     """The exact options string ``clBuildProgram`` gets for ``program`` on a target of ``lineage``
     with ``fingerprint`` on ``path`` (its compiler options, OpenCL 3.0 API §5.8.4): on the OpenCL

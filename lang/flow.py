@@ -331,6 +331,9 @@ class FlowProgram:
     options: str = ""
     area: str = "flow"
     global_offset: tuple[int, ...] = ()  # per dimension (empty: none); get_global_id includes it
+    cfg: str = "structured"
+    """How the SPIR-V module writes the control flow (lang.shapes.CFGS: with merge instructions, or
+    without them and the arms of every ``if`` after their join); the OpenCL C text is the same."""
 
     @property
     def offset(self) -> tuple[int, ...]:

@@ -30,7 +30,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   bound and each ``break``/``continue`` of an enclosing loop depends only on constants,
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
-  256 work-items in a work-group.
+  256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ from lang.flow import (
     walk,
 )
 from lang.nodes import InvalidProgram
+from lang.shapes import CFGS
 from lang.types import scalar
 
 ARRAY_CAP = 32
@@ -153,6 +154,8 @@ def check(p: FlowProgram) -> None:
 
 
 def _check_launch(p: FlowProgram) -> None:
+    if p.cfg not in CFGS:
+        _fail(f"unknown control flow form {p.cfg!r} (one of {', '.join(CFGS)})")
     g, l = p.global_size, p.local_size
     if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 or a % b for a, b in zip(g, l)):
         _fail(f"launch {g} / {l}: 1 to 3 dimensions, each local size dividing its global size")

@@ -63,6 +63,8 @@ WORK = 512
 CAPS = (1, 2, 3, 4, 8, 16, 33, TRIP_CAP)
 OFFSETS = (0, 1, 3, 64, 1000, OFFSET_CAP)
 """Global work offsets a launch draws (OpenCL C 3.0.19 §6.15.1: every global id moves by it)."""
+UNSTRUCTURED = 0.3
+"""The share of programs whose SPIR-V control flow has no merge instructions (lang.shapes.CFGS)."""
 UNIFORM = ("group_id", "global_size", "local_size", "num_groups", "work_dim")
 
 
@@ -336,10 +338,11 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     body = g.block(scope, DEPTH, 1, None, True) + g.block(scope, DEPTH, 1, None, True)
     outputs = tuple(Output(g.name("out"), d.name, d.type) for d in variables)
     requires = frozenset({"int64"} if any(scalar(t).bits == 64 for t in types) else ())
-    late = random.Random(rnd.getrandbits(64))  # drawn last: the rest of a seed's program stays as it was
+    cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
+    late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
     return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                       global_offset=offset)
+                       cfg=cfg, global_offset=offset)
 
 
 @st.composite

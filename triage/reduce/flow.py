@@ -98,7 +98,7 @@ def fails_on(target: Target, worker: Worker, like: str) -> Callable[[FlowProgram
     keeps = "float" not in ftz_of(target)
 
     def fails(p: FlowProgram) -> bool:
-        result = worker.run(flow_job(p))
+        result = worker.run(flow_job(p, target.path, target.lineage, target.fingerprint))
         if like != "wrong":
             return result.status == like
         return result.ok and bool(judge_flow(p, result.outputs["out"], keeps)[1])

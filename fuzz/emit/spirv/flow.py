@@ -1,5 +1,7 @@
-"""The blocks and values of a shaped program's kernel in SPIR-V (:class:`Flow`, which
-:class:`fuzz.emit.spirv.shapes.Shapes` extends with the steps and wraps of lang.shapes).
+"""The blocks of a function in SPIR-V, structured or not (:class:`Blocks`, which the flow
+programs' writer :mod:`fuzz.emit.spirv.flow_kernel` extends), and the blocks and values of a
+shaped program's kernel (:class:`Flow`, which :class:`fuzz.emit.spirv.shapes.Shapes` extends with
+the steps and wraps of lang.shapes).
 
 Structured control flow (SPIR-V 1.0 §2.11) unless the shape says ``unstructured``
 (lang.shapes.CFGS): an ``if`` is OpSelectionMerge + OpBranchConditional, a ``switch``
@@ -13,7 +15,7 @@ OpVariables named ``clfuzz.sh<i>`` (Oclgrind needs names).
 
 Unstructured (Kernel modules only need the blocks in dominance order, §2.16.1): the same blocks
 and branches without OpSelectionMerge and OpLoopMerge, and the arms of every ``if`` and ``switch``
-written at the end of the function (:meth:`Flow.later`), after the block where they join, which
+written at the end of the function (:meth:`Blocks.later`), after the block where they join, which
 no structured construct may do.
 """
 
@@ -40,16 +42,105 @@ class Loop(NamedTuple):
 Body = Callable[[int, Loop], None]  # a loop's body, given the counter's value and the loop
 
 
-class Flow:
+class Blocks:
+    """The blocks of one function under construction, structured or not (see the module
+    docstring): labels, branches, selection constructs and the arms written later."""
+
+    def __init__(self, m: Module, structured: bool) -> None:
+        self.m = m
+        self.ended = False  # the current block has its terminator (a break, continue or return)
+        self.current = 0  # the label of the block being written
+        self.structured = structured
+        self.tail: list[list[int]] = []  # blocks written after the function's last one (unstructured)
+
+    def label(self, block: int) -> None:
+        self.m.inst("function", "OpLabel", block)
+        self.current = block
+        self.ended = False
+
+    def branch(self, target: int) -> None:
+        """OpBranch to ``target``, unless the block already ended (a break, continue or return)."""
+        if not self.ended:
+            self.m.inst("function", "OpBranch", target)
+            self.ended = True
+
+    def ret(self) -> None:
+        self.m.inst("function", "OpReturn")
+        self.ended = True
+
+    def merge(self, opname: str, *operands: int) -> None:
+        """A merge instruction (OpSelectionMerge, OpLoopMerge), in structured control flow only."""
+        if self.structured:
+            self.m.inst("function", opname, *operands)
+
+    def arms(self, arms: list[tuple[int, Callable[[], None]]], merge: int) -> None:
+        """Each ``(block, write)``: the block, what ``write()`` writes and a branch to ``merge``,
+        then ``merge``; unstructured, the arms go to the end of the function (:meth:`later`)."""
+        for block, arm in arms:
+            def write(block=block, arm=arm) -> None:
+                self.label(block)
+                arm()
+                self.branch(merge)
+            if self.structured:
+                write()
+            else:
+                self.later(write)
+        self.label(merge)
+
+    def later(self, write: Callable[[], None]) -> None:
+        """What ``write()`` writes, moved after the function's last block (:meth:`finish`); a later
+        block nested in it follows it, so every block still follows the blocks that dominate it."""
+        m, chunk = self.m, []
+        self.tail.append(chunk)
+        here, ended, current = m.sections["function"], self.ended, self.current
+        m.sections["function"] = chunk
+        try:
+            write()
+        finally:
+            m.sections["function"], self.ended, self.current = here, ended, current
+
+    def finish(self) -> None:
+        """The blocks :meth:`later` kept, after the function's last block (before OpFunctionEnd)."""
+        for chunk in self.tail:
+            self.m.sections["function"].extend(chunk)
+        self.tail = []
+
+    def mark(self) -> tuple[list[int], int]:
+        """Where the next instruction goes (for :meth:`insert`)."""
+        words = self.m.sections["function"]
+        return words, len(words)
+
+    def insert(self, at: tuple[list[int], int], write: Callable[[], None]) -> None:
+        """What ``write()`` writes, put at ``at`` (a :meth:`mark` taken earlier): a loop header's
+        OpPhi instructions, whose back-edge operands exist only once the loop's body is written."""
+        m, chunk = self.m, []
+        here = m.sections["function"]
+        m.sections["function"] = chunk
+        try:
+            write()
+        finally:
+            m.sections["function"] = here
+        words, index = at
+        words[index:index] = chunk
+
+    def if_(self, cond: int, then: Callable[[], None], otherwise: Callable[[], None] | None = None) -> None:
+        """``if (cond) { then() } else { otherwise() }`` as a selection construct."""
+        m = self.m
+        then_block, else_block, merge = m.id(), m.id() if otherwise else 0, m.id()
+        self.merge("OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
+        m.inst("function", "OpBranchConditional", cond, then_block, else_block or merge)
+        self.ended = True
+        self.arms([(then_block, then)] + ([(else_block, otherwise)] if otherwise else []), merge)
+
+
+class Flow(Blocks):
     """Emission state of one shaped program's blocks and values (see the module docstring)."""
 
     def __init__(self, m: Module, program: Program) -> None:
         assert program.shape is not None
-        self.m, self.program, self.shape = m, program, program.shape
+        super().__init__(m, program.shape.cfg == "structured")
+        self.program, self.shape = program, program.shape
         self.uint, self.ulong = m.type(Type("uint")), m.type(Type("ulong"))
-        self.ended = False  # the current block has its terminator (a break, continue or return)
-        self.structured = self.shape.cfg == "structured"
-        self.tail: list[list[int]] = []  # blocks written after the kernel's last one (unstructured)
         self.ctl = self.x = self.slid = 0  # the kernel's: set by Shapes.index()
 
     @property
@@ -102,67 +193,7 @@ class Flow:
         m.inst("debug", "OpName", var, f"{KERNEL_NAME}.sh{i}")
         return var
 
-    # -- control flow --------------------------------------------------------------------------
-
-    def label(self, block: int) -> None:
-        self.m.inst("function", "OpLabel", block)
-        self.ended = False
-
-    def branch(self, target: int) -> None:
-        """OpBranch to ``target``, unless the block already ended (a break, continue or return)."""
-        if not self.ended:
-            self.m.inst("function", "OpBranch", target)
-            self.ended = True
-
-    def ret(self) -> None:
-        self.m.inst("function", "OpReturn")
-        self.ended = True
-
-    def merge(self, opname: str, *operands: int) -> None:
-        """A merge instruction (OpSelectionMerge, OpLoopMerge), in structured control flow only."""
-        if self.structured:
-            self.m.inst("function", opname, *operands)
-
-    def arms(self, arms: list[tuple[int, Callable[[], None]]], merge: int) -> None:
-        """Each ``(block, write)``: the block, what ``write()`` writes and a branch to ``merge``,
-        then ``merge``; unstructured, the arms go to the end of the function (:meth:`later`)."""
-        for block, arm in arms:
-            def write(block=block, arm=arm) -> None:
-                self.label(block)
-                arm()
-                self.branch(merge)
-            if self.structured:
-                write()
-            else:
-                self.later(write)
-        self.label(merge)
-
-    def later(self, write: Callable[[], None]) -> None:
-        """What ``write()`` writes, moved after the kernel's last block (:meth:`finish`); a later
-        block nested in it follows it, so every block still follows the blocks that dominate it."""
-        m, chunk = self.m, []
-        self.tail.append(chunk)
-        here, ended = m.sections["function"], self.ended
-        m.sections["function"] = chunk
-        try:
-            write()
-        finally:
-            m.sections["function"], self.ended = here, ended
-
-    def finish(self) -> None:
-        """The blocks :meth:`later` kept, after the kernel's last block (before OpFunctionEnd)."""
-        for chunk in self.tail:
-            self.m.sections["function"].extend(chunk)
-        self.tail = []
-
-    def if_(self, cond: int, then: Callable[[], None], otherwise: Callable[[], None] | None = None) -> None:
-        """``if (cond) { then() } else { otherwise() }`` as a selection construct."""
-        m = self.m
-        then_block, else_block, merge = m.id(), m.id() if otherwise else 0, m.id()
-        self.merge("OpSelectionMerge", merge, m.g.enum("SelectionControl", "None"))
-        m.inst("function", "OpBranchConditional", cond, then_block, else_block or merge)
-        self.ended = True
-        self.arms([(then_block, then)] + ([(else_block, otherwise)] if otherwise else []), merge)
+    # -- loops ---------------------------------------------------------------------------------
 
     def loop(self, first: int, test: Callable[[int], int], step: tuple[str, int], body: Body, top: bool = True) -> None:
         """A loop over a uint counter (an OpPhi of ``first`` and ``counter <step[0]> step[1]``):

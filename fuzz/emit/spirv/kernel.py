@@ -39,14 +39,6 @@ class _Kernel:
         self.ulong = m.type(Type("ulong"))
         self.uchar_ptr = m.pointer("CrossWorkgroup", m.type(Type("uchar")))
 
-    def address(self, base: int, offset: int, t: Type, gid: int) -> int:
-        """``(global T*)(base + offset) + gid`` as a pointer to T."""
-        m = self.m
-        index = m.op("OpIMul", self.ulong, gid, m.constant("ulong", t.size))
-        index = m.op("OpIAdd", self.ulong, index, m.constant("ulong", offset))
-        byte = m.op("OpInBoundsPtrAccessChain", self.uchar_ptr, base, index)
-        return m.op("OpBitcast", m.pointer("CrossWorkgroup", m.type(t)), byte)
-
     def expression(self, e: Expr, pointers: dict[str, int]) -> int:
         m = self.m
         if isinstance(e, Load):
@@ -54,15 +46,6 @@ class _Kernel:
         if isinstance(e, Literal):
             return m.literal(e)
         return EMITTERS[e.op](m, e, [self.expression(a, pointers) for a in e.args])
-
-
-def _builtin(m: Module, name: str) -> int:
-    """An Input variable of the work-item built-in ``name`` (a ulong3), declared constant."""
-    var = m.id()
-    m.inst("global", "OpVariable", m.pointer("Input", m.type(Type("ulong", 3))), var, m.g.enum("StorageClass", "Input"))
-    m.decorate(var, "BuiltIn", m.g.enum("BuiltIn", name))
-    m.decorate(var, "Constant")
-    return var
 
 
 def _if(m: Module, cond: int, then) -> None:
@@ -84,7 +67,7 @@ def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, e
     t = m.type(b.type)
     aligned = (m.g.enum("MemoryAccess", "Aligned"), b.type.size)
     if b.role == "global":
-        first = k.address(bases["out"], k.layout.outputs[b.name].offset, b.type,
+        first = m.address(bases["out"], k.layout.outputs[b.name].offset, b.type,
                           m.op("OpIMul", k.ulong, m.ids["grp"], m.constant("ulong", b.count)) if b.per_group
                           else m.constant("ulong", 0))
         m.shared[b.name] = (first, "CrossWorkgroup")
@@ -101,7 +84,7 @@ def _shared(m: Module, k: "_Kernel", b, bases: dict[str, int], prologue: list, e
 
     def lane(base: str, region) -> int:
         index = m.op("OpIAdd", k.ulong, m.op("OpIMul", k.ulong, grp, m.constant("ulong", b.count)), lid)
-        return k.address(bases[base], region.offset, b.type, index)
+        return m.address(bases[base], region.offset, b.type, index)
 
     def init() -> None:
         if b.kind == "flag":
@@ -155,9 +138,9 @@ def words(program: Program) -> list[int]:
            m.g.enum("MemoryModel", "OpenCL"))
     k = _Kernel(m, program)
     v3ulong = m.type(Type("ulong", 3))
-    builtins = {"gid": _builtin(m, "GlobalInvocationId")}
+    builtins = {"gid": m.builtin("GlobalInvocationId", Type("ulong", 3))}
     if program.local_size or program.shape:
-        builtins.update(lid=_builtin(m, "LocalInvocationId"), grp=_builtin(m, "WorkgroupId"))
+        builtins.update(lid=m.builtin("LocalInvocationId", Type("ulong", 3)), grp=m.builtin("WorkgroupId", Type("ulong", 3)))
     shapes = Shapes(m, program) if program.shape else None  # its helper functions first, as in OpenCL C
     void = m.void()
     fn = m.id()
@@ -188,7 +171,7 @@ def words(program: Program) -> list[int]:
             _shared(m, k, b, bases, prologue, epilogue)
             continue
         region = (k.layout.inputs if b.role == "in" else k.layout.outputs)[b.name]
-        m.pointers[b.name] = k.address(bases[b.role], region.offset, b.type, gid)
+        m.pointers[b.name] = m.address(bases[b.role], region.offset, b.type, gid)
     for step in prologue:
         step()
     if prologue:

@@ -207,6 +207,24 @@ class Module:
             self.constants[key] = cid
         return self.constants[key]
 
+    def builtin(self, name: str, t: Type) -> int:
+        """An Input variable of the work-item built-in ``name`` of type ``t`` (a ulong3, or WorkDim's
+        uint: OpenCL SPIR-V environment §2.9), declared constant."""
+        var = self.id()
+        input_ = self.g.enum("StorageClass", "Input")
+        self.inst("global", "OpVariable", self.pointer("Input", self.type(t)), var, input_)
+        self.decorate(var, "BuiltIn", self.g.enum("BuiltIn", name))
+        self.decorate(var, "Constant")
+        return var
+
+    def address(self, base: int, offset: int, t: Type, index: int) -> int:
+        """``(global T*)(base + offset) + index`` (``index`` a ulong) as a pointer to T."""
+        ulong = self.type(Type("ulong"))
+        at = self.op("OpIAdd", ulong, self.op("OpIMul", ulong, index, self.constant("ulong", t.size)),
+                     self.constant("ulong", offset))
+        byte = self.op("OpInBoundsPtrAccessChain", self.pointer("CrossWorkgroup", self.type(Type("uchar"))), base, at)
+        return self.op("OpBitcast", self.pointer("CrossWorkgroup", self.type(t)), byte)
+
     def undef(self, tid: int) -> int:
         return self._typed_value("OpUndef", tid)
 
