@@ -32,3 +32,29 @@ def test_rusticls_crash_reduces_to_a_few_lines():
     assert len(r.reduced.arrays) + len(r.reduced.variables) <= 3
     with Worker(target_named("pocl"), timeout_s=60) as worker:
         assert worker.run(flow_job(r.reduced)).status == "ok"
+
+
+def test_rusticls_zero_product_reduces_to_one_statement():
+    """rusticl 22.3 (and 25.0; 26.1 is right) folds ``0.0f * x`` to +0: for x = -0.5 the product is
+    -0 (OpenCL C 3.0.19 §7.4 Table 65: correctly rounded, IEEE 754 signs). The drawn flow program
+    of seed 133 gets 24 lanes wrong so; reduced keeping a signed-zero lane, it is one statement on
+    one work-item, a product with the constant zero."""
+    from lang.flow import Bin, Const, statements
+
+    from campaign.flow import judge_flow
+    from fuzz.drivers.capabilities import ftz_of
+    from triage.reduce.flow import mismatch_kind
+
+    rusticl = target_named("rusticl")
+    if not rusticl.fingerprint.get("driver_version", "").startswith("22."):
+        pytest.skip("checked on rusticl 22.x")
+    original = generate(random.Random(133))
+    keeps = "float" not in ftz_of(rusticl)
+    with Worker(rusticl, timeout_s=60) as worker:
+        result = worker.run(flow_job(original))
+        wrong = judge_flow(original, result.outputs["out"], keeps)[1]
+        assert wrong and mismatch_kind(original, wrong[0]) == "signed-zero"
+        r = reduce_flow(original, fails_on(rusticl, worker, "wrong", "signed-zero"), budget_s=120)
+    [stmt] = list(statements(r.reduced.body))
+    assert r.reduced.work_items == 1 and isinstance(stmt.value, Bin) and stmt.value.op == "mul"
+    assert stmt.value.a == Const("float", 0)

@@ -28,7 +28,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
-from campaign.flow import flow_job, judge_flow
+import numpy as np
+
+from campaign.flow import Mismatch, flow_job, judge_flow
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of
 from lang.flow import (
@@ -91,18 +93,39 @@ def reduce_flow(p: FlowProgram, fails: Callable[[FlowProgram], bool], budget_s: 
     return FlowReduction(p, current, runs, time.monotonic() - start, False)
 
 
-def fails_on(target: Target, worker: Worker, like: str) -> Callable[[FlowProgram], bool]:
+def fails_on(target: Target, worker: Worker, like: str, kind: str | None = None) -> Callable[[FlowProgram], bool]:
     """Whether a program fails on ``target`` (run on ``worker``) as the original did: ``like`` is
-    ``wrong`` (it runs and a lane differs from the interpreter's, oracles.flow) or a worker status
-    (``crash``, ``build_error``, ``timeout``: the run ends so)."""
+    ``wrong`` (it runs and a lane differs from the interpreter's, oracles.flow; with ``kind``, a
+    lane of that :func:`mismatch_kind`, so the reduction keeps the bug it started from) or a
+    worker status (``crash``, ``build_error``, ``timeout``: the run ends so)."""
     keeps = "float" not in ftz_of(target)
 
     def fails(p: FlowProgram) -> bool:
         result = worker.run(flow_job(p, target.path, target.lineage, target.fingerprint))
         if like != "wrong":
             return result.status == like
-        return result.ok and bool(judge_flow(p, result.outputs["out"], keeps)[1])
+        if not result.ok:
+            return False
+        wrong = judge_flow(p, result.outputs["out"], keeps)[1]
+        return any(kind is None or mismatch_kind(p, m) == kind for m in wrong)
     return fails
+
+
+def mismatch_kind(p: FlowProgram, m: Mismatch) -> str:
+    """What a wrong lane got wrong, for the reduction to keep (OpenCL C 3.0.19 §7.4 Table 65: ``+ -
+    *`` and ``fma`` are correctly rounded, NaN for an invalid operation): of a float output
+    ``nan`` (a NaN expected, a number returned), ``number-for`` (the reverse), ``signed-zero``
+    (a zero of the other sign), ``zero`` (0 for a nonzero value) or ``value``; of an integer output
+    ``value``."""
+    s = scalar(next(o.type for o in p.outputs if o.name == m.output))
+    if not s.is_float:
+        return "value"
+    e, a = (np.array([x], s.bits_dtype).view(s.dtype)[0] for x in (m.expected, m.actual))
+    if np.isnan(e) != np.isnan(a):
+        return "nan" if np.isnan(e) else "number-for"
+    if e == 0 and a == 0:
+        return "signed-zero"
+    return "zero" if a == 0 else "value"
 
 
 def _valid(p: FlowProgram) -> bool:
