@@ -261,3 +261,28 @@ def test_an_interaction_is_tried_on_the_other_statements_of_its_program(monkeypa
     for b in corpus.buckets():
         assert b["signature"]["kind"] == INTERACTION and b["reduced"]["statements"] == 2
         assert b["reduced"]["work_items"] == 1
+
+
+def test_nested_operations_none_wrong_alone_are_named_together():
+    """rusticl 22.3 gets convert_ulong_rtz(convert_ushort_sat(NaN)) wrong (2147483648 for 0) while
+    convert_ushort_sat(NaN) alone is right (0): the reduced statement keeps both, its why names them
+    outermost first, and the bug list shows the pair as the bucket's operation, not the outer one."""
+    from lang.ir import Buffer, Fill, Load, Op, Program, Store
+    from lang.types import Type
+    from triage.buglist import bug_list
+    from triage.reduce import composite_of, why_not_minimal
+
+    f, us, ul = Type("float"), Type("ushort"), Type("ulong")
+    inner = Op("convert", (Load("in6", f),), us, (("rounding", ""), ("sat", True)))
+    outer = Op("convert", (inner,), ul, (("rounding", "rtz"), ("sat", False)))
+    p = Program((Buffer("in6", f, "in", Fill(0, (), 3, (0x7FC00000,))), Buffer("out8", ul, "out")),
+                (Store("out8", outer),), global_size=1, area="conversions")
+    why = why_not_minimal(p, [])
+    assert why == "2 operations together (convert_T_rtz of convert_T_sat): none shows it alone"
+    assert composite_of(why) == "convert_T_rtz of convert_T_sat" and composite_of("2 statements: none shows it alone") is None
+    sig = {"kind": "wrong-result", "driver": "rusticl", "operation": "convert_T", "src_type": "float",
+           "dst_type": "unsigned integer", "rule": "convert.sat.nan", "deviation": "wrong-value"}
+    bucket = {"id": "b1", "signature": sig, "status": "new", "rows": 1, "paths": ["opencl-c"],
+              "reduced": {"statements": 1, "work_items": 1, "why": why, "undefined": []}}
+    [entry] = bug_list([bucket])
+    assert entry["operation"] == "convert_T_rtz of convert_T_sat"

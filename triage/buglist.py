@@ -22,6 +22,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
 from oracles import FAILURE, FAILURE_SPIRV, SEVERITIES, SLOW, Rule, by_id, failure_rule, severity_of
 from triage import slow
+from triage.reduce import composite_of
 
 
 def bucket_severity(bucket: dict) -> str:
@@ -127,7 +128,9 @@ def _without_driver(sig: dict) -> str:
 
 def bug_list(buckets: Iterable[dict]) -> list[dict]:
     """The buckets as bugs: each with ``driver``, ``operation`` (the failure's first error line
-    for a build error, crash or timeout), its element ``types``, ``kind``, ``deviation``, ``rule``
+    for a build error, crash or timeout; for a statement reduced to nested operations none of which
+    is wrong alone, all of them, outermost first: ``convert_T of convert_T_sat``,
+    triage.reduce.composite_of), its element ``types``, ``kind``, ``deviation``, ``rule``
     and its ``section`` (:func:`section_of`),
     ``severity``, the ``targets`` its rows were seen on (``{"target", "path", "route"}``) and their
     distinct ``routes`` (:func:`route_seen`), ``build_options`` (corpus.run_facts) and
@@ -148,7 +151,8 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
                 else " / ".join(b.get("rules") or []) if sig["kind"] == INTERACTION
                 else sig.get("rule", failure_rule_of(b).id if "failure" in sig else ""))
         targets = _targets(sig["driver"], b)
-        out.append({**b, "driver": sig["driver"], "operation": sig.get("operation") or sig.get("failure", ""),
+        nested = composite_of((b.get("reduced") or {}).get("why", ""))  # none alone: name them all
+        out.append({**b, "driver": sig["driver"], "operation": nested or sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
                     "section": "; ".join(dict.fromkeys(section_of(r) for r in rule.split(" / "))),
                     "severity": bucket_severity(b),

@@ -6,9 +6,9 @@ undefined or implementation-defined (the ``defined`` pass).
 """
 
 from triage.reduce.base import Candidate, simplest
-from triage.reduce.engine import STOPPED, Goal, Reducer, Reduction, reduce_program, why_not_minimal
+from triage.reduce.engine import STOPPED, Goal, Reducer, Reduction, composite_of, reduce_program, why_not_minimal
 from triage.reduce.passes import PASSES
 from triage.reduce.passes.defined import sentence
 
-__all__ = ["PASSES", "STOPPED", "Candidate", "Goal", "Reducer", "Reduction", "reduce_program", "sentence", "simplest",
-           "why_not_minimal"]
+__all__ = ["PASSES", "STOPPED", "Candidate", "Goal", "Reducer", "Reduction", "composite_of", "reduce_program", "sentence",
+           "simplest", "why_not_minimal"]

@@ -34,14 +34,17 @@ before it reaches a driver.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus.buckets import CULPRIT_FIELDS, RESULT_KINDS, signature
+from corpus.buckets import CULPRIT_FIELDS, RESULT_KINDS, operation_family, signature
 from fuzz.drivers import Target, Worker
 from lang.derive import restrict, twin
 from lang.ir import Op, Program, walk
+from lang.nodes import Expr
+from lang.ops import spelling
 from triage.confirm import RERUNS
 from triage.observe import observe
 from triage.reduce.base import Candidate
@@ -287,6 +290,23 @@ class Reducer:
                          why_not_minimal=why, blame=blame, undefined=undefined)
 
 
+COMPOSITE = re.compile(r"\d+ operations together \((.+?)\): none shows it alone")
+"""How :func:`why_not_minimal` says a statement reduced to nested operations none of which is wrong
+alone (the culprit pass found none: the compiler folded or fused them); group 1 names them."""
+
+
+def composite(value: Expr) -> str:
+    """The operations of an expression as a reader names them, outermost first: ``convert_T of
+    convert_T_sat`` (corpus.buckets.operation_family)."""
+    return " of ".join(operation_family(spelling(n.op, n.type, dict(n.attrs))) for n in walk(value) if isinstance(n, Op))
+
+
+def composite_of(why: str) -> str | None:
+    """The nested operations a reduction's ``why`` names together (:data:`COMPOSITE`), or None."""
+    found = COMPOSITE.search(why or "")
+    return found.group(1) if found else None
+
+
 def why_not_minimal(program: Program, rows: list[dict], stopped: str = "") -> str:
     """Why a reduced program is not one operation on one work-item ("" when it is): what the
     disagreement needs (an atomic history's contending work-items, an image read's texels: the pass
@@ -302,7 +322,7 @@ def why_not_minimal(program: Program, rows: list[dict], stopped: str = "") -> st
         if program.global_size > 1:
             parts.append(f"{program.global_size} work-items: no single one shows it")
         if len(program.body) == 1 and ops > 1:
-            parts.append(f"{ops} operations together: none shows it alone")
+            parts.append(f"{ops} operations together ({composite(program.body[0].value)}): none shows it alone")
     parts = [p for p in parts if p]
     if parts and stopped:
         parts.append(stopped)
