@@ -9,8 +9,9 @@ wall time: campaign.progress.TargetStats). The fast target's busy fraction in th
 is what independent queues are for: in lockstep it waited for the slow one. ``--after S``: also each
 target's judged lanes per second of wall time from S seconds into the joint campaign to its end
 (after the area's corner sweep: campaign.widening's extensions are for the programs drawn after it),
-and its wait for the harness as a share of the wall time; ``--joint``: the joint campaigns only.
-Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint]
+and its wait for the harness as a share of the wall time; ``--joint``: the joint campaigns only;
+``--no-sweep``: no corner sweep first (Policy.corner_sweep: what the targets run once it is done).
+Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint] [--no-sweep]
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from campaign.campaign import run_campaign
 from campaign.progress import Progress, TargetStats
 from corpus.store import Corpus
 from fuzz.drivers import discover, select
+from lang.policy import Policy
 
 
-def campaign(targets, area: str, minutes: float, seed: int, folder: Path,
-             after: float = 0.0) -> tuple[dict[str, TargetStats], dict[str, float]]:
+def campaign(targets, area: str, minutes: float, seed: int, folder: Path, after: float = 0.0,
+             policy: Policy = Policy()) -> tuple[dict[str, TargetStats], dict[str, float]]:
     """The campaign's targets' stats, and each one's judged lanes per second from ``after`` seconds on."""
     corpus = Corpus(folder / f"{'+'.join(t.name.replace('/', '_') for t in targets)}-{area}.db")
     marks: dict[str, int] = {}
@@ -38,7 +40,7 @@ def campaign(targets, area: str, minutes: float, seed: int, folder: Path,
             marks.update({t: s.judged for t, s in progress.targets.items()})
     try:
         stats = run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace",
-                             on_progress=seen).targets
+                             policy=policy, on_progress=seen).targets
     finally:
         corpus.close()
     rate = {t: (s.judged - marks.get(t, 0)) / max(s.wall_s - after, 1e-9) for t, s in stats.items()}
@@ -56,7 +58,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--after", type=float, default=0.0, help="lanes per second from this many seconds on")
     ap.add_argument("--joint", action="store_true", help="the joint campaigns only")
+    ap.add_argument("--no-sweep", dest="sweep", action="store_false", help="no corner sweep first")
     args = ap.parse_args()
+    policy = Policy(corner_sweep=args.sweep)
     found = discover()
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pace-"))
     print("| pair, area | target | solo programs | joint programs | joint/solo | solo lanes/s | joint lanes/s "
@@ -65,9 +69,9 @@ def main() -> None:
     for spec in filter(None, args.pairs.split(";")):
         names, area = spec.split(":")
         pair = [t for t in select(found, names.split(",")) if t.name in names.split(",")]  # the paths named
-        solo = {} if args.joint else {t.name: campaign([t], area, args.minutes, args.seed, folder)[0][t.name]
+        solo = {} if args.joint else {t.name: campaign([t], area, args.minutes, args.seed, folder, 0.0, policy)[0][t.name]
                                       for t in pair}
-        joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after)
+        joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after, policy)
         for t in pair:
             s, j = solo.get(t.name, TargetStats()), joint[t.name]
             print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {j.programs / max(s.programs, 1):.2f} "
