@@ -74,7 +74,7 @@ def main() -> None:
         joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after, policy)
         for t in pair:
             s, j = solo.get(t.name, TargetStats()), joint[t.name]
-            print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {j.programs / max(s.programs, 1):.2f} "
+            print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {f'{j.programs / s.programs:.2f}' if s.programs else '-'} "
                   f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
                   f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} |", flush=True)
 

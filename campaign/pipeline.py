@@ -50,7 +50,7 @@ from campaign.inflight import Guarded, LaneClosed, Ticket, start_worker
 from campaign.timeouts import Timeouts
 from campaign.widening import Widths, extensible, extension, pieces, windows
 from corpus.store import Corpus
-from fuzz.drivers import Job, Result, Target, Worker, WorkerStartError
+from fuzz.drivers import Result, Target, Worker, WorkerStartError
 from lang.ir import Program
 
 T = TypeVar("T")
@@ -58,7 +58,7 @@ T = TypeVar("T")
 
 END, CALL, EXTEND, PART, LOW = 0, 1, 2, 3, 4
 """The runner's order: the end of the lane, then calls beside the campaign, then extensions of parts
-that ran (campaign.widening: the part's build is in the worker's cache), then the campaign's parts,
+that ran (campaign.widening), then the campaign's parts,
 then statements of classes that timed out on the target (campaign.learned)."""
 
 PROGRAM, RESULT, JUDGED = 0, 1, 2

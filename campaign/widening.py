@@ -4,9 +4,10 @@ A GPU builds a generated program in a third of a second and runs its 16,384 work
 millisecond or two (docs/gpu.md), so its time is its compiler's, whatever the statements are.
 After a whole part (campaign.batching) of an independent program with drawn inputs
 (:func:`extensible`) ran on a target that is not a CPU device, the target runs the part's
-*extension*: the same kernel over the work-items that follow the part's (lang.derive.window:
-the inputs go on from where the part's stop), which the worker's build cache runs without a build.
-The extension is judged in *windows* of :data:`WINDOW_LANES` lanes or more: each window is a program
+*extension*: the same statements over the work-items that follow the part's (lang.derive.window:
+the inputs go on from where the part's stop), in one launch. Its kernel differs from the part's only
+in the offsets of its buffers in the packed arguments (lang.layout), so it is built again; NVIDIA's
+compiler built extensions in 0 to 70% of their parts' build time (docs/gpu.md). The extension is judged in *windows* of :data:`WINDOW_LANES` lanes or more: each window is a program
 of its own (the part's statements over a range of its work-items: reproducible alone, a part of
 the program in the corpus) whose expectations and verdict one harness worker process computes from
 the window's program and its slice of the output (campaign.pool: no expectation crosses between
