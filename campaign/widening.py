@@ -25,7 +25,7 @@ campaign measured so far), the fewest of:
   and judging (``c`` per lane, measured on the windows; ``λ`` lanes per work-item) of the part and
   its extension fit :data:`POOL_USE` of the target's share ``J`` of the pool in the time the target
   spends on them, ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items);
-  until a window was measured, one window;
+  until a window was measured, ``G`` (a math window's expectations may take minutes of CPU);
 - memory: its input and output buffers hold at most :data:`MAX_BYTES` each (and a quarter of the
   device's largest allocation).
 
@@ -129,8 +129,8 @@ class Widths:
         caps = [self.max_bytes * g // max(lay.in_bytes, lay.out_bytes, 1)]
         if run > 0:
             caps.append(RUN_SHARE * build / run)
-        if cpu is None:  # the first extension: one window, to measure the harness on
-            caps.append(window_items(part))
+        if cpu is None:  # the first extension: the part's own work-items, to measure the harness on
+            caps.append(g)
         else:
             need, have = cpu * lanes, POOL_USE * self.jobs * run  # per work-item: CPU seconds needed, had
             if need > have:

@@ -62,12 +62,14 @@ def test_what_gets_extensions():
     assert not extensible(GPU, replace(_program(), local_size=64))
 
 
-def test_the_first_extension_is_paced_by_the_build_and_holds_one_window_at_most():
+def test_the_first_extension_is_the_parts_own_size_and_paced_by_the_build():
     w = Widths(jobs=4)
     assert w.items("conversions", _program()) == 0  # nothing measured
     w.built("conversions", build_s=0.4, run_s=0.001, items=G)
-    # pace: 1.0 * 0.4 s / (0.001 s / 1024) = 409,600 work-items; one window: 2^21 lanes of 1 a work-item
-    assert w.items("conversions", _program()) == 409_600
+    assert w.items("conversions", _program()) == G  # the harness not yet measured
+    slow = Widths(jobs=4)
+    slow.built("conversions", build_s=0.4, run_s=0.8, items=G)  # pace: 1.0 * 0.4 s / (0.8 s / 1024) = 512
+    assert slow.items("conversions", _program()) == 0  # under one part's work-items: none
     assert Widths(jobs=0).items("conversions", _program()) == 0  # no pool: no extension
 
 
@@ -83,6 +85,7 @@ def test_the_pool_caps_an_extension_once_its_windows_are_measured():
     assert w.items("conversions", _program()) == int((3.2 * (0.6 + 0.000125) - 0.00125) / 8.30078125e-7) // G * G
     small = Widths(jobs=4, max_alloc=4 << 20)  # a quarter of 4 MiB: 1 MiB * 1024 / 4096
     small.built("conversions", build_s=0.4, run_s=0.001, items=G)
+    small.judged("conversions", cpu_s=1e-6, lanes=1_000)  # a pool that keeps pace: the memory decides
     assert small.items("conversions", _program()) == 262_144
 
 
