@@ -373,11 +373,10 @@ class Lane:
         if self.widths is None or not extensible(self.target, part.program):
             return
         self.widths.built(part.program.area, result.build_s, result.run_s, part.program.global_size)
-        items = self.widths.items(part.program.area, part.program)
-        if items:
-            ext = extension(part.program, items)
-            record.store_parts(self.corpus, part.program, [ext], self.campaign)
-            ticket.left += 1
+        launches = extension(part.program, self.widths.items(part.program.area, part.program))
+        record.store_parts(self.corpus, part.program, launches, self.campaign)
+        ticket.left += len(launches)
+        for ext in launches:
             self._dispatch(Part(ext, Expectations(ext), extends=True), ticket)
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:

@@ -5,9 +5,11 @@ millisecond or two (docs/gpu.md), so its time is its compiler's, whatever the st
 After a whole part (campaign.batching) of an independent program with drawn inputs
 (:func:`extensible`) ran on a target that is not a CPU device, the target runs the part's
 *extension*: the same statements over the work-items that follow the part's (lang.derive.window:
-the inputs go on from where the part's stop), in one launch. Its kernel differs from the part's only
-in the offsets of its buffers in the packed arguments (lang.layout), so it is built again; NVIDIA's
-compiler built extensions in 0 to 70% of their parts' build time (docs/gpu.md). The extension is judged in *windows* of :data:`WINDOW_LANES` lanes or more: each window is a program
+the inputs go on from where the part's stop). Up to :data:`MAX_LAUNCHES` times the part's
+work-items, it runs as launches of the part's own size, whose kernel is the part's (the worker's
+build cache serves them); a longer one (a part of few work-items: images) runs as one launch, whose
+kernel differs from the part's in its buffers' offsets in the packed arguments (lang.layout) and is
+built again (docs/gpu.md: NVIDIA's extension builds measured). The extension is judged in *windows* of :data:`WINDOW_LANES` lanes or more: each window is a program
 of its own (the part's statements over a range of its work-items: reproducible alone, a part of
 the program in the corpus) whose expectations and verdict one harness worker process computes from
 the window's program and its slice of the output (campaign.pool: no expectation crosses between
@@ -53,6 +55,9 @@ MAX_BYTES = 32 << 20
 
 WINDOW_LANES = 1 << 21
 """Output lanes a window holds at least, where the part has fewer (one window at least)."""
+
+MAX_LAUNCHES = 8
+"""An extension of up to this many times its part's work-items runs as launches of the part's own size."""
 
 WEIGHT = 0.5
 """Each new measurement's weight in the running averages (the older ones share the rest)."""
@@ -150,9 +155,15 @@ def window_items(program: Program) -> int:
     return -(-WINDOW_LANES // max(1, lanes_per_item(program)))
 
 
-def extension(part: Program, items: int) -> Program:
-    """The extension of ``part``: its statements over ``items`` work-items after its own."""
-    return window(part, part.global_size, items)
+def extension(part: Program, items: int) -> list[Program]:
+    """The launches of ``part``'s extension over ``items`` work-items after its own (a multiple of
+    its own): as many launches of its own size (its kernel: the worker's build of it serves them)
+    where that is at most :data:`MAX_LAUNCHES`, else one launch of all of them (a kernel of other
+    buffer offsets: one more build)."""
+    g = part.global_size
+    if items // g <= MAX_LAUNCHES:
+        return [window(part, g * (i + 1), g) for i in range(items // g)]
+    return [window(part, g, items)]
 
 
 def windows(ext: Program) -> list[tuple[int, Program]]:

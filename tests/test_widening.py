@@ -19,9 +19,11 @@ from campaign.timeouts import Timeouts
 from campaign.widening import Widths, extensible, extension, pieces, window_result, windows
 from fuzz.drivers import Result, Target
 from fuzz.emit.opencl_c import emit
+from fuzz.strategies import AREAS, Caps, Draws
 from lang.derive import window
 from lang.ir import Buffer, Fill, Load, Op, Program, Store
-from lang.layout import input_values, layout
+from lang.layout import input_bytes, input_values, layout
+from lang.policy import Policy
 from lang.types import Type
 
 GPU = Target("gpu", {"device_type": "GPU"}, "fp-gpu", "", 0, 0)
@@ -92,7 +94,7 @@ def test_the_pool_caps_an_extension_once_its_windows_are_measured():
 def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
     p = _program()
-    ext = extension(p, 250 * G)
+    [ext] = extension(p, 250 * G)  # over MAX_LAUNCHES of its part's size: one launch
     cut = windows(ext)
     assert [(s, w.global_size) for s, w in cut] == [(0, 100_000), (100_000, 100_000), (200_000, 56_000)]
     assert cut[1][1] == window(p, G + 100_000, 100_000)
@@ -101,6 +103,16 @@ def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     assert got == out[layout(ext).outputs["out0"].offset + 400_000:][:400_000]
     own = window_result(cut[1][1], Result("ok", {"out0": got}, build_s=0.0, run_s=1.0), 0.25)
     assert own.run_s == 0.25 and own.outputs["out"][:400_000] == got
+
+
+def test_a_short_extension_is_launches_of_its_parts_own_kernel():
+    p = Draws(AREAS["conversions"](Caps(fp64=True), Policy()), 7)[3]  # several buffers: offsets in the source
+    launches = extension(p, 3 * p.global_size)
+    assert launches == [window(p, p.global_size * i, p.global_size) for i in (1, 2, 3)]
+    assert {emit(e) for e in launches} == {emit(p)}  # the worker's build of the part serves them
+    [wide] = extension(p, (widening.MAX_LAUNCHES + 1) * p.global_size)
+    assert wide.global_size == 9 * p.global_size and emit(wide) != emit(p)  # a build of its own
+    assert extension(p, 0) == []
 
 
 def _outputs(program: Program, wrong: int | None = None) -> bytes:
@@ -114,14 +126,15 @@ def _outputs(program: Program, wrong: int | None = None) -> bytes:
 
 
 class _Gpu:
-    """Builds in 0.4 s and runs a part in 1 ms, an extension in 50 ms; its results are the
-    oracle's, but for one lane of the extension. Records each job's work-items."""
+    """Builds a kernel in 0.4 s (once: the worker's build cache), runs the part in ``part_s``, an
+    extension's launch in 50 ms; its results are the oracle's, but for lane ``wrong`` of the
+    work-items after the part's. Records each job's work-items."""
 
     timeout_s = 60.0
     pid = None
 
-    def __init__(self, program: Program, wrong: int) -> None:
-        self.program, self.wrong, self.runs = program, wrong, []
+    def __init__(self, program: Program, wrong: int, part_s: float = 0.001) -> None:
+        self.program, self.wrong, self.part_s, self.runs, self.built = program, wrong, part_s, [], set()
 
     def start(self) -> None:
         pass
@@ -132,18 +145,23 @@ class _Gpu:
     def run(self, job, timeout_s):
         n = job.global_size[0]
         self.runs.append(n)
-        if n == self.program.global_size:
-            return Result("ok", {"out": _outputs(self.program)}, build_s=0.4, run_s=0.001)
-        return Result("ok", {"out": _outputs(extension(self.program, n), self.wrong)}, build_s=0.0, run_s=0.05)
+        build_s = 0.0 if job.program in self.built else 0.4
+        self.built.add(job.program)
+        if job.args[0].data == input_bytes(self.program):
+            return Result("ok", {"out": _outputs(self.program)}, build_s=build_s, run_s=self.part_s)
+        launched = _launched(self.program, n, job.args[0].data)
+        first = launched.inputs[0].fill.skip  # its first work-item (one lane a work-item)
+        wrong = self.wrong - first if 0 <= self.wrong - first < n else None
+        return Result("ok", {"out": _outputs(launched, wrong)}, build_s=build_s, run_s=0.05)
 
 
-def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch):
-    monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
-    p = _program()
-    gpu = _Gpu(p, wrong=250_123)
+def _launched(p: Program, n: int, data: bytes) -> Program:
+    """Which launch of ``p``'s extensions of ``n`` work-items has these input bytes."""
+    return next(w for start in range(G, 500 * G, G) if input_bytes(w := window(p, start, n)) == data)
+
+
+def _run_lane(p: Program, gpu: _Gpu, widths: Widths) -> tuple[list, TargetStats]:
     stats = TargetStats()
-    widths = Widths(jobs=4)
-    widths.judged("conversions", cpu_s=1e-6, lanes=1_000)  # as if measured: the pool keeps pace
     lane = Lane(GPU, gpu, None, "c", stats, Timeouts(60.0), harness=Harness(0, [GPU]), widths=widths)
     try:
         done = threading.Event()
@@ -152,10 +170,33 @@ def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch):
         assert done.wait(30)
     finally:
         lane.close()
+    return got, stats
+
+
+def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
+    p = _program()
+    gpu = _Gpu(p, wrong=G + 250_123)
+    widths = Widths(jobs=4)
+    widths.judged("conversions", cpu_s=1e-6, lanes=1_000)  # as if measured: the pool keeps pace
+    got, stats = _run_lane(p, gpu, widths)
     assert gpu.runs == [G, 409_600]  # the part, then its extension (pace: 0.4 s of runs after a 0.4-s build)
     assert len(got) == 1 + 5  # the part and five windows of 100,000 work-items (the last of 9,600)
     assert stats.judged == G + 409_600 and stats.mismatches == 1
     [row] = [r for o in got for r in o.verdict.rows]
     assert row["lane"] == 50_123  # in the third window, from work-item 200,000 of the extension
-    assert stats.build_s == pytest.approx(0.4) and stats.run_s == pytest.approx(0.051)
+    assert stats.build_s == pytest.approx(0.4) and stats.run_s == pytest.approx(0.051)  # (one buffer each way:
+    # the wide launch's offsets are the part's, so is its kernel)
     assert stats.statuses == {"ok": 1}  # the part; the windows are runs, not parts
+
+
+def test_a_short_extension_runs_on_the_parts_build():
+    p = _program()
+    gpu = _Gpu(p, wrong=G + 2 * G + 5, part_s=0.4 / 3.5)  # pace: 0.4 s / (0.4 / 3.5 / 1024 s) = 3.5 parts
+    widths = Widths(jobs=4)
+    widths.judged("conversions", cpu_s=1e-6, lanes=1_000)
+    got, stats = _run_lane(p, gpu, widths)
+    assert gpu.runs == [G, G, G, G]  # the part, then three launches of its own kernel
+    assert stats.build_s == pytest.approx(0.4)  # one build
+    [row] = [r for o in got for r in o.verdict.rows]
+    assert row["lane"] == 5 and stats.mismatches == 1  # the third launch's sixth work-item
