@@ -61,8 +61,8 @@ END, CALL, EXTEND, PART, LOW = 0, 1, 2, 3, 4
 that ran (campaign.widening), then the campaign's parts,
 then statements of classes that timed out on the target (campaign.learned)."""
 
-PROGRAM, RESULT, JUDGED = 0, 1, 2
-"""The host's events: a program submitted, a run's result, a run judged."""
+PROGRAM, RESULT, JUDGED, INPUTS = 0, 1, 2, 3
+"""The host's events: a program submitted, a run's result, a run judged, an extension's inputs drawn."""
 
 
 class Lane:
@@ -282,6 +282,9 @@ class Lane:
             self._program(*rest)
         elif kind == RESULT:
             self._result(*rest)
+        elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
+            ext, inputs, ticket = rest
+            self._dispatch(Part(ext, Expectations.unpacked(ext, inputs.result(), {}), extends=True), ticket)
         else:
             self._concluded(*rest)
 
@@ -376,8 +379,8 @@ class Lane:
         launches = extension(part.program, self.widths.items(part.program.area, part.program))
         record.store_parts(self.corpus, part.program, launches, self.campaign)
         ticket.left += len(launches)
-        for ext in launches:
-            self._dispatch(Part(ext, Expectations(ext), extends=True), ticket)
+        for ext in launches:  # its inputs drawn in the harness's pool, off this thread
+            self._later(self.harness.inputs(ext, self.target.name), lambda f, ext=ext: (INPUTS, ext, f, ticket))
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
         """An extension's run: each window judged where its expectations are computed (a failed run
