@@ -9,9 +9,10 @@ the inputs go on from where the part's stop). Up to :data:`MAX_LAUNCHES` times t
 work-items, it runs as launches of the part's own size, whose kernel is the part's (the worker's
 build cache serves them); a longer one (a part of few work-items: images) runs as one launch, whose
 kernel differs from the part's in its buffers' offsets in the packed arguments (lang.layout) and is
-built again (docs/gpu.md: NVIDIA's extension builds measured). The extension is judged in *windows* of :data:`WINDOW_LANES` lanes or more: each window is a program
-of its own (the part's statements over a range of its work-items: reproducible alone, a part of
-the program in the corpus) whose expectations and verdict one harness worker process computes from
+built again (docs/gpu.md: NVIDIA's extension builds measured). Its inputs are drawn in the harness's
+pool (campaign.pool.Harness.inputs). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
+more: each window is a program of its own (the part's statements over a range of its work-items:
+reproducible alone, a part of the program in the corpus) whose expectations and verdict one harness worker process computes from
 the window's program and its slice of the output (campaign.pool: no expectation crosses between
 processes), recorded as a run of its own with the extension's build and run time shared among the
 windows by work-items. A CPU device (the local drivers, PoCL beside a GPU) shares the harness's
