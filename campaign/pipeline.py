@@ -391,7 +391,8 @@ class Lane:
             self.widths.extended(ext.area, result.run_s, ext.global_size)
             cut = windows(ext)
             record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
-            todo = [(w, replace(result, outputs=pieces(ext, result.outputs["out"], start, w.global_size))) for start, w in cut]
+            todo = [(w, replace(result, outputs=pieces(ext, result.outputs["out"], start, w.global_size)))
+                    for start, w in cut]
         else:
             todo = [(ext, result)]
         ticket.left += len(todo) - 1
@@ -400,7 +401,8 @@ class Lane:
             share = program.global_size / ext.global_size
             piece = Part(program, part.expectations, extends=True)
             self._unjudged[id(piece)] = (wall_s * share, result.build_s * share, result.run_s * share, how)
-            self._later(self.harness.window(program, self.target, own, share), lambda f, p=piece: (JUDGED, p, ticket, f))
+            self._later(self.harness.window(program, self.target, own, share),
+                        lambda f, p=piece: (JUDGED, p, ticket, f))
 
     def _later(self, future: Future, event: Callable[[Future], tuple]) -> None:
         """Handle ``event(future)`` once ``future`` is done: now, on this thread, if it is (no pool);

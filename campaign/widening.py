@@ -12,8 +12,8 @@ kernel differs from the part's in its buffers' offsets in the packed arguments (
 built again (docs/gpu.md: NVIDIA's extension builds measured). Its inputs are drawn in the harness's
 pool (campaign.pool.Harness.inputs). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
 more: each window is a program of its own (the part's statements over a range of its work-items:
-reproducible alone, a part of the program in the corpus) whose expectations and verdict one harness worker process computes from
-the window's program and its slice of the output (campaign.pool: no expectation crosses between
+reproducible alone, a part of the program in the corpus) whose expectations and verdict one
+harness worker process computes from the window's program and its slice of the output (campaign.pool: no expectation crosses between
 processes), recorded as a run of its own with the extension's build and run time shared among the
 windows by work-items. A CPU device (the local drivers, PoCL beside a GPU) shares the harness's
 cores, and a program's own work-items stay those the campaign drew: it gets no extension.
@@ -171,7 +171,8 @@ def windows(ext: Program) -> list[tuple[int, Program]]:
     """``ext`` (an extension) cut into windows: (first work-item in ``ext``, the window's program),
     each over :func:`window_items` work-items, the last over the rest."""
     size = window_items(ext)
-    return [(start, window(ext, start, min(size, ext.global_size - start))) for start in range(0, ext.global_size, size)]
+    return [(start, window(ext, start, min(size, ext.global_size - start)))
+            for start in range(0, ext.global_size, size)]
 
 
 def pieces(ext: Program, out: bytes, start: int, items: int) -> dict[str, bytes]:

@@ -64,8 +64,8 @@ def window(program: Program, start: int, items: int) -> Program:
     and stay as they are. Only for :func:`independent` programs."""
     if not independent(program):
         raise ValueError(f"program {program.id}: its work-items share memory or a shape; no window of them runs alone")
-    buffers = tuple(replace(b, fill=replace(b.fill, skip=b.fill.skip + start * b.type.mem_lanes)) if b.role == "in" else b
-                    for b in program.buffers)
+    buffers = tuple(replace(b, fill=replace(b.fill, skip=b.fill.skip + start * b.type.mem_lanes))
+                    if b.role == "in" else b for b in program.buffers)
     return replace(program, buffers=buffers, global_size=items)
 
 
