@@ -13,9 +13,9 @@ built again (docs/gpu.md: NVIDIA's extension builds measured). Its inputs are dr
 pool (campaign.pool.Harness.inputs). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
 more: each window is a program of its own (the part's statements over a range of its work-items:
 reproducible alone, a part of the program in the corpus) whose expectations and verdict one
-harness worker process computes from the window's program and its slice of the output (campaign.pool: no expectation crosses between
-processes), recorded as a run of its own with the extension's build and run time shared among the
-windows by work-items. A CPU device (the local drivers, PoCL beside a GPU) shares the harness's
+harness worker process computes from the window's program and its slice of the output
+(campaign.pool: no expectation crosses between processes), recorded as a run of its own with the
+extension's build and run time shared among the windows by work-items. A CPU device (the local drivers, PoCL beside a GPU) shares the harness's
 cores, and a program's own work-items stay those the campaign drew: it gets no extension.
 
 How many work-items an extension has (:meth:`Widths.items`, per target and area, from what the
