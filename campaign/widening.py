@@ -15,8 +15,9 @@ more: each window is a program of its own (the part's statements over a range of
 reproducible alone, a part of the program in the corpus) whose expectations and verdict one
 harness worker process computes from the window's program and its slice of the output
 (campaign.pool: no expectation crosses between processes), recorded as a run of its own with the
-extension's build and run time shared among the windows by work-items. A CPU device (the local drivers, PoCL beside a GPU) shares the harness's
-cores, and a program's own work-items stay those the campaign drew: it gets no extension.
+extension's build and run time shared among the windows by work-items. A CPU device (the local
+drivers, PoCL beside a GPU) shares the harness's cores, and a program's own work-items stay those
+the campaign drew: it gets no extension.
 
 How many work-items an extension has (:meth:`Widths.items`, per target and area, from what the
 campaign measured so far), the fewest of:
