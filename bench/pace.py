@@ -6,8 +6,12 @@ on both (campaign.campaign.run_campaign, the same seed, no triage, fresh corpora
 target: programs run and judged lanes, joint against solo (the ratio: 1.0 means the other target
 cost it nothing), and its busy fraction (its builds, runs, harness, timeouts and isolation over the
 wall time: campaign.progress.TargetStats). The fast target's busy fraction in the joint campaign
-is what independent queues are for: in lockstep it waited for the slow one.
-Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11]
+is what independent queues are for: in lockstep it waited for the slow one. ``--after S``: also each
+target's judged lanes per second of wall time from S seconds into the joint campaign to its end
+(after the area's corner sweep: campaign.widening's extensions are for the programs drawn after it),
+and its wait for the harness as a share of the wall time; ``--joint``: the joint campaigns only;
+``--no-sweep``: no corner sweep first (Policy.corner_sweep: what the targets run once it is done).
+Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint] [--no-sweep]
 """
 
 from __future__ import annotations
@@ -19,17 +23,28 @@ from pathlib import Path
 import _common  # noqa: F401  (puts the repository on sys.path)
 
 from campaign.campaign import run_campaign
-from campaign.progress import TargetStats
+from campaign.progress import Progress, TargetStats
 from corpus.store import Corpus
 from fuzz.drivers import discover, select
+from lang.policy import Policy
 
 
-def campaign(targets, area: str, minutes: float, seed: int, folder: Path) -> dict[str, TargetStats]:
+def campaign(targets, area: str, minutes: float, seed: int, folder: Path, after: float = 0.0,
+             policy: Policy = Policy()) -> tuple[dict[str, TargetStats], dict[str, float]]:
+    """The campaign's targets' stats, and each one's judged lanes per second from ``after`` seconds on."""
     corpus = Corpus(folder / f"{'+'.join(t.name.replace('/', '_') for t in targets)}-{area}.db")
+    marks: dict[str, int] = {}
+
+    def seen(progress: Progress) -> None:
+        if progress.elapsed < after:
+            marks.update({t: s.judged for t, s in progress.targets.items()})
     try:
-        return run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace").targets
+        stats = run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace",
+                             policy=policy, on_progress=seen).targets
     finally:
         corpus.close()
+    rate = {t: (s.judged - marks.get(t, 0)) / max(s.wall_s - after, 1e-9) for t, s in stats.items()}
+    return stats, rate
 
 
 def busy(s: TargetStats) -> float:
@@ -41,21 +56,27 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=1.0)
     ap.add_argument("--pairs", default="pocl,rusticl:math;pocl,oclgrind:expressions")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--after", type=float, default=0.0, help="lanes per second from this many seconds on")
+    ap.add_argument("--joint", action="store_true", help="the joint campaigns only")
+    ap.add_argument("--no-sweep", dest="sweep", action="store_false", help="no corner sweep first")
     args = ap.parse_args()
+    policy = Policy(corner_sweep=args.sweep)
     found = discover()
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pace-"))
     print("| pair, area | target | solo programs | joint programs | joint/solo | solo lanes/s | joint lanes/s "
-          "| solo busy | joint busy |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"| solo busy | joint busy | joint lanes/s after {args.after:g} s | joint harness |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for spec in filter(None, args.pairs.split(";")):
         names, area = spec.split(":")
         pair = [t for t in select(found, names.split(",")) if t.name in names.split(",")]  # the paths named
-        solo = {t.name: campaign([t], area, args.minutes, args.seed, folder)[t.name] for t in pair}
-        joint = campaign(pair, area, args.minutes, args.seed, folder)
+        solo = {} if args.joint else {t.name: campaign([t], area, args.minutes, args.seed, folder, 0.0, policy)[0][t.name]
+                                      for t in pair}
+        joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after, policy)
         for t in pair:
-            s, j = solo[t.name], joint[t.name]
-            print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {j.programs / max(s.programs, 1):.2f} "
-                  f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} |")
+            s, j = solo.get(t.name, TargetStats()), joint[t.name]
+            print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {f'{j.programs / s.programs:.2f}' if s.programs else '-'} "
+                  f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
+                  f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} |", flush=True)
 
 
 if __name__ == "__main__":

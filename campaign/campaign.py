@@ -44,6 +44,7 @@ from campaign.caps import capabilities
 from campaign.execute import Outcome
 from campaign.feed import Entry, Feed
 from campaign.pipeline import Lane, LaneClosed
+from campaign.widening import Widths
 from campaign.pool import Harness, default_jobs
 from campaign.progress import AreaView, CampaignResult, PoolStats, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
@@ -228,7 +229,8 @@ def run_campaign(
     errors: list[BaseException] = []
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
-                          depth, harness=harness, started=start)
+                          depth, harness=harness, started=start,
+                          widths=Widths(harness.jobs / len(targets), t.fingerprint.get("max_mem_alloc_size", 0)))
              for t in targets}  # each lane opens its device while the first program is drawn
     feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start, deadline, errors),
                                 name=f"{t.name}-feeder", daemon=True) for t in targets]

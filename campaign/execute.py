@@ -77,6 +77,7 @@ class Part:
     depth: int = 0
     timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
     low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
+    extends: bool = False  # an extension or one of its windows (campaign.widening)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)

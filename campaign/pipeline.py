@@ -46,85 +46,23 @@ from campaign.learned import FAILURES, Learned
 from campaign.pool import Harness
 from campaign.progress import Clock, TargetStats
 from campaign.record import Run
+from campaign.inflight import Guarded, LaneClosed, Ticket, start_worker
 from campaign.timeouts import Timeouts
+from campaign.widening import Widths, extensible, extension, pieces, windows
 from corpus.store import Corpus
-from fuzz.drivers import Job, Result, Target, Worker, WorkerStartError
+from fuzz.drivers import Result, Target, Worker, WorkerStartError
 from lang.ir import Program
 
 T = TypeVar("T")
 
 
-END, CALL, PART, LOW = 0, 1, 2, 3
-"""The runner's order: the end of the lane, then calls beside the campaign, then the campaign's parts,
+END, CALL, EXTEND, PART, LOW = 0, 1, 2, 3, 4
+"""The runner's order: the end of the lane, then calls beside the campaign, then extensions of parts
+that ran (campaign.widening), then the campaign's parts,
 then statements of classes that timed out on the target (campaign.learned)."""
 
-PROGRAM, RESULT, JUDGED = 0, 1, 2
-"""The host's events: a program submitted, a run's result, a run judged."""
-
-
-class LaneClosed(RuntimeError):
-    """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran or
-    while it ran: what the call did then is void (its worker may have been killed under it, a
-    worker starting then fails to start)."""
-
-
-class _Guarded:
-    """The lane's worker as work beside the campaign uses it (:meth:`Lane.beside`): its ``run``, and
-    ``restart`` (:meth:`Lane.renew`), each raising LaneClosed instead once the lane is closing (before,
-    or after a call the stop cut short: a killed run, a restart that failed)."""
-
-    def __init__(self, lane: Lane) -> None:
-        self._lane, self._closing, self._name = lane, lane._closing, lane.target.name
-        self.timeout_s = lane.worker.timeout_s
-
-    def run(self, job: Job, timeout_s: float | None = None) -> Result:
-        return self._guard(lambda: self._lane.worker.run(job, timeout_s))
-
-    def restart(self) -> None:
-        self._guard(self._lane.renew)
-
-    def _guard(self, step: Callable[[], T]) -> T:
-        if self._closing.is_set():
-            raise LaneClosed(self._name)
-        try:
-            out = step()
-        except Exception:
-            if self._closing.is_set():
-                raise LaneClosed(self._name) from None
-            raise
-        if self._closing.is_set():
-            raise LaneClosed(self._name)
-        return out
-
-
-def _start(worker: Worker, started: Future) -> None:
-    """Start ``worker`` and hand it over through ``started`` (its WorkerStartError, closed, instead)."""
-    try:
-        worker.start()
-    except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
-        worker.close()
-        started.set_exception(e)
-        return
-    started.set_result(worker)
-
-
-class _Ticket:
-    """A submitted program's parts still to be concluded on this lane, and the outcomes so far."""
-
-    def __init__(self, parts: int, done: Callable[[list[Outcome]], None]) -> None:
-        self.left, self.done = parts, done
-        self.outcomes: list[Outcome] = []
-        self.open: dict[int, Part] = {}  # parts dispatched and not yet concluded, by id()
-
-    def settle(self, outcome: Outcome, added: int) -> bool:
-        """One part concluded with ``outcome``, ``added`` halves queued in its place; True once
-        none is left (``done`` is then called with every outcome of the program)."""
-        self.outcomes.append(outcome)
-        self.left += added - 1
-        if self.left == 0:
-            self.done(self.outcomes)
-            return True
-        return False
+PROGRAM, RESULT, JUDGED, INPUTS = 0, 1, 2, 3
+"""The host's events: a program submitted, a run's result, a run judged, an extension's inputs drawn."""
 
 
 class Lane:
@@ -132,8 +70,9 @@ class Lane:
 
     def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str,
                  stats: TargetStats, timeouts: Timeouts | None = None, depth: int = 2,
-                 harness: Harness | None = None, started: float | None = None) -> None:
+                 harness: Harness | None = None, started: float | None = None, widths: Widths | None = None) -> None:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
+        self.widths = widths  # the sizes of its parts' extensions (campaign.widening; None: none)
         self.stats = stats
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
         self.clock = Clock(stats, started)  # the target's timeline between the worker's calls
@@ -148,8 +87,8 @@ class Lane:
         self._order = itertools.count()
         self._spare: Future | None = None  # a fresh worker starting for triage's next restart (renew)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
-        self._closing = threading.Event()
-        self._tickets: set[_Ticket] = set()  # programs in flight
+        self.closing = threading.Event()
+        self._tickets: set[Ticket] = set()  # programs in flight
         self.error: BaseException | None = None
         self._runner = threading.Thread(target=self._run_jobs, name=f"{target.name}-runner", daemon=True)
         self._host = threading.Thread(target=self._serve, name=f"{target.name}-host", daemon=True)
@@ -165,7 +104,7 @@ class Lane:
         recorded, with the outcome of each run. Blocks while ``depth`` programs are in flight."""
         while not self._slots.acquire(timeout=0.2):
             self._check()
-            if self._closing.is_set():
+            if self.closing.is_set():
                 raise LaneClosed(self.target.name)
         self._check()
         self.clock.work(+1)
@@ -179,14 +118,14 @@ class Lane:
         for a program in flight to finish (only the lane's feeder submits: the answer holds); the
         lane's stop ends the wait."""
         until = time.monotonic() + timeout_s
-        while not (ready := self._slots.acquire(timeout=min(0.2, timeout_s))) and not self._closing.is_set():
+        while not (ready := self._slots.acquire(timeout=min(0.2, timeout_s))) and not self.closing.is_set():
             timeout_s = until - time.monotonic()
             if timeout_s <= 0:
                 break
         if ready:
             self._slots.release()
         self._check()
-        if self._closing.is_set():
+        if self.closing.is_set():
             raise LaneClosed(self.target.name)
         return ready
 
@@ -195,7 +134,7 @@ class Lane:
         return what it returns (triage beside the campaign: campaign.campaign's side work); raises
         LaneClosed if the lane stops before ``fn`` returns, whatever ``fn`` returned or raised."""
         done: Future = Future()
-        if self._closing.is_set():
+        if self.closing.is_set():
             raise LaneClosed(self.target.name)
         self._put(CALL, (fn, done))
         while True:
@@ -212,7 +151,7 @@ class Lane:
         def timed(worker: Worker) -> T:
             t0 = time.perf_counter()
             try:
-                return fn(_Guarded(self))
+                return fn(Guarded(lambda: self.worker, self.renew, self.closing, self.target.name))
             finally:
                 self.clock.spent(time.perf_counter() - t0, 0.0, 0.0, "triage")
         return self.call(timed)
@@ -235,7 +174,7 @@ class Lane:
             old, self.worker = self.worker, fresh
             threading.Thread(target=old.close, daemon=True).start()
         self._spare = Future()
-        threading.Thread(target=_start, args=(Worker(self.target, timeout_s=self.worker.timeout_s), self._spare),
+        threading.Thread(target=start_worker, args=(Worker(self.target, timeout_s=self.worker.timeout_s), self._spare),
                          daemon=True).start()
 
     def unfinished(self) -> list[str]:
@@ -250,7 +189,7 @@ class Lane:
     def close(self) -> None:
         """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
         recorded: its program stays in the corpus without a run), the worker is closed."""
-        self._closing.set()
+        self.closing.set()
         while True:
             try:
                 item = self._jobs.get_nowait()[-1]
@@ -301,14 +240,14 @@ class Lane:
             try:
                 if isinstance(item[-1], Future):  # a call beside the campaign
                     fn, done = item
-                    if self._closing.is_set():
+                    if self.closing.is_set():
                         done.set_exception(LaneClosed(self.target.name))
                         continue
                     try:
                         value, error = fn(self.worker), None
                     except BaseException as e:  # noqa: BLE001 - the caller's to handle
                         value, error = None, e
-                    if self._closing.is_set():  # close() may have killed the worker under the call
+                    if self.closing.is_set():  # close() may have killed the worker under the call
                         error = LaneClosed(self.target.name)
                     if error is None:
                         done.set_result(value)
@@ -343,6 +282,9 @@ class Lane:
             self._program(*rest)
         elif kind == RESULT:
             self._result(*rest)
+        elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
+            ext, inputs, ticket = rest
+            self._dispatch(Part(ext, Expectations.unpacked(ext, inputs.result(), {}), extends=True), ticket)
         else:
             self._concluded(*rest)
 
@@ -365,17 +307,20 @@ class Lane:
             self.clock.work(-1)
             done(outcomes)
 
-        ticket = _Ticket(len(pieces), finished)
+        ticket = Ticket(len(pieces), finished)
         self._tickets.add(ticket)
         for piece in pieces:
             self._dispatch(piece, ticket)
         if not pieces:
             finished([])
 
-    def _result(self, part: Part, result: Result, ticket: _Ticket, wall_s: float, limit: float) -> None:
+    def _result(self, part: Part, result: Result, ticket: Ticket, wall_s: float, limit: float) -> None:
         """A run's result: its time accounted, then judged (by the harness: campaign.pool)."""
-        if self._closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
+        if self.closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
             self.clock.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
+            return
+        if part.extends:
+            self._windows(part, result, ticket, wall_s)
             return
         timed_out = result.status == "timeout"
         how = "timeouts" if timed_out else "isolating" if part.depth else "run"
@@ -383,6 +328,8 @@ class Lane:
         if result.status == "ok" and part.depth == 0:
             self.timeouts.observe(part.program.area, wall_s)
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
+            if not part.low:
+                self._extend(part, result, ticket)
         elif timed_out and part.depth == 0:
             self.batches.timed_out(part.program.area, len(part.program.body))
         single = len(part.program.body) == 1
@@ -407,20 +354,55 @@ class Lane:
         self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
         self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f))
 
-    def _concluded(self, part: Part, ticket: _Ticket, judged: Future) -> None:
+    def _concluded(self, part: Part, ticket: Ticket, judged: Future) -> None:
         """A judged run: recorded, its halves (if it must be isolated) dispatched."""
         ticket.open.pop(id(part), None)  # (until judged, a resumed run runs the part again)
-        outcome, cuts, run = judged.result()
+        outcome, cuts, run, *cpu = judged.result()  # a window's: the CPU seconds of its harness task too
         self.clock.spent(*self._unjudged.pop(id(part)))
+        if cpu:
+            self.widths.judged(part.program.area, cpu[0], outcome.verdict.checks)
         halves = [part.half(statements) for statements in cuts]
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)
-        self.stats.add(outcome, part.depth == 0)
-        if self._closing.is_set():
+        self.stats.add(outcome, part.depth == 0 and not part.extends)
+        if self.closing.is_set():
             return
         for half in halves:
             self._dispatch(half, ticket)
         ticket.settle(outcome, len(halves))
+
+    def _extend(self, part: Part, result: Result, ticket: Ticket) -> None:
+        """After a whole part ran, its extension (campaign.widening), ahead of the parts queued."""
+        if self.widths is None or not extensible(self.target, part.program):
+            return
+        self.widths.built(part.program.area, result.build_s, result.run_s, part.program.global_size)
+        launches = extension(part.program, self.widths.items(part.program.area, part.program))
+        record.store_parts(self.corpus, part.program, launches, self.campaign)
+        ticket.left += len(launches)
+        for ext in launches:  # its inputs drawn in the harness's pool, off this thread
+            self._later(self.harness.inputs(ext, self.target.name), lambda f, ext=ext: (INPUTS, ext, f, ticket))
+
+    def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
+        """An extension's run: each window judged where its expectations are computed (a failed run
+        as one, whole), its time shared among them by work-items (campaign.widening)."""
+        ext = part.program
+        ticket.open.pop(id(part), None)
+        if result.ok:
+            self.widths.extended(ext.area, result.run_s, ext.global_size)
+            cut = windows(ext)
+            record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
+            todo = [(w, replace(result, outputs=pieces(ext, result.outputs["out"], start, w.global_size)))
+                    for start, w in cut]
+        else:
+            todo = [(ext, result)]
+        ticket.left += len(todo) - 1
+        how = "timeouts" if result.status == "timeout" else "run"
+        for program, own in todo:
+            share = program.global_size / ext.global_size
+            piece = Part(program, part.expectations, extends=True)
+            self._unjudged[id(piece)] = (wall_s * share, result.build_s * share, result.run_s * share, how)
+            self._later(self.harness.window(program, self.target, own, share),
+                        lambda f, p=piece: (JUDGED, p, ticket, f))
 
     def _later(self, future: Future, event: Callable[[Future], tuple]) -> None:
         """Handle ``event(future)`` once ``future`` is done: now, on this thread, if it is (no pool);
@@ -438,13 +420,13 @@ class Lane:
 
         future.add_done_callback(arrived)
 
-    def _dispatch(self, part: Part, ticket: _Ticket) -> None:
+    def _dispatch(self, part: Part, ticket: Ticket) -> None:
         ticket.open[id(part)] = part
         job = prepare(part, self.target)
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((RESULT, part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
-        elif not self._closing.is_set():
-            self._put(LOW if part.low else PART, (part, job, ticket))
+        elif not self.closing.is_set():
+            self._put(LOW if part.low else EXTEND if part.extends else PART, (part, job, ticket))
 
     def _put(self, rank: int, item: tuple | None) -> None:
         self._jobs.put((rank, next(self._order), item))

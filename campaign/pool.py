@@ -6,7 +6,9 @@ runner thread (campaign.pipeline). The harness's CPU work runs in a pool of ``jo
 processes (:class:`Harness`): drawing a program of an area's stream (fuzz.strategies.draws: program
 ``i`` of an area is the same whoever draws it), a program's expectations (campaign.expectations:
 the oracle's numpy work and its mpmath references; a process's mpmath lock is its own), and judging
-a run against them with its disagreements re-derived (campaign.execute.judged). :func:`default_jobs`
+a run against them with its disagreements re-derived (campaign.execute.judged), and a GPU's
+extensions of its parts (campaign.widening: their inputs, and each window's expectations and verdict
+in one task). :func:`default_jobs`
 sizes the pool from the machine's cores, less one per target for its driver's worker process; on a
 machine where that leaves fewer than :data:`MIN_JOBS`, the pool is the campaign's own process
 (``jobs`` 0: each task runs on the thread that asks, as a campaign without a pool does), which
@@ -37,10 +39,12 @@ from typing import Any, Callable
 from campaign.execute import Outcome, Part, judged
 from campaign.expectations import Expectations
 from campaign.record import Run
+from campaign.widening import window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies import AREAS, Caps, Draws
 from lang.ir import Program
+from lang.layout import input_values
 from lang.policy import Policy
 
 KINDS = ("draw", "expect", "judge")
@@ -107,6 +111,23 @@ class Harness:
         inputs, by_ftz = part.expectations.packed(ftz_of(target))
         task = (part.program.to_json(), inputs, by_ftz, target.name, result)
         return self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
+
+    def inputs(self, program: Program, owner: str) -> Future:
+        """``program``'s input values (lang.layout.input_values; a Future of them), drawn for ``owner``
+        (an extension's launch, campaign.widening: 0.1-0.25 s of CPU per 16,384 work-items)."""
+        if self._pool is None:
+            return self._inline(owner, "draw", input_values, program)
+        return self._submit(owner, "draw", _inputs_task, (program.to_json(),), lambda values: values)
+
+    def window(self, program: Program, target: Target, result: Result, share: float) -> Future:
+        """A window of an extension (campaign.widening) judged where its expectations are computed:
+        a Future of its outcome, no halves, its run and the CPU seconds both took. ``result`` holds
+        the window's output bytes (campaign.widening.pieces) and the extension's times, ``share`` of
+        which are the window's."""
+        if self._pool is None:
+            return self._inline(target.name, "judge", window_judged, program, target, result, share)
+        return self._submit(target.name, "judge", _window_task, (program.to_json(), target.name, result, share),
+                            partial(_window_restored, program, target))
 
     def close(self) -> None:
         """Stop the worker processes now (a task running is not waited for: its caller is closing)."""
@@ -210,6 +231,24 @@ def expectations(program: Program, ftz_classes: tuple[frozenset, ...]) -> Expect
     return out
 
 
+def window_judged(program: Program, target: Target, result: Result,
+                  share: float) -> tuple[Outcome, list[list[int]], Run, float]:
+    """:meth:`Harness.window`'s task: the window's expectations, then its run judged; a window that
+    must be isolated is not (its statements are its part's, which ran and was judged whole)."""
+    t0 = time.process_time()
+    own = window_result(program, result, share)
+    outcome, cuts, run = judged(program, Expectations(program), target, own)
+    if cuts:
+        run.log += " (a window of an extension: its part isolates)"
+    run.result = Result(own.status, build_s=own.build_s, run_s=own.run_s)  # the bytes stay here
+    return outcome, [], run, time.process_time() - t0
+
+
+def _window_restored(program: Program, target: Target, value: tuple) -> tuple[Outcome, list[list[int]], Run, float]:
+    outcome, result, (status, log, verdict, rows, errors, defects), cpu_s = value
+    return outcome, [], Run(program, target, result, status, log, verdict, rows, errors, defects), cpu_s
+
+
 def _restored(program: Program, target: Target, result: Result,
               value: tuple[Outcome, list[list[int]], tuple]) -> tuple[Outcome, list[list[int]], Run]:
     """A judged run as a worker process sent it back, with its program, target and result again."""
@@ -245,6 +284,15 @@ def _draw_task(area: str, index: int) -> str:
 
 def _expect_task(program_json: str, ftz_classes: tuple[frozenset, ...]) -> tuple:
     return expectations(Program.from_json(program_json), ftz_classes).packed()
+
+
+def _window_task(program_json: str, target: str, result: Result, share: float) -> tuple:
+    outcome, _, run, cpu_s = window_judged(Program.from_json(program_json), _TARGETS[target], result, share)
+    return outcome, run.result, (run.status, run.log, run.verdict, run.rows, run.errors, run.defects), cpu_s
+
+
+def _inputs_task(program_json: str) -> dict:
+    return input_values(Program.from_json(program_json))
 
 
 def _judge_task(program_json: str, inputs: dict, by_ftz: dict, target: str, result: Result) -> tuple:

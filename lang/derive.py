@@ -1,7 +1,8 @@
 """Programs made from a program: :func:`restrict` (some of its statements, on fewer work-items:
 the parts a campaign runs and the reducer tries), :func:`one_work_item` (one work-item's inputs
-as explicit values: the reducer's ``work_items`` pass, a disagreement's re-derivation) and
-:func:`twin` (a shaped program without its shape, lang.shapes).
+as explicit values: the reducer's ``work_items`` pass, a disagreement's re-derivation),
+:func:`twin` (a shaped program without its shape, lang.shapes) and :func:`window` (other
+work-items of the same program: more lanes from one build, campaign.widening).
 """
 
 from __future__ import annotations
@@ -46,6 +47,26 @@ def twin(program: Program) -> Program:
     local = program.local_size if program.shared else 0
     return replace(program, shape=None, area=program.shape.base, local_size=local,
                    requires=program.requires - shape_needs(program.shape))
+
+
+def independent(program: Program) -> bool:
+    """Whether ``program``'s work-items compute independently of each other and of their number:
+    no shared buffer, no work-group size, no kernel shape (each work-item reads only its own lanes
+    of each input buffer), so any range of work-items is a program of its own (:func:`window`)."""
+    return not program.shared and not program.local_size and program.shape is None
+
+
+def window(program: Program, start: int, items: int) -> Program:
+    """Work-items ``start`` to ``start + items`` of ``program`` run on as many work-items as
+    ``items`` (``program`` may have fewer: a :class:`lang.ir.Fill` gives the same first lanes
+    whatever the buffer's length, so a program's work-items go on past its global size): each input
+    buffer's fill skips the lanes of the first ``start`` work-items. Images are not per work-item
+    and stay as they are. Only for :func:`independent` programs."""
+    if not independent(program):
+        raise ValueError(f"program {program.id}: its work-items share memory or a shape; no window of them runs alone")
+    buffers = tuple(replace(b, fill=replace(b.fill, skip=b.fill.skip + start * b.type.mem_lanes))
+                    if b.role == "in" else b for b in program.buffers)
+    return replace(program, buffers=buffers, global_size=items)
 
 
 def one_work_item(program: Program, item: int, inputs: dict[str, np.ndarray],

@@ -28,26 +28,31 @@ class Fill:
     output is stable across numpy versions), either one of the ``pool`` bit patterns (edge
     values drawn by Hypothesis; probability ``pool_weight``/4) or uniform random bits.
     A fill with ``values`` (the reducer writes them) gives those bit patterns instead, lane ``i``
-    taking ``values[i % len(values)]``.
+    taking ``values[i % len(values)]``. ``skip`` lanes of the recipe are passed over: lane ``i`` is
+    the recipe's lane ``skip + i`` (a window of a wider program's work-items, lang.derive.window).
     """
 
     seed: int
     pool: tuple[int, ...] = ()
     pool_weight: int = 3  # out of 4
     values: tuple[int, ...] = ()
+    skip: int = 0
 
     def to_data(self) -> dict:
-        """The fill's JSON form (lang.ir.to_data)."""
+        """The fill's JSON form (lang.ir.to_data); ``skip`` only where it is not 0 (a program's
+        JSON, and so its id, is the one it had before windows existed)."""
         return {"seed": self.seed, "pool": list(self.pool), "pool_weight": self.pool_weight,
-                **({"values": list(self.values)} if self.values else {})}
+                **({"values": list(self.values)} if self.values else {}), **({"skip": self.skip} if self.skip else {})}
 
     @classmethod
     def from_data(cls, d: dict) -> "Fill":
         """The inverse of :meth:`to_data`; :class:`InvalidProgram` for numbers out of range."""
         fill = cls(int(d["seed"]), tuple(int(v) for v in d["pool"]), int(d.get("pool_weight", 3)),
-                   tuple(int(v) for v in d.get("values", ())))
-        if fill.seed < 0 or not 0 <= fill.pool_weight <= 4 or not all(0 <= v < 1 << 64 for v in fill.pool + fill.values):
-            raise InvalidProgram(f"fill {d}: a seed of at least 0, a pool weight of 0 to 4, bit patterns of 64 bits")
+                   tuple(int(v) for v in d.get("values", ())), int(d.get("skip", 0)))
+        if (fill.seed < 0 or fill.skip < 0 or not 0 <= fill.pool_weight <= 4
+                or not all(0 <= v < 1 << 64 for v in fill.pool + fill.values)):
+            raise InvalidProgram(f"fill {d}: a seed and a skip of at least 0, a pool weight of 0 to 4, "
+                                 "bit patterns of 64 bits")
         return fill
 
     def bits(self, lanes: int, width_bits: int) -> np.ndarray:
@@ -55,8 +60,8 @@ class Fill:
         dtype = np.dtype(f"u{width_bits // 8}")
         if self.values:
             explicit = np.array(self.values, dtype=np.uint64).astype(dtype)
-            return np.resize(explicit, lanes)
-        raw = np.random.PCG64(self.seed).random_raw(2 * lanes)
+            return explicit[(np.arange(lanes) + self.skip) % len(explicit)]
+        raw = np.random.PCG64(self.seed).advance(2 * self.skip).random_raw(2 * lanes)
         choice, uniform = raw[0::2], raw[1::2]
         out = uniform.astype(dtype)  # the low width_bits bits (an unsigned narrowing keeps them)
         if self.pool:

@@ -256,10 +256,10 @@ def _alternatives(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule
 def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: frozenset) -> Expectation:
     """LINEAR: between the least and greatest candidate texel values, widened for the arithmetic."""
     f = scalar(table.result)
-    lo = table.lo[rows].min(axis=1)  # (n, 4)
-    hi = table.hi[rows].max(axis=1)
-    special = table.special[rows].any(axis=1)
-    flush = table.flush[rows].any(axis=1)
+    lo = _over(np.minimum, table.lo, rows)  # (n, 4)
+    hi = _over(np.maximum, table.hi, rows)
+    special = _over(np.logical_or, table.special, rows)
+    flush = _over(np.logical_or, table.flush, rows)
     with np.errstate(all="ignore"):
         top = np.maximum(np.abs(lo), np.abs(hi)).astype(np.float64)
         ulp = np.exp2(np.floor(np.log2(np.maximum(top, 2.0**f.min_exp))) - (f.mant_bits - 1))
@@ -275,6 +275,15 @@ def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: fr
     n = len(judged)
     return Expectation(table.result, [as_bits(lo_f)], judged, np.zeros(n, bool),
                        np.full(n, RULE_LINEAR_TOLERANCE, np.int16), [(lo_f, hi_f)])
+
+
+def _over(combine: np.ufunc, a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``combine`` of ``a``'s rows over each lane's candidates (``rows``' columns): the reduction
+    over a middle axis, a column at a time (a quarter of the time of ``a[rows]`` reduced)."""
+    out = a[rows[:, 0]]
+    for k in range(1, rows.shape[1]):
+        combine(out, a[rows[:, k]], out=out)
+    return out
 
 
 def _round_down(x: np.ndarray, f) -> np.ndarray:

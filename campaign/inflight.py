@@ -1,0 +1,81 @@
+"""What a lane (campaign.pipeline) keeps around its worker: the programs in flight (:class:`Ticket`),
+a spare worker starting in the background (:func:`start_worker`) and the worker as work beside the
+campaign sees it (:class:`Guarded`), which raises :class:`LaneClosed` once the lane stops."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from typing import Callable, TypeVar
+
+from campaign.execute import Outcome, Part
+from fuzz.drivers import Job, Result, Worker
+
+T = TypeVar("T")
+
+
+class LaneClosed(RuntimeError):
+    """The lane stopped (the campaign's deadline, Ctrl-C) before a call beside the campaign ran or
+    while it ran: what the call did then is void (its worker may have been killed under it, a
+    worker starting then fails to start)."""
+
+
+class Guarded:
+    """A lane's worker as work beside the campaign uses it (campaign.pipeline.Lane.beside): its
+    ``run`` (of ``worker()``, the lane's worker now), and ``restart`` (``renew``: the lane's), each
+    raising LaneClosed instead once ``closing`` is set (before, or after a call the stop cut short:
+    a killed run, a restart that failed)."""
+
+    def __init__(self, worker: Callable[[], Worker], renew: Callable[[], None], closing: threading.Event,
+                 name: str) -> None:
+        self._worker, self._renew, self._closing, self._name = worker, renew, closing, name
+        self.timeout_s = worker().timeout_s
+
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+        return self._guard(lambda: self._worker().run(job, timeout_s))
+
+    def restart(self) -> None:
+        self._guard(self._renew)
+
+    def _guard(self, step: Callable[[], T]) -> T:
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        try:
+            out = step()
+        except Exception:
+            if self._closing.is_set():
+                raise LaneClosed(self._name) from None
+            raise
+        if self._closing.is_set():
+            raise LaneClosed(self._name)
+        return out
+
+
+def start_worker(worker: Worker, started: Future) -> None:
+    """Start ``worker`` and hand it over through ``started`` (its WorkerStartError, closed, instead)."""
+    try:
+        worker.start()
+    except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
+        worker.close()
+        started.set_exception(e)
+        return
+    started.set_result(worker)
+
+
+class Ticket:
+    """A submitted program's parts still to be concluded on this lane, and the outcomes so far."""
+
+    def __init__(self, parts: int, done: Callable[[list[Outcome]], None]) -> None:
+        self.left, self.done = parts, done
+        self.outcomes: list[Outcome] = []
+        self.open: dict[int, Part] = {}  # parts dispatched and not yet concluded, by id()
+
+    def settle(self, outcome: Outcome, added: int) -> bool:
+        """One part concluded with ``outcome``, ``added`` halves queued in its place; True once
+        none is left (``done`` is then called with every outcome of the program)."""
+        self.outcomes.append(outcome)
+        self.left += added - 1
+        if self.left == 0:
+            self.done(self.outcomes)
+            return True
+        return False
