@@ -26,14 +26,15 @@ def program_cells(program: Program) -> Counter[Cell]:
 
 
 def coverage(corpus: Corpus, campaign: str | None = None) -> dict[str, dict[str, Any]]:
-    """Per target: its path and the uses of every cell covered, ``[construct, type, width, uses]``."""
+    """Per target: its path and the uses of every cell covered, ``[construct, type, width, uses]``
+    (flow programs, lang.flow, have no cells yet)."""
     where, params = ("and r.campaign = ?", [campaign]) if campaign else ("", [])
     cells: dict[str, Counter[Cell]] = {}
     paths: dict[str, str] = {}
     parsed: dict[str, Counter[Cell]] = {}
     for row in _sql.rows(
         corpus, f"""select r.target, r.path, r.program_id, p.json from runs r join programs p on p.id = r.program_id
-            where r.status = 'ok' {where}""", params):
+            where r.status = 'ok' and p.area != 'flow' {where}""", params):
         if row["program_id"] not in parsed:
             parsed[row["program_id"]] = program_cells(Program.from_json(row["json"]))
         cells.setdefault(row["target"], Counter()).update(parsed[row["program_id"]])
