@@ -15,13 +15,16 @@ from typing import Any
 from corpus import _sql
 from corpus.store import Corpus
 from lang.constructs import coverage_key
+from lang.flow import FlowProgram
 from lang.ir import Op, Program, walk
 
 Cell = tuple[str, str, int]
 
 
-def program_cells(program: Program) -> Counter[Cell]:
-    """Uses of each cell in one program."""
+def program_cells(program: Program | FlowProgram) -> Counter[Cell]:
+    """Uses of each cell in one program (a flow program, lang.flow, has none yet)."""
+    if isinstance(program, FlowProgram):
+        return Counter()
     return Counter(coverage_key(n) for s in program.body for n in walk(s.value) if isinstance(n, Op))
 
 

@@ -4,22 +4,41 @@ a hand-written form), its storage beside lang.ir programs, its judged lanes as w
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 
 from corpus.store import Corpus
+from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import flow_programs
-from lang.flow import Assign, Bin, Const, Decl, FlowProgram, Input, Load, Loop, Output, Var, program_from_json
+from lang.flow import (
+    Assign,
+    Bin,
+    Cast,
+    Const,
+    Decl,
+    FlowProgram,
+    If,
+    Input,
+    Invoke,
+    Load,
+    Loop,
+    Output,
+    Pointer,
+    Var,
+    program_from_json,
+)
 from lang.ir import InvalidProgram
 from lang.nodes import Fill
 
 
 def _tiny() -> FlowProgram:
-    """``s += in0[i % 2]`` for i in 0..min(2, 3): one loop, one input, one output."""
+    """``s = 7; s += in0[i % 2]`` for i in 0, 1 (trips 2, cap 3): s = 7 + 1 + 2 = 10 on both work-items."""
     s = Var("s", "uint")
     body = (Loop("for", "i", Const("uint", 0), Const("uint", 2), 3, 1, False,
-                 (Assign("s", Bin("add", s, Load("in0", "uint", Var("i", "uint")), "uint")),)),)
+                 (Assign("s", Bin("add", s, Load("in0", "uint", Cast("uint", Var("i", "int"))), "uint")),)),)
     return FlowProgram((Input("in0", "uint", 2, Fill(5, values=(1, 2))),), (Output("o", "s", "uint"),),
                        (Decl("s", "uint", 7),), (), (), body, (2,), (1,))
 
@@ -41,7 +60,8 @@ def test_json_form_of_a_hand_written_program():
     loop = data["body"][0]
     assert (loop["node"], loop["form"], loop["cap"], loop["step"], loop["reverse"]) == ("Loop", "for", 3, 1, False)
     assert loop["body"][0]["value"]["b"] == {"node": "Load", "buffer": "in0", "type": "uint",
-                                             "index": {"node": "Var", "name": "i", "type": "uint"}}
+                                             "index": {"node": "Cast", "type": "uint",
+                                                       "a": {"node": "Var", "name": "i", "type": "int"}}}
 
 
 @pytest.mark.parametrize("text, why", [
@@ -65,3 +85,102 @@ def test_stored_like_other_programs(tmp_path):
     assert corpus.program(other.id) == other
     rows = {r["id"]: r for r in corpus.db["programs"].rows}
     assert rows[flow.id]["area"] == "flow" and rows[flow.id]["statements"] == 1
+
+
+class _Target:
+    name = "fake"
+    family = lineage = "fake"
+    path = "opencl-c"
+    fingerprint_id = "f00"
+    fingerprint = {"single_fp_config": {"denorm": True}, "device_name": "Fake", "driver_version": "1.0"}
+    settings = ()
+    release = ""
+
+
+class _Worker:
+    """A driver that computes ``_tiny`` right (10, 10) except, built with -cl-opt-disable, work-item
+    1 (11); with ``crash`` it crashes on every build."""
+
+    def __init__(self, crash: bool = False) -> None:
+        self.crash, self.options = crash, []
+
+    def run(self, job):
+        from fuzz.drivers import Result
+        self.options.append(job.options)
+        if self.crash:
+            return Result("crash", {}, "killed by SIGSEGV", 0.0, 0.0)
+        lanes = np.array([10, 11 if job.options == "-cl-opt-disable" else 10], np.uint32)
+        return Result("ok", {"out": lanes.tobytes()}, "", 0.01, 0.01)
+
+
+def _campaign(tmp_path, worker):
+    from campaign.execute import execute
+    corpus = Corpus(tmp_path / "c.db")
+    p = _tiny()
+    corpus.add_program(p, "c")
+    execute(p, _Target(), worker, corpus, campaign="c")
+    return corpus, p
+
+
+def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
+    from lang.flow_rules import check
+    check(_tiny())
+    worker = _Worker()
+    corpus, p = _campaign(tmp_path, worker)
+    assert worker.options == ["", "-cl-opt-disable"]
+    opt = replace(p, options="-cl-opt-disable")
+    runs = {r["program_id"]: r for r in corpus.db["runs"].rows}
+    assert {runs[p.id]["options"], runs[opt.id]["options"]} == {"", "-cl-opt-disable"}
+    assert (runs[p.id]["judged"], runs[p.id]["mismatches"], runs[opt.id]["mismatches"]) == (2, 0, 1)
+    assert corpus.program(opt.id) == opt  # the build is stored before it runs
+    (row,) = corpus.disagreements()
+    assert (row["program_id"], row["kind"], row["buffer"], row["work_item"]) == (opt.id, "wrong-code", "o", 1)
+    assert (row["expected"], row["actual"], row["expected_value"], row["actual_value"]) == ("0xa", "0xb", "10", "11")
+    assert row["operation"] == "flow assign + for loop [-cl-opt-disable]" and row["rule"] == "flow.integer"
+    (bucket,) = corpus.buckets()
+    assert bucket["signature"]["kind"] == "wrong-code" and "-cl-opt-disable" in bucket["title"]
+    assert bucket["build_options"] == ["-cl-opt-disable"]
+
+
+def test_a_crash_is_a_failure_of_each_build(tmp_path):
+    corpus, p = _campaign(tmp_path, _Worker(crash=True))
+    rows = corpus.disagreements()
+    assert [r["kind"] for r in rows] == ["crash", "crash"] and {r["operation"] for r in rows} == {"program"}
+    assert len(corpus.buckets()) == 1
+
+
+def test_constructs_of_names_the_writers_constructs():
+    from campaign.flow import constructs_of
+    from lang.flow import Exit, Function, PointerParam
+    helper = Function("h", (), (PointerParam("q", "int"),), (), (), Const("int", 0), noinline=True)
+    body = (Loop("do", "i", Const("uint", 0), Const("uint", 2), 2, 1, False,
+                 (Exit("break", Const("int", 0)), If(Const("int", 1), (Assign("a", Const("int", 1)),)))),
+            Invoke("h", (), (Pointer("b"),)))
+    p = FlowProgram((), (), (Decl("a", "int"), Decl("b", "int"), Decl("c", "int")), (), (helper,), body, (1,), (1,))
+    assert constructs_of(p, "a") == "assign + break + do loop + if"
+    assert constructs_of(p, "b") == "noinline call + pointer"
+    assert constructs_of(p, "c") == "initial value"
+
+
+def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    from corpus.bucket_queries import flow_waiting, triage_candidates
+    corpus, p = _campaign(tmp_path, _Worker())
+    (bucket,) = corpus.buckets()
+    assert triage_candidates(corpus, "c", "fake", 0.0) == [] and flow_waiting(corpus, "c") == [bucket["id"]]
+    corpus.close()
+    db = str(tmp_path / "c.db")
+    out = CliRunner().invoke(cli, ["report", bucket["id"], "--corpus", db, "-o", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    assert "not reduced: flow programs are not reduced yet" in out.output
+    readme = (tmp_path / "r" / "README.md").read_text()
+    assert "| o | 1 | 10 | 11 | 10 (right) |" in readme and "-cl-opt-disable" in readme
+    kernel = (tmp_path / "r" / "kernel.cl").read_text()
+    assert '"-cl-opt-disable"' in kernel and "__kernel" in kernel
+    assert {f.name for f in (tmp_path / "r").iterdir()} == {"README.md", "kernel.cl", "program.json", "repro.py"}
+    emitted = CliRunner().invoke(cli, ["emit", p.id, "--corpus", db])
+    assert emitted.exit_code == 0 and emitted.output == emit(p)
+    reduced = CliRunner().invoke(cli, ["reduce", bucket["id"], "--corpus", db])
+    assert reduced.exit_code != 0 and "not reduced: flow programs are not reduced yet" in reduced.output

@@ -33,7 +33,8 @@ started (campaign.pipeline.LaneClosed). A worker that could not start is the dri
 (event ``failed``, ``bug`` False); any other error is a bug of clfuzz (``failed``, ``bug`` True).
 Both leave the bucket pending too. Buckets no target reached are counted by :func:`pending`.
 At the end, :meth:`Beside.leave` records why each bucket still waiting was not reduced
-(:func:`pending_reasons` reads it back).
+(:func:`pending_reasons` reads it back); a bucket of flow programs is not triaged
+(triage.flow_report.NOT_REDUCED).
 """
 
 from __future__ import annotations
@@ -44,11 +45,12 @@ from typing import Any, Callable
 
 from campaign.pipeline import LaneClosed
 from campaign.progress import CampaignResult
-from corpus.bucket_queries import triage_candidates, waiting_for_triage
+from corpus.bucket_queries import flow_waiting, triage_candidates, waiting_for_triage
 from corpus.reads import disagreement
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker, WorkerStartError
 from triage.confirm import reproduction, reruns
+from triage.flow_report import NOT_REDUCED
 from triage.reduce import STOPPED
 from triage.covictims import covictims
 from triage.session import reduce_stored
@@ -210,6 +212,7 @@ class Beside:
                 else:
                     why = f"not started: found {ended - b['first_seen']:.0f} s before the campaign ended; {spent}"
                 reasons.setdefault(b["id"], why)
+        reasons.update(dict.fromkeys(flow_waiting(self.corpus, self.campaign), NOT_REDUCED))
         self.corpus.left_pending(self.campaign, reasons)
         return pending(self.corpus, self.campaign)
 
