@@ -159,15 +159,12 @@ class Corpus:
 
     @_locked
     def add_program(self, program: Program | FlowProgram, campaign: str = "") -> str:
-        """Store a program of any area (idempotent: lang.ir.Program, or lang.flow.FlowProgram, whose
-        area is ``flow``) and return its id."""
+        """Store a program of any area (a lang.flow.FlowProgram too), idempotent; return its id."""
         pid = program.id
         with self.db.conn:
             self.db["programs"].insert(
                 {"id": pid, "json": program.to_json(), "area": program.area, "campaign": campaign,
-                 "created": _now(), "statements": len(program.body)},
-                ignore=True,
-            )
+                 "created": _now(), "statements": len(program.body)}, ignore=True)
         return pid
 
     @_locked
@@ -420,8 +417,7 @@ class Corpus:
                                     [program_id, target]).fetchone())
 
     @_locked
-    def program(self, pid: str) -> Program | FlowProgram:
-        """The stored program ``pid`` (or the one whose id starts with it), of any area."""
+    def program(self, pid: str) -> Program | FlowProgram:  # of any area: lang.flow.program_from_json
         rows = list(self.db["programs"].rows_where("id = ? or id like ?", [pid, f"{pid}%"], limit=2))
         if not rows:
             raise CorpusError(f"no program {pid!r} in {self.path}; `clfuzz stats --corpus {self.path}` lists what is there")
