@@ -40,7 +40,7 @@ BUILDS = ("", OPT_DISABLE)
 RULES = {
     "int": ("flow.integer", "the kernel's integer arithmetic is exact: no operation of the program overflows, divides "
             "by zero or shifts out of range (lang.flow_rules), so every output has one value",
-            "OpenCL C 3.0.19 §6.3, §6.5.1 (C99 §6.5, §6.8: the statements' semantics, 'shall')"),
+            "OpenCL C 3.0.19 §6.3, §6.5.1; C99 §6.5, §6.8, the statements' semantics ('shall')"),
     "float": ("flow.float", "float + - * and fma are correctly rounded and not contracted: every output has one value "
               "(any NaN for a NaN; a lane that saw a subnormal only on a device with CL_FP_DENORM)",
               "OpenCL C 3.0.19 §7.4 Table 65, §6.15.2.1 (FP_CONTRACT OFF), §7.2"),
@@ -143,7 +143,7 @@ def verdict_of(p: FlowProgram, expectations: FlowExpectations, out: bytes, keeps
         verdict.rows.append({
             "kind": "wrong-code", "buffer": o.name, "work_item": m.item, "lane": m.item,
             "operation": f"flow {constructs_of(p, o.var)} [{build_name(p.options)}]",
-            "src_type": "", "dst_type": o.type, "expression": f"{o.name}[global linear id] = {o.var}",
+            "src_type": o.type, "dst_type": o.type, "expression": f"{o.name}[global linear id] = {o.var}",
             "inputs": json.dumps({"global_linear_id": m.item}), "expected": f"{m.expected:#x}",
             "allowed": json.dumps([f"{m.expected:#x}"] + ["any NaN"] * nan), "actual": f"{m.actual:#x}",
             "expected_value": format_value(m.expected, o.type) + " or any NaN" * nan,
