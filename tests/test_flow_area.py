@@ -184,3 +184,47 @@ def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
     assert emitted.exit_code == 0 and emitted.output == emit(p)
     reduced = CliRunner().invoke(cli, ["reduce", bucket["id"], "--corpus", db])
     assert reduced.exit_code != 0 and "not reduced: flow programs are not reduced yet" in reduced.output
+
+
+def test_the_area_is_chosen_by_name_and_runs_on_opencl_c_only():
+    from fuzz.drivers import Target
+    from fuzz.drivers.capabilities import runnable
+    from fuzz.strategies import AREAS, DEFAULT_AREAS
+    assert "flow" in AREAS and "flow" not in DEFAULT_AREAS and set(DEFAULT_AREAS) == set(AREAS) - {"flow"}
+    p = replace(_tiny(), requires=frozenset({"int64"}))
+    c = Target("c", {"int64": True}, "fp-c", "", 0, 0)
+    assert runnable(c, p) is p
+    assert runnable(replace(c, path="spirv"), p) is None
+    assert runnable(replace(c, fingerprint={}), p) is None  # no int64
+
+
+def test_a_worker_process_draws_and_judges_a_flow_program_as_this_process_does():
+    from conftest import SMALL
+
+    from campaign.execute import Part, conclude, expectations_of
+    from campaign.pool import Harness
+    from fuzz.drivers import Result, Target
+    from fuzz.strategies import AREAS, Caps, Draws
+    from lang.flow import regions
+    from oracles import flow_outcomes
+    target = Target("fake", {}, "fp-fake", "", 0, 0)
+    harness = Harness(1, [target], (Caps(), SMALL, 3))
+    try:
+        program = harness.draw("flow", 0, "fake").result(60)
+        assert isinstance(program, FlowProgram) and program == Draws(AREAS["flow"](Caps(), SMALL), 3)[0]
+        expected = flow_outcomes(program)
+        out = bytearray(regions(program)[3])
+        for o, at in regions(program)[2].items():
+            bits = expected[o].bits.copy()
+            bits[0] ^= 1  # lane 0 of every output wrong
+            out[at:at + bits.nbytes] = bits.tobytes()
+        result = Result("ok", {"out": bytes(out)}, "", 0.1, 0.1)
+        there = harness.judge(Part(program, harness.expect(program, (frozenset(),), "fake").result(60)), target,
+                              result).result(60)
+        here = conclude(Part(program, expectations_of(program)), target, result)
+    finally:
+        harness.close()
+    key = ("buffer", "lane", "kind", "operation", "expected", "actual")
+    assert [[r[k] for k in key] for r in there[2].rows] == [[r[k] for k in key] for r in here[2].rows]
+    flushable = sum(bool(expected[o.name].flushable[0]) for o in program.outputs)  # not judged: no CL_FP_DENORM
+    assert there[0].verdict.mismatches == len(program.outputs) - flushable and there[1] == []
