@@ -228,3 +228,13 @@ def test_a_worker_process_draws_and_judges_a_flow_program_as_this_process_does()
     assert [[r[k] for k in key] for r in there[2].rows] == [[r[k] for k in key] for r in here[2].rows]
     flushable = sum(bool(expected[o.name].flushable[0]) for o in program.outputs)  # not judged: no CL_FP_DENORM
     assert there[0].verdict.mismatches == len(program.outputs) - flushable and there[1] == []
+
+
+def test_a_rerun_shows_a_wrong_lane_again_by_its_lane():
+    from triage.confirm import shows_again
+    from triage.versions import verdict
+    row = {"kind": "wrong-code", "buffer": "o", "lane": 1, "actual_value": "11"}
+    assert shows_again(row, [dict(row)]) and verdict(row, [dict(row)])[0] == "present"
+    other = {**row, "lane": 0}
+    assert not shows_again(row, [other]) and verdict(row, [other])[0] == "different"
+    assert verdict(row, [])[0] == "absent"

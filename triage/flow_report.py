@@ -27,17 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from campaign.flow import BUILDS, RULES, build_name, flow_job
+from campaign.flow import BUILDS, RULES, FlowExpectations, build_name, flow_job, verdict_of
 from corpus.reads import bucket_rows, fingerprint_of, rows_on_target
 from corpus.store import Corpus
-from fuzz.drivers.capabilities import ftz_for
+from fuzz.drivers import Target, Worker
+from fuzz.drivers.capabilities import ftz_for, runnable
 from fuzz.emit.opencl_flow import emit
+from fuzz.judge import failure_row
 from lang.flow import FlowProgram, regions
 from lang.flow_rules import check
+from lang.ir import InvalidProgram
 from lang.types import format_value, scalar
 from oracles import flow_outcomes
 from triage.repro_script import MAX_CHECKS, job_data, repro_source
-from triage.report_readme import front_label
 
 NOT_REDUCED = "not reduced: flow programs are not reduced yet"
 """What every flow bucket says of its reduction (structural reduction is not written yet)."""
@@ -47,6 +49,24 @@ def is_flow(corpus: Corpus, bucket: dict[str, Any]) -> bool:
     """Whether ``bucket``'s first row is of a flow program."""
     rows = bucket_rows(corpus, bucket["id"])
     return bool(rows) and isinstance(corpus.program(rows[0]["program_id"]), FlowProgram)
+
+
+def observe_flow(p: FlowProgram, target: Target, worker: Worker) -> list[dict[str, Any]] | None:
+    """triage.observe.observe of a flow program: run it (its build) on ``target`` and judge every
+    lane: its wrong-code rows (a failure row for a build error, crash or timeout); None when the
+    validator rejects it or the target does not take it."""
+    try:
+        check(p)
+    except InvalidProgram:
+        return None
+    if runnable(target, p) is not p:
+        return None
+    result = worker.run(flow_job(p))
+    found = (verdict_of(p, FlowExpectations(p), result.outputs["out"], "float" not in ftz_for(target.fingerprint)).rows
+             if result.ok else [failure_row(p, result.status, result.log, target.path)])
+    for r in found:
+        r["target"] = target.name
+    return found
 
 
 def other_build(p: FlowProgram) -> FlowProgram:
@@ -107,7 +127,7 @@ def write_flow_report(corpus: Corpus, bucket: dict[str, Any], folder: Path) -> P
                                       f"options \"{options}\"{'' if options else ' (none)'}, as repro.py does. */\n"
                                       + emit(program))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
-    front = {"path": first["path"], "label": front_label(first["path"]), "platform": fp.get("platform_name", "").strip(),
+    front = {"path": first["path"], "label": "OpenCL C", "platform": fp.get("platform_name", "").strip(),
              "device": fp.get("device_name", "").strip(), "job": job_data(job),
              "checks": flow_checks(program, lanes, keeps) if lanes else []}
     kind = bucket["signature"]["kind"]
@@ -130,6 +150,8 @@ def flow_readme(bucket: dict[str, Any], program: FlowProgram, first: dict[str, A
            f"exact interpreter's (oracles.flow). Rule: {first['rule_text']} ({first['section']}).", "",
            f"{NOT_REDUCED}: `kernel.cl` is the program as found; launch: global size {list(program.global_size)}, "
            f"local size {list(program.local_size)}.", ""]
+    if bucket.get("versions"):  # clfuzz versions BUCKET (triage.versions)
+        out += ["Release range: " + ", ".join(f"{k} {v}" for k, v in bucket["versions"].items()) + ".", ""]
     if bucket["signature"]["kind"] != "wrong-code":
         out += [f"The run failed: {first['actual_value']}", ""]
     else:
