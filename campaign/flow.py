@@ -148,9 +148,22 @@ def verdict_of(p: FlowProgram, expectations: FlowExpectations, out: bytes, keeps
             "allowed": json.dumps([f"{m.expected:#x}"] + ["any NaN"] * nan), "actual": f"{m.actual:#x}",
             "expected_value": format_value(m.expected, o.type) + " or any NaN" * nan,
             "actual_value": format_value(m.actual, o.type), "rule": rule, "rule_text": text, "section": section,
-            "input_class": "none", "deviation": "other",
+            "input_class": "none", "deviation": deviation(o.type, m.expected, m.actual, nan),
             "deviation_detail": f"built with {build_name(p.options)}"})
     return verdict
+
+
+def deviation(t: str, expected: int, actual: int, nan: bool) -> str:
+    """A wrong lane's class (oracles.deviation's names, those a float value shows alone):
+    ``signed-zero`` (the opposite zero), ``nan`` (a NaN for a number), ``number-for-nan``, else
+    ``other`` (keyed as a wrong value, corpus.buckets.COINCIDENTAL)."""
+    s = scalar(t)
+    if not s.is_float:
+        return "other"
+    e, a = (np.array([v], np.uint64).astype(s.bits_dtype).view(s.dtype)[0] for v in (expected, actual))
+    if e == 0 and a == 0:
+        return "signed-zero"
+    return "number-for-nan" if nan else "nan" if np.isnan(a) else "other"
 
 
 def constructs_of(p: FlowProgram, var: str) -> str:

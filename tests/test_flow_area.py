@@ -238,3 +238,11 @@ def test_a_rerun_shows_a_wrong_lane_again_by_its_lane():
     other = {**row, "lane": 0}
     assert not shows_again(row, [other]) and verdict(row, [other])[0] == "different"
     assert verdict(row, [])[0] == "absent"
+
+
+def test_a_float_lane_s_class_names_a_mechanism():
+    from campaign.flow import deviation
+    assert deviation("float", 0x00000000, 0x80000000, False) == "signed-zero"
+    assert deviation("float", 0x3F800000, 0x7FC00000, False) == "nan"
+    assert deviation("float", 0x7FC00000, 0x7F800000, True) == "number-for-nan"
+    assert deviation("float", 0x3F800000, 0x40000000, False) == deviation("uint", 1, 2, False) == "other"
