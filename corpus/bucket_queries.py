@@ -41,14 +41,17 @@ def triage_candidates(corpus: Corpus, campaign: str, target: str, since: float) 
                      [campaign, target, since, since])
 
 
-def flow_waiting(corpus: Corpus, campaign: str) -> list[str]:
+def flow_waiting(corpus: Corpus, campaign: str, target: str | None = None) -> list[dict[str, Any]]:
     """The buckets of ``campaign`` waiting for triage whose rows are all of flow programs (lang.flow:
-    triage does not reduce them yet)."""
-    return [r["id"] for r in _sql.rows(corpus, f"""
-    select distinct b.id from buckets b join disagreements d on d.bucket = b.id
-    where d.campaign = ? and {_WAITING} and not exists (select 1 from disagreements e
-        where e.bucket = b.id and e.campaign = d.campaign and {_NOT_FLOW.replace('d.', 'e.')}) order by b.id""",
-                                       [campaign])]
+    triage confirms them, it does not reduce them yet), with rows on ``target`` if given: ``id``,
+    ``example`` (its first row's id there) and ``confirmed`` (its confirmed rows)."""
+    on, params = ("and d.target = ?", [campaign, target]) if target else ("", [campaign])
+    return _sql.rows(corpus, f"""
+    select b.id, min(d.id) as example, sum(d.confirmation = 'confirmed') as confirmed
+    from buckets b join disagreements d on d.bucket = b.id
+    where d.campaign = ? {on} and {_WAITING} and not exists (select 1 from disagreements e
+        where e.bucket = b.id and e.campaign = d.campaign and {_NOT_FLOW.replace('d.', 'e.')})
+    group by b.id order by b.id""", params)
 
 
 def waiting_for_triage(corpus: Corpus, campaign: str) -> int:

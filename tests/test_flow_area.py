@@ -169,7 +169,9 @@ def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
     from corpus.bucket_queries import flow_waiting, triage_candidates
     corpus, p = _campaign(tmp_path, _Worker())
     (bucket,) = corpus.buckets()
-    assert triage_candidates(corpus, "c", "fake", 0.0) == [] and flow_waiting(corpus, "c") == [bucket["id"]]
+    assert triage_candidates(corpus, "c", "fake", 0.0) == []
+    (waiting,) = flow_waiting(corpus, "c", "fake")
+    assert waiting["id"] == bucket["id"] and not waiting["confirmed"] and flow_waiting(corpus, "c", "other") == []
     corpus.close()
     db = str(tmp_path / "c.db")
     out = CliRunner().invoke(cli, ["report", bucket["id"], "--corpus", db, "-o", str(tmp_path / "r")])
@@ -246,3 +248,32 @@ def test_a_float_lane_s_class_names_a_mechanism():
     assert deviation("float", 0x3F800000, 0x7FC00000, False) == "nan"
     assert deviation("float", 0x7FC00000, 0x7F800000, True) == "number-for-nan"
     assert deviation("float", 0x3F800000, 0x40000000, False) == deviation("uint", 1, 2, False) == "other"
+
+
+def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_does_not_reduce_it(tmp_path):
+    from triage.beside import Beside, pending_reasons
+
+    class Lane:
+        def __init__(self, worker):
+            self.worker = worker
+
+        def beside(self, fn):
+            return fn(self.worker)
+
+    worker = _Worker()
+    worker.restart = lambda: None
+    corpus, p = _campaign(tmp_path, worker)
+    events = []
+    beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()])
+    task = beside.task(_Target())
+    task(Lane(worker), 60.0, 60.0)
+    assert events == ["confirmed"] and worker.options[-1] == "-cl-opt-disable"  # the bucket's build, re-run
+    (row,) = corpus.disagreements()
+    assert row["confirmation"] == "confirmed" and corpus.reductions() == []
+    assert beside.task(_Target()) is None  # taken once
+
+    class Result:
+        targets: dict = {}
+    corpus.update_campaign("c", 0, {}, 1, 0)
+    beside.leave(Result(), 0.25)
+    assert pending_reasons(corpus, "c") == {row["bucket"]: "not reduced: flow programs are not reduced yet"}
