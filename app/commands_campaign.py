@@ -56,8 +56,8 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
                    "returns within it plus the wrap-up (writing the summary: seconds; at most 10% or 15 s).")
 @corpus_option("SQLite corpus to write (created, with its folder, if missing).")
 @click.option("--drivers", help="Comma-separated driver names (default: every device found).")
-@click.option("--areas", help="Comma-separated areas to generate (default: all: conversions, spirv, expressions, "
-                              "atomics, images, math).")
+@click.option("--areas", help="Comma-separated areas to generate (default: conversions, spirv, expressions, "
+                              "atomics, images, math, shapes; also: flow, docs/flow.md).")
 @click.option("--budget", help="Per-area budgets over the campaign's life: AREA=TIME (s, m, h: driver time) or "
                                "AREA=Np (programs), comma-separated, e.g. images=2m,atomics=300p.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Hypothesis seed (reproducible campaigns).")
@@ -99,7 +99,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from campaign.campaign import run_campaign
     from campaign.scheduler import BudgetError, parse_budgets
     from campaign.settings import CampaignError, stored_settings
-    from fuzz.strategies import AREAS
+    from fuzz.strategies import DEFAULT_AREAS
     from lang.policy import Policy
 
     ctx = click.get_current_context()
@@ -113,7 +113,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(f"resuming campaign {name} (seed {stored.seed}, areas {','.join(stored.areas)})")
         seed, area_names, policy, budgets = stored.seed, stored.areas, stored.policy, stored.budgets
     else:
-        area_names = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)
+        area_names = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else DEFAULT_AREAS
         policy = Policy()
         if statements:
             policy = replace(policy, statements=statements)

@@ -9,17 +9,24 @@ import click
 
 from app.options import corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.store import CorpusError
+from lang.flow import FlowProgram, program_from_json
+from lang.flow_rules import check
 from lang.ir import InvalidProgram, Program
 from lang.ops import check_program
 
 
-def _load_program(ref: str, corpus_path: str, judged: bool = False) -> Program:
+def _load_program(ref: str, corpus_path: str, judged: bool = False) -> Program | FlowProgram:
     """The program ``ref`` names: a stored program's id or id prefix, or a program .json file,
-    checked (:func:`_usable`) so that bad input is one line."""
+    checked (:func:`_usable`; a flow program by its rules, lang.flow_rules) so that bad input is one
+    line."""
     path = Path(ref)
     if path.suffix == ".json" or path.is_file():
         try:
-            return _usable(check_program(Program.from_json(path.read_text())), judged)
+            program = program_from_json(path.read_text())
+            if isinstance(program, FlowProgram):
+                check(program)
+                return program
+            return _usable(check_program(program), judged)
         except (OSError, UnicodeDecodeError, InvalidProgram) as e:
             raise fail(InvalidProgram(f"{ref}: {e}")) from None
     corpus = open_corpus(corpus_path, read_only=True)
@@ -69,19 +76,24 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
     from campaign.execute import execute
     from fuzz.drivers import Worker
     from fuzz.drivers.capabilities import supports
+    from fuzz.drivers.routes import PATH_OPENCL_C
 
     program = _load_program(program_id, corpus_path, judged=True)
     for target in local_targets(drivers):
         if not supports(target, program):
-            why = f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take"
+            why = ("a flow program: OpenCL C only (docs/flow.md)" if isinstance(program, FlowProgram) and
+                   target.path != PATH_OPENCL_C else f"needs {', '.join(sorted(program.requires))}"
+                   if program.requires else "no statement it can take")
             click.echo(f"{target.name}: skipped ({why})")
             continue
         with Worker(target) as worker:
             outcome = execute(program, target, worker, None)
         v = outcome.verdict
-        click.echo(f"{target.name}: {outcome.status}, {v.judged} lanes judged, {v.mismatches} mismatching")
+        builds = " (two builds: the default options and -cl-opt-disable)" if isinstance(program, FlowProgram) else ""
+        click.echo(f"{target.name}: {outcome.status}, {v.judged} lanes judged, {v.mismatches} mismatching{builds}")
         for r in (v.rows + outcome.failures)[:limit]:
-            click.echo(f"  {r['buffer']}[{r['work_item']}] lane {r['lane']}: {r['expression']}")
+            click.echo(f"  {r['buffer']}[{r['work_item']}] lane {r['lane']}: {r['expression']}"
+                       + (f"  [{r['deviation_detail']}]" if isinstance(program, FlowProgram) else ""))
             click.echo(f"    inputs   {r['inputs']}")
             click.echo(f"    expected {r['expected_value']}  bits {r['expected']}  allowed {r['allowed']}")
             click.echo(f"    actual   {r['actual_value']}  bits {r['actual']}")
@@ -97,7 +109,8 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random programs.")
 @click.option("--statements", type=click.IntRange(min=1), default=16, show_default=True,
               help="Statements per random program.")
-@click.option("--areas", help="Comma-separated areas of the random programs (default: all; e.g. shapes).")
+@click.option("--areas", help="Comma-separated areas of the random programs (default: all but flow; e.g. shapes, "
+                              "flow).")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False), help="Folder to write into.")
 def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | None, seed: int, statements: int,
          areas: str | None, out_dir: str | None) -> None:
@@ -113,6 +126,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     from fuzz.drivers.routes import PATH_OPENCL_C
     from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
+    from fuzz.emit.opencl_flow import emit as emit_flow
     from fuzz.emit.validate import target_env, validate
     from lang.constructs import paths_of
 
@@ -122,6 +136,9 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
         raise click.UsageError("--random needs -o DIR, the folder to write the programs into")
     if program_id is not None and not spirv and not out_dir:
         program = _load_program(program_id, corpus_path)
+        if isinstance(program, FlowProgram):
+            click.echo(emit_flow(program), nl=False)
+            return
         if PATH_OPENCL_C not in paths_of(program):
             raise fail(f"{program.id} uses operations only SPIR-V has: write it with --spirv -o DIR")
         click.echo(emit_c(program), nl=False)
@@ -130,16 +147,23 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     if program_id is not None:
         programs = [_load_program(program_id, corpus_path)]
     else:
-        from fuzz.strategies import AREAS, Caps, area_strategy, sample
+        from fuzz.strategies import AREAS, DEFAULT_AREAS, Caps, area_strategy, sample
         from lang.policy import Policy
 
-        chosen = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else tuple(AREAS)
+        chosen = tuple(a.strip() for a in areas.split(",") if a.strip()) if areas else DEFAULT_AREAS
         unknown = [a for a in chosen if a not in AREAS]
         if unknown:
             raise click.BadParameter(f"unknown area {unknown[0]!r}; one of {', '.join(AREAS)}", param_hint="--areas")
         policy = Policy(statements=statements, global_size=1024, shape_statements=statements)
         programs = sample(area_strategy(chosen, Caps(fp64=True), policy), random_n, seed)
     for program in programs:
+        if isinstance(program, FlowProgram):  # OpenCL C only (docs/flow.md)
+            if spirv:
+                raise fail(f"{program.id} is a flow program: it has no SPIR-V emitter yet; write it without --spirv")
+            written = [_write(folder / f"{program.id}.cl", emit_flow(program).encode()),
+                       _write(folder / f"{program.id}.json", program.to_json().encode())]
+            click.echo(" ".join(written))
+            continue
         written = []
         if (random_n is not None or not spirv) and PATH_OPENCL_C in paths_of(program):
             written.append(_write(folder / f"{program.id}.cl", emit_c(program).encode()))

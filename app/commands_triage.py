@@ -34,6 +34,8 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     Example: clfuzz reduce 3fa2c1
     """
     from fuzz.drivers import UnknownDriver, Worker, discover, select
+    from lang.flow import FlowProgram
+    from triage.flow_report import NOT_REDUCED
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
     from triage.slow import decide, undecided
@@ -41,6 +43,9 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     corpus = open_corpus(corpus_path)
     try:
         row = find_row(corpus, ref)
+        if isinstance(corpus.program(row["program_id"]), FlowProgram):
+            raise click.ClickException(f"{NOT_REDUCED} (bucket {row['bucket']}: `clfuzz report {row['bucket']}` "
+                                       "shows it as found)")
         try:  # by its name: a release's target (rusticl-26.2) is discovered only when named
             named = select(discover(), [row["target"]])
         except UnknownDriver:

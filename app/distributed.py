@@ -48,7 +48,7 @@ from corpus.hypothesis_db import examples_under
 from corpus.merge import Merged, merge
 from corpus.reads import campaign_programs, node_campaigns, node_totals
 from corpus.store import Corpus, CorpusError
-from fuzz.strategies import AREAS
+from fuzz.strategies import DEFAULT_AREAS
 from lang.policy import Policy
 
 DRIVERS_ENV = "CLFUZZ_DRIVERS"
@@ -286,7 +286,7 @@ def run_distributed(
     *,
     minutes: float,
     seed: int = 0,
-    areas: tuple[str, ...] = tuple(AREAS),
+    areas: tuple[str, ...] = DEFAULT_AREAS,
     policy: Policy = Policy(),
     budgets: dict[str, Budget] | None = None,
     name: str | None = None,

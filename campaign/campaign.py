@@ -57,8 +57,9 @@ from corpus.hypothesis_db import CorpusDatabase
 from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.capabilities import ftz_of
-from fuzz.strategies import AREAS, sweep_key_of, sweep_plan
+from fuzz.drivers.capabilities import FLOW_PATHS, ftz_of
+from fuzz.strategies import AREAS, DEFAULT_AREAS, sweep_key_of, sweep_plan
+from lang.flow import program_from_json
 from lang.ir import Program
 from lang.policy import Policy
 
@@ -142,7 +143,7 @@ def _history(corpus: Corpus, name: str, state: dict) -> tuple[list[tuple[str, Pr
     pending = state.get("pending") or {}
     if isinstance(pending, list):
         pending = dict.fromkeys(pending)
-    unfinished = [(r["area"], Program.from_json(r["json"]), pending[r["id"]])
+    unfinished = [(r["area"], program_from_json(r["json"]), pending[r["id"]])
                   for r in programs_by_id(corpus, pending)]
     cells = {(c, ty, w) for cov in coverage(corpus, name).values() for c, ty, w, _ in cov["cells"]}
     return unfinished, cells
@@ -154,7 +155,7 @@ def run_campaign(
     *,
     minutes: float,
     seed: int = 0,
-    areas: tuple[str, ...] = tuple(AREAS),
+    areas: tuple[str, ...] = DEFAULT_AREAS,
     policy: Policy = Policy(),
     budgets: dict[str, Budget] | None = None,
     name: str | None = None,
@@ -225,7 +226,8 @@ def run_campaign(
     stop = threading.Event()
     started_at = time.time()
     interrupted = False
-    notices: list[str] = []
+    notices = [f"area flow: {t.name} skips it (flow programs have an OpenCL C path only: docs/flow.md)"
+               for t in targets if "flow" in areas and t.path not in FLOW_PATHS]
     errors: list[BaseException] = []
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from campaign import record
 from campaign.batching import Batch, parts
 from campaign.expectations import Expectations
+from campaign.flow import FlowExpectations, builds, flow_job, verdict_of
 from campaign.jobs import job_for
 from campaign.learned import Learned
 from campaign.record import Run
@@ -33,6 +34,7 @@ from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import RouteFailure
 from fuzz.judge import Verdict, failure_row, judge
 from lang.derive import restrict
+from lang.flow import FlowProgram
 from lang.ir import Program
 from lang.layout import split_outputs
 
@@ -72,8 +74,8 @@ class Part:
     """A program, or a part of one, to run on a target, with its expectations; ``depth`` counts
     the halvings that made it (0: a program as generated or batched)."""
 
-    program: Program
-    expectations: Expectations
+    program: Program | FlowProgram
+    expectations: Expectations | FlowExpectations
     depth: int = 0
     timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
     low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
@@ -87,6 +89,8 @@ class Part:
 def prepare(part: Part, target: Target) -> Job | Result:
     """The job that runs ``part`` on ``target``, or the Result of a module that never reaches the
     driver (invalid, or the route failed on it)."""
+    if isinstance(part.program, FlowProgram):
+        return flow_job(part.program)
     try:
         return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint)
     except RouteFailure as e:
@@ -104,12 +108,18 @@ def judged(program: Program, expectations: Expectations, target: Target,
            result: Result) -> tuple[Outcome, list[list[int]], Run]:
     """:func:`conclude` of a part ``program`` with its ``expectations``, the halves to run next
     given as the statements of each (``Part.half``): what a harness worker process computes
-    (campaign.pool)."""
+    (campaign.pool). A flow program (lang.flow) is judged whole, every lane (campaign.flow), and
+    never cut: a failure is the program's."""
     outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
     run = Run(program, target, result, result.status, result.log[-4000:] if result.status != "ok" else "")
-    n = len(program.body)
+    flow = isinstance(program, FlowProgram)
+    n = 1 if flow else len(program.body)
     cuts: list[list[int]] = []
-    if result.status == "ok":
+    if result.status == "ok" and flow:
+        keeps = "float" not in ftz_of(target)
+        outcome.verdict = run.verdict = verdict_of(program, expectations, result.outputs["out"], keeps)
+        run.rows = run.verdict.rows
+    elif result.status == "ok":
         actual = split_outputs(program, result.outputs["out"])
         ftz = ftz_of(target)
         expected = expectations.get(ftz)
@@ -135,15 +145,18 @@ def judged(program: Program, expectations: Expectations, target: Target,
     return outcome, cuts, run
 
 
-def first_parts(target: Target, program: Program, expectations: Expectations,
+def first_parts(target: Target, program: Program | FlowProgram, expectations: Expectations | FlowExpectations,
                 batch: Batch | None = None, learned: Learned | None = None) -> list[Part]:
     """What ``target`` runs of ``program``: the statements it takes (:func:`runnable`), cut into
     parts of ``batch`` (campaign.batching; whole if None); with ``learned``, its statements of
     classes that failed on the target each alone, those of classes that timed out each alone at low
-    priority, after the others, or not at all (campaign.learned)."""
+    priority, after the others, or not at all (campaign.learned). A flow program runs whole, once
+    per build (campaign.flow.builds: the default options and -cl-opt-disable)."""
     taken = runnable(target, program)
     if taken is None:
         raise ValueError(f"{target.name} takes no statement of program {program.id}")
+    if isinstance(program, FlowProgram):
+        return [Part(build, expectations.view(build)) for build in builds(program)]
     usual, slow, failing = learned.split(taken) if learned is not None else (range(len(taken.body)), [], [])
     kept = taken if len(usual) == len(taken.body) else restrict(taken, list(usual)) if usual else None
     pieces = [] if kept is None else [kept] if batch is None else parts(kept, batch)
@@ -152,19 +165,24 @@ def first_parts(target: Target, program: Program, expectations: Expectations,
             + [Part(piece, expectations.view(piece), low=low) for piece, low in alone])
 
 
+def expectations_of(program: Program | FlowProgram) -> Expectations | FlowExpectations:
+    """What judges ``program``'s runs: the oracle's expectations, or a flow program's interpreter."""
+    return FlowExpectations(program) if isinstance(program, FlowProgram) else Expectations(program)
+
+
 def execute(
-    program: Program,
+    program: Program | FlowProgram,
     target: Target,
     worker: Worker,
     corpus: Corpus | None,
     *,
     campaign: str = "",
-    expectations: Expectations | None = None,
+    expectations: Expectations | FlowExpectations | None = None,
 ) -> Outcome:
     """Run, judge and record the part of ``program`` that ``target`` takes (:func:`runnable`),
     isolating failures by halving, one run after the other (campaigns overlap these steps:
     :mod:`campaign.pipeline`). The caller checks :func:`supports` first."""
-    todo = first_parts(target, program, expectations or Expectations(program))
+    todo = first_parts(target, program, expectations or expectations_of(program))
     record.store_parts(corpus, program, [p.program for p in todo], campaign)
     total: Outcome | None = None
     while todo:

@@ -51,6 +51,7 @@ from campaign.timeouts import Timeouts
 from campaign.widening import Widths, extensible, extension, pieces, windows
 from corpus.store import Corpus
 from fuzz.drivers import Result, Target, Worker, WorkerStartError
+from lang.flow import FlowProgram
 from lang.ir import Program
 
 T = TypeVar("T")
@@ -332,16 +333,15 @@ class Lane:
                 self._extend(part, result, ticket)
         elif timed_out and part.depth == 0:
             self.batches.timed_out(part.program.area, len(part.program.body))
-        single = len(part.program.body) == 1
+        single = not (flow := isinstance(part.program, FlowProgram)) and len(part.program.body) == 1  # flow: whole
         if single and timed_out and (part.low or part.timeout_s is None):  # a first try, or a statement of
             self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
         elif single and not timed_out and part.timeout_s is not None and not part.low:
             self.learned.finished(part.program)  # its try at the ceiling finished: slow, not a hang
         if single and result.status in FAILURES:
             self.learned.failed(part.program)  # its later statements run alone
-        if timed_out and limit < self.timeouts.ceiling and single:
-            # slower than this target's runs of the area, not yet a hang: once more at the ceiling,
-            # unless its class timed out before (campaign.learned)
+        if timed_out and limit < self.timeouts.ceiling and (single or flow):
+            # slower than its area's runs here, not yet a hang: again at the ceiling, unless its class timed out before
             again = "its class timed out before: not tried" if part.low else "trying"
             ticket.open.pop(id(part), None)
             self.clock.spent(*spent)

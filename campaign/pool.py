@@ -36,13 +36,15 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from typing import Any, Callable
 
-from campaign.execute import Outcome, Part, judged
+from campaign.execute import Outcome, Part, expectations_of, judged
 from campaign.expectations import Expectations
+from campaign.flow import FlowExpectations
 from campaign.record import Run
 from campaign.widening import window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies import AREAS, Caps, Draws
+from lang.flow import FlowProgram, program_from_json
 from lang.ir import Program
 from lang.layout import input_values
 from lang.policy import Policy
@@ -94,11 +96,12 @@ class Harness:
         """Program ``index`` of ``area``'s stream (a Future of the Program), drawn for ``owner``."""
         if self._pool is None:
             return self._inline(owner, "draw", self._stream(area).__getitem__, index)
-        return self._submit(owner, "draw", _draw_task, (area, index), Program.from_json)
+        return self._submit(owner, "draw", _draw_task, (area, index), program_from_json)
 
     def expect(self, program: Program, ftz_classes: tuple[frozenset, ...], owner: str) -> Future:
-        """``program``'s expectations for each flush-to-zero class (a Future of Expectations)."""
-        if self._pool is None:
+        """``program``'s expectations for each flush-to-zero class (a Future of Expectations; a flow
+        program's, campaign.flow.FlowExpectations, are computed when its first run is judged)."""
+        if self._pool is None or isinstance(program, FlowProgram):
             return self._inline(owner, "expect", expectations, program, ftz_classes)
         return self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes),
                             lambda packed: Expectations.unpacked(program, *packed))
@@ -108,7 +111,8 @@ class Harness:
         each half that isolates it, and the run to record."""
         if self._pool is None:
             return self._inline(target.name, "judge", judged, part.program, part.expectations, target, result)
-        inputs, by_ftz = part.expectations.packed(ftz_of(target))
+        flow = isinstance(part.program, FlowProgram)  # its interpreter runs in the worker process
+        inputs, by_ftz = ({}, {}) if flow else part.expectations.packed(ftz_of(target))
         task = (part.program.to_json(), inputs, by_ftz, target.name, result)
         return self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
 
@@ -223,10 +227,11 @@ class Turns:
         return task
 
 
-def expectations(program: Program, ftz_classes: tuple[frozenset, ...]) -> Expectations:
-    """``program``'s expectations, computed for each flush-to-zero class in ``ftz_classes``."""
-    out = Expectations(program)
-    for ftz in ftz_classes:
+def expectations(program: Program | FlowProgram, ftz_classes: tuple[frozenset, ...]) -> Expectations | FlowExpectations:
+    """``program``'s expectations, computed for each flush-to-zero class in ``ftz_classes`` (a flow
+    program's when first judged)."""
+    out = expectations_of(program)
+    for ftz in ftz_classes if isinstance(out, Expectations) else ():
         out.get(ftz)
     return out
 
@@ -296,7 +301,9 @@ def _inputs_task(program_json: str) -> dict:
 
 
 def _judge_task(program_json: str, inputs: dict, by_ftz: dict, target: str, result: Result) -> tuple:
-    program = Program.from_json(program_json)
-    outcome, cuts, run = judged(program, Expectations.unpacked(program, inputs, by_ftz), _TARGETS[target], result)
+    program = program_from_json(program_json)
+    expected = (FlowExpectations(program) if isinstance(program, FlowProgram)
+                else Expectations.unpacked(program, inputs, by_ftz))
+    outcome, cuts, run = judged(program, expected, _TARGETS[target], result)
     # one pickle: the run's rows stay the outcome's (campaign.record adds the run's keys to both)
     return outcome, cuts, (run.status, run.log, run.verdict, run.rows, run.errors, run.defects)

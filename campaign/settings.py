@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 
 from campaign.scheduler import Budget
 from corpus.store import Corpus
-from fuzz.strategies import AREAS
+from fuzz.strategies import AREAS, DEFAULT_AREAS
 from lang.policy import Policy
 
 
@@ -23,7 +23,7 @@ class Settings:
     """What defines a campaign's programs; stored with it, so that running it again resumes it."""
 
     seed: int = 0
-    areas: tuple[str, ...] = tuple(AREAS)
+    areas: tuple[str, ...] = DEFAULT_AREAS
     policy: Policy = Policy()
     budgets: dict[str, Budget] = field(default_factory=dict)
 
@@ -33,7 +33,7 @@ class Settings:
 
     @classmethod
     def from_row(cls, seed: int, row: dict) -> "Settings":
-        return cls(seed, tuple(row.get("areas", AREAS)), Policy.from_json(json.dumps(row.get("policy", {}))),
+        return cls(seed, tuple(row.get("areas", DEFAULT_AREAS)), Policy.from_json(json.dumps(row.get("policy", {}))),
                    {a: Budget(**b) for a, b in row.get("budgets", {}).items()})
 
 

@@ -67,9 +67,11 @@ WEIGHT = 0.5
 
 def extensible(target: Target, program: Program) -> bool:
     """Whether ``target`` runs extensions of ``program``'s parts: not a CPU device, and the
-    program's work-items are independent (lang.derive.independent) with an input drawn at random
+    program is a straight-line one (not a flow program, whose work-items share a launch) whose
+    work-items are independent (lang.derive.independent) with an input drawn at random
     (a fill without explicit values: a corner sweep's or a reduced case's lanes would repeat)."""
-    return ("CPU" not in str(target.fingerprint.get("device_type", "CPU")) and independent(program)
+    return (isinstance(program, Program) and "CPU" not in str(target.fingerprint.get("device_type", "CPU"))
+            and independent(program)
             and any(b.fill.values == () for b in program.inputs))
 
 

@@ -12,6 +12,8 @@ from corpus.store import Corpus
 _WAITING = """b.status = 'new' and json_extract(b.signature, '$.flaky') is null
       and not exists (select 1 from reductions r where r.bucket = b.id)"""
 """A bucket waiting for triage: new (not reported, fixed or ignored), not flaky, not reduced."""
+_NOT_FLOW = "d.program_id not in (select id from programs where area = 'flow')"
+"""A row not of a flow program (lang.flow)."""
 
 
 def bucket_ids(corpus: Corpus) -> set[str]:
@@ -27,15 +29,29 @@ def buckets_created_since(corpus: Corpus, since: float) -> list[dict[str, Any]]:
 def triage_candidates(corpus: Corpus, campaign: str, target: str, since: float) -> list[dict[str, Any]]:
     """The buckets of ``campaign`` waiting for triage with rows on ``target`` (``id``, ``example``: its
     first row's id, ``first_seen``, ``reproduced``, ``confirmed``: its confirmed rows): those first seen
-    before ``since`` first, oldest first, then the others, newest first (triage.beside)."""
+    before ``since`` first, oldest first, then the others, newest first (triage.beside). Rows of flow
+    programs (area ``flow``: not reduced yet, :func:`flow_waiting`) are left out."""
     return _sql.rows(corpus, f"""
     select b.id, min(d.id) as example, min(d.created) as first_seen, b.reproduced,
            sum(d.confirmation = 'confirmed') as confirmed
     from buckets b join disagreements d on d.bucket = b.id
-    where d.campaign = ? and d.target = ? and {_WAITING}
+    where d.campaign = ? and d.target = ? and {_WAITING} and {_NOT_FLOW}
     group by b.id
     order by first_seen < ? desc, case when first_seen < ? then first_seen else -first_seen end""",
                      [campaign, target, since, since])
+
+
+def flow_waiting(corpus: Corpus, campaign: str, target: str | None = None) -> list[dict[str, Any]]:
+    """The buckets of ``campaign`` waiting for triage whose rows are all of flow programs (lang.flow:
+    triage confirms them, it does not reduce them yet), with rows on ``target`` if given: ``id``,
+    ``example`` (its first row's id there) and ``confirmed`` (its confirmed rows)."""
+    on, params = ("and d.target = ?", [campaign, target]) if target else ("", [campaign])
+    return _sql.rows(corpus, f"""
+    select b.id, min(d.id) as example, sum(d.confirmation = 'confirmed') as confirmed
+    from buckets b join disagreements d on d.bucket = b.id
+    where d.campaign = ? {on} and {_WAITING} and not exists (select 1 from disagreements e
+        where e.bucket = b.id and e.campaign = d.campaign and {_NOT_FLOW.replace('d.', 'e.')})
+    group by b.id order by b.id""", params)
 
 
 def waiting_for_triage(corpus: Corpus, campaign: str) -> int:

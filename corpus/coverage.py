@@ -15,25 +15,29 @@ from typing import Any
 from corpus import _sql
 from corpus.store import Corpus
 from lang.constructs import coverage_key
+from lang.flow import FlowProgram
 from lang.ir import Op, Program, walk
 
 Cell = tuple[str, str, int]
 
 
-def program_cells(program: Program) -> Counter[Cell]:
-    """Uses of each cell in one program."""
+def program_cells(program: Program | FlowProgram) -> Counter[Cell]:
+    """Uses of each cell in one program (a flow program, lang.flow, has none yet)."""
+    if isinstance(program, FlowProgram):
+        return Counter()
     return Counter(coverage_key(n) for s in program.body for n in walk(s.value) if isinstance(n, Op))
 
 
 def coverage(corpus: Corpus, campaign: str | None = None) -> dict[str, dict[str, Any]]:
-    """Per target: its path and the uses of every cell covered, ``[construct, type, width, uses]``."""
+    """Per target: its path and the uses of every cell covered, ``[construct, type, width, uses]``
+    (flow programs, lang.flow, have no cells yet)."""
     where, params = ("and r.campaign = ?", [campaign]) if campaign else ("", [])
     cells: dict[str, Counter[Cell]] = {}
     paths: dict[str, str] = {}
     parsed: dict[str, Counter[Cell]] = {}
     for row in _sql.rows(
         corpus, f"""select r.target, r.path, r.program_id, p.json from runs r join programs p on p.id = r.program_id
-            where r.status = 'ok' {where}""", params):
+            where r.status = 'ok' and p.area != 'flow' {where}""", params):
         if row["program_id"] not in parsed:
             parsed[row["program_id"]] = program_cells(Program.from_json(row["json"]))
         cells.setdefault(row["target"], Counter()).update(parsed[row["program_id"]])

@@ -25,6 +25,7 @@ from corpus.buckets import CULPRIT_FIELDS, STATUSES, driver_version
 from corpus.keying import bucket_of, inherit, rebucket
 from corpus.run_facts import bucket_facts, no_facts
 from corpus.schema import DEVIATION_COLUMNS, CorpusError, outdated, upgrade
+from lang.flow import FlowProgram, program_from_json
 from lang.ir import InvalidProgram, Program
 
 UNCLASSIFIED = "unclassified"
@@ -157,15 +158,13 @@ class Corpus:
     # ---- writing ---------------------------------------------------------------------------
 
     @_locked
-    def add_program(self, program: Program, campaign: str = "") -> str:
-        """Store a program (idempotent) and return its id."""
+    def add_program(self, program: Program | FlowProgram, campaign: str = "") -> str:
+        """Store a program of any area (a lang.flow.FlowProgram too), idempotent; return its id."""
         pid = program.id
         with self.db.conn:
             self.db["programs"].insert(
                 {"id": pid, "json": program.to_json(), "area": program.area, "campaign": campaign,
-                 "created": _now(), "statements": len(program.body)},
-                ignore=True,
-            )
+                 "created": _now(), "statements": len(program.body)}, ignore=True)
         return pid
 
     @_locked
@@ -418,14 +417,14 @@ class Corpus:
                                     [program_id, target]).fetchone())
 
     @_locked
-    def program(self, pid: str) -> Program:
+    def program(self, pid: str) -> Program | FlowProgram:  # of any area: lang.flow.program_from_json
         rows = list(self.db["programs"].rows_where("id = ? or id like ?", [pid, f"{pid}%"], limit=2))
         if not rows:
             raise CorpusError(f"no program {pid!r} in {self.path}; `clfuzz stats --corpus {self.path}` lists what is there")
         if len(rows) > 1:
             raise CorpusError(f"program id prefix {pid!r} is ambiguous; give more characters")
         try:
-            return Program.from_json(rows[0]["json"])
+            return program_from_json(rows[0]["json"])
         except InvalidProgram as e:
             raise CorpusError(f"program {pid} in {self.path} is corrupt: {e}") from None
 

@@ -23,6 +23,7 @@ from fuzz.drivers.protocol import time_given
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from fuzz.emit.opencl_c import text as c_text
 from lang.families import OUT_PARAMETER
+from lang.flow import FlowProgram
 from lang.ir import Literal, Load, Op, Program, Store, walk
 from lang.ops import spelling
 from lang.types import format_value, scalar
@@ -290,14 +291,14 @@ def _atomic_row(program: Program, loc: dict, stmts: list[Store], rule_index: int
     }
 
 
-def failure_row(program: Program, status: str, log: str, path: str = PATH_OPENCL_C) -> dict:
+def failure_row(program: Program | FlowProgram, status: str, log: str, path: str = PATH_OPENCL_C) -> dict:
     """A row for a valid program that failed to build or crashed: a bug too (programs are valid and
     free of undefined behaviour by construction: docs/oracle.md, "Verdicts"), under the rule of the
     ``path`` it ran on (oracles.rules.failure_rule: a SPIR-V module's is the SPIR-V environment's).
     A run cut at its time limit (status ``timeout``) is recorded as slow (oracles.SLOW, severity
     performance), with the seconds it was given (``slow``: ``given_s``, from the worker's message)
-    until triage.slow re-runs it at ten times that."""
-    stmt = program.body[0] if len(program.body) == 1 else None
+    until triage.slow re-runs it at ten times that. A flow program's (lang.flow) names the ``program``."""
+    stmt = program.body[0] if isinstance(program, Program) and len(program.body) == 1 else None
     operation, src, dst = describe_statement(stmt, program) if stmt else ("program", "", "")
     broken = SLOW if status == "timeout" else failure_rule(path == PATH_SPIRV)
     given = time_given(log) if status == "timeout" else None

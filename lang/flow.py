@@ -27,10 +27,15 @@ Nodes are frozen dataclasses; a program is pure data.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 from typing import Union
 
+from lang.dataform import from_data, to_data
+from lang.ir import InvalidProgram, Program, canonical_json
 from lang.layout import ALIGN
 from lang.nodes import Fill
 from lang.types import scalar
@@ -336,11 +341,6 @@ class FlowProgram:
     without them and the arms of every ``if`` after their join); the OpenCL C text is the same."""
 
     @property
-    def offset(self) -> tuple[int, ...]:
-        """The global work offset of each dimension (0 where none is given)."""
-        return self.global_offset or (0,) * len(self.global_size)
-
-    @property
     def work_items(self) -> int:
         return prod(self.global_size)
 
@@ -350,6 +350,22 @@ class FlowProgram:
 
     def function(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
+
+    def to_json(self) -> str:
+        """The program's canonical JSON (lang.dataform): what the corpus stores and hashes."""
+        return canonical_json(to_data(self))
+
+    @cached_property
+    def id(self) -> str:
+        """The hash of the canonical JSON, as lang.ir.Program's (one programs table holds both)."""
+        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_json(cls, text: str) -> "FlowProgram":
+        program = program_from_json(text)
+        if not isinstance(program, FlowProgram):
+            raise InvalidProgram("not a flow program: its JSON has no node FlowProgram")
+        return program
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
@@ -413,3 +429,22 @@ def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
     ins, in_bytes = pack((i.name, i.count * scalar(i.type).size) for i in p.inputs)
     outs, out_bytes = pack((o.name, p.work_items * scalar(o.type).size) for o in p.outputs)
     return ins, in_bytes, outs, out_bytes
+
+
+
+NODES = {c.__name__: c for c in (Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Assign, AStore, If, Loop,
+                                 Exit, Exchange, Pointer, Invoke, Decl, Array, PointerParam, Function, Input, Output,
+                                 FlowProgram)}
+"""Every node of a flow program by its name in the JSON form."""
+
+
+def program_from_json(text: str) -> Program | FlowProgram:
+    """A stored program of any area from its JSON: a flow program (its ``node`` is ``FlowProgram``),
+    else a lang.ir.Program."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidProgram(f"program file is not JSON: {e}") from None
+    if isinstance(data, dict) and data.get("node") == "FlowProgram":
+        return from_data(data, NODES)
+    return Program.from_json(text)

@@ -121,7 +121,7 @@ def host_source(p: FlowProgram) -> str:
     l = (*p.local_size, 1, 1)[:3]
     defines = {"IN_BYTES": in_bytes, "OUT_BYTES": out_bytes, "LOCAL_BYTES": at, "DIMS": len(p.global_size),
                "THREADS": int(bool(offsets)), **{f"GS{d}": g[d] for d in range(3)}, **{f"LS{d}": l[d] for d in range(3)},
-               **{f"GO{d}": o for d, o in enumerate((*p.offset, 0, 0, 0)[:3])}}
+               **{f"GO{d}": o for d, o in enumerate((*p.global_offset, 0, 0, 0)[:3])}}
     lines = [HEADER, *(f"#define {k} {v}" for k, v in defines.items()), *prelude(p, dialect),
              "static void item(const uchar *in, uchar *out, struct wi *self) {", "    w = self;", *kernel_body(p, dialect), "}", MAIN]
     return "\n".join(lines)

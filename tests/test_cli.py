@@ -397,7 +397,7 @@ def _set(key, value):
     (_set("op", "frobnicate"), "unknown operation 'frobnicate'"),
     (lambda data, op: op["args"].append(op["args"][0]), "convert takes 1 operands, not 2"),
     (_set("args", [{"literal": [1 << 40], "type": "float"}]), "does not fit float"),
-    (lambda data, op: data["buffers"][0]["fill"].__setitem__("seed", -1), "a seed of at least 0"),
+    (lambda data, op: data["buffers"][0]["fill"].__setitem__("seed", -1), "a seed and a skip of at least 0"),
     (_set("attrs", {"rounding": 7}), "attributes are not ones clfuzz can"),
     (_set("type", "int7"), "malformed program"),
 ])

@@ -35,7 +35,8 @@ started (campaign.pipeline.LaneClosed). A worker that could not start is the dri
 (event ``failed``, ``bug`` False); any other error is a bug of clfuzz (``failed``, ``bug`` True).
 Both leave the bucket pending too. Buckets no target reached are counted by :func:`pending`.
 At the end, :meth:`Beside.leave` records why each bucket still waiting was not reduced
-(:func:`pending_reasons` reads it back).
+(:func:`pending_reasons` reads it back). A bucket of flow programs is confirmed (one re-run on a
+fresh worker) and not reduced (triage.flow_report.NOT_REDUCED).
 """
 
 from __future__ import annotations
@@ -46,11 +47,13 @@ from typing import Any, Callable
 
 from campaign.pipeline import LaneClosed
 from campaign.progress import CampaignResult
-from corpus.bucket_queries import triage_candidates, waiting_for_triage
+from corpus.bucket_queries import flow_waiting, triage_candidates, waiting_for_triage
 from corpus.reads import disagreement
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker, WorkerStartError
+from lang.flow import FlowProgram
 from triage.confirm import reproduction, reruns
+from triage.flow_report import NOT_REDUCED
 from triage.reduce import STOPPED
 from triage.covictims import covictims
 from triage.join import join_known
@@ -104,7 +107,8 @@ class Beside:
         its budget stopped."""
         with self._lock:
             for owner in (target, *self.front_ends(target)):
-                for b in triage_candidates(self.corpus, self.campaign, owner.name, self.since):
+                for b in [*triage_candidates(self.corpus, self.campaign, owner.name, self.since),
+                          *flow_waiting(self.corpus, self.campaign, owner.name)]:
                     if b["id"] in self.tried:
                         continue
                     self.tried.add(b["id"])
@@ -140,8 +144,13 @@ class Beside:
         second = row is not None
         row = row or disagreement(self.corpus, bucket["example"])
         confirmed = second or bool(bucket["confirmed"])
+        program = self.corpus.program(row["program_id"])
+        if isinstance(program, FlowProgram):  # confirmed on a fresh worker, not reduced (triage.flow_report)
+            if not confirmed:
+                worker.restart()
+                self._confirmed(row, bucket, reproduction(program, row, target, worker, 1) > 0)
+            return
         if not confirmed:
-            program = self.corpus.program(row["program_id"])
             runs = reruns(program, row)
             if runs > 1 or not self.reduce:  # a reproduction rate, or no reduction to confirm it
                 worker.restart()
@@ -218,6 +227,7 @@ class Beside:
                 else:
                     why = f"not started: found {ended - b['first_seen']:.0f} s before the campaign ended; {spent}"
                 reasons.setdefault(b["id"], why)
+        reasons.update({b["id"]: NOT_REDUCED for b in flow_waiting(self.corpus, self.campaign)})
         self.corpus.left_pending(self.campaign, reasons)
         return pending(self.corpus, self.campaign)
 

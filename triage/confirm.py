@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus.buckets import RESULT_KINDS, failure_message
+from corpus.buckets import RESULT_KINDS, WRONG_CODE, failure_message
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.ir import Program
@@ -37,7 +37,7 @@ def reruns(program: Program, row: dict[str, Any]) -> int:
 def shows_again(row: dict[str, Any], rows: list[dict[str, Any]]) -> bool:
     """Whether the rows of a re-run show the disagreement ``row`` again: the same lane wrong in
     the same way, or the same failure (its first real error line, corpus.buckets.failure_message)."""
-    if row["kind"] in RESULT_KINDS:
+    if row["kind"] in RESULT_KINDS + (WRONG_CODE,):  # a flow program's wrong lane (campaign.flow)
         return any(r["buffer"] == row["buffer"] and r["lane"] == row["lane"] and r["kind"] == row["kind"]
                    for r in rows)
     return any(r["kind"] == row["kind"] and failure_message(r["actual_value"]) == failure_message(row["actual_value"])

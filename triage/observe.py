@@ -13,10 +13,12 @@ from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
 from fuzz.judge import failure_row, judge
 from lang.constructs import paths_of
+from lang.flow import FlowProgram
 from lang.ir import InvalidProgram, Program, validate, walk
 from lang.layout import split_outputs
 from lang.types import scalar
 from oracles import UndefinedBehaviour
+from triage.flow_report import observe_flow
 
 
 def size(program: Program) -> dict[str, int]:
@@ -28,14 +30,17 @@ def size(program: Program) -> dict[str, int]:
             "source_bytes": source}
 
 
-def observe(program: Program, target: Target, worker: Worker,
+def observe(program: Program | FlowProgram, target: Target, worker: Worker,
             lanes: set[tuple[str, int]] | None = None, job: Job | None = None) -> list[dict] | None:
     """Run ``program`` on ``target`` and judge it: its disagreement rows (a failure row for a
     build error, crash or timeout); None when the program is invalid or undefined, or the
     target does not take all of it (it never reaches the driver then). Given a set ``lanes``, every
     output lane that disagrees is added to it as (buffer, position in memory): the rows stop at
     :data:`fuzz.judge.MAX_ROWS_PER_STATEMENT` per statement. ``job`` runs instead of the target's
-    own build of the program (triage.route_check: clang's bitcode in place of the route's)."""
+    own build of the program (triage.route_check: clang's bitcode in place of the route's). A flow
+    program is run and judged by triage.flow_report.observe_flow."""
+    if isinstance(program, FlowProgram):
+        return observe_flow(program, target, worker)
     try:
         validate(program)
         if runnable(target, program) is not program:

@@ -51,6 +51,7 @@ from lang.constructs import paths_of
 from lang.derive import twin
 from lang.ir import Program
 from triage import slow
+from triage.flow_report import NOT_REDUCED, is_flow, write_flow_report
 from triage.observe import observe, size
 from triage.reduce import Reduction, reduce_program
 from triage.repro_script import checks, job_data, repro_source
@@ -359,9 +360,12 @@ def report_bucket(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[T
     """What ``clfuzz report`` does: find the bucket, check the output folder (:func:`output_folder`),
     reduce the bucket in memory first where it is not reduced yet (:func:`reduced_first`), write the
     report (:func:`write_report`); returns the folder. The corpus gains no bucket and no
-    disagreement row."""
+    disagreement row. A flow program's bucket has a report of its own (triage.flow_report)."""
     bucket = corpus.bucket(ref)
     folder = output_folder(out_dir, force, [corpus.path])
+    if is_flow(corpus, bucket):  # triage.flow_report: not reduced yet
+        say(f"{NOT_REDUCED}; the report shows the program as found")
+        return write_flow_report(corpus, bucket, folder)
     reduction = reduced_first(corpus, bucket, targets, budget_s, say)
     return write_report(corpus, bucket["id"], folder, targets, reduction)
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from corpus.buckets import RESULT_KINDS
+from corpus.buckets import LANE_KINDS
 from corpus.reads import bucket_rows, rows_in_bucket
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
@@ -68,7 +68,7 @@ def verdict(row: dict[str, Any], rows: list[dict[str, Any]] | None) -> tuple[str
         return "present", f"{len(rows)} disagreeing rows"
     if not rows:
         return "absent", "the oracle accepts every lane"
-    failures = [r for r in rows if r["kind"] not in RESULT_KINDS]
+    failures = [r for r in rows if r["kind"] not in LANE_KINDS]
     if failures:
         kind = failures[0]["kind"]
         text = str(failures[0].get("actual_value", "")).strip().splitlines()

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fuzz.drivers.discovery import Target
-from fuzz.drivers.routes import PATH_SPIRV
+from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from lang.constructs import constructs, paths_of, requirements
 from lang.derive import restrict
+from lang.flow import FlowProgram
 from lang.images import format_key
 from lang.ir import Program, type_needs
 from lang.maths import CR_DIVIDE_SQRT
@@ -53,7 +54,12 @@ def has(fp: dict, capability: str) -> bool:
     return bool(fp.get(capability, False))
 
 
-def runnable(target: Target, program: Program) -> Program | None:
+FLOW_PATHS = (PATH_OPENCL_C,)
+"""The paths that take a flow program (lang.flow): OpenCL C only (no SPIR-V emitter of flow
+programs yet)."""
+
+
+def runnable(target: Target, program: Program | FlowProgram) -> Program | FlowProgram | None:
     """The part of ``program`` the target takes: every statement its path can express (an
     operation only SPIR-V has stays off the OpenCL C path), its device's OpenCL C version has
     (a built-in of OpenCL C 2.0 needs ``cl2.0``, lang.ops C_VERSIONS), its device's types have
@@ -61,8 +67,11 @@ def runnable(target: Target, program: Program) -> Program | None:
     (routes.Route.unsupported). None when its device lacks a capability the whole program
     requires (int64, build-option capabilities), an image format of the program (its
     fingerprint's ``image_formats``), or no statement is left. A part keeps the version and type
-    requirements of the statements it kept only."""
+    requirements of the statements it kept only. A flow program (lang.flow) is taken whole, with
+    its requirements, on :data:`FLOW_PATHS`, or not at all."""
     fp = target.fingerprint
+    if isinstance(program, FlowProgram):  # whole or not at all, on a path that has its emitter
+        return program if target.path in FLOW_PATHS and all(has(fp, cap) for cap in program.requires) else None
     blocked = target.route.unsupported if target.path == PATH_SPIRV else frozenset()
     whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs
     if whole & blocked or not all(has(fp, cap) for cap in whole):
@@ -82,6 +91,6 @@ def runnable(target: Target, program: Program) -> Program | None:
     return replace(part, requires=whole | requirements(part) | (type_needs(part) & typed))
 
 
-def supports(target: Target, program: Program) -> bool:
+def supports(target: Target, program: Program | FlowProgram) -> bool:
     """Whether the target takes any of ``program`` (:func:`runnable`)."""
     return runnable(target, program) is not None

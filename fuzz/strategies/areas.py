@@ -9,16 +9,22 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fuzz.strategies import atomics, conversions, expressions, images, maths, shapes, spirv_only, trees
+from fuzz.strategies import atomics, conversions, expressions, flow, images, maths, shapes, spirv_only, trees
 from fuzz.strategies.conversions import Caps
+from lang.flow import FlowProgram
 from lang.ir import Program
 from lang.ops import OPS, check_reader
 from lang.policy import Policy
 
 AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spirv_programs,
          "expressions": expressions.expression_programs, "atomics": atomics.atomic_programs,
-         "images": images.image_programs, "math": maths.math_programs, "shapes": shapes.shape_programs}
-"""What a campaign can generate: each program is drawn from one of the chosen areas."""
+         "images": images.image_programs, "math": maths.math_programs, "shapes": shapes.shape_programs,
+         "flow": lambda caps, policy: flow.flow_programs(floats=True, int64=caps.int64)}
+"""What a campaign can generate: each program is drawn from one of the chosen areas (``flow``:
+lang.flow programs, not lang.ir ones)."""
+
+DEFAULT_AREAS = tuple(a for a in AREAS if a != "flow")
+"""The areas of a campaign that names none (``flow`` is chosen by name: docs/flow.md)."""
 
 STATEMENT_KINDS = frozenset({"assign", "expression"})  # statement forms that are not operations
 
@@ -27,6 +33,6 @@ check_reader("the strategies", (set(conversions.BUILDERS) | set(expressions.STAT
                                 | maths.OPERATIONS) - STATEMENT_KINDS, OPS)
 
 
-def area_strategy(areas: tuple[str, ...], caps: Caps, policy: Policy) -> st.SearchStrategy[Program]:
+def area_strategy(areas: tuple[str, ...], caps: Caps, policy: Policy) -> st.SearchStrategy[Program | FlowProgram]:
     """Programs drawn from one of ``areas`` (names of :data:`AREAS`)."""
     return st.one_of(*[AREAS[a](caps, policy) for a in areas])

@@ -1,0 +1,279 @@
+"""The flow area in the corpus and in campaigns: a flow program's JSON form (exact round trip,
+a hand-written form), its storage beside lang.ir programs, its judged lanes as wrong-code rows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from corpus.store import Corpus
+from fuzz.emit.opencl_flow import emit
+from fuzz.strategies.flow import flow_programs
+from lang.flow import (
+    Assign,
+    Bin,
+    Cast,
+    Const,
+    Decl,
+    FlowProgram,
+    If,
+    Input,
+    Invoke,
+    Load,
+    Loop,
+    Output,
+    Pointer,
+    Var,
+    program_from_json,
+)
+from lang.ir import InvalidProgram
+from lang.nodes import Fill
+
+
+def _tiny() -> FlowProgram:
+    """``s = 7; s += in0[i % 2]`` for i in 0, 1 (trips 2, cap 3): s = 7 + 1 + 2 = 10 on both work-items."""
+    s = Var("s", "uint")
+    body = (Loop("for", "i", Const("uint", 0), Const("uint", 2), 3, 1, False,
+                 (Assign("s", Bin("add", s, Load("in0", "uint", Cast("uint", Var("i", "int"))), "uint")),)),)
+    return FlowProgram((Input("in0", "uint", 2, Fill(5, values=(1, 2))),), (Output("o", "s", "uint"),),
+                       (Decl("s", "uint", 7),), (), (), body, (2,), (1,))
+
+
+@settings(max_examples=60, deadline=None)
+@given(flow_programs())
+def test_json_round_trip_is_exact(program):
+    again = FlowProgram.from_json(program.to_json())
+    assert again == program
+    assert again.to_json() == program.to_json() and again.id == program.id
+
+
+def test_json_form_of_a_hand_written_program():
+    data = json.loads(_tiny().to_json())
+    assert data["node"] == "FlowProgram" and data["area"] == "flow" and data["requires"] == []
+    assert data["global_size"] == [2] and data["local_size"] == [1]
+    assert data["variables"] == [{"node": "Decl", "name": "s", "type": "uint", "init": 7}]
+    assert data["inputs"][0]["fill"] == {"node": "Fill", "seed": 5, "pool": [], "pool_weight": 3, "values": [1, 2]}
+    loop = data["body"][0]
+    assert (loop["node"], loop["form"], loop["cap"], loop["step"], loop["reverse"]) == ("Loop", "for", 3, 1, False)
+    assert loop["body"][0]["value"]["b"] == {"node": "Load", "buffer": "in0", "type": "uint",
+                                             "index": {"node": "Cast", "type": "uint",
+                                                       "a": {"node": "Var", "name": "i", "type": "int"}}}
+
+
+@pytest.mark.parametrize("text, why", [
+    ('{"node": "FlowProgram", "inputs": [{"node": "Nope"}]}', "unknown node 'Nope'"),
+    ('{"node": "FlowProgram", "inputs": []}', "node FlowProgram: "),
+    ("{", "not JSON"),
+])
+def test_bad_json_is_one_line(text, why):
+    with pytest.raises(InvalidProgram, match=why) as e:
+        program_from_json(text)
+    assert "\n" not in str(e.value)
+
+
+def test_stored_like_other_programs(tmp_path):
+    from lang.ir import Program
+    corpus = Corpus(tmp_path / "c.db")
+    flow, other = _tiny(), Program.from_json(
+        '{"area":"expressions","body":[],"buffers":[],"global_size":1,"options":"","requires":[]}')
+    assert corpus.add_program(flow, "c") == flow.id and corpus.add_program(other, "c") == other.id
+    assert corpus.program(flow.id) == flow and corpus.program(flow.id[:10]) == flow
+    assert corpus.program(other.id) == other
+    rows = {r["id"]: r for r in corpus.db["programs"].rows}
+    assert rows[flow.id]["area"] == "flow" and rows[flow.id]["statements"] == 1
+
+
+class _Target:
+    name = "fake"
+    family = lineage = "fake"
+    path = "opencl-c"
+    fingerprint_id = "f00"
+    fingerprint = {"single_fp_config": {"denorm": True}, "device_name": "Fake", "driver_version": "1.0"}
+    settings = ()
+    release = ""
+
+
+class _Worker:
+    """A driver that computes ``_tiny`` right (10, 10) except, built with -cl-opt-disable, work-item
+    1 (11); with ``crash`` it crashes on every build."""
+
+    def __init__(self, crash: bool = False) -> None:
+        self.crash, self.options = crash, []
+
+    def run(self, job):
+        from fuzz.drivers import Result
+        self.options.append(job.options)
+        if self.crash:
+            return Result("crash", {}, "killed by SIGSEGV", 0.0, 0.0)
+        lanes = np.array([10, 11 if job.options == "-cl-opt-disable" else 10], np.uint32)
+        return Result("ok", {"out": lanes.tobytes()}, "", 0.01, 0.01)
+
+
+def _campaign(tmp_path, worker):
+    from campaign.execute import execute
+    corpus = Corpus(tmp_path / "c.db")
+    p = _tiny()
+    corpus.add_program(p, "c")
+    execute(p, _Target(), worker, corpus, campaign="c")
+    return corpus, p
+
+
+def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
+    from lang.flow_rules import check
+    check(_tiny())
+    worker = _Worker()
+    corpus, p = _campaign(tmp_path, worker)
+    assert worker.options == ["", "-cl-opt-disable"]
+    opt = replace(p, options="-cl-opt-disable")
+    runs = {r["program_id"]: r for r in corpus.db["runs"].rows}
+    assert {runs[p.id]["options"], runs[opt.id]["options"]} == {"", "-cl-opt-disable"}
+    assert (runs[p.id]["judged"], runs[p.id]["mismatches"], runs[opt.id]["mismatches"]) == (2, 0, 1)
+    assert corpus.program(opt.id) == opt  # the build is stored before it runs
+    (row,) = corpus.disagreements()
+    assert (row["program_id"], row["kind"], row["buffer"], row["work_item"]) == (opt.id, "wrong-code", "o", 1)
+    assert (row["expected"], row["actual"], row["expected_value"], row["actual_value"]) == ("0xa", "0xb", "10", "11")
+    assert row["operation"] == "flow assign + for loop [-cl-opt-disable]" and row["rule"] == "flow.integer"
+    (bucket,) = corpus.buckets()
+    assert bucket["signature"]["kind"] == "wrong-code" and "-cl-opt-disable" in bucket["title"]
+    assert bucket["build_options"] == ["-cl-opt-disable"]
+
+
+def test_a_crash_is_a_failure_of_each_build(tmp_path):
+    corpus, p = _campaign(tmp_path, _Worker(crash=True))
+    rows = corpus.disagreements()
+    assert [r["kind"] for r in rows] == ["crash", "crash"] and {r["operation"] for r in rows} == {"program"}
+    assert len(corpus.buckets()) == 1
+
+
+def test_constructs_of_names_the_writers_constructs():
+    from campaign.flow import constructs_of
+    from lang.flow import Exit, Function, PointerParam
+    helper = Function("h", (), (PointerParam("q", "int"),), (), (), Const("int", 0), noinline=True)
+    body = (Loop("do", "i", Const("uint", 0), Const("uint", 2), 2, 1, False,
+                 (Exit("break", Const("int", 0)), If(Const("int", 1), (Assign("a", Const("int", 1)),)))),
+            Invoke("h", (), (Pointer("b"),)))
+    p = FlowProgram((), (), (Decl("a", "int"), Decl("b", "int"), Decl("c", "int")), (), (helper,), body, (1,), (1,))
+    assert constructs_of(p, "a") == "assign + break + do loop + if"
+    assert constructs_of(p, "b") == "noinline call + pointer"
+    assert constructs_of(p, "c") == "initial value"
+
+
+def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    from corpus.bucket_queries import flow_waiting, triage_candidates
+    corpus, p = _campaign(tmp_path, _Worker())
+    (bucket,) = corpus.buckets()
+    assert triage_candidates(corpus, "c", "fake", 0.0) == []
+    (waiting,) = flow_waiting(corpus, "c", "fake")
+    assert waiting["id"] == bucket["id"] and not waiting["confirmed"] and flow_waiting(corpus, "c", "other") == []
+    corpus.close()
+    db = str(tmp_path / "c.db")
+    out = CliRunner().invoke(cli, ["report", bucket["id"], "--corpus", db, "-o", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    assert "not reduced: flow programs are not reduced yet" in out.output
+    readme = (tmp_path / "r" / "README.md").read_text()
+    assert "| o | 1 | 10 | 11 | 10 (right) |" in readme and "-cl-opt-disable" in readme
+    kernel = (tmp_path / "r" / "kernel.cl").read_text()
+    assert '"-cl-opt-disable"' in kernel and "__kernel" in kernel
+    assert {f.name for f in (tmp_path / "r").iterdir()} == {"README.md", "kernel.cl", "program.json", "repro.py"}
+    emitted = CliRunner().invoke(cli, ["emit", p.id, "--corpus", db])
+    assert emitted.exit_code == 0 and emitted.output == emit(p)
+    reduced = CliRunner().invoke(cli, ["reduce", bucket["id"], "--corpus", db])
+    assert reduced.exit_code != 0 and "not reduced: flow programs are not reduced yet" in reduced.output
+
+
+def test_the_area_is_chosen_by_name_and_runs_on_opencl_c_only():
+    from fuzz.drivers import Target
+    from fuzz.drivers.capabilities import runnable
+    from fuzz.strategies import AREAS, DEFAULT_AREAS
+    assert "flow" in AREAS and "flow" not in DEFAULT_AREAS and set(DEFAULT_AREAS) == set(AREAS) - {"flow"}
+    p = replace(_tiny(), requires=frozenset({"int64"}))
+    c = Target("c", {"int64": True}, "fp-c", "", 0, 0)
+    assert runnable(c, p) is p
+    assert runnable(replace(c, path="spirv"), p) is None
+    assert runnable(replace(c, fingerprint={}), p) is None  # no int64
+
+
+def test_a_worker_process_draws_and_judges_a_flow_program_as_this_process_does():
+    from conftest import SMALL
+
+    from campaign.execute import Part, conclude, expectations_of
+    from campaign.pool import Harness
+    from fuzz.drivers import Result, Target
+    from fuzz.strategies import AREAS, Caps, Draws
+    from lang.flow import regions
+    from oracles import flow_outcomes
+    target = Target("fake", {}, "fp-fake", "", 0, 0)
+    harness = Harness(1, [target], (Caps(), SMALL, 3))
+    try:
+        program = harness.draw("flow", 0, "fake").result(60)
+        assert isinstance(program, FlowProgram) and program == Draws(AREAS["flow"](Caps(), SMALL), 3)[0]
+        expected = flow_outcomes(program)
+        out = bytearray(regions(program)[3])
+        for o, at in regions(program)[2].items():
+            bits = expected[o].bits.copy()
+            bits[0] ^= 1  # lane 0 of every output wrong
+            out[at:at + bits.nbytes] = bits.tobytes()
+        result = Result("ok", {"out": bytes(out)}, "", 0.1, 0.1)
+        there = harness.judge(Part(program, harness.expect(program, (frozenset(),), "fake").result(60)), target,
+                              result).result(60)
+        here = conclude(Part(program, expectations_of(program)), target, result)
+    finally:
+        harness.close()
+    key = ("buffer", "lane", "kind", "operation", "expected", "actual")
+    assert [[r[k] for k in key] for r in there[2].rows] == [[r[k] for k in key] for r in here[2].rows]
+    flushable = sum(bool(expected[o.name].flushable[0]) for o in program.outputs)  # not judged: no CL_FP_DENORM
+    assert there[0].verdict.mismatches == len(program.outputs) - flushable and there[1] == []
+
+
+def test_a_rerun_shows_a_wrong_lane_again_by_its_lane():
+    from triage.confirm import shows_again
+    from triage.versions import verdict
+    row = {"kind": "wrong-code", "buffer": "o", "lane": 1, "actual_value": "11"}
+    assert shows_again(row, [dict(row)]) and verdict(row, [dict(row)])[0] == "present"
+    other = {**row, "lane": 0}
+    assert not shows_again(row, [other]) and verdict(row, [other])[0] == "different"
+    assert verdict(row, [])[0] == "absent"
+
+
+def test_a_float_lane_s_class_names_a_mechanism():
+    from campaign.flow import deviation
+    assert deviation("float", 0x00000000, 0x80000000, False) == "signed-zero"
+    assert deviation("float", 0x3F800000, 0x7FC00000, False) == "nan"
+    assert deviation("float", 0x7FC00000, 0x7F800000, True) == "number-for-nan"
+    assert deviation("float", 0x3F800000, 0x40000000, False) == deviation("uint", 1, 2, False) == "other"
+
+
+def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_does_not_reduce_it(tmp_path):
+    from triage.beside import Beside, pending_reasons
+
+    class Lane:
+        def __init__(self, worker):
+            self.worker = worker
+
+        def beside(self, fn):
+            return fn(self.worker)
+
+    worker = _Worker()
+    worker.restart = lambda: None
+    corpus, p = _campaign(tmp_path, worker)
+    events = []
+    beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()])
+    task = beside.task(_Target())
+    task(Lane(worker), 60.0, 60.0)
+    assert events == ["confirmed"] and worker.options[-1] == "-cl-opt-disable"  # the bucket's build, re-run
+    (row,) = corpus.disagreements()
+    assert row["confirmation"] == "confirmed" and corpus.reductions() == []
+    assert beside.task(_Target()) is None  # taken once
+
+    class Result:
+        targets: dict = {}
+    corpus.update_campaign("c", 0, {}, 1, 0)
+    beside.leave(Result(), 0.25)
+    assert pending_reasons(corpus, "c") == {row["bucket"]: "not reduced: flow programs are not reduced yet"}
