@@ -12,7 +12,8 @@ import pytest
 from fuzz.strategies.flow import generate
 from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop, expressions, statements, walk
 from lang.flow_rules import check
-from triage.reduce.flow import mismatch_kind, reduce_flow, size
+from triage.observe import size
+from triage.reduce.flow import reduce_flow
 
 
 def _calls(p: FlowProgram, fn: str) -> int:
@@ -71,20 +72,3 @@ def test_the_budget_stops_it_with_what_it_kept():
     original = _drawn(lambda p: True)
     r = reduce_flow(original, lambda p: True, budget_s=0)
     assert r.stopped and r.reduced == original and r.candidates == 0
-
-
-def test_a_wrong_lane_is_kept_by_what_it_got_wrong():
-    """The reduction keeps the kind of its first wrong lane (triage.reduce.flow.mismatch_kind), so
-    it does not drift to another bug: -0 for +0 is a signed zero, 0 for NaN a number for NaN's
-    place ('nan'), NaN for 0 'number-for', 0 for 1.5 'zero', 2 for 1 'value'; an integer's lane
-    is a 'value'."""
-    from campaign.flow import Mismatch
-    from lang.flow import Decl, Output
-
-    p = FlowProgram((), (Output("of", "f", "float"), Output("oi", "i", "int")), (Decl("f", "float"), Decl("i", "int")),
-                    (), (), (), (1,), (1,))
-    kinds = {(0x00000000, 0x80000000): "signed-zero", (0x7FC00000, 0): "nan", (0, 0x7FC00000): "number-for",
-             (0x3FC00000, 0): "zero", (0x3F800000, 0x40000000): "value"}
-    for (expected, actual), kind in kinds.items():
-        assert mismatch_kind(p, Mismatch("of", 0, expected, actual, "flow.float")) == kind
-    assert mismatch_kind(p, Mismatch("oi", 0, 0, 0x80000000, "flow.integer")) == "value"

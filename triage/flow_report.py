@@ -61,7 +61,7 @@ def observe_flow(p: FlowProgram, target: Target, worker: Worker) -> list[dict[st
         return None
     if runnable(target, p) is not p:
         return None
-    result = worker.run(flow_job(p))
+    result = worker.run(flow_job(p, target.path, target.lineage, target.fingerprint))
     found = (verdict_of(p, FlowExpectations(p), result.outputs["out"], "float" not in ftz_for(target.fingerprint)).rows
              if result.ok else [failure_row(p, result.status, result.log, target.path)])
     for r in found:

@@ -11,7 +11,9 @@ from fuzz.drivers import Job, Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
+from fuzz.emit.opencl_flow import emit as emit_flow
 from fuzz.judge import failure_row, judge
+from lang import flow
 from lang.constructs import paths_of
 from lang.flow import FlowProgram
 from lang.ir import InvalidProgram, Program, validate, walk
@@ -21,9 +23,15 @@ from oracles import UndefinedBehaviour
 from triage.flow_report import observe_flow
 
 
-def size(program: Program) -> dict[str, int]:
+def size(program: Program | FlowProgram) -> dict[str, int]:
     """What the README's before/after sizes count: statements, expression nodes, work-items and
-    the bytes of the OpenCL C kernel."""
+    the bytes of the OpenCL C kernel; of a flow program, its statements (nested ones and helpers'
+    included), expression nodes, loops, helpers, work-items and kernel bytes."""
+    if isinstance(program, FlowProgram):
+        stmts = [s for b in (program.body, *(f.body for f in program.functions)) for s in flow.statements(b)]
+        return {"statements": len(stmts), "nodes": sum(1 for s in stmts for x in flow.expressions(s) for _ in flow.walk(x)),
+                "loops": sum(isinstance(s, flow.Loop) for s in stmts), "functions": len(program.functions),
+                "work_items": program.work_items, "source_bytes": len(emit_flow(program).encode())}
     nodes = sum(1 for s in program.body for _ in walk(s.value))
     source = len(emit(program).encode()) if PATH_OPENCL_C in paths_of(program) else 0  # 0: SPIR-V only
     return {"statements": len(program.body), "nodes": nodes, "work_items": program.global_size,

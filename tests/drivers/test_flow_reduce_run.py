@@ -12,7 +12,8 @@ import pytest
 from campaign.flow import flow_job
 from fuzz.drivers import Worker
 from fuzz.strategies.flow import generate
-from triage.reduce.flow import fails_on, reduce_flow, size
+from triage.observe import size
+from triage.reduce.flow import fails_on, reduce_flow
 
 from .conftest import skip_without_icd, target_named
 
@@ -40,21 +41,16 @@ def test_rusticls_zero_product_reduces_to_one_statement():
     of seed 133 gets 24 lanes wrong so; reduced keeping a signed-zero lane, it is one statement on
     one work-item, a product with the constant zero."""
     from lang.flow import Bin, Const, statements
-
-    from campaign.flow import judge_flow
-    from fuzz.drivers.capabilities import ftz_of
-    from triage.reduce.flow import mismatch_kind
+    from triage.flow_report import observe_flow
 
     rusticl = target_named("rusticl")
     if not rusticl.fingerprint.get("driver_version", "").startswith("22."):
         pytest.skip("checked on rusticl 22.x")
     original = generate(random.Random(133))
-    keeps = "float" not in ftz_of(rusticl)
     with Worker(rusticl, timeout_s=60) as worker:
-        result = worker.run(flow_job(original))
-        wrong = judge_flow(original, result.outputs["out"], keeps)[1]
-        assert wrong and mismatch_kind(original, wrong[0]) == "signed-zero"
-        r = reduce_flow(original, fails_on(rusticl, worker, "wrong", "signed-zero"), budget_s=120)
+        rows = observe_flow(original, rusticl, worker)
+        assert rows and rows[0]["kind"] == "wrong-code" and rows[0]["deviation"] == "signed-zero"
+        r = reduce_flow(original, fails_on(rusticl, worker, "wrong-code", "signed-zero"), budget_s=120)
     [stmt] = list(statements(r.reduced.body))
     assert r.reduced.work_items == 1 and isinstance(stmt.value, Bin) and stmt.value.op == "mul"
     assert stmt.value.a == Const("float", 0)

@@ -19,7 +19,8 @@ still fails, it tries, from the largest cut to the smallest,
 Every candidate is checked by the validator (lang.flow_rules.check: a candidate that breaks a rule
 is never run, so the reduced program is defined as the original is), then run: the interestingness
 test ``fails`` says whether it still fails (:func:`fails_on`: the same kind of failure on the
-target, a wrong lane judged by the exact interpreter, or the same crash or build error).
+target, a wrong lane of the same class judged by the exact interpreter, or the same crash or build
+error). triage.flow_triage stores a campaign's reductions; triage.observe.size measures them.
 """
 
 from __future__ import annotations
@@ -28,11 +29,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
-import numpy as np
-
-from campaign.flow import Mismatch, flow_job, judge_flow
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.capabilities import ftz_of
 from lang.flow import (
     ALoad,
     Array,
@@ -61,6 +58,7 @@ from lang.flow import (
 from lang.flow_rules import check
 from lang.nodes import InvalidProgram
 from lang.types import scalar
+from triage.flow_report import observe_flow
 
 
 @dataclass
@@ -93,39 +91,16 @@ def reduce_flow(p: FlowProgram, fails: Callable[[FlowProgram], bool], budget_s: 
     return FlowReduction(p, current, runs, time.monotonic() - start, False)
 
 
-def fails_on(target: Target, worker: Worker, like: str, kind: str | None = None) -> Callable[[FlowProgram], bool]:
+def fails_on(target: Target, worker: Worker, like: str, deviation: str | None = None) -> Callable[[FlowProgram], bool]:
     """Whether a program fails on ``target`` (run on ``worker``) as the original did: ``like`` is
-    ``wrong`` (it runs and a lane differs from the interpreter's, oracles.flow; with ``kind``, a
-    lane of that :func:`mismatch_kind`, so the reduction keeps the bug it started from) or a
-    worker status (``crash``, ``build_error``, ``timeout``: the run ends so)."""
-    keeps = "float" not in ftz_of(target)
+    ``wrong-code`` (a lane differs from the interpreter's, oracles.flow; with ``deviation``, a lane
+    of that class, campaign.flow.deviation, so the reduction keeps the bug it started from) or a
+    failure's kind (``crash``, ``build_error``, ``timeout``: the run ends so)."""
 
     def fails(p: FlowProgram) -> bool:
-        result = worker.run(flow_job(p, target.path, target.lineage, target.fingerprint))
-        if like != "wrong":
-            return result.status == like
-        if not result.ok:
-            return False
-        wrong = judge_flow(p, result.outputs["out"], keeps)[1]
-        return any(kind is None or mismatch_kind(p, m) == kind for m in wrong)
+        rows = observe_flow(p, target, worker) or []
+        return any(r["kind"] == like and (deviation is None or r.get("deviation") == deviation) for r in rows)
     return fails
-
-
-def mismatch_kind(p: FlowProgram, m: Mismatch) -> str:
-    """What a wrong lane got wrong, for the reduction to keep (OpenCL C 3.0.19 §7.4 Table 65: ``+ -
-    *`` and ``fma`` are correctly rounded, NaN for an invalid operation): of a float output
-    ``nan`` (a NaN expected, a number returned), ``number-for`` (the reverse), ``signed-zero``
-    (a zero of the other sign), ``zero`` (0 for a nonzero value) or ``value``; of an integer output
-    ``value``."""
-    s = scalar(next(o.type for o in p.outputs if o.name == m.output))
-    if not s.is_float:
-        return "value"
-    e, a = (np.array([x], s.bits_dtype).view(s.dtype)[0] for x in (m.expected, m.actual))
-    if np.isnan(e) != np.isnan(a):
-        return "nan" if np.isnan(e) else "number-for"
-    if e == 0 and a == 0:
-        return "signed-zero"
-    return "zero" if a == 0 else "value"
 
 
 def _valid(p: FlowProgram) -> bool:
@@ -269,13 +244,3 @@ def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
         if a.space == "private" and a.length > 1:
             n = a.length // 2
             yield replace(p, arrays=p.arrays[:i] + (Array(a.name, a.type, n, a.space, a.init[:n]),) + p.arrays[i + 1:])
-
-
-def size(p: FlowProgram) -> dict[str, int]:
-    """How big a flow program is: statements (nested ones and helpers' included), expression nodes,
-    loops, helpers, work-items."""
-    bodies = [p.body, *(f.body for f in p.functions)]
-    stmts = [s for b in bodies for s in statements(b)]
-    return {"statements": len(stmts), "nodes": sum(1 for s in stmts for x in expressions(s) for _ in walk(x)),
-            "loops": sum(isinstance(s, Loop) for s in stmts), "functions": len(p.functions),
-            "work_items": p.work_items}
