@@ -64,6 +64,7 @@ from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
+from oracles.math.fast_saturated import SATURATING, saturated
 from oracles.math.precise import PRECISE
 from oracles.math.references import REFERENCES, trusted, working
 
@@ -198,8 +199,22 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
                                             v[candidates].astype(np.int64)) for v in values)).astype(w)
     decided, lanes = decide(r, ref.bound(tname), tname, k)
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
-    # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
+    # the reference's ambiguous lanes: saturated at ±1, a closer value where one is cheap, else mpmath's
+    if name in SATURATING and len(again):
+        decided, top, low, lanes = saturated(name, tname, env, ops[0][again], bound.kind == "cr")
+        parts.append((again[decided], top[decided].astype(w), low[decided].astype(w), [a[decided] for a in lanes]))
+        again = again[~decided]
+    if ref.refine is not None and len(again):
+        where, hi, lo, rel = ref.refine(fm.prec, *(v[again].astype(w) if v.dtype.kind == "f" else
+                                                   v[again].astype(np.int64) for v in values))
+        left = [again[~where]]
+        for exact in (rel == 0, rel > 0):
+            at = where & exact
+            decided, lanes = decide(hi[at], float(rel[at].max(initial=0)), tname, k, lo[at], exact[at])
+            parts.append((again[at][decided], hi[at][decided], lo[at][decided], [a[decided] for a in lanes]))
+            left.append(again[at][~decided])
+        again = np.sort(np.concatenate(left))
     where, hi, lo = _precise(name, tname, [v[again] for v in values], w)
     if len(where):
         decided, lanes = decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
@@ -217,6 +232,13 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     exp = Expectation(tname, [nearest.view(s.bits_dtype)], np.ones(m, bool), np.zeros(m, bool),
                       np.full(m, rules.index(rid), np.int16), [] if bound.kind == "cr" else [(lo_end, hi_end)],
                       error=error)
+    if ref.fixed is not None:  # a value prescribed off the general rule (§7.5.1), exact: not judged where
+        at, value = ref.fixed(*ops)  # the build voids edge case behaviour (API §5.8.6.3)
+        at = np.flatnonzero(candidate & at)
+        if len(at):
+            prescribed = (unjudged(f, tname, len(at))[0] if edges_void(env) else Expectation.exact(
+                tname, np.full(len(at), value, s.dtype), rules.index(rule_for(f.name, "special", profile_of(tname, env)))))
+            index, exp = np.concatenate([index, at]), concat([exp, prescribed])
     return index, exp, len(again)
 
 
@@ -226,33 +248,40 @@ def _precise(name: str, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
     the leading bits of what is left, so ``|value - hi - lo| <= 2^-(2m-2)·|value|``): the lanes
     where there is such a finite nonzero value, and ``hi``, ``lo`` there."""
     bits = np.finfo(w).nmant + 1
+    fn = PRECISE[name]
+    lists = [c.tolist() for c in cols]  # Python floats (exact) and ints
+    floats = [c.dtype.kind == "f" for c in cols]
     where, parts = [], []
     with mpmath.workprec(fmt(tname).prec):
-        for j in range(len(cols[0]) if cols else 0):
-            mp_args = [mpf(float(c[j])) if c.dtype.kind == "f" else int(c[j]) for c in cols]
+        for j, operands in enumerate(zip(*lists)):
             try:
-                x = PRECISE[name](*mp_args)
+                x = fn(*[mpf(v) if f else v for v, f in zip(operands, floats)])
             except (OverflowError, ZeroDivisionError, ValueError):
                 continue
-            if isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) or x == 0:
+            if type(x) is not mpf:
+                if isinstance(x, mpmath.mpc):
+                    continue
+                x = mpf(x)
+            sign, man, exp, bc = x._mpf_
+            if not man:  # zero, infinite or NaN
                 continue
-            sign, man, exp, bc = mpf(x)._mpf_
             cut = max(bc - bits, 0)
             head = man >> cut
             rest = man - (head << cut)
             drop = max(rest.bit_length() - bits, 0)
+            rest >>= drop
             where.append(j)
-            parts.append((-1 if sign else 1, head, exp + cut, rest >> drop, exp + drop))
+            parts.append((-1.0 if sign else 1.0, head >> 32, head & 0xFFFFFFFF, exp + cut,
+                          rest >> 32, rest & 0xFFFFFFFF, exp + drop))
     if not parts:
         return np.zeros(0, np.intp), np.zeros(0, w), np.zeros(0, w)
-    sign, head, e_head, rest, e_rest = (np.array(c, dtype=object) for c in zip(*parts))
+    sign, h1, h0, e_head, r1, r0, e_rest = (np.array(c, np.float64) for c in zip(*parts))
 
-    def value(m: np.ndarray, e: np.ndarray) -> np.ndarray:  # m < 2^64: two exact halves
-        halves = np.array([(int(v) >> 32, int(v) & 0xFFFFFFFF) for v in m], np.float64).astype(w)
-        return np.ldexp(halves[:, 0] * w(2.0**32) + halves[:, 1], e.astype(np.int64))
+    def value(top: np.ndarray, bottom: np.ndarray, e: np.ndarray) -> np.ndarray:  # two exact 32-bit halves
+        return np.ldexp(top.astype(w) * w(2.0**32) + bottom.astype(w), e.astype(np.int64))
 
-    signs = sign.astype(np.float64).astype(w)
-    return np.array(where, np.intp), signs * value(head, e_head), signs * value(rest, e_rest)
+    signs = sign.astype(w)
+    return np.array(where, np.intp), signs * value(h1, h0, e_head), signs * value(r1, r0, e_rest)
 
 
 def decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,

@@ -25,6 +25,18 @@ near the zeros of sin and cos, near 1 for log, near the overflow of exp, next to
 sinpi) every result must be within half the stated bound of mpmath's value. A function
 that fails is not filtered: all its lanes go to mpmath.
 
+``refine``, where a function has one, gives for the working precision of mpmath and operands of
+the working type (ints as int64) the lanes where a closer value is cheap, as a double-word ``hi +
+lo`` of the working type within ``rel·|x|`` of the infinitely precise result x (per lane; ``rel`` 0:
+``hi`` is the very value the exact path computes with): pown at n = 1 and at a power of two (x^n
+is exact), hypot of operands more than 2^20 apart (|x|·sqrt(1 + t²) = |x| + |x|·t²/(1 + sqrt(1 +
+t²)) with t = y/x: the small second term's relative error, under 16 ulps, is under 2^-37 ulp of the
+sum). The filter decides those
+of the reference's ambiguous lanes with it before it asks mpmath.
+
+``fixed`` gives the operands off the general rule where a value is prescribed, and that value:
+pown(x, 0) = 1 for any x (§7.5.1).
+
 ``domain`` gives, per lane of finite nonzero normal operands, whether the function's general
 rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
 §7.5) prescribe a value (log(1) = +0, sinpi(n) = ±0, cospi(n + 0.5) = +0, pow(1, y) = 1, pown(x,
@@ -101,6 +113,29 @@ def _rootn(x, n):
     return np.where(x < 0, -mag, mag)
 
 
+def _pown_exact(prec, x, n):
+    """pown where x^n is exact: n = 1, and x a power of two (x^n = ±2^(e·n), its sign x's for odd n)."""
+    m, e = np.frexp(x)
+    power = np.ldexp(np.ones(len(x), x.dtype) * 0.5, (e - 1) * n + 1)  # 2^((e-1)·n), within the working type's range
+    power = np.where((x < 0) & (n % 2 != 0), -power, power)
+    return (n == 1) | (np.abs(m) == 0.5), np.where(n == 1, x, power), np.zeros(len(x), x.dtype), np.zeros(len(x))
+
+
+def _hypot_apart(prec, x, y):
+    """hypot where one operand is more than 2^20 times the other (``refine``, module docstring); where
+    t² <= 2^-(prec+6) mpmath's value is the larger operand itself (it rounds x² + y² to prec + 4 bits,
+    which leaves x², then takes the square root)."""
+    big, small = np.maximum(np.abs(x), np.abs(y)), np.minimum(np.abs(x), np.abs(y))
+    t = small / big
+    tail = big * (t * t / (1 + np.sqrt(1 + t * t)))
+    hi = big + tail
+    back = hi - big
+    lo = (big - (hi - back)) + (tail - back)  # TwoSum: hi + lo = big + tail exactly
+    rel = float(np.finfo(big.dtype).eps) * 2.0**-37  # 16 ulps of t²/2 <= 2^-41
+    gone = t * t <= 2.0 ** -(prec + 6) * (1 - 2.0**-20)
+    return small < big * 2.0**-20, np.where(gone, big, hi), np.where(gone, 0, lo), np.where(gone, 0, rel)
+
+
 def _pos(x):
     return x > 0
 
@@ -130,6 +165,8 @@ class Reference:
     wide: float | None  # bound in ulps of the x87 long double, for double lanes; None: no reference
     domain: Callable[..., np.ndarray] = _true  # operands (float64 view, ints as int64) on the general rule
     hard: Callable[[np.random.Generator, str], list[tuple]] = lambda rng, t: []  # the check's hard operands
+    refine: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None  # module docstring
+    fixed: Callable[..., tuple[np.ndarray, float]] | None = None  # operands off the domain with a prescribed value
 
     def bound(self, tname: str) -> float | None:
         """The stated relative bound for lanes of ``tname`` (None where there is no reference)."""
@@ -192,10 +229,11 @@ _REFS: dict[str, Reference] = {
     "acospi": Reference(_over_pi(np.arccos), 128, 8, lambda x: (np.abs(x) <= 1) & (x != 1), _near(-1.0)),
     "atanpi": Reference(_over_pi(np.arctan), 128, 8),
     "atan2": Reference(np.arctan2, 64, 4), "atan2pi": Reference(_over_pi(np.arctan2), 128, 8),
-    "hypot": Reference(np.hypot, 64, 4),
+    "hypot": Reference(np.hypot, 64, 4, refine=_hypot_apart),
     "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1)),
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
-    "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0),
+    "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0, refine=_pown_exact,
+                      fixed=lambda x, n: (n == 0, 1.0)),
     "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0))),
     "erf": Reference(_python(math.erf), 64, None, hard=_near(1e-8, 0.47, 3.9, -2.5)),
     "erfc": Reference(_python(math.erfc), 64, None, hard=_near(0.47, 3.9, 9.1, 26.5, -0.3)),
