@@ -63,6 +63,7 @@ from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
+from oracles.math.fast_decide import decide
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
 from oracles.math.fast_saturated import SATURATING, saturated
 from oracles.math.precise import PRECISE
@@ -209,9 +210,8 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
         where, hi, lo, rel = ref.refine(fm.prec, *(v[again].astype(w) if v.dtype.kind == "f" else
                                                    v[again].astype(np.int64) for v in values))
         left = [again[~where]]
-        for exact in (rel == 0, rel > 0):
-            at = where & exact
-            decided, lanes = decide(hi[at], float(rel[at].max(initial=0)), tname, k, lo[at], exact[at])
+        for at in (where & (rel == 0), where & (rel > 0)):  # rel 0: hi is the exact path's own value
+            decided, lanes = decide(hi[at], float(rel[at].max(initial=0)), tname, k, lo[at], rel[at] == 0)
             parts.append((again[at][decided], hi[at][decided], lo[at][decided], [a[decided] for a in lanes]))
             left.append(again[at][~decided])
         again = np.sort(np.concatenate(left))
@@ -282,90 +282,3 @@ def _precise(name: str, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
 
     signs = sign.astype(w)
     return np.array(where, np.intp), signs * value(h1, h0, e_head), signs * value(r1, r0, e_rest)
-
-
-def decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
-           exact: np.ndarray | None = None, err: np.ndarray | None = None,
-           half_width: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """Which references ``r`` (+ ``low``: the working type, or a double-word with ``low`` far below
-    ``r``'s last bit; ``|r + low - x| <= rel·|x|``, plus ``err`` where given: an absolute bound, for
-    ``r`` of the working type alone) decide their lane, and the lane's nearest value, ``lo``, ``hi``
-    (lanes of ``tname``; for a bound of ``k`` ulp, or of the absolute ``half_width`` (the working
-    type, within one ulp of it: two roundings), ``k`` and ``half_width`` None for correct rounding) and ulp
-    (float64).
-
-    ``e`` bounds ``|r + low - x|`` and the oracle's slack (``oracles.floats.interval`` widens by
-    2^-(prec-8)·|x|); the rounding of ``e`` and of each last addition of ``low`` is covered by the
-    factor 1 + 2^-20. Each decision compares ``e`` with a distance whose leading difference is exact
-    (two values of one sign within a factor 2 of each other, Sterbenz): ``r`` and the powers of two
-    around it (ulp(x) is constant), ``r`` and the midpoints beside its nearest value (cr(x) is),
-    ``r ∓ k·ulp`` and the value of the lane's type nearest it (the ends of the interval are);
-    ``r ∓ k·ulp`` is rounded: its error is kept exactly (TwoSum) beside a double-word, and added to
-    the margin otherwise.
-
-    Where ``exact``, ``r`` is the very value the exact path computes with (``low`` is 0): its
-    nearest value and ulp need no margin (at a power of two 2^e the ulp is the gap below, 2^(e-p),
-    §7.4), and an end ``r ∓ k·ulp`` that is itself a value of the type is the end, the oracle's
-    slack moving it inward by less than a gap; only the slack is a margin."""
-    fm = fmt(tname)
-    dtype = scalar(tname).dtype
-    w = r.dtype.type
-    mag = np.abs(r)
-    margin = w((rel + 2.0 ** -(fm.prec - 9)) * (1 + 2.0**-20))
-    frac, ex = np.frexp(mag)
-    if low is None:
-        e = mag * margin if err is None else mag * margin + err * w(1 + 2.0**-20)
-        ok = ((mag - np.ldexp(np.full(len(r), 0.5, w), ex)) > e) & ((np.ldexp(np.ones(len(r), w), ex) - mag) > e)
-    else:
-        out = np.where(r < 0, -low, low)  # low's part away from zero
-        e = mag * np.where(exact, w(2.0 ** -(fm.prec - 9) * (1 + 2.0**-20)), margin)
-        ex = np.where((frac == 0.5) & ((out < 0) | exact), ex - 1, ex)  # below (or at) 2^n: the gap below
-        below = np.ldexp(np.full(len(r), 0.5, w), ex)  # 2^floor(log2|x|) <= |x| < 2·below
-        ok = exact | ((mag - below) + out > e) & ((2 * below - mag) - out > e)
-    ok &= np.isfinite(r) & (mag >= 2 * fm.tiny)
-    unit = np.ldexp(np.ones(len(r), w), ex - fm.p)  # ulp(x) = 2^(floor(log2|x|) - (p - 1))
-    width = unit * w(k if k is not None else 0) if half_width is None else half_width
-    ok &= mag + width + e < w(fm.max / 2)  # no overflow below, no infinity in the interval
-    nearest = r.astype(dtype)
-    c = nearest.astype(w)
-    up, down = np.nextafter(nearest, dtype.type(np.inf)).astype(w), np.nextafter(nearest, dtype.type(-np.inf)).astype(w)
-    if low is None:
-        ok &= ((c + up) / 2 - r > e) & (r - (c + down) / 2 > e)
-    else:
-        ok &= exact | ((((c + up) / 2 - r) - low > e) & ((r - (c + down) / 2) + low > e))
-    lo = hi = nearest
-    if k is not None or half_width is not None:
-        if low is None:
-            slop = mag + width if half_width is None else mag + 2 * width  # half_width's own error too
-            e_end = e + slop * w(np.finfo(w).eps)  # r ∓ width's rounding
-            lo, lo_ok = _beside(r - width, None, e_end, dtype, 1, None)
-            hi, hi_ok = _beside(r + width, None, e_end, dtype, -1, None)
-        else:
-            (t_lo, err_lo), (t_hi, err_hi) = _two_sum(r, -width), _two_sum(r, width)
-            lo, lo_ok = _beside(t_lo, err_lo + low, e, dtype, 1, exact)
-            hi, hi_ok = _beside(t_hi, err_hi + low, e, dtype, -1, exact)
-        ok &= lo_ok & hi_ok
-    return ok, (nearest, lo, hi, unit.astype(np.float64))
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a + b`` rounded and its rounding error, exactly (Knuth's TwoSum, round to nearest)."""
-    s = a + b
-    back = s - a
-    return s, (a - (s - back)) + (b - back)
-
-
-def _beside(t: np.ndarray, low: np.ndarray | None, e: np.ndarray, dtype: np.dtype, direction: int,
-            exact: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """The least value of ``dtype`` >= every point of ``[t + low - e, t + low + e]`` (``direction``
-    1) or the greatest <= every point (-1), and where that is one value (no value of ``dtype``
-    within ``e`` of ``t + low``; where ``exact``, ``t + low`` itself may be that value: the end the
-    oracle's slack gives)."""
-    c = t.astype(dtype)
-    gap = c.astype(t.dtype) - t
-    step = np.nextafter(c, dtype.type(direction * np.inf))
-    if low is None:
-        return np.where(gap * direction > 0, c, step), np.abs(gap) > e
-    gap = gap - low
-    on = exact & (gap == 0)
-    return np.where((gap * direction > 0) | on, c, step), (np.abs(gap) > e) | on

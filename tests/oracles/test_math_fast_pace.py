@@ -16,6 +16,7 @@ from lang.maths import FUNCTIONS
 from lang.types import scalar
 from oracles import Expectation, fmt
 from oracles.math import engine, filtered
+from oracles.math.fast import decide
 from tests.oracles.test_math_fast import ENVS, _op, assert_same
 
 TYPES = ("half", "float", "double")
@@ -112,13 +113,15 @@ def test_pown_prescribed_and_exact_as_mpmath(tname):
 
 @pytest.mark.parametrize("tname", TYPES)
 def test_hypot_far_apart_as_mpmath(tname):
-    """hypot of operands 2^20 to 2^60 apart (and 2^200 for double), the larger near overflow, near
-    the least normal value and ordinary, both orders and signs."""
+    """hypot of operands 2^10 to 2^60 apart (and 2^200 for double), the larger near overflow, near
+    the least normal value, ordinary or a power of two (where the ulp changes), both orders and
+    signs."""
     rng = np.random.default_rng(9)
     s = scalar(tname)
     fm = fmt(tname)
     m = 900
     big = np.exp2(np.where(rng.random(m) < 0.3, rng.uniform(fm.emax - 3, fm.emax, m), rng.uniform(fm.emin + 1, fm.emax, m)))
+    big = np.where(rng.random(m) < 0.3, np.exp2(np.floor(np.log2(big))), big)  # powers of two: the ulp above
     ratio = np.exp2(-rng.uniform(10, 60 if tname != "double" else 200, m))
     with np.errstate(over="ignore", under="ignore"):
         x, y = big.astype(s.dtype), (big * ratio).astype(s.dtype)
@@ -131,3 +134,32 @@ def test_hypot_far_apart_as_mpmath(tname):
     inside = np.maximum(np.abs(x), np.abs(y)).astype(np.float64) < fm.max / 8  # near overflow: the exact path
     # left to mpmath: t²/2 between 2^-(prec+6) and about twice the oracle's slack (2^-(prec-8))
     assert same_as_mpmath("hypot", tname, [x[inside], y[inside]]) > 0.85
+
+
+@pytest.mark.parametrize(("tname", "working"), [("double", np.longdouble), ("float", np.float64), ("half", np.float64)])
+@pytest.mark.parametrize("k", [None, 2.0, 3.0, 2.5, 16.0])
+def test_grid_decision_as_the_general_one(tname, working, k):
+    """decide's grid path (a reference of the working type alone, far inside its binade) against its
+    general path (the same reference given as a double-word with a zero low part): references at,
+    next to and within a few units of the last place of the values of the type, the midpoints
+    between them and the powers of two, of either sign, from the least normal value to the
+    largest (where the ulp is subnormal in float64); where both decide they give the same lane,
+    and the grid path decides nearly every lane the general one does."""
+    rng = np.random.default_rng(17)
+    s = scalar(tname)
+    fm = fmt(tname)
+    m = 4000
+    grid = np.exp2(rng.uniform(fm.emin + 2, fm.emax - 2, m)).astype(s.dtype).astype(working)
+    grid = np.where(rng.random(m) < 0.1, np.exp2(np.round(np.log2(grid))), grid)
+    unit = np.ldexp(np.ones(m, working), np.frexp(grid)[1] - fm.p)
+    last = float(np.finfo(working).eps) * 2.0 ** (fm.p - 1)  # the working type's last place, in ulps of the type
+    offset = np.where(rng.random(m) < 0.2, rng.random(m), rng.choice(np.array([0, 0.5, 1, 2, 3]), m)
+                      + rng.integers(-40, 40, m) * last)
+    r = _signed((grid + offset * unit).astype(working), rng)
+    rel = 8 * float(np.finfo(working).eps)
+    ok, lanes = decide(r, rel, tname, k)
+    general, expected = decide(r, rel, tname, k, np.zeros(m, working), np.zeros(m, bool))
+    assert ok.mean() > 0.5 and (general & ~ok).sum() < 0.01 * m  # near a power of two: the general path
+    both = ok & general
+    for a, b in zip(lanes, expected):
+        assert np.array_equal(a[both].view(np.uint8), b[both].view(np.uint8))
