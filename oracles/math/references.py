@@ -9,13 +9,15 @@ of the working type is at most ``2^-m`` times the value):
 
 * float64 (numpy's own SIMD loops, SVML on AVX-512 builds, or glibc: each documents at most 4 ulp
   for these functions): 4 ulp for one rounding or two (``/``, ``sqrt``, ``degrees``), 64 for a
-  primitive, 128 where the reference is a composition (asinpi = asin / π, tanpi = sinpi / cospi),
+  primitive or tanpi (tan of an argument rounded twice, where tan's relative sensitivity is at
+  most π/2) and exp10 (exp2 of an argument within 2^-64 of its value), 128 where the reference is
+  a composition (asinpi = asin / π),
   256 for rootn = pow(|x|, 1/n), whose rounded exponent costs |ln x| / n ulp; erf, erfc and tgamma
   come from Python's :mod:`math` (the C library's erf and erfc, CPython's own Lanczos gamma with
   an exact sinpi reflection), which documents no bound: 64 ulp, and the check below is the only
   evidence;
 * long double (glibc's ldbl-96 functions, whose largest known errors are a few ulp): 4 ulp for a
-  primitive, 8 for the hyperbolic functions and the compositions, 16 for tanpi; a function
+  primitive and exp10, 8 for the hyperbolic functions, the compositions and tanpi; a function
   without a trustworthy long double reference has none (``wide=None``).
 
 The bounds are claims about code this project does not control (numpy's SIMD paths differ by
@@ -95,7 +97,31 @@ def _cospi(x):
 
 
 def _tanpi(x):
-    return _sinpi(x) / _cospi(x)
+    """tan(πx) with x = n + r exactly (period 1): tan(π|r|) for |r| <= 1/4 and 1/tan(π(1/2 - |r|))
+    above (1/2 - |r| is exact), r's sign. tan's argument is at most π/4, where its relative
+    sensitivity 2θ/sin 2θ is at most π/2: the two roundings of π|r| cost under 1.6 ulp."""
+    n = np.rint(x)
+    r = x - n
+    a = np.abs(r)
+    low = a <= 0.25
+    t = np.tan(_pi(x) * np.where(low, a, 0.5 - a))
+    t = np.where(low, t, 1 / t)
+    return np.where(r < 0, -t, t)
+
+
+_LOG2_10_HI = 1701 / 512  # log2(10) to 11 bits: x·_LOG2_10_HI is exact for x of 53 bits in 64
+with mpmath.workprec(200):
+    _LOG2_10_LO = mpmath.nstr(mpmath.log(10, 2) - mpmath.mpf(1701) / 512, 40)
+
+
+def _exp10(x):
+    """10^x = 2^(x·log2 10) = 2^k·2^(f + x·lo) with x·hi = k + f exactly (hi: log2 10 to 11 bits, lo
+    the rest, both as the working type holds them; |f + x·lo| < 0.6 is rounded once): the argument
+    of exp2 is within 2^-64 of its value for |x| < 330, under one ulp of the result with exp2's."""
+    w = x.dtype.type
+    a = x * w(_LOG2_10_HI)
+    k = np.rint(a)
+    return np.ldexp(np.exp2((a - k) + x * w(_LOG2_10_LO)), k.astype(np.int64))
 
 
 def _python(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
@@ -207,7 +233,7 @@ _REFS: dict[str, Reference] = {
     "rsqrt": Reference(lambda x: 1 / np.sqrt(x), 6, 6, _pos), "cbrt": Reference(np.cbrt, 64, 4),
     "exp": Reference(np.exp, 64, 4, hard=_near(88.7, -87.3, 709.7, 11.08)),
     "exp2": Reference(np.exp2, 64, 4, hard=_near(127.9, -125.9, 15.9)),
-    "exp10": Reference(lambda x: np.power(10, x, dtype=x.dtype), 64, 4, hard=_near(38.5, -37.9, 4.8)),
+    "exp10": Reference(_exp10, 64, 4, hard=_near(38.5, -37.9, 4.8, 307.9, -307.2)),
     "expm1": Reference(np.expm1, 64, 8, hard=_near(1e-5, -1e-5, 88.7)),
     "log": Reference(np.log, 64, 4, _log_domain, _near(1.0, 0.99999994)),
     "log2": Reference(np.log2, 64, 4, _log_domain, _near(1.0, 0.99999994)),
@@ -217,7 +243,7 @@ _REFS: dict[str, Reference] = {
     "tan": Reference(np.tan, 64, 4, hard=_TRIG),
     "sinpi": Reference(_sinpi, 64, 8, _not_int, _near(0.99999994, 1.5, 2.0**20 + 0.5)),
     "cospi": Reference(_cospi, 64, 8, _not_half_int, _near(0.49999997, 1.0, 2.0**20 + 1)),
-    "tanpi": Reference(_tanpi, 128, 16, lambda x: _not_int(x) & _not_half_int(x), _near(0.49999997, 0.25)),
+    "tanpi": Reference(_tanpi, 64, 8, lambda x: _not_int(x) & _not_half_int(x), _near(0.49999997, 0.25, 0.2500001)),
     "sinh": Reference(np.sinh, 64, 8, hard=_near(1e-4, 89.4)), "cosh": Reference(np.cosh, 64, 8),
     "tanh": Reference(np.tanh, 64, 8, hard=_near(1e-4)),
     "asin": Reference(np.arcsin, 64, 4, lambda x: np.abs(x) <= 1, _near(0.99999994, -1.0)),
