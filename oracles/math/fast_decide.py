@@ -3,9 +3,10 @@ take (a reference and its error bound) gives a lane one accepted set (OpenCL C 3
 nearest value, the ulp and the ends of the interval within k ulp are monotone in the result), and
 that lane.
 
-The general case (:func:`decide`) computes in the working type. A reference of the working type
-alone whose value lies more than k + 2 ulps inside its binade (almost every lane) is decided on the
-grid of the lane's type instead (:func:`_on_grid`), in float64: ``r`` is its nearest value ``c``
+The general case (:func:`decide`) computes in the working type. A reference of the x87 long double
+alone (double lanes, where that arithmetic is several times slower than float64's) whose value lies
+more than k + 2 ulps inside its binade (almost every lane) is decided on the grid of the lane's type
+instead (:func:`_on_grid`), in float64: ``r`` is its nearest value ``c``
 plus ``d = r - c`` (exact: ``d`` is a multiple of ``r``'s last bit no larger than half an ulp of
 ``c``, at most 11 bits for double in long double and 29 for float in float64), ulp(x) is the ulp
 ``u`` of ``c``'s binade for every x within the margin, and ``f = d/u`` (exact: a power of two,
@@ -82,7 +83,7 @@ def decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarr
     nearest value and ulp need no margin (at a power of two 2^e the ulp is the gap below, 2^(e-p),
     §7.4), and an end ``r ∓ k·ulp`` that is itself a value of the type is the end, the oracle's
     slack moving it inward by less than a gap; only the slack is a margin."""
-    if low is not None or err is not None or half_width is not None:
+    if low is not None or err is not None or half_width is not None or r.dtype == np.float64:
         return _general(r, rel, tname, k, low, exact, err, half_width)
     ok, inside, lanes = _on_grid(r, rel, tname, k)
     rest = np.flatnonzero(~inside)
