@@ -12,7 +12,11 @@ start-up), so where each of them takes one value over ``[r - e, r + e]`` it take
 interval, rule, ulp), before any driver's result is seen. Every comparison is of an exact
 difference against a margin that covers the rest's rounding, so an ambiguity only sends a lane on.
 
-An ambiguous lane gets mpmath's value, computed as the exact path computes it (same reference,
+An ambiguous lane of tanh or expm1 saturated at ±1 gets the lane the exact path builds there
+(:mod:`oracles.math.fast_saturated`); where the reference has a cheap closer value
+(``Reference.refine``: a double-word, or the exact path's own value) that decides it; an operand
+with a prescribed value off the general rule (``Reference.fixed``, pown(x, 0) = 1) gets that
+value, exact. Any other ambiguous lane gets mpmath's value, computed as the exact path computes it (same reference,
 operands and precision, hence the same number), as a double-word ``hi + lo`` of the working type,
 and is decided again with the slack as the only margin; a value exactly on the type's grid is
 then decided exactly (its ulp at a power of two is the gap below; an interval end on the grid is
