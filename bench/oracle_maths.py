@@ -3,8 +3,8 @@ of mpmath, against mpmath alone (``fast=False``), per function and type on ordin
 on whole drawn math programs.
 
 Ordinary operands are drawn where each function is defined and its result is a normal value of
-the type (exp over ±0.9·ln(MAX), log over positive magnitudes 2^-20..2^20, asin in [-1, 1], sin in
-[-100, 100] ...); every lane is one certain operand set, as a program's input buffers give. For
+the type (exp over ±0.9·ln(MAX), log over positive magnitudes 2^-20..2^20 with a uniform
+significand, asin in [-1, 1], sin in [-100, 100] ...); every lane is one certain operand set, as a program's input buffers give. For
 each function and type one run prints lanes per second with the filter, lanes per second with
 mpmath only (its lane cache cleared first), their ratio, and the share of lanes the filter leaves
 to mpmath: ``mpmath value`` (the reference was ambiguous there, mpmath's value decided the lane or
@@ -63,8 +63,8 @@ def ordinary(fn: str, tname: str, n: int, rng: np.random.Generator) -> list[np.n
     fm = fmt(tname)
     span = min(20.0, fm.emax / 4)  # magnitudes 2^-span .. 2^span
 
-    def mag(positive: bool = False) -> np.ndarray:
-        v = np.exp2(rng.uniform(-span, span, n))
+    def mag(positive: bool = False) -> np.ndarray:  # a uniform significand: exp2 of a double would give log2 that double
+        v = np.ldexp(rng.uniform(1, 2, n), rng.integers(-int(span), int(span), n))
         return v if positive else v * np.where(rng.random(n) < 0.5, -1, 1)
 
     cols = []

@@ -12,7 +12,11 @@ start-up), so where each of them takes one value over ``[r - e, r + e]`` it take
 interval, rule, ulp), before any driver's result is seen. Every comparison is of an exact
 difference against a margin that covers the rest's rounding, so an ambiguity only sends a lane on.
 
-An ambiguous lane gets mpmath's value, computed as the exact path computes it (same reference,
+An ambiguous lane of tanh or expm1 saturated at ±1 gets the lane the exact path builds there
+(:mod:`oracles.math.fast_saturated`); where the reference has a cheap closer value
+(``Reference.refine``: a double-word, or the exact path's own value) that decides it; an operand
+with a prescribed value off the general rule (``Reference.fixed``, pown(x, 0) = 1) gets that
+value, exact. Any other ambiguous lane gets mpmath's value, computed as the exact path computes it (same reference,
 operands and precision, hence the same number), as a double-word ``hi + lo`` of the working type,
 and is decided again with the slack as the only margin; a value exactly on the type's grid is
 then decided exactly (its ulp at a power of two is the gap below; an interval end on the grid is
@@ -63,7 +67,9 @@ from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
+from oracles.math.fast_decide import decide
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
+from oracles.math.fast_saturated import SATURATING, saturated
 from oracles.math.precise import PRECISE
 from oracles.math.references import REFERENCES, trusted, working
 
@@ -198,8 +204,21 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
                                             v[candidates].astype(np.int64)) for v in values)).astype(w)
     decided, lanes = decide(r, ref.bound(tname), tname, k)
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
-    # the reference's ambiguous lanes: mpmath's value decides them, as a double-word of the working type
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
+    # the reference's ambiguous lanes: saturated at ±1, a closer value where one is cheap, else mpmath's
+    if name in SATURATING and len(again):
+        decided, top, low, lanes = saturated(name, tname, env, ops[0][again], bound.kind == "cr")
+        parts.append((again[decided], top[decided].astype(w), low[decided].astype(w), [a[decided] for a in lanes]))
+        again = again[~decided]
+    if ref.refine is not None and len(again):
+        where, hi, lo, rel = ref.refine(fm.prec, *(v[again].astype(w) if v.dtype.kind == "f" else
+                                                   v[again].astype(np.int64) for v in values))
+        left = [again[~where]]
+        for at in (where & (rel == 0), where & (rel > 0)):  # rel 0: hi is the exact path's own value
+            decided, lanes = decide(hi[at], float(rel[at].max(initial=0)), tname, k, lo[at], rel[at] == 0)
+            parts.append((again[at][decided], hi[at][decided], lo[at][decided], [a[decided] for a in lanes]))
+            left.append(again[at][~decided])
+        again = np.sort(np.concatenate(left))
     where, hi, lo = _precise(name, tname, [v[again] for v in values], w)
     if len(where):
         decided, lanes = decide(hi, 2.0 ** -(2 * np.finfo(w).nmant - 2), tname, k, lo, lo == 0)
@@ -217,6 +236,13 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     exp = Expectation(tname, [nearest.view(s.bits_dtype)], np.ones(m, bool), np.zeros(m, bool),
                       np.full(m, rules.index(rid), np.int16), [] if bound.kind == "cr" else [(lo_end, hi_end)],
                       error=error)
+    if ref.fixed is not None:  # a value prescribed off the general rule (§7.5.1), exact: not judged where
+        at, value = ref.fixed(*ops)  # the build voids edge case behaviour (API §5.8.6.3)
+        at = np.flatnonzero(candidate & at)
+        if len(at):
+            prescribed = (unjudged(f, tname, len(at))[0] if edges_void(env) else Expectation.exact(
+                tname, np.full(len(at), value, s.dtype), rules.index(rule_for(f.name, "special", profile_of(tname, env)))))
+            index, exp = np.concatenate([index, at]), concat([exp, prescribed])
     return index, exp, len(again)
 
 
@@ -226,117 +252,37 @@ def _precise(name: str, tname: str, cols: list[np.ndarray], w: type) -> tuple[np
     the leading bits of what is left, so ``|value - hi - lo| <= 2^-(2m-2)·|value|``): the lanes
     where there is such a finite nonzero value, and ``hi``, ``lo`` there."""
     bits = np.finfo(w).nmant + 1
+    fn = PRECISE[name]
+    lists = [c.tolist() for c in cols]  # Python floats (exact) and ints
+    floats = [c.dtype.kind == "f" for c in cols]
     where, parts = [], []
     with mpmath.workprec(fmt(tname).prec):
-        for j in range(len(cols[0]) if cols else 0):
-            mp_args = [mpf(float(c[j])) if c.dtype.kind == "f" else int(c[j]) for c in cols]
+        for j, operands in enumerate(zip(*lists)):
             try:
-                x = PRECISE[name](*mp_args)
+                x = fn(*[mpf(v) if f else v for v, f in zip(operands, floats)])
             except (OverflowError, ZeroDivisionError, ValueError):
                 continue
-            if isinstance(x, mpmath.mpc) or not mpmath.isfinite(x) or x == 0:
+            if type(x) is not mpf:
+                if isinstance(x, mpmath.mpc):
+                    continue
+                x = mpf(x)
+            sign, man, exp, bc = x._mpf_
+            if not man:  # zero, infinite or NaN
                 continue
-            sign, man, exp, bc = mpf(x)._mpf_
             cut = max(bc - bits, 0)
             head = man >> cut
             rest = man - (head << cut)
             drop = max(rest.bit_length() - bits, 0)
+            rest >>= drop
             where.append(j)
-            parts.append((-1 if sign else 1, head, exp + cut, rest >> drop, exp + drop))
+            parts.append((-1.0 if sign else 1.0, head >> 32, head & 0xFFFFFFFF, exp + cut,
+                          rest >> 32, rest & 0xFFFFFFFF, exp + drop))
     if not parts:
         return np.zeros(0, np.intp), np.zeros(0, w), np.zeros(0, w)
-    sign, head, e_head, rest, e_rest = (np.array(c, dtype=object) for c in zip(*parts))
+    sign, h1, h0, e_head, r1, r0, e_rest = (np.array(c, np.float64) for c in zip(*parts))
 
-    def value(m: np.ndarray, e: np.ndarray) -> np.ndarray:  # m < 2^64: two exact halves
-        halves = np.array([(int(v) >> 32, int(v) & 0xFFFFFFFF) for v in m], np.float64).astype(w)
-        return np.ldexp(halves[:, 0] * w(2.0**32) + halves[:, 1], e.astype(np.int64))
+    def value(top: np.ndarray, bottom: np.ndarray, e: np.ndarray) -> np.ndarray:  # two exact 32-bit halves
+        return np.ldexp(top.astype(w) * w(2.0**32) + bottom.astype(w), e.astype(np.int64))
 
-    signs = sign.astype(np.float64).astype(w)
-    return np.array(where, np.intp), signs * value(head, e_head), signs * value(rest, e_rest)
-
-
-def decide(r: np.ndarray, rel: float, tname: str, k: float | None, low: np.ndarray | None = None,
-           exact: np.ndarray | None = None, err: np.ndarray | None = None,
-           half_width: np.ndarray | None = None) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """Which references ``r`` (+ ``low``: the working type, or a double-word with ``low`` far below
-    ``r``'s last bit; ``|r + low - x| <= rel·|x|``, plus ``err`` where given: an absolute bound, for
-    ``r`` of the working type alone) decide their lane, and the lane's nearest value, ``lo``, ``hi``
-    (lanes of ``tname``; for a bound of ``k`` ulp, or of the absolute ``half_width`` (the working
-    type, within one ulp of it: two roundings), ``k`` and ``half_width`` None for correct rounding) and ulp
-    (float64).
-
-    ``e`` bounds ``|r + low - x|`` and the oracle's slack (``oracles.floats.interval`` widens by
-    2^-(prec-8)·|x|); the rounding of ``e`` and of each last addition of ``low`` is covered by the
-    factor 1 + 2^-20. Each decision compares ``e`` with a distance whose leading difference is exact
-    (two values of one sign within a factor 2 of each other, Sterbenz): ``r`` and the powers of two
-    around it (ulp(x) is constant), ``r`` and the midpoints beside its nearest value (cr(x) is),
-    ``r ∓ k·ulp`` and the value of the lane's type nearest it (the ends of the interval are);
-    ``r ∓ k·ulp`` is rounded: its error is kept exactly (TwoSum) beside a double-word, and added to
-    the margin otherwise.
-
-    Where ``exact``, ``r`` is the very value the exact path computes with (``low`` is 0): its
-    nearest value and ulp need no margin (at a power of two 2^e the ulp is the gap below, 2^(e-p),
-    §7.4), and an end ``r ∓ k·ulp`` that is itself a value of the type is the end, the oracle's
-    slack moving it inward by less than a gap; only the slack is a margin."""
-    fm = fmt(tname)
-    dtype = scalar(tname).dtype
-    w = r.dtype.type
-    mag = np.abs(r)
-    margin = w((rel + 2.0 ** -(fm.prec - 9)) * (1 + 2.0**-20))
-    frac, ex = np.frexp(mag)
-    if low is None:
-        e = mag * margin if err is None else mag * margin + err * w(1 + 2.0**-20)
-        ok = ((mag - np.ldexp(np.full(len(r), 0.5, w), ex)) > e) & ((np.ldexp(np.ones(len(r), w), ex) - mag) > e)
-    else:
-        out = np.where(r < 0, -low, low)  # low's part away from zero
-        e = mag * np.where(exact, w(2.0 ** -(fm.prec - 9) * (1 + 2.0**-20)), margin)
-        ex = np.where((frac == 0.5) & ((out < 0) | exact), ex - 1, ex)  # below (or at) 2^n: the gap below
-        below = np.ldexp(np.full(len(r), 0.5, w), ex)  # 2^floor(log2|x|) <= |x| < 2·below
-        ok = exact | ((mag - below) + out > e) & ((2 * below - mag) - out > e)
-    ok &= np.isfinite(r) & (mag >= 2 * fm.tiny)
-    unit = np.ldexp(np.ones(len(r), w), ex - fm.p)  # ulp(x) = 2^(floor(log2|x|) - (p - 1))
-    width = unit * w(k if k is not None else 0) if half_width is None else half_width
-    ok &= mag + width + e < w(fm.max / 2)  # no overflow below, no infinity in the interval
-    nearest = r.astype(dtype)
-    c = nearest.astype(w)
-    up, down = np.nextafter(nearest, dtype.type(np.inf)).astype(w), np.nextafter(nearest, dtype.type(-np.inf)).astype(w)
-    if low is None:
-        ok &= ((c + up) / 2 - r > e) & (r - (c + down) / 2 > e)
-    else:
-        ok &= exact | ((((c + up) / 2 - r) - low > e) & ((r - (c + down) / 2) + low > e))
-    lo = hi = nearest
-    if k is not None or half_width is not None:
-        if low is None:
-            slop = mag + width if half_width is None else mag + 2 * width  # half_width's own error too
-            e_end = e + slop * w(np.finfo(w).eps)  # r ∓ width's rounding
-            lo, lo_ok = _beside(r - width, None, e_end, dtype, 1, None)
-            hi, hi_ok = _beside(r + width, None, e_end, dtype, -1, None)
-        else:
-            (t_lo, err_lo), (t_hi, err_hi) = _two_sum(r, -width), _two_sum(r, width)
-            lo, lo_ok = _beside(t_lo, err_lo + low, e, dtype, 1, exact)
-            hi, hi_ok = _beside(t_hi, err_hi + low, e, dtype, -1, exact)
-        ok &= lo_ok & hi_ok
-    return ok, (nearest, lo, hi, unit.astype(np.float64))
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a + b`` rounded and its rounding error, exactly (Knuth's TwoSum, round to nearest)."""
-    s = a + b
-    back = s - a
-    return s, (a - (s - back)) + (b - back)
-
-
-def _beside(t: np.ndarray, low: np.ndarray | None, e: np.ndarray, dtype: np.dtype, direction: int,
-            exact: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """The least value of ``dtype`` >= every point of ``[t + low - e, t + low + e]`` (``direction``
-    1) or the greatest <= every point (-1), and where that is one value (no value of ``dtype``
-    within ``e`` of ``t + low``; where ``exact``, ``t + low`` itself may be that value: the end the
-    oracle's slack gives)."""
-    c = t.astype(dtype)
-    gap = c.astype(t.dtype) - t
-    step = np.nextafter(c, dtype.type(direction * np.inf))
-    if low is None:
-        return np.where(gap * direction > 0, c, step), np.abs(gap) > e
-    gap = gap - low
-    on = exact & (gap == 0)
-    return np.where((gap * direction > 0) | on, c, step), (np.abs(gap) > e) | on
+    signs = sign.astype(w)
+    return np.array(where, np.intp), signs * value(h1, h0, e_head), signs * value(r1, r0, e_rest)

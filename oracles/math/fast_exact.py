@@ -50,9 +50,16 @@ def _exact_difference(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _fract(x: np.ndarray, tname: str) -> _Lanes:
     """fract(x) = fmin(x - floor(x), 0x1.fffffep-1f), iptr = floor(x) (§6.15.2; the bound of the
-    type's largest value below 1 for every type, as oracles.math.exact.EXACT["fract"] has it)."""
+    type's largest value below 1 for every type, as oracles.math.exact.EXACT["fract"] has it): the
+    difference correctly rounded, then the fmin. float and double subtract in their own type (one
+    IEEE 754 subtraction, rounded to nearest even: the correctly rounded difference, a negative x
+    near 0 included); half, whose numpy arithmetic is not its own, where the wider difference is
+    exact."""
     floor = np.floor(x)
-    d, ok = _exact_difference(x, floor)
+    if x.dtype == np.float16:
+        d, ok = _exact_difference(x, floor)
+    else:
+        d, ok = x - floor, np.ones(len(x), bool)
     below_one = x.dtype.type(1 - 2.0 ** -fmt(tname).p)
     return ok, [np.minimum(d.astype(x.dtype), below_one), floor]
 
@@ -72,22 +79,27 @@ def _frexp(x: np.ndarray, tname: str) -> _Lanes:
 
 def _remquo(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
     """remquo: r = x - n·y with n = x/y rounded to nearest even, and quo = sign(n)·(|n| mod 128)
-    (§6.15.2 Table 14, C99 F.9.7.3; oracles.math.exact.EXACT["remquo"]). In the wider type ``w`` of
-    :func:`_exact_difference`, q = fl(x/y) is within ``eps_w·|q|`` of x/y, so n = rint(q) where q
-    is farther than that from a half-integer; n·y is exact while |n| < 2^(m - p) (m, p: the
-    significand bits of ``w`` and of the lane's type) and x - n·y, a value of the lane's type
-    (the remainder is exact), is then exact too; an exact zero has x's sign."""
+    (§6.15.2 Table 14, C99 F.9.7.3; oracles.math.exact.EXACT["remquo"]). With a = |x|, b = |y|
+    in the wider type ``w`` of :func:`_exact_difference` (where 128·b cannot overflow), a' =
+    fmod(a, 128·b) is exact (C99 7.12.10.1) and a/b = 128·M + a'/b, so n = 128·M + rint(a'/b)
+    (128·M is even: a tie rounds the same way) and the remainder is a' - rint(a'/b)·b, x's sign
+    applied (remainder(-x, y) = -remainder(x, y)). q = fl(a'/b) < 129 is within ``eps_w·q`` of
+    a'/b, so rint(q) is rint(a'/b) where q is farther than that from a half-integer; then
+    rint(q)·b (8 + p bits) and a' - rint(q)·b, a value of the lane's type (the remainder is exact),
+    are exact; an exact zero has x's sign, and quo's low 7 bits are rint(a'/b)'s with the sign of
+    x/y (n is not 0 where they are not)."""
     w = np.longdouble if x.dtype == np.float64 and WIDE_OK else np.float64
-    a, b = x.astype(w), y.astype(w)
+    a, b = np.abs(x.astype(w)), np.abs(y.astype(w))
+    a = np.fmod(a, b * w(128))
     q = a / b
     n = np.rint(q)
-    ok = (np.abs(np.abs(q - n) - w(0.5)) > np.abs(q) * np.finfo(w).eps) & (
-        np.abs(n) < 2.0 ** (np.finfo(w).nmant + 1 - fmt(tname).p))
+    ok = np.abs(np.abs(q - n) - w(0.5)) > q * np.finfo(w).eps
     n = np.where(ok, n, 0)
     r = (a - n * b).astype(x.dtype)
-    r = np.where(r == 0, np.copysign(x.dtype.type(0), x), r)
-    m = np.abs(n).astype(np.int64) % 128
-    return ok, [r, np.where(n < 0, -m, m).astype(np.int32)]
+    r = np.where(r == 0, x.dtype.type(0), r)
+    r = np.where(np.signbit(x), -r, r)
+    m = n.astype(np.int64) % 128
+    return ok, [r, np.where(np.signbit(x) != np.signbit(y), -m, m).astype(np.int32)]
 
 
 def _quotient_masks(quo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

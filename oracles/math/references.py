@@ -9,13 +9,15 @@ of the working type is at most ``2^-m`` times the value):
 
 * float64 (numpy's own SIMD loops, SVML on AVX-512 builds, or glibc: each documents at most 4 ulp
   for these functions): 4 ulp for one rounding or two (``/``, ``sqrt``, ``degrees``), 64 for a
-  primitive, 128 where the reference is a composition (asinpi = asin / π, tanpi = sinpi / cospi),
+  primitive or tanpi (tan of an argument rounded twice, where tan's relative sensitivity is at
+  most π/2) and exp10 (exp2 of an argument within 2^-64 of its value), 128 where the reference is
+  a composition (asinpi = asin / π),
   256 for rootn = pow(|x|, 1/n), whose rounded exponent costs |ln x| / n ulp; erf, erfc and tgamma
   come from Python's :mod:`math` (the C library's erf and erfc, CPython's own Lanczos gamma with
   an exact sinpi reflection), which documents no bound: 64 ulp, and the check below is the only
   evidence;
 * long double (glibc's ldbl-96 functions, whose largest known errors are a few ulp): 4 ulp for a
-  primitive, 8 for the hyperbolic functions and the compositions, 16 for tanpi; a function
+  primitive and exp10, 8 for the hyperbolic functions, the compositions and tanpi; a function
   without a trustworthy long double reference has none (``wide=None``).
 
 The bounds are claims about code this project does not control (numpy's SIMD paths differ by
@@ -24,6 +26,18 @@ fixed sample of operands of the lane's type (uniform magnitudes and the function
 near the zeros of sin and cos, near 1 for log, near the overflow of exp, next to the integers of
 sinpi) every result must be within half the stated bound of mpmath's value. A function
 that fails is not filtered: all its lanes go to mpmath.
+
+``refine``, where a function has one, gives for the working precision of mpmath and operands of
+the working type (ints as int64) the lanes where a closer value is cheap, as a double-word ``hi +
+lo`` of the working type within ``rel·|x|`` of the infinitely precise result x (per lane; ``rel`` 0:
+``hi`` is the very value the exact path computes with): pown at n = 1 and at a power of two (x^n
+is exact), hypot of operands more than 2^20 apart (|x|·sqrt(1 + t²) = |x| + |x|·t²/(1 + sqrt(1 +
+t²)) with t = y/x: the small second term's relative error, under 16 ulps, is under 2^-37 ulp of the
+sum). The filter decides those
+of the reference's ambiguous lanes with it before it asks mpmath.
+
+``fixed`` gives the operands off the general rule where a value is prescribed, and that value:
+pown(x, 0) = 1 for any x (§7.5.1).
 
 ``domain`` gives, per lane of finite nonzero normal operands, whether the function's general
 rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
@@ -83,7 +97,31 @@ def _cospi(x):
 
 
 def _tanpi(x):
-    return _sinpi(x) / _cospi(x)
+    """tan(πx) with x = n + r exactly (period 1): tan(π|r|) for |r| <= 1/4 and 1/tan(π(1/2 - |r|))
+    above (1/2 - |r| is exact), r's sign. tan's argument is at most π/4, where its relative
+    sensitivity 2θ/sin 2θ is at most π/2: the two roundings of π|r| cost under 1.6 ulp."""
+    n = np.rint(x)
+    r = x - n
+    a = np.abs(r)
+    low = a <= 0.25
+    t = np.tan(_pi(x) * np.where(low, a, 0.5 - a))
+    t = np.where(low, t, 1 / t)
+    return np.where(r < 0, -t, t)
+
+
+_LOG2_10_HI = 1701 / 512  # log2(10) to 11 bits: x·_LOG2_10_HI is exact for x of 53 bits in 64
+with mpmath.workprec(200):
+    _LOG2_10_LO = mpmath.nstr(mpmath.log(10, 2) - mpmath.mpf(1701) / 512, 40)
+
+
+def _exp10(x):
+    """10^x = 2^(x·log2 10) = 2^k·2^(f + x·lo) with x·hi = k + f exactly (hi: log2 10 to 11 bits, lo
+    the rest, both as the working type holds them; |f + x·lo| < 0.6 is rounded once): the argument
+    of exp2 is within 2^-64 of its value for |x| < 330, under one ulp of the result with exp2's."""
+    w = x.dtype.type
+    a = x * w(_LOG2_10_HI)
+    k = np.rint(a)
+    return np.ldexp(np.exp2((a - k) + x * w(_LOG2_10_LO)), k.astype(np.int64))
 
 
 def _python(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
@@ -99,6 +137,29 @@ def _python(fn: Callable[[float], float]) -> Callable[[np.ndarray], np.ndarray]:
 def _rootn(x, n):
     mag = np.power(np.abs(x), 1 / n)
     return np.where(x < 0, -mag, mag)
+
+
+def _pown_exact(prec, x, n):
+    """pown where x^n is exact: n = 1, and x a power of two (x^n = ±2^(e·n), its sign x's for odd n)."""
+    m, e = np.frexp(x)
+    power = np.ldexp(np.ones(len(x), x.dtype) * 0.5, (e - 1) * n + 1)  # 2^((e-1)·n), within the working type's range
+    power = np.where((x < 0) & (n % 2 != 0), -power, power)
+    return (n == 1) | (np.abs(m) == 0.5), np.where(n == 1, x, power), np.zeros(len(x), x.dtype), np.zeros(len(x))
+
+
+def _hypot_apart(prec, x, y):
+    """hypot where one operand is more than 2^20 times the other (``refine``, module docstring); where
+    t² <= 2^-(prec+6) mpmath's value is the larger operand itself (it rounds x² + y² to prec + 4 bits,
+    which leaves x², then takes the square root)."""
+    big, small = np.maximum(np.abs(x), np.abs(y)), np.minimum(np.abs(x), np.abs(y))
+    t = small / big
+    tail = big * (t * t / (1 + np.sqrt(1 + t * t)))
+    hi = big + tail
+    back = hi - big
+    lo = (big - (hi - back)) + (tail - back)  # TwoSum: hi + lo = big + tail exactly
+    rel = float(np.finfo(big.dtype).eps) * 2.0**-37  # 16 ulps of t²/2 <= 2^-41
+    gone = t * t <= 2.0 ** -(prec + 6) * (1 - 2.0**-20)
+    return small < big * 2.0**-20, np.where(gone, big, hi), np.where(gone, 0, lo), np.where(gone, 0, rel)
 
 
 def _pos(x):
@@ -130,6 +191,8 @@ class Reference:
     wide: float | None  # bound in ulps of the x87 long double, for double lanes; None: no reference
     domain: Callable[..., np.ndarray] = _true  # operands (float64 view, ints as int64) on the general rule
     hard: Callable[[np.random.Generator, str], list[tuple]] = lambda rng, t: []  # the check's hard operands
+    refine: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None  # module docstring
+    fixed: Callable[..., tuple[np.ndarray, float]] | None = None  # operands off the domain with a prescribed value
 
     def bound(self, tname: str) -> float | None:
         """The stated relative bound for lanes of ``tname`` (None where there is no reference)."""
@@ -170,7 +233,7 @@ _REFS: dict[str, Reference] = {
     "rsqrt": Reference(lambda x: 1 / np.sqrt(x), 6, 6, _pos), "cbrt": Reference(np.cbrt, 64, 4),
     "exp": Reference(np.exp, 64, 4, hard=_near(88.7, -87.3, 709.7, 11.08)),
     "exp2": Reference(np.exp2, 64, 4, hard=_near(127.9, -125.9, 15.9)),
-    "exp10": Reference(lambda x: np.power(10, x, dtype=x.dtype), 64, 4, hard=_near(38.5, -37.9, 4.8)),
+    "exp10": Reference(_exp10, 64, 4, hard=_near(38.5, -37.9, 4.8, 307.9, -307.2)),
     "expm1": Reference(np.expm1, 64, 8, hard=_near(1e-5, -1e-5, 88.7)),
     "log": Reference(np.log, 64, 4, _log_domain, _near(1.0, 0.99999994)),
     "log2": Reference(np.log2, 64, 4, _log_domain, _near(1.0, 0.99999994)),
@@ -180,7 +243,7 @@ _REFS: dict[str, Reference] = {
     "tan": Reference(np.tan, 64, 4, hard=_TRIG),
     "sinpi": Reference(_sinpi, 64, 8, _not_int, _near(0.99999994, 1.5, 2.0**20 + 0.5)),
     "cospi": Reference(_cospi, 64, 8, _not_half_int, _near(0.49999997, 1.0, 2.0**20 + 1)),
-    "tanpi": Reference(_tanpi, 128, 16, lambda x: _not_int(x) & _not_half_int(x), _near(0.49999997, 0.25)),
+    "tanpi": Reference(_tanpi, 64, 8, lambda x: _not_int(x) & _not_half_int(x), _near(0.49999997, 0.25, 0.2500001)),
     "sinh": Reference(np.sinh, 64, 8, hard=_near(1e-4, 89.4)), "cosh": Reference(np.cosh, 64, 8),
     "tanh": Reference(np.tanh, 64, 8, hard=_near(1e-4)),
     "asin": Reference(np.arcsin, 64, 4, lambda x: np.abs(x) <= 1, _near(0.99999994, -1.0)),
@@ -192,10 +255,11 @@ _REFS: dict[str, Reference] = {
     "acospi": Reference(_over_pi(np.arccos), 128, 8, lambda x: (np.abs(x) <= 1) & (x != 1), _near(-1.0)),
     "atanpi": Reference(_over_pi(np.arctan), 128, 8),
     "atan2": Reference(np.arctan2, 64, 4), "atan2pi": Reference(_over_pi(np.arctan2), 128, 8),
-    "hypot": Reference(np.hypot, 64, 4),
+    "hypot": Reference(np.hypot, 64, 4, refine=_hypot_apart),
     "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1)),
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
-    "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0),
+    "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0, refine=_pown_exact,
+                      fixed=lambda x, n: (n == 0, 1.0)),
     "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0))),
     "erf": Reference(_python(math.erf), 64, None, hard=_near(1e-8, 0.47, 3.9, -2.5)),
     "erfc": Reference(_python(math.erfc), 64, None, hard=_near(0.47, 3.9, 9.1, 26.5, -0.3)),
