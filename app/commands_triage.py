@@ -29,13 +29,14 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
     The reduced program is stored beside the original; it shows the same disagreement (same
     driver and path, operation and kind) and nothing smaller does. A timeout whose hang is
-    undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow).
+    undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow). A flow
+    program is reduced at the structure level (loops, branches, helpers, statements, the launch).
 
     Example: clfuzz reduce 3fa2c1
     """
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from lang.flow import FlowProgram
-    from triage.flow_report import NOT_REDUCED
+    from triage.flow_triage import reduce_flow_stored
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
     from triage.slow import decide, undecided
@@ -43,9 +44,7 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     corpus = open_corpus(corpus_path)
     try:
         row = find_row(corpus, ref)
-        if isinstance(corpus.program(row["program_id"]), FlowProgram):
-            raise click.ClickException(f"{NOT_REDUCED} (bucket {row['bucket']}: `clfuzz report {row['bucket']}` "
-                                       "shows it as found)")
+        flow = isinstance(corpus.program(row["program_id"]), FlowProgram)  # reduced at the structure level
         try:  # by its name: a release's target (rusticl-26.2) is discovered only when named
             named = select(discover(), [row["target"]])
         except UnknownDriver:
@@ -59,7 +58,11 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
             click.echo(f"re-run at {verdict['limit_s']:g} s (ten times its ceiling): "
                        + ("no result either: a hang" if verdict["hang"] else f"finished ({verdict['status']}) in "
                           f"{verdict['seconds']:g} s: slow, judged like any other run"))
-        reduction = reduce_stored(corpus, row, target, worker, budget)
+        if flow:
+            done = reduce_flow_stored(corpus, row, target, worker, budget)
+            reduction = done and done[1]
+        else:
+            reduction = reduce_stored(corpus, row, target, worker, budget)
     if reduction is None:
         raise click.ClickException(f"{row['target']} did not show the disagreement again on program "
                                    f"{row['program_id']}: nothing to reduce (it may be flaky)")
@@ -68,6 +71,9 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
                f"{reduction.seconds:.1f} s ({reduction.candidates} candidates run)")
     for key in before:
         click.echo(f"  {key:13} {before[key]:>8} -> {after[key]}")
+    if flow:
+        click.echo(f"  bucket {done[0]}; `clfuzz report {done[0]}` writes the reduced kernel with its values")
+        return
     if reduction.why_not_minimal:
         click.echo(f"  not one operation on one work-item: {reduction.why_not_minimal}")
     r = reduction.rows[0]

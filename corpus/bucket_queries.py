@@ -30,7 +30,7 @@ def triage_candidates(corpus: Corpus, campaign: str, target: str, since: float) 
     """The buckets of ``campaign`` waiting for triage with rows on ``target`` (``id``, ``example``: its
     first row's id, ``first_seen``, ``reproduced``, ``confirmed``: its confirmed rows): those first seen
     before ``since`` first, oldest first, then the others, newest first (triage.beside). Rows of flow
-    programs (area ``flow``: not reduced yet, :func:`flow_waiting`) are left out."""
+    programs (area ``flow``: :func:`flow_waiting`) are left out."""
     return _sql.rows(corpus, f"""
     select b.id, min(d.id) as example, min(d.created) as first_seen, b.reproduced,
            sum(d.confirmation = 'confirmed') as confirmed
@@ -43,11 +43,12 @@ def triage_candidates(corpus: Corpus, campaign: str, target: str, since: float) 
 
 def flow_waiting(corpus: Corpus, campaign: str, target: str | None = None) -> list[dict[str, Any]]:
     """The buckets of ``campaign`` waiting for triage whose rows are all of flow programs (lang.flow:
-    triage confirms them, it does not reduce them yet), with rows on ``target`` if given: ``id``,
-    ``example`` (its first row's id there) and ``confirmed`` (its confirmed rows)."""
+    triage confirms them and reduces them at the structure level, triage.flow_triage), with rows on
+    ``target`` if given: ``id``, ``example`` (its first row's id there), ``first_seen`` and
+    ``confirmed`` (its confirmed rows)."""
     on, params = ("and d.target = ?", [campaign, target]) if target else ("", [campaign])
     return _sql.rows(corpus, f"""
-    select b.id, min(d.id) as example, sum(d.confirmation = 'confirmed') as confirmed
+    select b.id, min(d.id) as example, min(d.created) as first_seen, sum(d.confirmation = 'confirmed') as confirmed
     from buckets b join disagreements d on d.bucket = b.id
     where d.campaign = ? {on} and {_WAITING} and not exists (select 1 from disagreements e
         where e.bucket = b.id and e.campaign = d.campaign and {_NOT_FLOW.replace('d.', 'e.')})

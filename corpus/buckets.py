@@ -50,7 +50,9 @@ a missing kernel-library symbol as a family only for the prefixes of one library
 (:data:`SYMBOL_FAMILIES`: PoCL's missing ``fmin_common`` read ``fmin_*``). 10: the deviation class
 ``wrong-rounding`` (another rounding of the exact result, classified before ``flushed``: Oclgrind's
 ``convert_short_rtn(-0x1p-149f)`` = 0 read as a flush) takes the place of ``other-rounding``, which
-older rows key as (:data:`RENAMED`); the class ``smallest-normal`` is new."""
+older rows key as (:data:`RENAMED`); the class ``smallest-normal`` is new. A reduced flow program's
+``wrong-code`` rows key on their culprit, the reduced case's first failing row (triage.flow_triage);
+no row had one before, so the version stays."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
@@ -226,7 +228,8 @@ def signature(row: dict[str, Any]) -> dict[str, Any]:
     lane. The paths and driver versions a bug was seen on are attributes of its bucket
     (corpus.store.Corpus.buckets)."""
     sig = {"kind": row.get("kind", ""), "driver": driver_family(row.get("target", ""))}
-    if row.get("culprit") and sig["kind"] in RESULT_KINDS:  # keyed on the faulty sub-expression or shape
+    if row.get("culprit") and sig["kind"] in RESULT_KINDS + (WRONG_CODE,):  # keyed on the faulty part, shape or
+        # reduced flow kernel (triage.flow_triage: a wrong-code row of a flow program keys on its reduced case's)
         row = {**row, **{k: v for k, v in json.loads(row["culprit"]).items() if k != "kind" or v}}
         sig["kind"] = row["kind"]
         if row.get("shape"):

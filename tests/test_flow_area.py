@@ -176,7 +176,7 @@ def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
     db = str(tmp_path / "c.db")
     out = CliRunner().invoke(cli, ["report", bucket["id"], "--corpus", db, "-o", str(tmp_path / "r")])
     assert out.exit_code == 0, out.output
-    assert "not reduced: flow programs are not reduced yet" in out.output
+    assert "not reduced yet" in out.output and "not reduced yet" in (tmp_path / "r" / "README.md").read_text()
     readme = (tmp_path / "r" / "README.md").read_text()
     assert "| o | 1 | 10 | 11 | 10 (right) |" in readme and "-cl-opt-disable" in readme
     kernel = (tmp_path / "r" / "kernel.cl").read_text()
@@ -185,7 +185,7 @@ def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
     emitted = CliRunner().invoke(cli, ["emit", p.id, "--corpus", db])
     assert emitted.exit_code == 0 and emitted.output == emit(p)
     reduced = CliRunner().invoke(cli, ["reduce", bucket["id"], "--corpus", db])
-    assert reduced.exit_code != 0 and "not reduced: flow programs are not reduced yet" in reduced.output
+    assert reduced.exit_code == 2 and "not installed here" in reduced.output  # reduced on its own driver only
 
 
 def test_the_area_is_chosen_by_name_and_runs_on_opencl_c_only():
@@ -250,7 +250,12 @@ def test_a_float_lane_s_class_names_a_mechanism():
     assert deviation("float", 0x3F800000, 0x40000000, False) == deviation("uint", 1, 2, False) == "other"
 
 
-def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_does_not_reduce_it(tmp_path):
+def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_reduces_it(tmp_path):
+    """The fake driver's -cl-opt-disable build writes (10, 11) whatever the kernel: confirmed on a
+    fresh worker, then reduced at the structure level (triage.flow_triage): the loop goes and one
+    work-item is left (the interpreter's 7 for s, against 10), every candidate defined, and the
+    bucket's rows move to the reduced case's bucket."""
+    from lang.flow_rules import check
     from triage.beside import Beside, pending_reasons
 
     class Lane:
@@ -267,13 +272,17 @@ def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_does_not_reduce_it(
     beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()])
     task = beside.task(_Target())
     task(Lane(worker), 60.0, 60.0)
-    assert events == ["confirmed"] and worker.options[-1] == "-cl-opt-disable"  # the bucket's build, re-run
-    (row,) = corpus.disagreements()
-    assert row["confirmation"] == "confirmed" and corpus.reductions() == []
+    assert events == ["confirmed", "reduced"] and worker.options[-1] == "-cl-opt-disable"  # the bucket's build
+    (reduction,) = corpus.reductions()
+    reduced = corpus.program(reduction["reduced_id"])
+    check(reduced)
+    assert reduced.options == "-cl-opt-disable" and reduced.body == () and reduced.work_items == 1
+    (bucket,) = corpus.buckets()
+    assert bucket["reduced"]["statements"] == 0 and "flow initial value [-cl-opt-disable]" in bucket["title"]
     assert beside.task(_Target()) is None  # taken once
 
     class Result:
         targets: dict = {}
     corpus.update_campaign("c", 0, {}, 1, 0)
     beside.leave(Result(), 0.25)
-    assert pending_reasons(corpus, "c") == {row["bucket"]: "not reduced: flow programs are not reduced yet"}
+    assert pending_reasons(corpus, "c") == {}

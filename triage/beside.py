@@ -36,7 +36,7 @@ started (campaign.pipeline.LaneClosed). A worker that could not start is the dri
 Both leave the bucket pending too. Buckets no target reached are counted by :func:`pending`.
 At the end, :meth:`Beside.leave` records why each bucket still waiting was not reduced
 (:func:`pending_reasons` reads it back). A bucket of flow programs is confirmed (one re-run on a
-fresh worker) and not reduced (triage.flow_report.NOT_REDUCED).
+fresh worker) and reduced at the structure level (triage.flow_triage).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ from corpus.store import Corpus
 from fuzz.drivers import Target, Worker, WorkerStartError
 from lang.flow import FlowProgram
 from triage.confirm import reproduction, reruns
-from triage.flow_report import NOT_REDUCED
+from triage.flow_triage import reduce_flow_stored
 from triage.reduce import STOPPED
 from triage.covictims import covictims
 from triage.join import join_known
@@ -145,10 +145,18 @@ class Beside:
         row = row or disagreement(self.corpus, bucket["example"])
         confirmed = second or bool(bucket["confirmed"])
         program = self.corpus.program(row["program_id"])
-        if isinstance(program, FlowProgram):  # confirmed on a fresh worker, not reduced (triage.flow_report)
+        if isinstance(program, FlowProgram):  # confirmed on a fresh worker, reduced at the structure level
             if not confirmed:
                 worker.restart()
-                self._confirmed(row, bucket, reproduction(program, row, target, worker, 1) > 0)
+                shown = reproduction(program, row, target, worker, 1) > 0
+                self._confirmed(row, bucket, shown)
+                if not shown:
+                    return
+            left = seconds - (time.monotonic() - start)
+            if self.reduce and left > 1:
+                done = reduce_flow_stored(self.corpus, row, target, worker, min(REDUCE_S, left))
+                if done is not None:
+                    self._tell("reduced", {"id": done[0]})
             return
         if not confirmed:
             runs = reruns(program, row)
@@ -221,13 +229,13 @@ class Beside:
                      f"buckets" if stats.triage_s >= allowed - FIRST_TURN_S else
                      f"{name}'s triage took {stats.triage_s:.0f} s of its {allowed:.0f} s share on {others} other "
                      f"buckets")
-            for b in triage_candidates(self.corpus, self.campaign, name, self.since):
+            for b in [*triage_candidates(self.corpus, self.campaign, name, self.since),
+                      *flow_waiting(self.corpus, self.campaign, name)]:
                 if b["id"] in self.tried:
                     why = "its triage started too late: the campaign's deadline stopped it"
                 else:
                     why = f"not started: found {ended - b['first_seen']:.0f} s before the campaign ended; {spent}"
                 reasons.setdefault(b["id"], why)
-        reasons.update({b["id"]: NOT_REDUCED for b in flow_waiting(self.corpus, self.campaign)})
         self.corpus.left_pending(self.campaign, reasons)
         return pending(self.corpus, self.campaign)
 

@@ -15,7 +15,8 @@ A flow program runs built with the default options and with ``-cl-opt-disable``
   (the corpus's: the other build's wrong value, the expected one where the other build ran and
   got the lane right, or that it did not run), so a difference between the two builds shows.
 
-Flow programs are not reduced yet (:data:`NOT_REDUCED`): the report shows the program as found.
+A bucket reduced at the structure level (triage.flow_triage) shows its reduced kernel, with its
+size before and after; one not reduced yet (:data:`NOT_REDUCED`) the program as found.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from lang.types import format_value, scalar
 from oracles import flow_outcomes
 from triage.repro_script import MAX_CHECKS, job_data, repro_source
 
-NOT_REDUCED = "not reduced: flow programs are not reduced yet"
-"""What every flow bucket says of its reduction (structural reduction is not written yet)."""
+NOT_REDUCED = "not reduced yet (`clfuzz reduce BUCKET` reduces it at the structure level)"
+"""What a flow bucket without a reduction says (triage.flow_triage reduces them)."""
 
 
 def is_flow(corpus: Corpus, bucket: dict[str, Any]) -> bool:
@@ -75,10 +76,12 @@ def other_build(p: FlowProgram) -> FlowProgram:
 
 
 def flow_lanes(corpus: Corpus, bucket: dict[str, Any]) -> tuple[FlowProgram, dict[str, Any], list[dict[str, Any]]]:
-    """The bucket's program (its first row's build), that row, and each wrong lane of it on that
+    """The bucket's program (its reduced case's, else its first row's build), that row, and each wrong lane of it on that
     row's target: ``output``, ``item``, ``expected``, ``actual`` and ``other`` (the other build's
     value of the lane: module docstring)."""
-    first = bucket_rows(corpus, bucket["id"])[0]
+    rows = bucket_rows(corpus, bucket["id"])
+    reduced = {r["reduced_id"] for r in corpus.reductions(bucket["id"])}  # its reduced cases' rows first
+    first = min(rows, key=lambda r: r["program_id"] not in reduced)
     program = corpus.program(first["program_id"])
     other = other_build(program)
     theirs = {(r["buffer"], r["lane"]): r for r in rows_on_target(corpus, other.id, first["target"])
@@ -133,12 +136,26 @@ def write_flow_report(corpus: Corpus, bucket: dict[str, Any], folder: Path) -> P
     kind = bucket["signature"]["kind"]
     (folder / "repro.py").write_text(repro_source({"title": bucket["title"], "bucket": bucket["id"], "kind": kind,
                                                    "fronts": [front], "timeout_s": 600.0}))
-    (folder / "README.md").write_text(flow_readme(bucket, program, first, fp, lanes))
+    reduction = next((r for r in reversed(corpus.reductions(bucket["id"])) if r["reduced_id"] == program.id), None)
+    (folder / "README.md").write_text(flow_readme(bucket, program, first, fp, lanes, reduction))
     return folder
 
 
+def reduced_text(reduction: dict[str, Any] | None) -> str:
+    """What a flow report says of its kernel: reduced from what to what (a ``reductions`` row), or
+    :data:`NOT_REDUCED`."""
+    if reduction is None:
+        return f"{NOT_REDUCED}: `kernel.cl` is the program as found"
+    before, after = json.loads(reduction["size_before"]), json.loads(reduction["size_after"])
+    said = ", ".join(f"{k.replace('_', ' ')} {before[k]} -> {after[k]}" for k in ("statements", "loops", "functions",
+                                                                                   "work_items") if k in before)
+    return (f"`kernel.cl` is the program reduced at the structure level ({said}; {reduction['candidates']} "
+            f"candidates, each checked defined before it ran)" + (f"; not further: {reduction['why']}" if reduction["why"]
+                                                                   else ""))
+
+
 def flow_readme(bucket: dict[str, Any], program: FlowProgram, first: dict[str, Any], fp: dict[str, Any],
-                lanes: list[dict[str, Any]]) -> str:
+                lanes: list[dict[str, Any]], reduction: dict[str, Any] | None = None) -> str:
     """The README.md of a flow bucket's report (module docstring)."""
     check(program)  # raises for a program that breaks a rule: no report claims it defined
     this, that = build_name(program.options), build_name(other_build(program).options)
@@ -148,7 +165,7 @@ def flow_readme(bucket: dict[str, Any], program: FlowProgram, first: dict[str, A
            f"{fp.get('driver_version', '').strip()}), built with `{program.options or '(no options)'}`.", "",
            f"The program is defined: clfuzz's validator (lang.flow_rules) accepts it; each output's value is the "
            f"exact interpreter's (oracles.flow). Rule: {first['rule_text']} ({first['section']}).", "",
-           f"{NOT_REDUCED}: `kernel.cl` is the program as found; launch: global size {list(program.global_size)}, "
+           f"{reduced_text(reduction)}; launch: global size {list(program.global_size)}, "
            f"local size {list(program.local_size)}.", ""]
     if bucket.get("versions"):  # clfuzz versions BUCKET (triage.versions)
         out += ["Release range: " + ", ".join(f"{k} {v}" for k, v in bucket["versions"].items()) + ".", ""]

@@ -363,8 +363,9 @@ def report_bucket(corpus: Corpus, ref: str, out_dir: str | Path, targets: list[T
     disagreement row. A flow program's bucket has a report of its own (triage.flow_report)."""
     bucket = corpus.bucket(ref)
     folder = output_folder(out_dir, force, [corpus.path])
-    if is_flow(corpus, bucket):  # triage.flow_report: not reduced yet
-        say(f"{NOT_REDUCED}; the report shows the program as found")
+    if is_flow(corpus, bucket):  # triage.flow_report: its reduced kernel, or the program as found
+        if not corpus.reductions(bucket["id"]):
+            say(f"{NOT_REDUCED}; the report shows the program as found")
         return write_flow_report(corpus, bucket, folder)
     reduction = reduced_first(corpus, bucket, targets, budget_s, say)
     return write_report(corpus, bucket["id"], folder, targets, reduction)

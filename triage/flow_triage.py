@@ -1,0 +1,53 @@
+"""A flow bucket reduced and stored: the smallest kernel that still fails as its rows say.
+
+A flow program's wrong lane (kind ``wrong-code``, campaign.flow) or failure (a crash, a build
+error) is reduced at the structure level (triage.reduce.flow) on the target it was seen on,
+keeping the row's kind and, for a wrong lane, its deviation class. The reduced program and its
+run's rows are stored (triage.session.store_case) and the bucket's rows move to the bucket of the
+reduced case's first failing row (corpus.store.Corpus.blame: a flow bucket keys on the constructs
+that write the output, so two programs that reduce to one kernel structure are one bucket), with a
+``reductions`` row linking the original and the reduced program. None where the reduced case does
+not show it again (nothing is stored then).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corpus.buckets import WRONG_CODE
+from corpus.store import Corpus
+from fuzz.drivers import Target, Worker
+from lang.flow import FlowProgram
+from triage.flow_report import observe_flow
+from triage.observe import size
+from triage.reduce.flow import FlowReduction, fails_on, reduce_flow
+from triage.session import reduction_row, store_case
+
+
+def reduce_flow_stored(corpus: Corpus, row: dict[str, Any], target: Target, worker: Worker,
+                       budget_s: float = 60.0) -> tuple[str, FlowReduction] | None:
+    """Reduce the flow program of stored ``row`` on ``target`` within ``budget_s`` and store the
+    result (module docstring): the bucket its rows are in now, and the reduction; None when the
+    reduced case does not fail so again."""
+    original: FlowProgram = corpus.program(row["program_id"])
+    deviation = row.get("deviation") if row["kind"] == WRONG_CODE else None
+
+    def same(r: dict[str, Any]) -> bool:
+        return r["kind"] == row["kind"] and (deviation is None or r.get("deviation") == deviation)
+
+    reduction = reduce_flow(original, fails_on(target, worker, row["kind"], deviation), budget_s)
+    rows = observe_flow(reduction.reduced, target, worker) or []
+    hits = [r for r in rows if same(r)]
+    if not hits:
+        return None
+    store_case(corpus, reduction.reduced, target, rows, "reduce")
+    bucket = corpus.blame(row["bucket"], hits[0])
+    after = size(reduction.reduced)
+    why = "" if after["statements"] <= 1 and after["work_items"] == 1 else (
+        f"{after['statements']} statements, {after['work_items']} work-items: no smaller kernel fails so")
+    if reduction.stopped:
+        why = "; ".join(filter(None, [why, f"the reduction stopped at its budget ({budget_s:.0f} s, "
+                                           f"{reduction.candidates} candidates)"]))
+    corpus.add_reduction(reduction_row(original, reduction.reduced, bucket, target, reduction.seconds,
+                                       reduction.candidates, why, [], key=row["bucket"]))
+    return bucket, reduction
