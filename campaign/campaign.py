@@ -57,7 +57,7 @@ from corpus.hypothesis_db import CorpusDatabase
 from corpus.reads import programs_by_id
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
-from fuzz.drivers.capabilities import FLOW_PATHS, ftz_of
+from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies import AREAS, DEFAULT_AREAS, sweep_key_of, sweep_plan
 from lang.flow import program_from_json
 from lang.ir import Program
@@ -226,8 +226,7 @@ def run_campaign(
     stop = threading.Event()
     started_at = time.time()
     interrupted = False
-    notices = [f"area flow: {t.name} skips it (flow programs have an OpenCL C path only: docs/flow.md)"
-               for t in targets if "flow" in areas and t.path not in FLOW_PATHS]
+    notices: list[str] = []
     errors: list[BaseException] = []
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),

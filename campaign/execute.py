@@ -89,9 +89,9 @@ class Part:
 def prepare(part: Part, target: Target) -> Job | Result:
     """The job that runs ``part`` on ``target``, or the Result of a module that never reaches the
     driver (invalid, or the route failed on it)."""
-    if isinstance(part.program, FlowProgram):
-        return flow_job(part.program)
     try:
+        if isinstance(part.program, FlowProgram):
+            return flow_job(part.program, target.path, target.lineage, target.fingerprint)
         return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint)
     except RouteFailure as e:
         return Result(e.status, log=e.log)

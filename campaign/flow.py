@@ -14,8 +14,10 @@ Every program runs in :data:`BUILDS`: as drawn (the default options) and built w
 meaning is the same, so both builds are judged by the one oracle). Each build is a program of its
 own in the corpus (its options are part of it). A wrong lane is a row of kind ``wrong-code``
 (:func:`verdict_of`) keyed on what a compiler engineer would call the bug: the constructs through
-which the output's variable is written (:func:`constructs_of`), its type, the rule, and the
-build (its ``operation`` ends with the build's options), never the random values.
+which the output's variable is written (:func:`constructs_of`), its type and the rule, never the
+random values; the build is an attribute of the bucket (the options its runs recorded, and the
+options it was seen only under: triage.buglist.only_under), so one bug of both builds is one
+bucket and a bug of one build says so.
 """
 
 from __future__ import annotations
@@ -153,7 +155,7 @@ def verdict_of(p: FlowProgram, expectations: FlowExpectations, out: bytes, keeps
         nan = scalar(o.type).is_float and bool(expected[o.name].nan[m.item])
         verdict.rows.append({
             "kind": "wrong-code", "buffer": o.name, "work_item": m.item, "lane": m.item,
-            "operation": f"flow {constructs_of(p, o.var)} [{build_name(p.options)}]",
+            "operation": f"flow {constructs_of(p, o.var)}",
             "src_type": o.type, "dst_type": o.type, "expression": f"{o.name}[global linear id] = {o.var}",
             "inputs": json.dumps({"global_linear_id": m.item}), "expected": f"{m.expected:#x}",
             "allowed": json.dumps([f"{m.expected:#x}"] + ["any NaN"] * nan), "actual": f"{m.actual:#x}",

@@ -33,7 +33,11 @@ from corpus.reads import bucket_rows, fingerprint_of, rows_on_target
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_for, runnable
+from fuzz.drivers.discovery import lineage_of
+from fuzz.drivers.routes import PATH_SPIRV
 from fuzz.emit.opencl_flow import emit
+from fuzz.emit.spirv.flow_kernel import emit as spirv_module
+from fuzz.emit.validate import disassemble
 from fuzz.judge import failure_row
 from lang.flow import FlowProgram, regions
 from lang.flow_rules import check
@@ -124,13 +128,15 @@ def write_flow_report(corpus: Corpus, bucket: dict[str, Any], folder: Path) -> P
     program, first, lanes = flow_lanes(corpus, bucket)
     fp = fingerprint_of(corpus, first["fingerprint_id"])
     keeps = "float" not in ftz_for(fp)
-    job = flow_job(program)
+    job = flow_job(program, first["path"], lineage_of(first["target"], fp), fp)
     options = job.options
+    if first["path"] == PATH_SPIRV:  # the module the failing path ran, beside the OpenCL C text
+        (folder / "kernel.spvasm").write_bytes(disassemble(spirv_module(program)))
     (folder / "kernel.cl").write_text(f"/* Written by clfuzz's report: build this kernel with the clBuildProgram "
                                       f"options \"{options}\"{'' if options else ' (none)'}, as repro.py does. */\n"
                                       + emit(program))
     (folder / "program.json").write_text(json.dumps(json.loads(program.to_json()), indent=1, sort_keys=True))
-    front = {"path": first["path"], "label": "OpenCL C", "platform": fp.get("platform_name", "").strip(),
+    front = {"path": first["path"], "label": "SPIR-V" if first["path"] == PATH_SPIRV else "OpenCL C", "platform": fp.get("platform_name", "").strip(),
              "device": fp.get("device_name", "").strip(), "job": job_data(job),
              "checks": flow_checks(program, lanes, keeps) if lanes else []}
     kind = bucket["signature"]["kind"]

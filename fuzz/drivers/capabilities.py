@@ -54,9 +54,9 @@ def has(fp: dict, capability: str) -> bool:
     return bool(fp.get(capability, False))
 
 
-FLOW_PATHS = (PATH_OPENCL_C,)
-"""The paths that take a flow program (lang.flow): OpenCL C only (no SPIR-V emitter of flow
-programs yet)."""
+FLOW_PATHS = (PATH_OPENCL_C, PATH_SPIRV)
+"""The paths that take a flow program (lang.flow): its OpenCL C text (fuzz.emit.opencl_flow) and
+its SPIR-V module (fuzz.emit.spirv.flow_kernel)."""
 
 
 def runnable(target: Target, program: Program | FlowProgram) -> Program | FlowProgram | None:
