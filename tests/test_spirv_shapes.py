@@ -35,7 +35,7 @@ EVERY_FORMAT = frozenset((d, format_key(o, c)) for d in DIMS for o in ORDERS for
 CAPS = Caps(fp64=True, atomics=frozenset(ATOMIC_CAPABILITIES), images=(EVERY_FORMAT,), versions=VERSION_KEYS)
 POLICY = Policy(statements=4, global_size=64, atomic_statements=4, atomic_global_size=64, image_statements=3,
                 image_global_size=32, corner_sweep=False)
-BASE_AREAS = [a for a in AREAS if a != "shapes"]
+BASE_AREAS = [a for a in AREAS if a not in ("shapes", "flow")]  # flow programs have their own form (lang.flow)
 FORMS = [(k, f) for k, d in KINDS.items() for f in d.forms]
 NEEDING = {(k, f) for k, d in KINDS.items() for f, _ in d.needs}
 """Forms that need a device feature (lang.shapes.Kind.needs: the generic address space)."""

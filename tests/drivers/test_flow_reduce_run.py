@@ -20,6 +20,7 @@ from .conftest import skip_without_icd, target_named
 skip_without_icd()
 
 
+@pytest.mark.soak  # 10 s; the zero product's reduction below runs on a real driver in the default suite
 def test_rusticls_crash_reduces_to_a_few_lines():
     rusticl = target_named("rusticl")
     if not rusticl.fingerprint.get("driver_version", "").startswith("22."):
