@@ -27,7 +27,6 @@ Nodes are frozen dataclasses; a program is pure data.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -35,7 +34,7 @@ from math import prod
 from typing import Union
 
 from lang.dataform import from_data, to_data
-from lang.ir import InvalidProgram, Program, canonical_json
+from lang.ir import InvalidProgram, Program, canonical_json, content_id
 from lang.layout import ALIGN
 from lang.nodes import Fill
 from lang.types import scalar
@@ -358,7 +357,7 @@ class FlowProgram:
     @cached_property
     def id(self) -> str:
         """The hash of the canonical JSON, as lang.ir.Program's (one programs table holds both)."""
-        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+        return content_id(self.to_json())
 
     @classmethod
     def from_json(cls, text: str) -> "FlowProgram":

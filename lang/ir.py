@@ -140,7 +140,7 @@ class Program:
     @cached_property
     def id(self) -> str:
         """The hash of the program's canonical JSON (computed once: a program is immutable)."""
-        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+        return content_id(self.to_json())
 
     @classmethod
     def from_json(cls, text: str) -> "Program":
@@ -161,6 +161,12 @@ class Program:
 
 def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def content_id(text: str) -> str:
+    """A stored program's id: the hash of its canonical JSON (one programs table holds the
+    programs of every form: lang.ir's and lang.flow's)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 # ---- canonical data form ---------------------------------------------------------------------

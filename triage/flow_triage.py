@@ -20,7 +20,7 @@ from fuzz.drivers import Target, Worker
 from lang.flow import FlowProgram
 from triage.flow_report import observe_flow
 from triage.observe import size
-from triage.reduce.flow import FlowReduction, fails_on, reduce_flow
+from triage.reduce.flow import FlowReduction, fails_on, reduce_flow, same_failure
 from triage.session import reduction_row, store_case
 
 
@@ -31,13 +31,9 @@ def reduce_flow_stored(corpus: Corpus, row: dict[str, Any], target: Target, work
     reduced case does not fail so again."""
     original: FlowProgram = corpus.program(row["program_id"])
     deviation = row.get("deviation") if row["kind"] == WRONG_CODE else None
-
-    def same(r: dict[str, Any]) -> bool:
-        return r["kind"] == row["kind"] and (deviation is None or r.get("deviation") == deviation)
-
     reduction = reduce_flow(original, fails_on(target, worker, row["kind"], deviation), budget_s)
     rows = observe_flow(reduction.reduced, target, worker) or []
-    hits = [r for r in rows if same(r)]
+    hits = [r for r in rows if same_failure(r, row["kind"], deviation)]
     if not hits:
         return None
     store_case(corpus, reduction.reduced, target, rows, "reduce")

@@ -12,9 +12,9 @@ one program that would show it:
   the reducer's twin pass would move them (corpus.store.Corpus.blame), and the twin is stored;
 - a bucket of a wrong value: the reduced case (one statement on one work-item) of each sibling
   bucket already reduced, at most :data:`TRIES` (the same driver, an operation of one family, the same deviation class:
-  triage.siblings) runs as this bucket's variant (triage.siblings.variant); where a wrong lane of
-  it lands in this bucket, the re-run is stored as evidence that they are one bug and the variant
-  becomes this bucket's reduced case (triage.siblings.store_variant).
+  triage.siblings.alike) runs as this bucket's variant (triage.siblings.shows, as a reduced
+  case's re-run as its siblings does); where a wrong lane of it lands in this bucket, the re-run
+  is stored as evidence that they are one bug and the variant becomes this bucket's reduced case.
 
 Where neither shows it, the bucket is reduced as any other.
 """
@@ -29,10 +29,9 @@ from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.derive import twin
-from lang.families import root
 from triage.observe import observe
 from triage.session import store_case
-from triage.siblings import store_variant, variant
+from triage.siblings import alike, shows
 
 TRIES = 3
 """Reduced siblings whose variant a bucket runs at most before its reduction (the most seen first):
@@ -40,20 +39,10 @@ a join costs a run each, a reduction tens."""
 
 
 def reduced_siblings(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
-    """The buckets of ``bucket``'s driver reduced to one statement on one work-item whose operation
-    is its sibling (lang.families) and whose wrong values deviate alike, most rows first."""
-    sig = bucket["signature"]
-    if sig.get("kind") not in RESULT_KINDS:
-        return []
-    out = []
-    for b in corpus.buckets():
-        s, reduced = b["signature"], b["reduced"] or {}
-        if (b["id"] != bucket["id"] and s.get("driver") == sig.get("driver") and s.get("kind") in RESULT_KINDS
-                and root(s.get("operation", "")) == root(sig.get("operation", ""))
-                and s.get("deviation") == sig.get("deviation") and not s.get("shape")
-                and (reduced.get("statements"), reduced.get("work_items")) == (1, 1)):
-            out.append(b)
-    return out
+    """The buckets triage.siblings.alike ``bucket`` reduced to one statement on one work-item (not a
+    shaped program's), most rows first."""
+    return [b for b in corpus.buckets() if alike(bucket, b) and not b["signature"].get("shape")
+            and ((b["reduced"] or {}).get("statements"), (b["reduced"] or {}).get("work_items")) == (1, 1)]
 
 
 def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target, worker: Worker,
@@ -70,16 +59,9 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
         if tries == TRIES or deadline is not None and time.monotonic() > deadline:
             break
         reductions = corpus.reductions(a["id"])
-        if not reductions:
-            continue
-        case = variant(corpus.program(reductions[-1]["reduced_id"]), a["signature"], b["signature"])
-        if case is None:
-            continue
-        tries += 1
-        rows = observe(case, target, worker) or []
-        hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature({**r, "target": target.name})) == b["id"]]
-        if hits:
-            store_variant(corpus, a, b, case, target, rows, hits[0])
+        shown = shows(corpus, a, corpus.program(reductions[-1]["reduced_id"]), b, target, worker) if reductions else None
+        tries += shown is not None
+        if shown:
             return a["id"]
     return None
 
@@ -89,8 +71,7 @@ def _twin(corpus: Corpus, b: dict[str, Any], program, target: Target, worker: Wo
     want = {k: v for k, v in b["signature"].items() if k != "shape"}
     case = twin(program)
     rows = observe(case, target, worker) or []
-    for r in rows:
-        r.setdefault("target", target.name)
+    for r in rows:  # observe names each row's target
         if r["kind"] in RESULT_KINDS and signature(r) == want:
             known = bucket_id(want)
             if not bucket_rows(corpus, known):

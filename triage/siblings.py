@@ -236,20 +236,37 @@ def _types(node: Any) -> list[str]:
     return own + [t for v in node.values() for t in _types(v)]
 
 
+def alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether buckets ``a`` and ``b`` (two of them) are siblings whose variants may show each other:
+    both of a wrong value, of one driver, operations of one family (lang.families), and wrong values
+    that deviate alike (oracles.deviation: a variant that fails otherwise on the same operand shows
+    another bug, e.g. Oclgrind's ``fract(-inf)`` sign beside its double ``fract(inf)`` value)."""
+    s, t = a["signature"], b["signature"]
+    return (a["id"] != b["id"] and s.get("kind") in RESULT_KINDS and t.get("kind") in RESULT_KINDS
+            and s.get("driver") == t.get("driver") and s.get("deviation") == t.get("deviation")
+            and root(s.get("operation", "")) == root(t.get("operation", "")))
+
+
 def siblings_of(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, Any]]:
-    """The buckets of ``bucket``'s driver whose operation is its sibling (lang.families) and whose
-    wrong values deviate alike (oracles.deviation: a variant that fails otherwise on the same
-    operand shows another bug, e.g. Oclgrind's ``fract(-inf)`` sign beside its double ``fract(inf)``
-    value), each another bucket of a wrong value and new."""
-    sig = bucket["signature"]
-    out = []
-    for b in corpus.buckets():
-        s = b["signature"]
-        if (b["id"] != bucket["id"] and s.get("driver") == sig.get("driver") and s.get("kind") in RESULT_KINDS
-                and sig.get("kind") in RESULT_KINDS and root(s.get("operation", "")) == root(sig.get("operation", ""))
-                and s.get("deviation") == sig.get("deviation") and b["status"] == "new"):
-            out.append(b)
-    return out
+    """The buckets :func:`alike` ``bucket``, each new."""
+    return [b for b in corpus.buckets() if alike(bucket, b) and b["status"] == "new"]
+
+
+def shows(corpus: Corpus, a: dict[str, Any], program: Program, b: dict[str, Any], target: Target,
+          worker: Worker) -> bool | None:
+    """Run ``a``'s reduced ``program`` as ``b``'s variant on ``target``: True where a wrong lane of it
+    lands in ``b`` (the variant, its rows and the evidence stored: :func:`store_variant`), False
+    where none does, None where no variant can be made (nothing ran)."""
+    case = variant(program, a["signature"], b["signature"])
+    if case is None:
+        return None
+    rows = observe(case, target, worker) or []
+    for r in rows:
+        r.update(program_id=case.id, fingerprint_id=target.fingerprint_id, path=target.path)
+    hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature(r)) == b["id"]]
+    if hits:
+        store_variant(corpus, a, b, case, target, rows, hits[0])
+    return bool(hits)
 
 
 def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target, worker: Worker,
@@ -263,17 +280,8 @@ def rerun_siblings(corpus: Corpus, bucket: str, program: Program, target: Target
     for b in siblings_of(corpus, a):
         if deadline is not None and time.monotonic() > deadline:
             break
-        case = variant(program, a["signature"], b["signature"])
-        if case is None:
-            continue
-        rows = observe(case, target, worker) or []
-        for r in rows:
-            r.update(program_id=case.id, fingerprint_id=target.fingerprint_id, path=target.path)
-        hits = [r for r in rows if r["kind"] in RESULT_KINDS and bucket_id(signature(r)) == b["id"]]
-        if not hits:
-            continue
-        store_variant(corpus, a, b, case, target, rows, hits[0])
-        shown.append((b["id"], b["reduced"] is None))
+        if shows(corpus, a, program, b, target, worker):
+            shown.append((b["id"], b["reduced"] is None))
     return shown
 
 

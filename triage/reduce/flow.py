@@ -98,9 +98,14 @@ def fails_on(target: Target, worker: Worker, like: str, deviation: str | None = 
     failure's kind (``crash``, ``build_error``, ``timeout``: the run ends so)."""
 
     def fails(p: FlowProgram) -> bool:
-        rows = observe_flow(p, target, worker) or []
-        return any(r["kind"] == like and (deviation is None or r.get("deviation") == deviation) for r in rows)
+        return any(same_failure(r, like, deviation) for r in observe_flow(p, target, worker) or [])
     return fails
+
+
+def same_failure(row: dict, like: str, deviation: str | None = None) -> bool:
+    """Whether a row of a flow program's run fails as :func:`fails_on` asks: of kind ``like`` and,
+    given one, of class ``deviation``."""
+    return row["kind"] == like and (deviation is None or row.get("deviation") == deviation)
 
 
 def _valid(p: FlowProgram) -> bool:
