@@ -286,3 +286,5 @@ def test_nested_operations_none_wrong_alone_are_named_together():
               "reduced": {"statements": 1, "work_items": 1, "why": why, "undefined": []}}
     [entry] = bug_list([bucket])
     assert entry["operation"] == "convert_T_rtz of convert_T_sat"
+    crash = {**bucket, "id": "b2", "signature": {"kind": "crash", "driver": "oclgrind", "failure": "killed by SIGSEGV"}}
+    assert [e["operation"] for e in bug_list([crash])] == ["killed by SIGSEGV"]  # a failure keeps its message

@@ -151,7 +151,8 @@ def bug_list(buckets: Iterable[dict]) -> list[dict]:
                 else " / ".join(b.get("rules") or []) if sig["kind"] == INTERACTION
                 else sig.get("rule", failure_rule_of(b).id if "failure" in sig else ""))
         targets = _targets(sig["driver"], b)
-        nested = composite_of((b.get("reduced") or {}).get("why", ""))  # none alone: name them all
+        nested = (None if "failure" in sig  # a failure is named by its message, whatever statement showed it
+                  else composite_of((b.get("reduced") or {}).get("why", "")))  # none wrong alone: name them all
         out.append({**b, "driver": sig["driver"], "operation": nested or sig.get("operation") or sig.get("failure", ""),
                     "types": types_of(sig), "kind": sig["kind"], "deviation": sig.get("deviation", ""), "rule": rule,
                     "section": "; ".join(dict.fromkeys(section_of(r) for r in rule.split(" / "))),
