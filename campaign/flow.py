@@ -48,7 +48,8 @@ RULES = {
             "OpenCL C 3.0.19 §6.3, §6.5.1; C99 §6.5, §6.8, the statements' semantics ('shall')"),
     "float": ("flow.float", "float + - * and fma are correctly rounded and not contracted: every output has one value "
               "(any NaN for a NaN; a lane that saw a subnormal only on a device with CL_FP_DENORM)",
-              "OpenCL C 3.0.19 §7.4 Table 65, §6.15.2.1 (FP_CONTRACT OFF), §7.2"),
+              "OpenCL C 3.0.19 §7.4 Table 65 ('shall' in force: '+ - * and fused multiply-add are IEEE 754 "
+              "compliant and are therefore correctly rounded'), §6.15.2.1 (FP_CONTRACT OFF), §7.2"),
 }
 """The rule a wrong lane breaks (id, text, section): §6.3/§6.5.1 for an integer output, §7.4 Table 65
 and §6.15.2.1 for a float."""
