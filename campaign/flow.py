@@ -34,7 +34,8 @@ from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
-from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, expressions, regions, walk
+from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, regions
+from lang.flow_tree import expressions, walk
 from lang.types import format_value, scalar
 from oracles import flow_inputs, flow_outcomes
 

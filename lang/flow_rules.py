@@ -66,11 +66,9 @@ from lang.flow import (
     Stmt,
     Un,
     Var,
-    expressions,
     promoted,
-    statements,
-    walk,
 )
+from lang.flow_tree import expressions, statements, walk
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
 from lang.types import scalar

@@ -12,7 +12,8 @@ import pytest
 from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import generate
 from fuzz.strategies.flow_emi import KINDS, variant
-from lang.flow import If, statements
+from lang.flow import If
+from lang.flow_tree import statements
 from lang.flow_rules import check
 from oracles import flow_outcomes
 

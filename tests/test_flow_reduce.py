@@ -10,7 +10,8 @@ import random
 import pytest
 
 from fuzz.strategies.flow import generate
-from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop, expressions, statements, walk
+from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop
+from lang.flow_tree import expressions, statements, walk
 from lang.flow_rules import check
 from triage.observe import size
 from triage.reduce.flow import reduce_flow

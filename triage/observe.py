@@ -13,7 +13,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C
 from fuzz.emit.opencl_c import emit
 from fuzz.emit.opencl_flow import emit as emit_flow
 from fuzz.judge import failure_row, judge
-from lang import flow
+from lang import flow, flow_tree
 from lang.constructs import paths_of
 from lang.flow import FlowProgram
 from lang.ir import InvalidProgram, Program, validate, walk
@@ -28,8 +28,8 @@ def size(program: Program | FlowProgram) -> dict[str, int]:
     the bytes of the OpenCL C kernel; of a flow program, its statements (nested ones and helpers'
     included), expression nodes, loops, helpers, work-items and kernel bytes."""
     if isinstance(program, FlowProgram):
-        stmts = [s for b in (program.body, *(f.body for f in program.functions)) for s in flow.statements(b)]
-        return {"statements": len(stmts), "nodes": sum(1 for s in stmts for x in flow.expressions(s) for _ in flow.walk(x)),
+        stmts = [s for b in (program.body, *(f.body for f in program.functions)) for s in flow_tree.statements(b)]
+        return {"statements": len(stmts), "nodes": sum(1 for s in stmts for x in flow_tree.expressions(s) for _ in flow_tree.walk(x)),
                 "loops": sum(isinstance(s, flow.Loop) for s in stmts), "functions": len(program.functions),
                 "work_items": program.work_items, "source_bytes": len(emit_flow(program).encode())}
     nodes = sum(1 for s in program.body for _ in walk(s.value))

@@ -42,12 +42,10 @@ from lang.flow import (
     Stmt,
     Un,
     Var,
-    expressions,
     promoted,
     regions,
-    statements,
-    walk,
 )
+from lang.flow_tree import expressions, statements, walk
 from lang.nodes import Literal
 from lang.types import Type, scalar
 

@@ -51,8 +51,8 @@ from lang.flow import (
     Un,
     Var,
     promoted,
-    walk,
 )
+from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
 from lang.types import scalar

@@ -41,7 +41,8 @@ def test_rusticls_zero_product_reduces_to_one_statement():
     -0 (OpenCL C 3.0.19 §7.4 Table 65: correctly rounded, IEEE 754 signs). The drawn flow program
     of seed 133 gets 24 lanes wrong so; reduced keeping a signed-zero lane, it is one statement on
     one work-item, a product with the constant zero."""
-    from lang.flow import Bin, Const, statements
+    from lang.flow import Bin, Const
+    from lang.flow_tree import statements
     from triage.flow_report import observe_flow
 
     rusticl = target_named("rusticl")

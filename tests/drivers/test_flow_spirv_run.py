@@ -19,21 +19,8 @@ from campaign.flow import flow_job, judge_flow
 from fuzz.drivers import Worker
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies.flow import generate
-from lang.flow import (
-    Assign,
-    Call,
-    Const,
-    Decl,
-    FlowProgram,
-    Function,
-    Invoke,
-    Item,
-    Output,
-    Var,
-    expressions,
-    statements,
-    walk,
-)
+from lang.flow import Assign, Call, Const, Decl, FlowProgram, Function, Invoke, Item, Output, Var
+from lang.flow_tree import expressions, statements, walk
 from lang.flow_rules import check
 from lang.shapes import CFGS
 

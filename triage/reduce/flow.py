@@ -50,11 +50,8 @@ from lang.flow import (
     Select,
     Stmt,
     Un,
-    children,
-    expressions,
-    statements,
-    walk,
 )
+from lang.flow_tree import children, expressions, statements, walk
 from lang.flow_rules import check
 from lang.nodes import InvalidProgram
 from lang.types import scalar

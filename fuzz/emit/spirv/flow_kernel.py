@@ -41,21 +41,8 @@ import numpy as np
 from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
-from lang.flow import (
-    BASE_MASK,
-    Assign,
-    AStore,
-    Exchange,
-    Exit,
-    FlowProgram,
-    Function,
-    If,
-    Invoke,
-    Loop,
-    Stmt,
-    regions,
-    statements,
-)
+from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
+from lang.flow_tree import statements
 from lang.types import scalar
 
 
