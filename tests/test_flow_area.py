@@ -289,3 +289,35 @@ def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_reduces_it(tmp_path
     corpus.update_campaign("c", 0, {}, 1, 0)
     beside.leave(Result(), 0.25)
     assert pending_reasons(corpus, "c") == {}
+
+
+def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
+    """Given releases of the bucket's driver, triage ranges the reduced flow bucket over them
+    (triage.versions.check_bucket on the bucket its rows moved to), as it does a reduced
+    statement's; a target of another lineage has no releases to range over."""
+    import triage.beside as beside_module
+    from triage.beside import Beside
+
+    class Lane:
+        def __init__(self, worker):
+            self.worker = worker
+
+        def beside(self, fn):
+            return fn(self.worker)
+
+    class Release(_Target):
+        name, release = "fake-2.0", "testing"
+
+    checked = []
+    monkeypatch.setattr(beside_module, "check_bucket", lambda corpus, bucket, releases, timeout_s: checked.append(
+        (bucket, [t.name for t in releases])))
+    worker = _Worker()
+    worker.restart = lambda: None
+    corpus, _ = _campaign(tmp_path, worker)
+    events = []
+    beside = Beside(corpus, "c", on_event=lambda what, b: events.append((what, b["id"])), targets=[_Target()],
+                    releases=[_Target(), Release()])
+    beside.task(_Target())(Lane(worker), 120.0, 120.0)
+    (bucket,) = corpus.buckets()
+    assert checked == [(bucket["id"], ["fake", "fake-2.0"])]
+    assert [w for w, _ in events] == ["confirmed", "reduced", "ranged"] and events[-1][1] == bucket["id"]
