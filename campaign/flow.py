@@ -35,6 +35,7 @@ from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
 from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, regions
+from lang.flow_fp import build_options
 from lang.flow_tree import expressions, walk
 from lang.types import format_value, scalar
 from oracles import flow_inputs, flow_outcomes
@@ -90,8 +91,10 @@ class FlowExpectations:
 
 
 def builds(p: FlowProgram) -> list[FlowProgram]:
-    """``p`` as built with each of :data:`BUILDS` (the drawn program is the default build)."""
-    return [p if options == p.options else replace(p, options=options) for options in BUILDS]
+    """``p`` as built with each of :data:`BUILDS` (the drawn program is the default build), each
+    keeping the option its float ``/`` and ``sqrt`` need (lang.flow_fp.build_options)."""
+    return [p if options == p.options else replace(p, options=options)
+            for options in (build_options(p.options, b) for b in BUILDS)]
 
 
 def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", fingerprint: dict | None = None) -> Job:
