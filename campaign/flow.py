@@ -35,7 +35,7 @@ from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
 from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, regions
-from lang.flow_fp import build_options
+from lang.flow_fp import options_of_build
 from lang.flow_tree import expressions, walk
 from lang.types import format_value, scalar
 from oracles import flow_inputs, flow_outcomes
@@ -92,9 +92,9 @@ class FlowExpectations:
 
 def builds(p: FlowProgram) -> list[FlowProgram]:
     """``p`` as built with each of :data:`BUILDS` (the drawn program is the default build), each
-    keeping the option its float ``/`` and ``sqrt`` need (lang.flow_fp.build_options)."""
+    keeping the option its float ``/`` and ``sqrt`` need (lang.flow_fp.options_of_build)."""
     return [p if options == p.options else replace(p, options=options)
-            for options in (build_options(p.options, b) for b in BUILDS)]
+            for options in (options_of_build(p.options, b) for b in BUILDS)]
 
 
 def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", fingerprint: dict | None = None) -> Job:

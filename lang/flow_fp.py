@@ -56,7 +56,7 @@ def float_cast(src: str, dst: str) -> bool:
     return src in FLOATS and dst in FLOATS
 
 
-def build_options(options: str, build: str) -> str:
+def options_of_build(options: str, build: str) -> str:
     """The options of a program drawn with ``options`` built as ``build`` (campaign.flow.BUILDS):
     the build's, keeping :data:`CR_OPTION` (which a program with float ``/`` or ``sqrt`` needs)."""
     return " ".join(o for o in (CR_OPTION if CR_OPTION in options.split() else "", build) if o)
