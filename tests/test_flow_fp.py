@@ -15,12 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaign.flow import OPT_DISABLE, builds
+from campaign.flow import OPT_DISABLE, builds, judge_flow
 from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv
 from fuzz.emit.validate import disassemble, validate
 from fuzz.strategies.flow import flow_programs, generate
-from lang.flow import Assign, Bin, Call, Cast, Const, Decl, FlowProgram, If, Input, Item, Load, Loop, Output, Var
+from lang.flow import (Assign, Bin, Call, Cast, Const, Decl, FlowProgram, If, Input, Item, Load, Loop, Output, Var,
+                       regions)
 from lang.flow_fp import CR_OPTION
 from lang.flow_rules import check
 from lang.flow_tree import expressions, statements, walk
@@ -113,7 +114,8 @@ def test_the_host_c_build_agrees_on_the_hand_worked_program():
 def test_a_narrowed_subnormal_and_a_float_divide_of_a_subnormal_are_flushable():
     p = _program({"n": ("float", Cast("float", D(0x3800000000000000))),  # 2**-127: a float subnormal
                   "q": ("float", Bin("div", Load("fin", "float", Item("global_id", 0)), TWO_F, "float"))},
-                 frozenset({"fp64"}) | CR, CR_OPTION, (Input("fin", "float", 4, Fill(0, values=(1, 0x00800000, 0x3F800000, 0))),))
+                 frozenset({"fp64"}) | CR, CR_OPTION,
+                 (Input("fin", "float", 4, Fill(0, values=(1, 0x00800000, 0x3F800000, 0))),))
     check(p)
     out = interpret(p)
     assert out["o_n"].bits.tolist() == [0x00400000] * 4 and out["o_n"].flushable.all()
@@ -160,6 +162,27 @@ def test_double_fma_is_correctly_rounded_against_rationals():
               np.array([-6.0, -0.0, -np.inf, 1.0, 1.0]))
     assert z[:3].tolist() == [0.0, -0.0, -np.inf] and not np.signbit(z[0]) and np.signbit(z[1])
     assert np.isnan(z[3]) and z[4] == np.inf
+
+
+def test_the_judge_reads_double_lanes_by_their_bits_and_never_excuses_them():
+    """A double subnormal lane one ulp off is wrong even on a device that flushes float denormals;
+    the NaN lane takes any NaN."""
+    p = _fp_program()
+    expected = interpret(p)
+    _, _, offsets, out_bytes = regions(p)
+    out = bytearray(out_bytes)
+    for o in p.outputs:
+        raw = expected[o.name].bits.copy()
+        if o.var == "dsub":
+            raw[2] += 1
+        if o.var == "fn":
+            raw[:] = 0x7FC00001  # another NaN
+        out[offsets[o.name]:offsets[o.name] + raw.nbytes] = raw.tobytes()
+    for keeps in (True, False):
+        judged, wrong = judge_flow(p, bytes(out), keeps, expected)
+        assert judged == 4 * len(p.outputs)
+        assert [(m.output, m.item, m.expected, m.actual, m.rule) for m in wrong] == [
+            ("o_dsub", 2, 0x0008000000000000, 0x0008000000000001, "flow.float")]
 
 
 def test_builds_keep_the_option_that_divide_and_sqrt_need():
