@@ -16,7 +16,9 @@ straight-line, the values here pass through:
   work-item writes its own element, a barrier, each reads the element its index names, a barrier);
 * helper functions (:class:`Function`) with value parameters and pointer parameters (a caller's
   variable, or a caller's private array from an offset: pointer arithmetic within the object);
-* integer arithmetic of every width and signedness, float (and double) ``+ - *`` and ``fma``;
+* integer arithmetic of every width and signedness, float and double ``+ - *`` and ``fma``, and
+  (lang.flow_fp) double ``/`` and ``sqrt``, float ``/`` and ``sqrt`` under
+  -cl-fp32-correctly-rounded-divide-sqrt, casts between float and double;
 * work-item functions (:class:`Item`) whose values the launch fixes.
 
 The meaning of every node is the OpenCL C meaning of the text :mod:`fuzz.emit.opencl_flow`
@@ -117,7 +119,7 @@ class Bin:
     (``shl``/``shr`` on ``uint``/``ulong``, the count masked to the width), comparisons ``lt le gt
     ge eq ne`` (an ``int`` 0 or 1), and the guarded forms ``sadd ssub smul`` (signed: the exact
     result if representable, else ``a``) and ``sdiv srem`` (``a`` when ``b`` is 0 or the pair is
-    MIN, -1)."""
+    MIN, -1); on floats ``add sub mul`` and ``div`` (lang.flow_fp)."""
 
     op: str
     a: "Expr"
@@ -137,7 +139,7 @@ class Un:
 @dataclass(frozen=True)
 class Call:
     """A built-in function: integer ``min max clamp add_sat sub_sat hadd rhadd rotate popcount
-    clz abs abs_diff mul_hi mul24 mad24``, float ``fma``."""
+    clz abs abs_diff mul_hi mul24 mad24``, float ``fma`` and ``sqrt`` (lang.flow_fp)."""
 
     fn: str
     args: tuple["Expr", ...]
@@ -147,7 +149,7 @@ class Call:
 @dataclass(frozen=True)
 class Cast:
     """``(type)(a)``: integer to integer (two's complement truncation or extension), or a narrow
-    integer to a float type that holds it exactly."""
+    integer to a float type that holds it exactly, or between ``float`` and ``double`` (lang.flow_fp)."""
 
     type: str
     a: "Expr"

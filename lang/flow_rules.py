@@ -19,6 +19,9 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   off in the emitted text; a float never decides control flow, an index or an integer (no float
   comparison, no float array, no float in a helper), so a flushed subnormal changes only the
   float outputs it flows into; ``double`` needs ``fp64``, ``long``/``ulong`` need ``int64``;
+* **more float** (lang.flow_fp, §7.4 Tables 65 and 68, §7.1, §6.4.3.2): double ``+ - * / sqrt fma``;
+  float ``/`` and ``sqrt`` only built with -cl-fp32-correctly-rounded-divide-sqrt on a device that
+  reports it (API §5.8.6.2); casts between ``float`` and ``double`` (round to nearest even);
 * **loops**: counted (:class:`lang.flow.Loop`: at most ``TRIP_CAP`` iterations, step 1 to
   ``MAX_STEP``), counters read-only; ``break``/``continue`` only inside a loop;
 * **memory**: every array index is reduced modulo the length; a local array has one element
@@ -68,6 +71,7 @@ from lang.flow import (
     Var,
     promoted,
 )
+from lang.flow_fp import FP_BINARY, FP_CALLS, float_cast, operation_rule
 from lang.flow_tree import expressions, statements, walk
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
@@ -83,7 +87,7 @@ GUARDED = ("sadd", "ssub", "smul")
 DIVISION = ("sdiv", "srem")
 SAME_TYPE = ("min", "max", "clamp", "add_sat", "sub_sat", "hadd", "rhadd", "rotate", "popcount", "clz", "mul_hi")
 ARITY = {"min": 2, "max": 2, "clamp": 3, "add_sat": 2, "sub_sat": 2, "hadd": 2, "rhadd": 2, "rotate": 2,
-         "popcount": 1, "clz": 1, "abs": 1, "abs_diff": 2, "mul_hi": 2, "mul24": 2, "mad24": 3, "fma": 3}
+         "popcount": 1, "clz": 1, "abs": 1, "abs_diff": 2, "mul_hi": 2, "mul24": 2, "mad24": 3, "fma": 3, "sqrt": 1}
 MASK24 = (0xFFFFFF, 0xFF, 0xFFFFFF)
 """The largest masks of mul24/mad24's operands (x * y + z < 2**32)."""
 
@@ -357,7 +361,8 @@ def _expr(e: Expr, scope: Scope, p: FlowProgram) -> str:
     elif isinstance(e, Cast):
         t = _expr(e.a, scope, p)
         if not (t in INT_TYPES and e.type in INT_TYPES or t == e.type
-                or e.type in FLOAT_TYPES and t in INT_TYPES and scalar(t).bits <= (16 if e.type == "float" else 32)):
+                or e.type in FLOAT_TYPES and t in INT_TYPES and scalar(t).bits <= (16 if e.type == "float" else 32)
+                or float_cast(t, e.type)):
             _fail(f"cast of a {t} to {e.type}: integer to integer, or integer to a float that holds it exactly")
     elif isinstance(e, Select):
         _condition(e.cond, scope, p)
@@ -376,8 +381,10 @@ def _bin(e: Bin, scope: Scope, p: FlowProgram) -> None:
     if e.type != want:
         _fail(f"{e.op} of two {t} gives a {want}, not {e.type}")
     if t in FLOAT_TYPES:
-        if e.op not in ARITH:
-            _fail(f"{e.op} of floats: float + - * only (a float never decides control flow)")
+        if e.op not in ARITH + FP_BINARY:
+            _fail(f"{e.op} of floats: float + - * / only (a float never decides control flow)")
+        if rule := operation_rule(e.op, t, p.options, p.requires):
+            _fail(rule)
         return
     if e.op in ARITH:
         signed = scalar(want).signed
@@ -398,9 +405,11 @@ def _call(e: Call, scope: Scope, p: FlowProgram) -> None:
     if ARITY.get(e.fn) != len(types) or len(set(types)) != 1:
         _fail(f"{e.fn} with {len(types)} operands of types {types}: {ARITY.get(e.fn, '?')} operands of one type")
     t = types[0]
-    if e.fn == "fma":
-        if t != "float" or e.type != t:
-            _fail(f"fma of {t}: float only (the oracle's exact fma is binary32's)")
+    if e.fn in FP_CALLS:
+        if t not in FLOAT_TYPES or e.type != t:
+            _fail(f"{e.fn} of {t} as {e.type}: a float built-in of a float type")
+        if rule := operation_rule(e.fn, t, p.options, p.requires):
+            _fail(rule)
         return
     if t not in INT_TYPES:
         _fail(f"{e.fn} of {t}: an integer built-in")

@@ -9,7 +9,7 @@ parameters bound to the caller's variable or to a view of the caller's array. Th
 a work-group run in lockstep, so an exchange's barriers (§6.15.8) are phases: all writes into the
 local array, then all reads. Work-item functions take their values from the launch (§6.15.1).
 
-Every value is exact (:mod:`oracles.flow_ops`); a float output is judged by its bits, any NaN
+Every value is exact (:mod:`oracles.flow_ops`, :mod:`oracles.flow_fp`); a float output is judged by its bits, any NaN
 for a NaN (its payload is not specified), and each float value carries which work-items saw a
 value a device without CL_FP_DENORM may flush (§7.2): those lanes are exact only on a device
 that keeps denormals (:attr:`Outcome.flushable`).
@@ -48,7 +48,8 @@ from lang.flow import (
 )
 from lang.nodes import Fill
 from lang.types import scalar
-from oracles.flow_ops import binary, builtin, dtype, fma32, tiny, unary
+from oracles.flow_fp import flushable, operation
+from oracles.flow_ops import binary, builtin, dtype, unary
 
 
 @dataclass
@@ -143,7 +144,7 @@ class Machine:
         if isinstance(e, Load):
             data = self.inputs[e.buffer]
             v = data[self.int(e.index).astype(np.int64) % len(data)]
-            return v, (tiny(v) if e.type in FLOAT_TYPES else None)
+            return v, (flushable(v) if e.type in FLOAT_TYPES else None)
         if isinstance(e, ALoad):
             a = self.arrays[e.array]
             return a[np.arange(n), self.int(e.index).astype(np.int64) % a.shape[1]], None
@@ -153,6 +154,10 @@ class Machine:
             return np.where(c, a, b), (None if fa is None else np.where(c, fa, fb))
         if isinstance(e, Cast):
             a, fa = self.value(e.a)
+            if fa is not None and e.type in FLOAT_TYPES:  # float <-> double (lang.flow_fp)
+                with np.errstate(over="ignore"):
+                    r = a.astype(dtype(e.type))
+                return r, fa | flushable(r)
             return a.astype(dtype(e.type)), (fa if fa is not None else None if e.type not in FLOAT_TYPES
                                               else np.zeros(n, bool))
         return self._operation(e)
@@ -163,15 +168,11 @@ class Machine:
         t = operands[0].type
         if t in FLOAT_TYPES:
             xs = [v for v, _ in values]
-            with np.errstate(all="ignore"):
-                if isinstance(e, Call):  # fma (binary32 only: lang.flow_rules)
-                    r = fma32(*xs)
-                else:
-                    r = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[e.op](xs[0], xs[1])
+            r = operation(e.fn if isinstance(e, Call) else e.op, xs)  # oracles.flow_fp
             flushed = values[0][1].copy()
             for _, f in values[1:]:
                 flushed |= f
-            return r, flushed | tiny(r)
+            return r, flushed | flushable(r)
         xs = [v for v, _ in values]
         if isinstance(e, Bin):
             return binary(e.op, xs[0], xs[1], t), None

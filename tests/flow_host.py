@@ -109,7 +109,9 @@ def host_source(p: FlowProgram) -> str:
             offsets[a.name], at = at, at + 8 * a.length
 
     def builtin(fn: str, t: str, args: list[str]) -> str:
-        return f"fmaf({', '.join(args)})" if fn == "fma" else f"{fn}_{t}({', '.join(args)})"
+        if fn in ("fma", "sqrt"):  # C99 §7.12: fmaf, fma, sqrtf, sqrt (correctly rounded in glibc and SSE2)
+            return f"{fn}{'f' * (t == 'float')}({', '.join(args)})"
+        return f"{fn}_{t}({', '.join(args)})"
 
     def item(fn: str, dim: int) -> str:
         return f"w->{fn}" if fn in ("work_dim", "global_linear_id", "local_linear_id") else f"w->{fn}[{dim}]"

@@ -22,13 +22,12 @@ size before and after; one not reduced yet (:data:`NOT_REDUCED`) the program as 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from campaign.flow import BUILDS, RULES, FlowExpectations, build_name, flow_job, verdict_of
+from campaign.flow import RULES, FlowExpectations, build_name, builds, flow_job, verdict_of
 from corpus.reads import bucket_rows, fingerprint_of, rows_on_target
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
@@ -75,8 +74,8 @@ def observe_flow(p: FlowProgram, target: Target, worker: Worker) -> list[dict[st
 
 
 def other_build(p: FlowProgram) -> FlowProgram:
-    """``p`` with the other options of campaign.flow.BUILDS."""
-    return replace(p, options=next(o for o in BUILDS if o != p.options))
+    """``p`` with the other options of campaign.flow.BUILDS (campaign.flow.builds)."""
+    return next(b for b in builds(p) if b.options != p.options)
 
 
 def flow_lanes(corpus: Corpus, bucket: dict[str, Any]) -> tuple[FlowProgram, dict[str, Any], list[dict[str, Any]]]:

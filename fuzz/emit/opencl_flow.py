@@ -50,7 +50,7 @@ from lang.nodes import Literal
 from lang.types import Type, scalar
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=",
-           "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "shl": "<<", "shr": ">>"}
+           "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "shl": "<<", "shr": ">>", "div": "/"}
 HELPERS = ("sadd", "ssub", "smul", "sdiv", "srem")
 
 

@@ -52,6 +52,7 @@ from lang.flow import (
     Var,
     promoted,
 )
+from fuzz.strategies.flow_fp import add_fp
 from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
@@ -308,8 +309,10 @@ def loop_is_uniform(loop: Loop) -> bool:
     return _is_uniform(loop.base) and _is_uniform(loop.trips)
 
 
-def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> FlowProgram:
-    """One valid flow program drawn with ``rnd``."""
+def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: bool = False,
+             cr: bool = False) -> FlowProgram:
+    """One valid flow program drawn with ``rnd`` (``fp64``, ``cr``: with double, float / and sqrt,
+    fuzz.strategies.flow_fp)."""
     g = Gen(rnd, floats)
     types = [t for t in INT_TYPES if int64 or scalar(t).bits < 64]
     dims = rnd.choice((1, 1, 2, 3))
@@ -341,11 +344,12 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                       cfg=cfg, global_offset=offset)
+    program = FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
+                          cfg=cfg, global_offset=offset)
+    return add_fp(program, random.Random(late.getrandbits(64)), fp64, cr)  # after the offset: drawn last
 
 
 @st.composite
-def flow_programs(draw, floats: bool = True, int64: bool = True) -> FlowProgram:
+def flow_programs(draw, floats: bool = True, int64: bool = True, fp64: bool = False, cr: bool = False) -> FlowProgram:
     """Flow programs (the module docstring): a drawn seed, the program built from it."""
-    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64)
+    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64, fp64, cr)

@@ -41,6 +41,7 @@ from lang.flow import (
     promoted,
     regions,
 )
+from lang.flow_fp import FP_BINARY, FP_CALLS
 from lang.ops import INTEGER
 from lang.types import Type, scalar
 
@@ -170,6 +171,8 @@ class Values(Blocks):
             rem = self.op("OpSRem" if s.signed else "OpUMod", t, a, d)  # C's %: the dividend's sign
             return self.op("OpSelect", t, self.op("OpINotEqual", self.m.bool_type(), d, b), a, rem)
         symbol = SYMBOLS[e.op]
+        if e.op in FP_BINARY:  # float and double / (lang.flow_fp)
+            return self.op("OpFDiv", t, a, b)
         if symbol in ARITH:
             return self.op(f"Op{'F' if s.is_float else 'I'}{ARITH[symbol]}", t, a, b)
         if symbol in BITWISE:
@@ -216,8 +219,8 @@ class Values(Blocks):
 
     def call(self, e: Call) -> int:
         args = [self.value(a) for a in e.args]
-        if e.fn == "fma":
-            return self.m.ext("fma", self.m.type(ty(e.type)), *args)
+        if e.fn in FP_CALLS:  # fma, sqrt (lang.flow_fp)
+            return self.m.ext(e.fn, self.m.type(ty(e.type)), *args)
         name = INTEGER[e.fn].spirv_name(scalar(e.args[0].type).signed)
         return self.m.ext(name, self.m.type(ty(e.type)), *args)
 
