@@ -25,7 +25,7 @@ def variant_of(corpus: Corpus, program_id: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
-def variant_runs(corpus: Corpus, original_id: str, target: str) -> list[dict[str, Any]]:
-    """The runs on ``target`` of the variants of ``original_id`` (each with its ``kind``), newest last."""
-    return _sql.rows(corpus, "select r.*, v.kind from runs r join variants v on v.program_id = r.program_id "
-                             "where v.original_id = ? and r.target = ? order by r.id", [original_id, target])
+def variants_of(corpus: Corpus, original_id: str) -> list[dict[str, Any]]:
+    """The variants of ``original_id`` (``program_id``, ``kind``) in the order they were stored."""
+    return _sql.rows(corpus, "select program_id, kind from variants where original_id = ? order by created, program_id",
+                     [original_id])
