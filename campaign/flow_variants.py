@@ -17,6 +17,8 @@ attribute (the row's ``deviation_detail``, :func:`detail`) like the build.
 from __future__ import annotations
 
 import random
+import threading
+from collections import OrderedDict
 
 from fuzz.strategies.flow_emi import CONDITIONED, variant
 from lang.flow import FlowProgram
@@ -25,9 +27,31 @@ PER_PROGRAM = 2
 """Variants each drawn flow program also runs as (each one more build and run of the program)."""
 
 
+KEPT = 64
+"""Programs whose variants are kept (every target's lane asks for them; a campaign keeps far fewer
+programs in flight)."""
+_made: OrderedDict[str, list[tuple[str, FlowProgram]]] = OrderedDict()
+_lock = threading.Lock()
+
+
 def variants(p: FlowProgram) -> list[tuple[str, FlowProgram]]:
     """The (kind, variant) pairs ``p`` runs as besides its builds (module docstring); fewer where
-    no variant of a kind can be made (a program without integer inputs has only ``split``)."""
+    no variant of a kind can be made (a program without integer inputs has only ``split``). Made
+    once per program for all targets (about 10 ms a program), the last :data:`KEPT` kept."""
+    with _lock:
+        if p.id in _made:
+            _made.move_to_end(p.id)
+            return list(_made[p.id])
+    made = _draw(p)
+    with _lock:
+        _made[p.id] = made
+        while len(_made) > KEPT:
+            _made.popitem(last=False)
+    return list(made)
+
+
+def _draw(p: FlowProgram) -> list[tuple[str, FlowProgram]]:
+    """:func:`variants` made anew."""
     rnd = random.Random(p.id)
     first = CONDITIONED[int(p.id[:8], 16) % len(CONDITIONED)]
     other = next(k for k in CONDITIONED if k != first)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from campaign.flow_variants import variants
 from corpus.store import Corpus
 from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import flow_programs
@@ -111,11 +112,6 @@ class _Worker:
             return Result("crash", {}, "killed by SIGSEGV", 0.0, 0.0)
         lanes = np.array([10, 11 if job.options == "-cl-opt-disable" else 10], np.uint32)
         return Result("ok", {"out": lanes.tobytes()}, "", 0.01, 0.01)
-
-
-def variants(p):
-    from campaign.flow_variants import variants
-    return variants(p)
 
 
 def _campaign(tmp_path, worker):
