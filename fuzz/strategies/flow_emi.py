@@ -30,7 +30,8 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from lang.flow import BASE_MASK, INT_TYPES, Assign, Bin, Call, Const, Decl, Exchange, Exit, FlowProgram, If, Load, Loop, Stmt, Var
+from lang.flow import (BASE_MASK, INT_TYPES, Assign, Bin, Call, Const, Decl, Exchange, Exit, FlowProgram, If, Load, Loop,
+                       Stmt, Var)
 from lang.flow_rules import check
 from lang.nodes import InvalidProgram
 from oracles import flow_inputs
