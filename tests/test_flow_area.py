@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from campaign.flow_variants import variants
 from corpus.store import Corpus
 from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import flow_programs
@@ -127,7 +128,8 @@ def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
     check(_tiny())
     worker = _Worker()
     corpus, p = _campaign(tmp_path, worker)
-    assert worker.options == ["", "-cl-opt-disable"]
+    assert worker.options[:2] == ["", "-cl-opt-disable"]  # then its EMI variants, default build (campaign.flow_variants)
+    assert worker.options[2:] == [""] * len(variants(p)) and variants(p)
     opt = replace(p, options="-cl-opt-disable")
     runs = {r["program_id"]: r for r in corpus.db["runs"].rows}
     assert {runs[p.id]["options"], runs[opt.id]["options"]} == {"", "-cl-opt-disable"}
@@ -147,7 +149,7 @@ def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
 def test_a_crash_is_a_failure_of_each_build(tmp_path):
     corpus, p = _campaign(tmp_path, _Worker(crash=True))
     rows = corpus.disagreements()
-    assert [r["kind"] for r in rows] == ["crash", "crash"] and {r["operation"] for r in rows} == {"program"}
+    assert [r["kind"] for r in rows] == ["crash"] * (2 + len(variants(p))) and {r["operation"] for r in rows} == {"program"}
     assert len(corpus.buckets()) == 1
 
 
