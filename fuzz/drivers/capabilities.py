@@ -15,6 +15,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from lang.constructs import constructs, paths_of, requirements
 from lang.derive import restrict
 from lang.flow import FlowProgram
+from lang.flow_launch import NON_UNIFORM
 from lang.images import format_key
 from lang.ir import Program, type_needs
 from lang.maths import CR_DIVIDE_SQRT
@@ -71,7 +72,8 @@ def runnable(target: Target, program: Program | FlowProgram) -> Program | FlowPr
     its requirements, on :data:`FLOW_PATHS`, or not at all."""
     fp = target.fingerprint
     if isinstance(program, FlowProgram):  # whole or not at all, on a path that has its emitter
-        return program if target.path in FLOW_PATHS and all(has(fp, cap) for cap in program.requires) else None
+        paths = (PATH_OPENCL_C,) if NON_UNIFORM in program.requires else FLOW_PATHS  # lang.flow_rules
+        return program if target.path in paths and all(has(fp, cap) for cap in program.requires) else None
     blocked = target.route.unsupported if target.path == PATH_SPIRV else frozenset()
     whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs
     if whole & blocked or not all(has(fp, cap) for cap in whole):

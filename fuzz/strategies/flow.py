@@ -18,6 +18,7 @@ import random
 
 from hypothesis import strategies as st
 
+from fuzz.strategies.flow_launch import cl2_launch
 from lang.flow import (
     INT_TYPES,
     ITEMS,
@@ -341,8 +342,8 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                       cfg=cfg, global_offset=offset)
+    return cl2_launch(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
+                                  requires, cfg=cfg, global_offset=offset), late)  # draws after the offset's
 
 
 @st.composite

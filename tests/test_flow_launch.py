@@ -1,0 +1,169 @@
+"""OpenCL C 2.0 launches of flow programs (lang.flow_launch): non-uniform work-groups and the
+OpenCL C 2.0 work-item functions, worked out by hand (OpenCL C 3.0.19 §6.15.1), the host C build
+agreeing with the interpreter on drawn launches, the rules, the text and the capability."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from campaign.flow import flow_job
+from fuzz.drivers.capabilities import runnable
+from fuzz.drivers.discovery import Target
+from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
+from fuzz.emit.opencl_flow import emit
+from fuzz.emit.spirv.flow_kernel import emit as spirv_module
+from fuzz.strategies.flow import generate
+from lang.flow import ITEMS, Array, Assign, Bin, Const, Decl, Exchange, FlowProgram, Item, Output, Var
+from lang.flow_launch import CL2, NON_UNIFORM, is_non_uniform
+from lang.flow_rules import check
+from lang.nodes import InvalidProgram
+from oracles.flow import interpret
+from tests.flow_host import run_host
+
+LAUNCH = frozenset({CL2, NON_UNIFORM})
+FNS = (*ITEMS, "enqueued_local_size")
+
+
+def _items_program(global_size, local_size, offset=(), requires=LAUNCH) -> FlowProgram:
+    """Every work-item function of every dimension as an output: ``o_<fn>_<dim>``."""
+    names = [(f"{fn}_{d}", fn, d) for fn in FNS for d in range(3)]
+    return FlowProgram(inputs=(), outputs=tuple(Output(f"o_{n}", n, "uint") for n, _, _ in names),
+                       variables=tuple(Decl(n, "uint") for n, _, _ in names), arrays=(), functions=(),
+                       body=tuple(Assign(n, Item(fn, d)) for n, fn, d in names), global_size=global_size,
+                       local_size=local_size, requires=requires, global_offset=offset)
+
+
+# global 10, local 4, offset 3: work-groups of 4, 4 and 2 work-items (§6.15.1: the last is partial)
+BY_HAND = {
+    "global_id_0": [3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    "local_id_0": [0, 1, 2, 3, 0, 1, 2, 3, 0, 1],
+    "group_id_0": [0, 0, 0, 0, 1, 1, 1, 1, 2, 2],
+    "global_size_0": [10] * 10,
+    "local_size_0": [4, 4, 4, 4, 4, 4, 4, 4, 2, 2],  # the actual work-group's size
+    "enqueued_local_size_0": [4] * 10,  # the launch's local size
+    "num_groups_0": [3] * 10,  # the partial work-group counts
+    "global_offset_0": [3] * 10,
+    "work_dim_0": [1] * 10,
+    "global_linear_id_0": list(range(10)),  # (gid0 - off0): 3-3 .. 12-3
+    "local_linear_id_0": [0, 1, 2, 3, 0, 1, 2, 3, 0, 1],
+    # the dimensions the launch leaves out: size 1, id 0 (§6.15.1)
+    "global_id_1": [0] * 10, "local_size_1": [1] * 10, "enqueued_local_size_2": [1] * 10, "num_groups_2": [1] * 10,
+    "global_size_2": [1] * 10, "global_offset_1": [0] * 10,
+}
+
+
+def test_every_work_item_function_of_a_non_uniform_launch_by_hand():
+    p = _items_program((10,), (4,), (3,))
+    check(p)
+    assert is_non_uniform(p)
+    out, host = interpret(p), run_host(p)
+    for name, values in BY_HAND.items():
+        assert out[f"o_{name}"].bits.tolist() == values, name
+        assert host[f"o_{name}"].tolist() == values, name
+    for name in (n for fn in FNS for n in (f"{fn}_0", f"{fn}_1", f"{fn}_2")):
+        assert np.array_equal(out[f"o_{name}"].bits, host[f"o_{name}"]), name
+    text = emit(p)
+    assert "get_enqueued_local_size(0)" in text and "get_global_linear_id()" in text and "get_local_linear_id()" in text
+
+
+def test_a_two_dimensional_partial_group_by_hand():
+    # global (5, 3), local (2, 2): x groups of 2, 2, 1; y groups of 2, 1. The work-item (4, 2) is alone
+    # in its group: local size (1, 1), local linear id 0; (3, 2) has local size (2, 1), linear id 1.
+    p = _items_program((5, 3), (2, 2))
+    out = interpret(p)
+    at = {(4, 2): 14, (3, 2): 13, (1, 1): 6}  # global linear id x + 5 y
+    assert [int(out["o_local_size_0"].bits[i]) for i in at.values()] == [1, 2, 2]
+    assert [int(out["o_local_size_1"].bits[i]) for i in at.values()] == [1, 1, 2]
+    assert [int(out["o_local_linear_id_0"].bits[i]) for i in at.values()] == [0, 1, 3]
+    assert [int(out["o_group_id_0"].bits[i]) for i in at.values()] == [2, 1, 0]
+    assert set(out["o_num_groups_0"].bits.tolist()) == {3} and set(out["o_num_groups_1"].bits.tolist()) == {2}
+
+
+def _neighbours(g: tuple[int, int], l: tuple[int, int]) -> list[int]:
+    """By loops over the launch: each work-item reads the global linear id of the work-item after
+    it in its work-group (local linear ids modulo the actual group's size)."""
+    out = [0] * (g[0] * g[1])
+    for y in range(g[1]):
+        for x in range(g[0]):
+            gx, gy = x // l[0], y // l[1]
+            ax, ay = min(l[0], g[0] - gx * l[0]), min(l[1], g[1] - gy * l[1])
+            k = ((x % l[0]) + ax * (y % l[1]) + 1) % (ax * ay)
+            out[x + g[0] * y] = (gx * l[0] + k % ax) + g[0] * (gy * l[1] + k // ax)
+    return out
+
+
+def test_an_exchange_in_partial_groups_reads_only_what_its_group_wrote():
+    lin, lid = Item("global_linear_id"), Item("local_linear_id")
+    p = FlowProgram(inputs=(), outputs=(Output("o", "s", "uint"),), variables=(Decl("s", "uint"),),
+                    arrays=(Array("la", "uint", 4, "local"),), functions=(),
+                    body=(Exchange("la", lin, Bin("add", lid, Const("uint", 1), "uint"), "s"),),
+                    global_size=(5, 3), local_size=(2, 2), requires=LAUNCH)
+    check(p)
+    want = _neighbours((5, 3), (2, 2))
+    assert want[14] == 14 and want[4] == 9  # (4, 2) is alone in its group; (4, 0) reads (4, 1), its group's other
+    assert interpret(p)["o"].bits.tolist() == want
+    assert run_host(p)["o"].tolist() == want
+    assert "const uint la_n = (((uint)get_local_size(0)) * ((uint)get_local_size(1)) * ((uint)get_local_size(2)));" in emit(p)
+
+
+@pytest.mark.parametrize("requires, reason", [
+    (frozenset(), "dividing"), (frozenset({CL2}), NON_UNIFORM), (frozenset({NON_UNIFORM}), "cl2.0")])
+def test_a_non_uniform_launch_needs_both_requirements(requires, reason):
+    with pytest.raises(InvalidProgram, match=reason):
+        check(_items_program((10,), (4,), requires=requires))
+
+
+def test_opencl_c_2_functions_need_cl2():
+    p = _items_program((8,), (4,), requires=frozenset())
+    with pytest.raises(InvalidProgram, match="enqueued_local_size"):
+        check(p)
+
+
+def test_drawn_non_uniform_launches_agree_with_the_host_c_build():
+    drawn = (generate(random.Random(seed)) for seed in range(200))
+    programs = [p for p in drawn if is_non_uniform(p)][:6]
+    assert len(programs) == 6 and any(a.space == "local" for p in programs for a in p.arrays)
+    for p in programs:
+        check(p)
+        want, host = interpret(p), run_host(p)
+        for o in p.outputs:
+            assert np.array_equal(want[o.name].bits, host[o.name]), (o.name, emit(p))
+
+
+def test_drawn_programs_keep_their_bodies_apart_from_the_launch():
+    """The launch is drawn last: a program that is no OpenCL C 2.0 launch is as before, and one that
+    is differs in its work-item functions and its global size only."""
+    seen = {True: 0, False: 0}
+    for seed in range(40):
+        p = generate(random.Random(seed))
+        seen[CL2 in p.requires] += 1
+        assert (NON_UNIFORM in p.requires) == is_non_uniform(p)
+        if CL2 not in p.requires:
+            assert "get_enqueued_local_size" not in emit(p) and "get_global_linear_id()" not in emit(p)
+    assert seen[True] and seen[False]
+
+
+def _target(path: str, **fp) -> Target:
+    return Target("t", {"int64": True, "fp64": True, **fp}, "fp", "", 0, 0, path)
+
+
+def test_the_campaign_takes_non_uniform_launches_on_the_opencl_c_path_of_devices_that_support_them():
+    p = next(q for q in (generate(random.Random(s)) for s in range(50)) if is_non_uniform(q))
+    both = {CL2: True, NON_UNIFORM: True}
+    assert runnable(_target(PATH_OPENCL_C, **both), p) is p
+    assert runnable(_target(PATH_SPIRV, **both), p) is None  # lang.flow_rules: OpenCL C path only
+    assert runnable(_target(PATH_OPENCL_C, **{CL2: True}), p) is None
+    uniform = next(q for q in (generate(random.Random(s)) for s in range(50)) if CL2 in q.requires and not is_non_uniform(q))
+    assert runnable(_target(PATH_SPIRV, **{CL2: True}), uniform) is uniform
+    spirv_module(uniform)  # the linear ids as BuiltIns GlobalLinearId / LocalInvocationIndex
+
+
+def test_the_job_passes_the_global_size_as_is_and_builds_with_cl_std():
+    p = _items_program((10,), (4,), (3,))
+    job = flow_job(p, fingerprint={"cl3.0": True})
+    assert job.global_size == (10,) and job.local_size == (4,) and job.global_offset == (3,)
+    assert job.options == "-cl-std=CL3.0"
+    assert flow_job(p, fingerprint={"cl3.0": False}).options == "-cl-std=CL2.0"  # an OpenCL 2.x device
