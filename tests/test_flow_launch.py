@@ -5,6 +5,7 @@ agreeing with the interpreter on drawn launches, the rules, the text and the cap
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.strategies.flow import generate
+from fuzz.strategies.flow_launch import LAUNCHES
 from lang.flow import ITEMS, Array, Assign, Bin, Const, Decl, Exchange, FlowProgram, Item, Output, Var
 from lang.flow_launch import CL2, NON_UNIFORM, is_non_uniform
 from lang.flow_rules import check
@@ -23,11 +25,10 @@ from lang.nodes import InvalidProgram
 from oracles.flow import interpret
 from tests.flow_host import run_host
 
-LAUNCH = frozenset({CL2, NON_UNIFORM})
 FNS = (*ITEMS, "enqueued_local_size")
 
 
-def _items_program(global_size, local_size, offset=(), requires=LAUNCH) -> FlowProgram:
+def _items_program(global_size, local_size, offset=(), requires=LAUNCHES) -> FlowProgram:
     """Every work-item function of every dimension as an output: ``o_<fn>_<dim>``."""
     names = [(f"{fn}_{d}", fn, d) for fn in FNS for d in range(3)]
     return FlowProgram(inputs=(), outputs=tuple(Output(f"o_{n}", n, "uint") for n, _, _ in names),
@@ -100,7 +101,7 @@ def test_an_exchange_in_partial_groups_reads_only_what_its_group_wrote():
     p = FlowProgram(inputs=(), outputs=(Output("o", "s", "uint"),), variables=(Decl("s", "uint"),),
                     arrays=(Array("la", "uint", 4, "local"),), functions=(),
                     body=(Exchange("la", lin, Bin("add", lid, Const("uint", 1), "uint"), "s"),),
-                    global_size=(5, 3), local_size=(2, 2), requires=LAUNCH)
+                    global_size=(5, 3), local_size=(2, 2), requires=LAUNCHES)
     check(p)
     want = _neighbours((5, 3), (2, 2))
     assert want[14] == 14 and want[4] == 9  # (4, 2) is alone in its group; (4, 0) reads (4, 1), its group's other
@@ -123,7 +124,7 @@ def test_opencl_c_2_functions_need_cl2():
 
 
 def test_drawn_non_uniform_launches_agree_with_the_host_c_build():
-    drawn = (generate(random.Random(seed)) for seed in range(200))
+    drawn = (generate(random.Random(seed), launches=LAUNCHES) for seed in range(200))
     programs = [p for p in drawn if is_non_uniform(p)][:6]
     assert len(programs) == 6 and any(a.space == "local" for p in programs for a in p.arrays)
     for p in programs:
@@ -133,17 +134,22 @@ def test_drawn_non_uniform_launches_agree_with_the_host_c_build():
             assert np.array_equal(want[o.name].bits, host[o.name]), (o.name, emit(p))
 
 
-def test_drawn_programs_keep_their_bodies_apart_from_the_launch():
-    """The launch is drawn last: a program that is no OpenCL C 2.0 launch is as before, and one that
-    is differs in its work-item functions and its global size only."""
+def test_the_launch_is_drawn_last_and_only_where_asked():
+    """Without launch requirements a seed's program is as it always was; with them, a program that
+    is an OpenCL C 2.0 launch differs from it in its work-item functions and its launch only."""
     seen = {True: 0, False: 0}
     for seed in range(40):
-        p = generate(random.Random(seed))
-        seen[CL2 in p.requires] += 1
-        assert (NON_UNIFORM in p.requires) == is_non_uniform(p)
-        if CL2 not in p.requires:
-            assert "get_enqueued_local_size" not in emit(p) and "get_global_linear_id()" not in emit(p)
+        p, q = generate(random.Random(seed)), generate(random.Random(seed), launches=LAUNCHES)
+        assert not p.requires & LAUNCHES
+        seen[CL2 in q.requires] += 1
+        assert (NON_UNIFORM in q.requires) == is_non_uniform(q)
+        if CL2 not in q.requires:
+            assert q == p
+        else:
+            assert replace(q, body=p.body, functions=p.functions, global_size=p.global_size, requires=p.requires) == p
+            assert all(g0 <= g1 < g0 + n for g0, g1, n in zip(p.global_size, q.global_size, p.local_size))
     assert seen[True] and seen[False]
+    assert not generate(random.Random(6), launches=frozenset({CL2})).requires & {NON_UNIFORM}
 
 
 def _target(path: str, **fp) -> Target:
@@ -151,12 +157,13 @@ def _target(path: str, **fp) -> Target:
 
 
 def test_the_campaign_takes_non_uniform_launches_on_the_opencl_c_path_of_devices_that_support_them():
-    p = next(q for q in (generate(random.Random(s)) for s in range(50)) if is_non_uniform(q))
+    p = next(q for q in (generate(random.Random(s), launches=LAUNCHES) for s in range(50)) if is_non_uniform(q))
     both = {CL2: True, NON_UNIFORM: True}
     assert runnable(_target(PATH_OPENCL_C, **both), p) is p
     assert runnable(_target(PATH_SPIRV, **both), p) is None  # lang.flow_rules: OpenCL C path only
     assert runnable(_target(PATH_OPENCL_C, **{CL2: True}), p) is None
-    uniform = next(q for q in (generate(random.Random(s)) for s in range(50)) if CL2 in q.requires and not is_non_uniform(q))
+    drawn = (generate(random.Random(s), launches=LAUNCHES) for s in range(50))
+    uniform = next(q for q in drawn if CL2 in q.requires and not is_non_uniform(q))
     assert runnable(_target(PATH_SPIRV, **{CL2: True}), uniform) is uniform
     spirv_module(uniform)  # the linear ids as BuiltIns GlobalLinearId / LocalInvocationIndex
 

@@ -18,7 +18,7 @@ import random
 
 from hypothesis import strategies as st
 
-from fuzz.strategies.flow_launch import cl2_launch
+from fuzz.strategies.flow_launch import LAUNCHES, cl2_launch
 from lang.flow import (
     INT_TYPES,
     ITEMS,
@@ -309,8 +309,10 @@ def loop_is_uniform(loop: Loop) -> bool:
     return _is_uniform(loop.base) and _is_uniform(loop.trips)
 
 
-def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> FlowProgram:
-    """One valid flow program drawn with ``rnd``."""
+def generate(rnd: random.Random, floats: bool = True, int64: bool = True,
+             launches: frozenset[str] = frozenset()) -> FlowProgram:
+    """One valid flow program drawn with ``rnd`` (``launches``: the launch requirements it may
+    have, fuzz.strategies.flow_launch; none: the program of the seed as it always was)."""
     g = Gen(rnd, floats)
     types = [t for t in INT_TYPES if int64 or scalar(t).bits < 64]
     dims = rnd.choice((1, 1, 2, 3))
@@ -343,10 +345,10 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
     return cl2_launch(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
-                                  requires, cfg=cfg, global_offset=offset), late)  # draws after the offset's
+                                  requires, cfg=cfg, global_offset=offset), late, launches)  # after the offset
 
 
 @st.composite
-def flow_programs(draw, floats: bool = True, int64: bool = True) -> FlowProgram:
+def flow_programs(draw, floats: bool = True, int64: bool = True, launches: frozenset[str] = LAUNCHES) -> FlowProgram:
     """Flow programs (the module docstring): a drawn seed, the program built from it."""
-    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64)
+    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64, launches)

@@ -19,6 +19,8 @@ from dataclasses import fields, is_dataclass, replace
 from lang.flow import ITEMS, UNIFORM_ITEMS, FlowProgram, Item
 from lang.flow_launch import CL2, LINEAR, NON_UNIFORM
 
+LAUNCHES = frozenset({CL2, NON_UNIFORM})
+"""Every launch requirement a drawn program may have."""
 SHARE = 0.25
 """The share of drawn programs that become OpenCL C 2.0 launches."""
 NON_UNIFORM_SHARE = 0.6
@@ -49,15 +51,16 @@ def _swaps(rnd: random.Random) -> dict[Item, Item]:
     return swaps
 
 
-def cl2_launch(p: FlowProgram, rnd: random.Random) -> FlowProgram:
-    """``p`` as an OpenCL C 2.0 launch (a share :data:`SHARE` of calls), else ``p``."""
-    if rnd.random() >= SHARE:
+def cl2_launch(p: FlowProgram, rnd: random.Random, launches: frozenset[str]) -> FlowProgram:
+    """``p`` as an OpenCL C 2.0 launch (a share :data:`SHARE` of calls where ``launches`` has
+    ``cl2.0``; non-uniform only where it has ``non_uniform_work_groups`` too), else ``p``."""
+    if CL2 not in launches or rnd.random() >= SHARE:
         return p
     swaps = _swaps(rnd)
     body, functions = _items(p.body, swaps), _items(p.functions, swaps)
     requires = p.requires | {CL2}
     glob = p.global_size
-    if any(n > 1 for n in p.local_size) and rnd.random() < NON_UNIFORM_SHARE:
+    if NON_UNIFORM in launches and any(n > 1 for n in p.local_size) and rnd.random() < NON_UNIFORM_SHARE:
         glob = tuple(g + rnd.randrange(1, n) if n > 1 and rnd.random() < 0.7 else g
                      for g, n in zip(p.global_size, p.local_size))
         if glob == p.global_size:  # at least one dimension partial
