@@ -18,7 +18,7 @@ from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.strategies.flow import generate
 from fuzz.strategies.flow_launch import LAUNCHES
-from lang.flow import ITEMS, Array, Assign, Bin, Const, Decl, Exchange, FlowProgram, Item, Output, Var
+from lang.flow import ITEMS, Array, Assign, Bin, Const, Decl, Exchange, FlowProgram, Item, Output
 from lang.flow_launch import CL2, NON_UNIFORM, is_non_uniform
 from lang.flow_rules import check
 from lang.nodes import InvalidProgram
@@ -28,7 +28,7 @@ from tests.flow_host import run_host
 FNS = (*ITEMS, "enqueued_local_size")
 
 
-def _items_program(global_size, local_size, offset=(), requires=LAUNCHES) -> FlowProgram:
+def items_program(global_size, local_size, offset=(), requires=LAUNCHES) -> FlowProgram:
     """Every work-item function of every dimension as an output: ``o_<fn>_<dim>``."""
     names = [(f"{fn}_{d}", fn, d) for fn in FNS for d in range(3)]
     return FlowProgram(inputs=(), outputs=tuple(Output(f"o_{n}", n, "uint") for n, _, _ in names),
@@ -57,7 +57,7 @@ BY_HAND = {
 
 
 def test_every_work_item_function_of_a_non_uniform_launch_by_hand():
-    p = _items_program((10,), (4,), (3,))
+    p = items_program((10,), (4,), (3,))
     check(p)
     assert is_non_uniform(p)
     out, host = interpret(p), run_host(p)
@@ -73,7 +73,7 @@ def test_every_work_item_function_of_a_non_uniform_launch_by_hand():
 def test_a_two_dimensional_partial_group_by_hand():
     # global (5, 3), local (2, 2): x groups of 2, 2, 1; y groups of 2, 1. The work-item (4, 2) is alone
     # in its group: local size (1, 1), local linear id 0; (3, 2) has local size (2, 1), linear id 1.
-    p = _items_program((5, 3), (2, 2))
+    p = items_program((5, 3), (2, 2))
     out = interpret(p)
     at = {(4, 2): 14, (3, 2): 13, (1, 1): 6}  # global linear id x + 5 y
     assert [int(out["o_local_size_0"].bits[i]) for i in at.values()] == [1, 2, 2]
@@ -114,11 +114,11 @@ def test_an_exchange_in_partial_groups_reads_only_what_its_group_wrote():
     (frozenset(), "dividing"), (frozenset({CL2}), NON_UNIFORM), (frozenset({NON_UNIFORM}), "cl2.0")])
 def test_a_non_uniform_launch_needs_both_requirements(requires, reason):
     with pytest.raises(InvalidProgram, match=reason):
-        check(_items_program((10,), (4,), requires=requires))
+        check(items_program((10,), (4,), requires=requires))
 
 
 def test_opencl_c_2_functions_need_cl2():
-    p = _items_program((8,), (4,), requires=frozenset())
+    p = items_program((8,), (4,), requires=frozenset())
     with pytest.raises(InvalidProgram, match="enqueued_local_size"):
         check(p)
 
@@ -169,7 +169,7 @@ def test_the_campaign_takes_non_uniform_launches_on_the_opencl_c_path_of_devices
 
 
 def test_the_job_passes_the_global_size_as_is_and_builds_with_cl_std():
-    p = _items_program((10,), (4,), (3,))
+    p = items_program((10,), (4,), (3,))
     job = flow_job(p, fingerprint={"cl3.0": True})
     assert job.global_size == (10,) and job.local_size == (4,) and job.global_offset == (3,)
     assert job.options == "-cl-std=CL3.0"
