@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from campaign.caps import capabilities
 from campaign.flow import flow_job
 from fuzz.drivers.capabilities import runnable
 from fuzz.drivers.discovery import Target
+from fuzz.drivers.probe import describe_device
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
@@ -174,3 +177,44 @@ def test_the_job_passes_the_global_size_as_is_and_builds_with_cl_std():
     assert job.global_size == (10,) and job.local_size == (4,) and job.global_offset == (3,)
     assert job.options == "-cl-std=CL3.0"
     assert flow_job(p, fingerprint={"cl3.0": False}).options == "-cl-std=CL2.0"  # an OpenCL 2.x device
+
+
+class _Names:
+    """A pyopencl info namespace: each parameter is its own name."""
+
+    def __getattr__(self, name: str) -> str:
+        return name
+
+
+class _Cl:
+    device_info = _Names()
+    platform_info = _Names()
+
+
+class _Object:
+    def __init__(self, **info) -> None:
+        self.info = info
+
+    def get_info(self, param: str):
+        return self.info[param]  # a query the device does not know raises, as a driver's would
+
+
+@pytest.mark.parametrize("version, c_version, reported, supported", [
+    ("OpenCL 3.0 X", 3, True, True), ("OpenCL 3.0 X", 3, False, False),
+    ("OpenCL 2.1 X", 2, None, True),  # an OpenCL 2.x device always takes them (no query before 3.0)
+    ("OpenCL 1.2 (Oclgrind 21.10)", 1, True, False)])  # Oclgrind answers the query on a 1.2 device
+def test_the_probe_reports_non_uniform_work_groups_as_the_api_defines_them(version, c_version, reported, supported):
+    info = {"VERSION": version, "OPENCL_C_VERSION": f"OpenCL C {c_version}.0",
+            "OPENCL_C_ALL_VERSIONS": [SimpleNamespace(version=c_version << 22)]}
+    if reported is not None:
+        info["NON_UNIFORM_WORK_GROUP_SUPPORT"] = reported
+    fp = describe_device(_Cl(), _Object(), _Object(**info))
+    assert fp[NON_UNIFORM] is supported and fp[CL2] is (c_version >= 2)
+
+
+def test_the_campaign_draws_launches_its_targets_take():
+    def caps(*fps):
+        return capabilities([Target(f"t{i}", fp, f"fp{i}", "", 0, 0) for i, fp in enumerate(fps)]).launches
+    assert caps({CL2: True, NON_UNIFORM: True}, {}) == LAUNCHES
+    assert caps({CL2: True}, {NON_UNIFORM: True}) == {CL2}  # non-uniform needs a device that has both
+    assert caps({"int64": True}) == frozenset()
