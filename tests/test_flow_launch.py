@@ -99,12 +99,18 @@ def _neighbours(g: tuple[int, int], l: tuple[int, int]) -> list[int]:
     return out
 
 
-def test_an_exchange_in_partial_groups_reads_only_what_its_group_wrote():
+def exchange_program() -> FlowProgram:
+    """Each work-item of a (5, 3) / (2, 2) launch exchanges its global linear id with the next one
+    of its work-group."""
     lin, lid = Item("global_linear_id"), Item("local_linear_id")
-    p = FlowProgram(inputs=(), outputs=(Output("o", "s", "uint"),), variables=(Decl("s", "uint"),),
-                    arrays=(Array("la", "uint", 4, "local"),), functions=(),
-                    body=(Exchange("la", lin, Bin("add", lid, Const("uint", 1), "uint"), "s"),),
-                    global_size=(5, 3), local_size=(2, 2), requires=LAUNCHES)
+    return FlowProgram(inputs=(), outputs=(Output("o", "s", "uint"),), variables=(Decl("s", "uint"),),
+                       arrays=(Array("la", "uint", 4, "local"),), functions=(),
+                       body=(Exchange("la", lin, Bin("add", lid, Const("uint", 1), "uint"), "s"),),
+                       global_size=(5, 3), local_size=(2, 2), requires=LAUNCHES)
+
+
+def test_an_exchange_in_partial_groups_reads_only_what_its_group_wrote():
+    p = exchange_program()
     check(p)
     want = _neighbours((5, 3), (2, 2))
     assert want[14] == 14 and want[4] == 9  # (4, 2) is alone in its group; (4, 0) reads (4, 1), its group's other

@@ -5,8 +5,9 @@ No local device takes non-uniform work-groups by the specification: PoCL 3.1 and
 (CL_INVALID_WORK_GROUP_SIZE), so the campaign does not send them one; Oclgrind 21.10 reports the
 support but is an OpenCL 1.2 device (the query and -cl-std=CL2.0 launches are OpenCL 2.0's), so
 its fingerprint has no ``non_uniform_work_groups`` either. It builds -cl-std=CL2.0 all the same
-and runs the launch: every lane agrees with the interpreter, a check of the interpreter's
-non-uniform work-groups by an implementation (not a judgement of Oclgrind). Uniform launches that
+and runs the launch, its SPIR-V path too: every lane agrees with the interpreter, a check of the
+interpreter's non-uniform work-groups (and of both emitters' exchanges in partial work-groups) by
+an implementation, not a judgement of Oclgrind. Uniform launches that
 call the OpenCL C 2.0 work-item functions run on PoCL and rusticl, on both paths."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from fuzz.strategies.flow import generate
 from fuzz.strategies.flow_launch import LAUNCHES
 from lang.flow_launch import CL2, NON_UNIFORM, is_non_uniform
 from lang.flow_rules import check
-from tests.test_flow_launch import items_program
+from tests.test_flow_launch import exchange_program, items_program
 
 from .conftest import skip_without_icd, target_named
 
@@ -53,9 +54,10 @@ def _run(target, programs, fingerprint: dict) -> tuple[int, int, dict, dict]:
     return ran, judged, wrong, failed
 
 
-def test_oclgrind_runs_non_uniform_launches_as_the_interpreter_computes_them():
-    target = target_named("oclgrind")
-    programs = [items_program((10,), (4,), (3,)), items_program((5, 3), (2, 2))] + _drawn(True, 8)
+@pytest.mark.parametrize("name", ("oclgrind", "oclgrind/spirv"))
+def test_oclgrind_runs_non_uniform_launches_as_the_interpreter_computes_them(name):
+    target = target_named(name)
+    programs = [items_program((10,), (4,), (3,)), items_program((5, 3), (2, 2)), exchange_program()] + _drawn(True, 8)
     assert not supports(target, programs[0])  # an OpenCL 1.2 device: not in a campaign
     ran, judged, wrong, failed = _run(target, programs, {**target.fingerprint, "cl3.0": False})  # -cl-std=CL2.0
     assert not failed and not wrong, (failed, wrong)
