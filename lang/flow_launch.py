@@ -16,8 +16,6 @@ size, ``get_enqueued_local_size`` the local size of the launch, ``get_num_groups
 
 from __future__ import annotations
 
-from math import prod
-
 from lang.flow import FlowProgram
 
 CL2 = "cl2.0"
@@ -29,23 +27,9 @@ NON_UNIFORM = "non_uniform_work_groups"
 of the local size."""
 
 
-def non_uniform(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> bool:
-    """Whether some dimension's global size is not a multiple of its local size."""
-    return any(g % l for g, l in zip(global_size, local_size))
-
-
 def is_non_uniform(p: FlowProgram) -> bool:
-    return non_uniform(p.global_size, p.local_size)
-
-
-def num_groups(global_size: tuple[int, ...], local_size: tuple[int, ...]) -> tuple[int, ...]:
-    """``get_num_groups`` of each dimension: a partial last work-group counts (§6.15.1)."""
-    return tuple(-(-g // l) for g, l in zip(global_size, local_size))
-
-
-def group_count(p: FlowProgram) -> int:
-    """How many work-groups the launch has."""
-    return prod(num_groups(p.global_size, p.local_size))
+    """Whether some dimension's global size is not a multiple of its local size."""
+    return any(g % l for g, l in zip(p.global_size, p.local_size))
 
 
 def launch_problem(p: FlowProgram) -> str | None:

@@ -34,7 +34,8 @@ HEADER = r"""
 #include <pthread.h>
 typedef uint8_t uchar; typedef uint16_t ushort; typedef uint32_t uint; typedef uint64_t ulong;
 struct wi { uint global_id[3], local_id[3], group_id[3], global_size[3], local_size[3], num_groups[3],
-            global_offset[3], enqueued_local_size[3], work_dim, global_linear_id, local_linear_id; uchar *local; pthread_barrier_t *bar; };
+            enqueued_local_size[3],
+            global_offset[3], work_dim, global_linear_id, local_linear_id; uchar *local; pthread_barrier_t *bar; };
 static __thread struct wi *w;  /* this thread's work-item: helpers read work-item functions too */
 #define DEF(T, UT, W, BITS, LO, HI) \
 static T min_##T(T a, T b) { return a < b ? a : b; } \
@@ -70,7 +71,8 @@ static void *thread(void *p) { struct arg *a = p; item(a->in, a->out, &a->w); re
 int main(void) {
     static uchar in[IN_BYTES], out[OUT_BYTES];
     if (fread(in, 1, IN_BYTES, stdin) != IN_BYTES) return 3;
-    uint G[3] = {GS0, GS1, GS2}, L[3] = {LS0, LS1, LS2}, N[3] = {(GS0 + LS0 - 1) / LS0, (GS1 + LS1 - 1) / LS1, (GS2 + LS2 - 1) / LS2};
+    uint G[3] = {GS0, GS1, GS2}, L[3] = {LS0, LS1, LS2};
+    uint N[3] = {(GS0 + LS0 - 1) / LS0, (GS1 + LS1 - 1) / LS1, (GS2 + LS2 - 1) / LS2};  /* partial groups count */
     uint O[3] = {GO0, GO1, GO2};
     struct arg *args = calloc(LS0 * LS1 * LS2, sizeof *args);
     pthread_t *threads = calloc(LS0 * LS1 * LS2, sizeof *threads);
@@ -87,7 +89,8 @@ int main(void) {
             for (int d = 0; d < 3; d++) {
                 w->local_id[d] = lid[d]; w->group_id[d] = grp[d]; w->global_id[d] = grp[d] * L[d] + lid[d] + O[d];
                 w->global_offset[d] = O[d];
-                w->global_size[d] = G[d]; w->local_size[d] = A[d]; w->enqueued_local_size[d] = L[d]; w->num_groups[d] = N[d];
+                w->global_size[d] = G[d]; w->local_size[d] = A[d]; w->num_groups[d] = N[d];
+                w->enqueued_local_size[d] = L[d];
             }
             w->work_dim = DIMS; w->local_linear_id = l; w->local = local; w->bar = &bar;
             w->global_linear_id = (w->global_id[0] - O[0]) + GS0 * ((w->global_id[1] - O[1]) + GS1 * (w->global_id[2] - O[2]));

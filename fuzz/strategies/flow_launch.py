@@ -47,7 +47,8 @@ def _swaps(rnd: random.Random) -> dict[Item, Item]:
     for fn in sorted({*UNIFORM_ITEMS, *ITEMS}):
         for dim in range(3):
             if rnd.random() < SWAP:
-                swaps[Item(fn, dim)] = Item("enqueued_local_size", dim) if fn in UNIFORM_ITEMS else Item(rnd.choice(LINEAR))
+                uniform = fn in UNIFORM_ITEMS
+                swaps[Item(fn, dim)] = Item("enqueued_local_size", dim) if uniform else Item(rnd.choice(LINEAR))
     return swaps
 
 

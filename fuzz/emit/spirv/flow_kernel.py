@@ -222,7 +222,8 @@ class Writer(Values):
     def group_size(self) -> int:
         """The actual work-group's work-items (a uint: a partial group's fewer, lang.flow_launch)."""
         sizes = [self.size("local_size", k) for k in range(3)]
-        return self.op("OpUConvert", "uint", self.op("OpIMul", "ulong", self.op("OpIMul", "ulong", *sizes[:2]), sizes[2]))
+        product = self.op("OpIMul", "ulong", self.op("OpIMul", "ulong", sizes[0], sizes[1]), sizes[2])
+        return self.op("OpUConvert", "uint", product)
 
     def exchange(self, s: Exchange) -> None:
         """``array[lid] = value; barrier; var = array[index % length]; barrier``."""

@@ -12,7 +12,8 @@ division and remainder divide by 1 where the divisor is 0 or the pair is MIN, -1
 (:func:`fuzz.emit.spirv.values.safe_divisor`); the integer built-ins and ``fma`` are OpenCL.std
 instructions (lang.ops.IntegerBuiltin.spirv_name: s_/u_ by the operands' signedness).
 Work-item functions read the BuiltIn Input variables (OpenCL SPIR-V environment §2.9), the
-linear ids spelled from the per-dimension values as in the OpenCL C text.
+linear ids spelled from the per-dimension values as in the OpenCL C text (their BuiltIns
+GlobalLinearId and LocalInvocationIndex in programs that require ``cl2.0``, lang.flow_launch).
 """
 
 from __future__ import annotations
