@@ -7,7 +7,7 @@ A program that requires :data:`CL2` is built with ``-cl-std=CL2.0`` or ``-cl-std
 and ``get_local_linear_id`` as built-ins (other programs spell the linear ids from the
 per-dimension functions). A program that also requires :data:`NON_UNIFORM` may have a global
 size that is not a multiple of its local size in any dimension: the OpenCL 3.0 API
-(clEnqueueNDRangeKernel, §5.8.4.1 ``-cl-uniform-work-group-size``) allows it only for a program
+(clEnqueueNDRangeKernel, §5.8.6.4 ``-cl-uniform-work-group-size``) allows it only for a program
 built with ``-cl-std=CL2.0`` or later, without ``-cl-uniform-work-group-size``, on a device that
 reports CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT (an OpenCL 2.x device always supports them).
 The last work-group of such a dimension is smaller (§6.15.1): ``get_local_size`` is its actual

@@ -31,7 +31,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
   256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS;
-* **OpenCL C 2.0 launches** (lang.flow_launch; §6.15.1; OpenCL 3.0 API §5.8.4.1
+* **OpenCL C 2.0 launches** (lang.flow_launch; §6.15.1; OpenCL 3.0 API §5.8.6.4
   ``-cl-uniform-work-group-size``, clEnqueueNDRangeKernel): ``get_enqueued_local_size`` and the
   linear-id built-ins only in programs that require ``cl2.0``; a local size not dividing its global
   size only in programs that require ``cl2.0`` and ``non_uniform_work_groups``, run on the OpenCL C

@@ -62,7 +62,7 @@ BY_HAND = {
 def test_every_work_item_function_of_a_non_uniform_launch_by_hand():
     p = items_program((10,), (4,), (3,))
     check(p)
-    assert is_non_uniform(p)
+    assert is_non_uniform(p) and FlowProgram.from_json(p.to_json()) == p  # the JSON form keeps the launch
     out, host = interpret(p), run_host(p)
     for name, values in BY_HAND.items():
         assert out[f"o_{name}"].bits.tolist() == values, name
