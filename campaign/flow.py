@@ -112,7 +112,7 @@ def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", finge
         raw = values.tobytes()
         buf[ins[name]:ins[name] + len(raw)] = raw
     if path == PATH_OPENCL_C:
-        kind, code, options = "source", emit(p).encode(), p.options
+        kind, code, options = "source", emit(p).encode(), build_options(p, path, lineage, fingerprint)
     else:
         kind, code = routed(spirv_module(p), "opencl1.2", lineage, fingerprint)
         options = build_options(p, path, lineage, fingerprint)

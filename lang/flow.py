@@ -53,8 +53,12 @@ OFFSET_CAP = 1 << 16
 ITEMS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups", "global_offset",
          "work_dim", "global_linear_id", "local_linear_id")
 """Work-item functions (OpenCL C 3.0 §6.15.1); ``*_linear_id`` are spelled from the per-dimension
-functions (the OpenCL C 2.0 built-ins need -cl-std)."""
-UNIFORM_ITEMS = frozenset({"group_id", "global_size", "local_size", "num_groups", "global_offset", "work_dim"})
+functions (the OpenCL C 2.0 built-ins need -cl-std), except in programs that require ``cl2.0``
+(lang.flow_launch), which call the built-ins."""
+CL2_ITEMS = ("enqueued_local_size",)
+"""Work-item functions of OpenCL C 2.0 (§6.15.1), only in programs that require ``cl2.0`` (lang.flow_launch)."""
+UNIFORM_ITEMS = frozenset({"group_id", "global_size", "local_size", "num_groups", "global_offset", "work_dim",
+                           "enqueued_local_size"})
 """Work-item functions with one value in a work-group."""
 
 

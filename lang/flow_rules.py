@@ -33,7 +33,14 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   bound and each ``break``/``continue`` of an enclosing loop depends only on constants,
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
-  256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS.
+  256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS;
+* **OpenCL C 2.0 launches** (lang.flow_launch; §6.15.1; OpenCL 3.0 API §5.8.6.4
+  ``-cl-uniform-work-group-size``, clEnqueueNDRangeKernel): ``get_enqueued_local_size`` and the
+  linear-id built-ins only in programs that require ``cl2.0``; a local size not dividing its global
+  size only in programs that require ``cl2.0`` and ``non_uniform_work_groups``, run on the OpenCL C
+  path only (the SPIR-V environment does not say that a module's kernel takes non-uniform
+  work-groups); there an exchange reads modulo the actual work-group's size (the partial group
+  writes only its own elements: an element no work-item wrote is never read).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lang.flow import (
+    CL2_ITEMS,
     FLOAT_TYPES,
     INT_TYPES,
     ITEMS,
@@ -72,6 +80,7 @@ from lang.flow import (
     promoted,
 )
 from lang.flow_fp import FP_BINARY, FP_CALLS, float_cast, operation_rule
+from lang.flow_launch import CL2, launch_problem
 from lang.flow_tree import expressions, statements, walk
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
@@ -159,12 +168,15 @@ def _check_launch(p: FlowProgram) -> None:
     if p.cfg not in CFGS:
         _fail(f"unknown control flow form {p.cfg!r} (one of {', '.join(CFGS)})")
     g, l = p.global_size, p.local_size
-    if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 or a % b for a, b in zip(g, l)):
-        _fail(f"launch {g} / {l}: 1 to 3 dimensions, each local size dividing its global size")
+    if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 for a, b in zip(g, l)):
+        _fail(f"launch {g} / {l}: 1 to 3 dimensions of positive sizes")
     if p.global_offset and (len(p.global_offset) != len(g) or not all(0 <= o <= OFFSET_CAP for o in p.global_offset)):
         _fail(f"global offset {p.global_offset}: one per dimension, each 0 to {OFFSET_CAP}")
     if p.group_items > GROUP_CAP:
         _fail(f"work-groups of {p.group_items} work-items exceed {GROUP_CAP}")
+    problem = launch_problem(p)
+    if problem:
+        _fail(problem)
 
 
 def _check_function(f: Function, p: FlowProgram) -> None:
@@ -337,8 +349,9 @@ def _expr(e: Expr, scope: Scope, p: FlowProgram) -> str:
         if scope.scalars.get(e.name) != e.type:
             _fail(f"{e.name} is no {e.type} variable in scope")
     elif isinstance(e, Item):
-        if e.fn not in ITEMS or not 0 <= e.dim <= 2:
-            _fail(f"work-item function {e.fn}({e.dim}) is not one of {', '.join(ITEMS)} over dimensions 0-2")
+        if e.fn not in ITEMS + CL2_ITEMS or not 0 <= e.dim <= 2 or e.fn in CL2_ITEMS and CL2 not in p.requires:
+            _fail(f"work-item function {e.fn}({e.dim}) is not one of {', '.join(ITEMS)} over dimensions 0-2 "
+                  f"(or of {', '.join(CL2_ITEMS)} in a program that requires {CL2})")
     elif isinstance(e, Load):
         i = next((i for i in p.inputs if i.name == e.buffer), None)
         if i is None or i.type != e.type:

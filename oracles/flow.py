@@ -63,7 +63,9 @@ class Outcome:
 
 
 class Launch:
-    """Work-item function values of every work-item, ordered by global linear id."""
+    """Work-item function values of every work-item, ordered by global linear id (OpenCL C 3.0.19
+    §6.15.1; a dimension's last work-group may be partial, lang.flow_launch: its ``local_size`` is
+    what is left of the global size, ``enqueued_local_size`` the launch's)."""
 
     def __init__(self, global_size: tuple[int, ...], local_size: tuple[int, ...],
                  global_offset: tuple[int, ...] = ()) -> None:
@@ -75,16 +77,19 @@ class Launch:
         gid = [i % g[0], (i // g[0]) % g[1], i // (g[0] * g[1])]
         lid = [gid[d] % l[d] for d in range(3)]
         grp = [gid[d] // l[d] for d in range(3)]
-        groups = [g[d] // l[d] for d in range(3)]
+        groups = [-(-g[d] // l[d]) for d in range(3)]  # a partial last work-group counts (lang.flow_launch)
+        size = [np.minimum(l[d], g[d] - grp[d] * l[d]) for d in range(3)]  # the actual work-group's size
         full = [np.full(n, v, np.int64) for v in (*g, *l, *groups, len(global_size))]
         self.n = n
         self.group_items = l[0] * l[1] * l[2]
-        self.local_linear = lid[0] + l[0] * (lid[1] + l[1] * lid[2])
+        self.groups = groups[0] * groups[1] * groups[2]
+        self.group_size = size[0] * size[1] * size[2]  # each work-item's work-group's work-items
+        self.local_linear = lid[0] + size[0] * (lid[1] + size[1] * lid[2])
         self.group = grp[0] + groups[0] * (grp[1] + groups[1] * grp[2])
         self.values = {
             "global_id": [gid[d] + o[d] for d in range(3)], "local_id": lid, "group_id": grp,
-            "global_size": full[0:3], "local_size": full[3:6], "num_groups": full[6:9], "work_dim": [full[9]] * 3,
-            "global_offset": [np.full(n, o[d], np.int64) for d in range(3)],
+            "global_size": full[0:3], "local_size": size, "num_groups": full[6:9], "work_dim": [full[9]] * 3,
+            "global_offset": [np.full(n, o[d], np.int64) for d in range(3)], "enqueued_local_size": full[3:6],
             "global_linear_id": [i] * 3, "local_linear_id": [self.local_linear] * 3,
         }
 
@@ -239,7 +244,7 @@ class Machine:
         a = self.local[s.array]
         value = self.int(s.value)
         a[self.launch.group[m], self.launch.local_linear[m]] = value[m]
-        read = a[self.launch.group, self.int(s.index).astype(np.int64) % a.shape[1]]
+        read = a[self.launch.group, self.int(s.index).astype(np.int64) % self.launch.group_size]  # = length if uniform
         self.assign(s.var, (read, None), m)
 
     def invoke(self, s: Invoke, m: np.ndarray) -> None:
@@ -273,7 +278,7 @@ def interpret(p: FlowProgram, inputs: dict[str, np.ndarray] | None = None) -> di
     for a in p.arrays:
         s = scalar(a.type)
         if a.space == "local":
-            m.local[a.name] = np.zeros((launch.n // launch.group_items, a.length), s.dtype)
+            m.local[a.name] = np.zeros((launch.groups, a.length), s.dtype)
         else:
             m.arrays[a.name] = np.tile(np.array(a.init, dtype=s.dtype), (launch.n, 1))
     m.run(p.body, np.ones(launch.n, bool), None)

@@ -1,6 +1,7 @@
 """An independent evaluation of flow programs: the program as C for the host, built with the
 system's C compiler and run one work-item at a time (a work-group's work-items as threads when
-the program exchanges through local memory, its barriers a pthread barrier).
+the program exchanges through local memory, its barriers a pthread barrier). A partial last
+work-group of a non-uniform launch (lang.flow_launch) has fewer work-items, its own local size.
 
 The body is the OpenCL C emitter's text in its host dialect (fuzz.emit.opencl_flow.Dialect);
 what the two languages spell differently is written here, independently of the interpreter:
@@ -37,6 +38,7 @@ HEADER = r"""
 #include <pthread.h>
 typedef uint8_t uchar; typedef uint16_t ushort; typedef uint32_t uint; typedef uint64_t ulong;
 struct wi { uint global_id[3], local_id[3], group_id[3], global_size[3], local_size[3], num_groups[3],
+            enqueued_local_size[3],
             global_offset[3], work_dim, global_linear_id, local_linear_id; uchar *local; pthread_barrier_t *bar; };
 static __thread struct wi *w;  /* this thread's work-item: helpers read work-item functions too */
 #define DEF(T, UT, W, BITS, LO, HI) \
@@ -73,30 +75,33 @@ static void *thread(void *p) { struct arg *a = p; item(a->in, a->out, &a->w); re
 int main(void) {
     static uchar in[IN_BYTES], out[OUT_BYTES];
     if (fread(in, 1, IN_BYTES, stdin) != IN_BYTES) return 3;
-    uint G[3] = {GS0, GS1, GS2}, L[3] = {LS0, LS1, LS2}, N[3] = {GS0 / LS0, GS1 / LS1, GS2 / LS2};
+    uint G[3] = {GS0, GS1, GS2}, L[3] = {LS0, LS1, LS2};
+    uint N[3] = {(GS0 + LS0 - 1) / LS0, (GS1 + LS1 - 1) / LS1, (GS2 + LS2 - 1) / LS2};  /* partial groups count */
     uint O[3] = {GO0, GO1, GO2};
     struct arg *args = calloc(LS0 * LS1 * LS2, sizeof *args);
     pthread_t *threads = calloc(LS0 * LS1 * LS2, sizeof *threads);
     uchar *local = calloc(LOCAL_BYTES + 8, 1);
     for (uint g = 0; g < N[0] * N[1] * N[2]; g++) {
-        uint grp[3] = {g % N[0], (g / N[0]) % N[1], g / (N[0] * N[1])};
+        uint grp[3] = {g % N[0], (g / N[0]) % N[1], g / (N[0] * N[1])}, A[3];  /* A: this group's size */
+        for (int d = 0; d < 3; d++) A[d] = G[d] - grp[d] * L[d] < L[d] ? G[d] - grp[d] * L[d] : L[d];
         pthread_barrier_t bar;
-        pthread_barrier_init(&bar, 0, LS0 * LS1 * LS2);
-        for (uint l = 0; l < LS0 * LS1 * LS2; l++) {
+        pthread_barrier_init(&bar, 0, A[0] * A[1] * A[2]);
+        for (uint l = 0; l < A[0] * A[1] * A[2]; l++) {
             struct wi *w = &args[l].w;
-            uint lid[3] = {l % LS0, (l / LS0) % LS1, l / (LS0 * LS1)};
+            uint lid[3] = {l % A[0], (l / A[0]) % A[1], l / (A[0] * A[1])};
             memset(w, 0, sizeof *w);
             for (int d = 0; d < 3; d++) {
                 w->local_id[d] = lid[d]; w->group_id[d] = grp[d]; w->global_id[d] = grp[d] * L[d] + lid[d] + O[d];
                 w->global_offset[d] = O[d];
-                w->global_size[d] = G[d]; w->local_size[d] = L[d]; w->num_groups[d] = N[d];
+                w->global_size[d] = G[d]; w->local_size[d] = A[d]; w->num_groups[d] = N[d];
+                w->enqueued_local_size[d] = L[d];
             }
             w->work_dim = DIMS; w->local_linear_id = l; w->local = local; w->bar = &bar;
             w->global_linear_id = (w->global_id[0] - O[0]) + GS0 * ((w->global_id[1] - O[1]) + GS1 * (w->global_id[2] - O[2]));
             args[l].in = in; args[l].out = out;
             if (THREADS) pthread_create(&threads[l], 0, thread, &args[l]); else thread(&args[l]);
         }
-        if (THREADS) for (uint l = 0; l < LS0 * LS1 * LS2; l++) pthread_join(threads[l], 0);
+        if (THREADS) for (uint l = 0; l < A[0] * A[1] * A[2]; l++) pthread_join(threads[l], 0);
         pthread_barrier_destroy(&bar);
     }
     fwrite(out, 1, OUT_BYTES, stdout);

@@ -15,6 +15,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from lang.constructs import constructs, paths_of, requirements
 from lang.derive import restrict
 from lang.flow import FlowProgram
+from lang.flow_launch import NON_UNIFORM
 from lang.images import format_key
 from lang.ir import Program, type_needs
 from lang.maths import CR_DIVIDE_SQRT
@@ -74,7 +75,7 @@ def runnable(target: Target, program: Program | FlowProgram) -> Program | FlowPr
     environment's OpFDiv of Float32 is within 2.5 ulp with no such option."""
     fp = target.fingerprint
     if isinstance(program, FlowProgram):  # whole or not at all, on a path that has its emitter
-        paths = (PATH_OPENCL_C,) if CR_DIVIDE_SQRT in program.requires else FLOW_PATHS
+        paths = (PATH_OPENCL_C,) if program.requires & {CR_DIVIDE_SQRT, NON_UNIFORM} else FLOW_PATHS  # lang.flow_rules
         return program if target.path in paths and all(has(fp, cap) for cap in program.requires) else None
     blocked = target.route.unsupported if target.path == PATH_SPIRV else frozenset()
     whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs

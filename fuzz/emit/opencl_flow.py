@@ -15,7 +15,7 @@ one work-item at a time, which a host C compiler builds as an independent evalua
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from fuzz.emit.opencl_c import KERNEL_NAME, literal
@@ -45,6 +45,7 @@ from lang.flow import (
     promoted,
     regions,
 )
+from lang.flow_launch import CL2, LINEAR, is_non_uniform
 from lang.flow_tree import expressions, statements, walk
 from lang.nodes import Literal
 from lang.types import Type, scalar
@@ -81,6 +82,15 @@ def _cl_item(fn: str, dim: int) -> str:
 OPENCL = Dialect(item=_cl_item, builtin=lambda fn, t, args: f"{fn}({', '.join(args)})", global_="__global ",
                  local=lambda name, t, n: f"__local {t} {name}[{n}];", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
                  private="private ")
+OPENCL_20 = replace(OPENCL, item=lambda fn, dim: f"((uint)get_{fn}())" if fn in LINEAR else _cl_item(fn, dim))
+"""The dialect of a program that requires ``cl2.0`` (lang.flow_launch): the linear ids are the
+OpenCL C 2.0 built-ins (§6.15.1)."""
+
+
+def group_size_text(d: Dialect) -> str:
+    """The actual work-group's work-items (a partial group's fewer, lang.flow_launch): what a local
+    array's exchange reads modulo in a non-uniform launch."""
+    return f"({' * '.join(d.item('local_size', k) for k in range(3))})"
 
 
 def const(c: Const) -> str:
@@ -248,7 +258,8 @@ def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
         else:
             values = ", ".join(const(Const(a.type, v)) for v in a.init)
             w.lines.append(f"    {a.type} {a.name}[{a.length}] = {{{values}}};")
-        w.lines.append(f"    const uint {a.name}_n = {a.length}u;")
+        n = group_size_text(d) if a.space == "local" and is_non_uniform(p) else f"{a.length}u"  # lang.flow_launch
+        w.lines.append(f"    const uint {a.name}_n = {n};")
     w.lines += [f"    {v.type} {v.name} = {const(Const(v.type, v.init))};" for v in p.variables]
     w.body(p.body, 1)
     w.lines += [f"    {o.name}[lin_g] = {o.var};" for o in p.outputs]
@@ -260,8 +271,9 @@ def emit(p: FlowProgram) -> str:
     lines = ["#pragma OPENCL FP_CONTRACT OFF"]  # the default is ON (§6.15.2.1): never fuse a*b+c
     if "fp64" in p.requires:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    lines += prelude(p, OPENCL)
+    d = OPENCL_20 if CL2 in p.requires else OPENCL
+    lines += prelude(p, d)
     lines.append(f"__kernel void {KERNEL_NAME}(__global const uchar *in, __global uchar *out) {{")
-    lines += kernel_body(p, OPENCL)
+    lines += kernel_body(p, d)
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ import random
 
 from hypothesis import strategies as st
 
+from fuzz.strategies.flow_launch import LAUNCHES, cl2_launch
 from lang.flow import (
     INT_TYPES,
     ITEMS,
@@ -310,9 +311,10 @@ def loop_is_uniform(loop: Loop) -> bool:
 
 
 def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: bool = False,
-             cr: bool = False) -> FlowProgram:
+             cr: bool = False, launches: frozenset[str] = frozenset()) -> FlowProgram:
     """One valid flow program drawn with ``rnd`` (``fp64``, ``cr``: with double, float / and sqrt,
-    fuzz.strategies.flow_fp)."""
+    fuzz.strategies.flow_fp; ``launches``: the launch requirements it may have,
+    fuzz.strategies.flow_launch; none of them: the program of the seed as it always was)."""
     g = Gen(rnd, floats)
     types = [t for t in INT_TYPES if int64 or scalar(t).bits < 64]
     dims = rnd.choice((1, 1, 2, 3))
@@ -346,10 +348,12 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: 
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
     program = FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
                           cfg=cfg, global_offset=offset)
-    return add_fp(program, random.Random(late.getrandbits(64)), fp64, cr)  # after the offset: drawn last
+    program = add_fp(program, random.Random(late.getrandbits(64)), fp64, cr)  # after the offset: drawn last
+    return cl2_launch(program, late, launches)
 
 
 @st.composite
-def flow_programs(draw, floats: bool = True, int64: bool = True, fp64: bool = False, cr: bool = False) -> FlowProgram:
+def flow_programs(draw, floats: bool = True, int64: bool = True, fp64: bool = False, cr: bool = False,
+                  launches: frozenset[str] = LAUNCHES) -> FlowProgram:
     """Flow programs (the module docstring): a drawn seed, the program built from it."""
-    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64, fp64, cr)
+    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64, fp64, cr, launches)

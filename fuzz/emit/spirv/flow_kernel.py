@@ -42,6 +42,7 @@ from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
 from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
+from lang.flow_launch import is_non_uniform
 from lang.flow_tree import statements
 from lang.types import scalar
 
@@ -218,6 +219,12 @@ class Writer(Values):
         self.label(merge)
         self.join(before, leave + exits.breaks)
 
+    def group_size(self) -> int:
+        """The actual work-group's work-items (a uint: a partial group's fewer, lang.flow_launch)."""
+        sizes = [self.size("local_size", k) for k in range(3)]
+        product = self.op("OpIMul", "ulong", self.op("OpIMul", "ulong", sizes[0], sizes[1]), sizes[2])
+        return self.op("OpUConvert", "uint", product)
+
     def exchange(self, s: Exchange) -> None:
         """``array[lid] = value; barrier; var = array[index % length]; barrier``."""
         var, t, n = self.local[s.array]
@@ -225,7 +232,8 @@ class Writer(Values):
         value = self.value(s.value)
         self.store(self.op("OpInBoundsAccessChain", pointer, var, self.lid), value)
         barrier(self.m)
-        at = self.op("OpUMod", "uint", self.value(s.index), self.const("uint", n))
+        length = self.group_size() if is_non_uniform(self.shared.p) else self.const("uint", n)  # lang.flow_launch
+        at = self.op("OpUMod", "uint", self.value(s.index), length)
         read = self.op("OpLoad", t, self.op("OpInBoundsAccessChain", pointer, var, at))
         barrier(self.m)
         self.write(s.var, read)

@@ -12,7 +12,8 @@ division and remainder divide by 1 where the divisor is 0 or the pair is MIN, -1
 (:func:`fuzz.emit.spirv.values.safe_divisor`); the integer built-ins and ``fma`` are OpenCL.std
 instructions (lang.ops.IntegerBuiltin.spirv_name: s_/u_ by the operands' signedness).
 Work-item functions read the BuiltIn Input variables (OpenCL SPIR-V environment §2.9), the
-linear ids spelled from the per-dimension values as in the OpenCL C text.
+linear ids spelled from the per-dimension values as in the OpenCL C text (their BuiltIns
+GlobalLinearId and LocalInvocationIndex in programs that require ``cl2.0``, lang.flow_launch).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from fuzz.emit.spirv.module import Module
 from fuzz.emit.spirv.opcodes import ARITH, BITWISE
 from fuzz.emit.spirv.values import compare, convert, safe_divisor, truth
 from lang.flow import (
+    CL2_ITEMS,
     ITEMS,
     ALoad,
     Bin,
@@ -42,16 +44,18 @@ from lang.flow import (
     regions,
 )
 from lang.flow_fp import FP_BINARY, FP_CALLS
+from lang.flow_launch import CL2, LINEAR
 from lang.ops import INTEGER
 from lang.types import Type, scalar
 
 BUILTINS = {"global_id": "GlobalInvocationId", "local_id": "LocalInvocationId", "group_id": "WorkgroupId",
             "global_size": "GlobalSize", "local_size": "WorkgroupSize", "num_groups": "NumWorkgroups",
-            "global_offset": "GlobalOffset", "work_dim": "WorkDim"}
+            "global_offset": "GlobalOffset", "work_dim": "WorkDim", "enqueued_local_size": "EnqueuedWorkgroupSize",
+            "global_linear_id": "GlobalLinearId", "local_linear_id": "LocalInvocationIndex"}
 """The BuiltIn of each work-item function (OpenCL SPIR-V environment §2.9); WorkDim is a uint,
-the others size_t vectors of three components."""
-SPELLED = ("global_linear_id", "local_linear_id")
-assert set(BUILTINS) | set(SPELLED) == set(ITEMS), "every work-item function of lang.flow.ITEMS has its form"
+the linear ids size_t scalars (read only in programs that require ``cl2.0``, lang.flow_launch:
+others spell them), the others size_t vectors of three components."""
+assert set(BUILTINS) == set(ITEMS) | set(CL2_ITEMS), "every work-item function of lang.flow has its BuiltIn"
 ALIGNED = ("MemoryAccess", "Aligned")
 
 
@@ -72,7 +76,8 @@ class Shared:
 
     def builtin(self, fn: str) -> int:
         if fn not in self.builtins:
-            self.builtins[fn] = self.m.builtin(BUILTINS[fn], Type("uint") if fn == "work_dim" else Type("ulong", 3))
+            t = Type("uint") if fn == "work_dim" else Type("ulong") if fn in LINEAR else Type("ulong", 3)
+            self.builtins[fn] = self.m.builtin(BUILTINS[fn], t)
         return self.builtins[fn]
 
 
@@ -228,6 +233,9 @@ class Values(Blocks):
         """``(uint)get_<fn>(dim)``; the linear ids as the OpenCL C text spells them."""
         if fn == "work_dim":
             return self.op("OpLoad", "uint", self.shared.builtin(fn), self.m.g.enum(*ALIGNED), 4)
+        if fn in LINEAR and CL2 in self.shared.p.requires:  # the BuiltIn (lang.flow_launch)
+            ulong = self.op("OpLoad", "ulong", self.shared.builtin(fn), self.m.g.enum(*ALIGNED), 8)
+            return self.op("OpUConvert", "uint", ulong)
         if fn == "global_linear_id":  # (gid0 - off0) + gsz0 * ((gid1 - off1) + gsz1 * (gid2 - off2))
             d = [self.op("OpISub", "ulong", self.size("global_id", k), self.size("global_offset", k)) for k in range(3)]
             return self.op("OpUConvert", "uint", self.linear(d, [self.size("global_size", k) for k in range(2)]))
