@@ -52,6 +52,7 @@ from lang.flow import (
     Var,
     promoted,
 )
+from fuzz.strategies.flow_vectors import with_vectors
 from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
@@ -341,8 +342,9 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                       cfg=cfg, global_offset=offset)
+    g.r = random.Random(late.getrandbits(64))  # the vectors' own stream, after every other draw
+    return with_vectors(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
+                                    requires, cfg=cfg, global_offset=offset), g, scope)
 
 
 @st.composite
