@@ -2,12 +2,14 @@
 :class:`fuzz.emit.spirv.flow_values.Values`: a vector variable is an SSA value of an OpTypeVector
 (carried through loops and branches by OpPhi like a scalar).
 
-* ``(T)(a, b, ...)`` is OpCompositeConstruct; ``+ - * & | ^`` are OpIAdd ... OpBitwiseXor (integer
-  arithmetic wraps) or OpFAdd, OpFSub, OpFMul; the built-ins are OpenCL.std's ``s_``/``u_`` ones
+* ``(T)(a, b, ...)`` is an OpCompositeInsert of each part into an OpUndef (llvm-spirv 14 and 15
+  read every OpCompositeConstruct of a vector as a constant and crash on one of data);
+  ``+ - * & | ^`` are OpIAdd ... OpBitwiseXor (integer arithmetic wraps) or OpFAdd, OpFSub, OpFMul; the built-ins are OpenCL.std's ``s_``/``u_`` ones
   on vectors (OpenCL extended instruction set §2.2);
 * a swizzle is OpVectorShuffle of the vector with itself (one component: OpCompositeExtract);
-  a swizzle written is OpVectorShuffle of the old vector and the value (one component:
-  OpCompositeInsert), the result a new SSA value of the variable;
+  a swizzle written is an OpCompositeInsert of each component named into the old vector, the
+  result a new SSA value of the variable (an OpVectorShuffle of the old vector and a value of
+  another width, which SPIR-V allows, makes llvm-spirv 14 and 15 abort: they assert one type);
 * ``shuffle``/``shuffle2`` are OpenCL.std ``shuffle``/``shuffle2`` (OpVectorShuffle takes only
   literal components, the mask here is data);
 * ``select(a, b, c)`` is OpSelect on a bool vector: OpenCL C takes the most significant bit of
@@ -29,8 +31,11 @@ FLOAT_OPS = {"add": "OpFAdd", "sub": "OpFSub", "mul": "OpFMul"}
 def value(v, e) -> int:
     """The id of vector node ``e``'s value; ``v`` is the function's Values writer."""
     x = v.value
-    if isinstance(e, Vec):
-        return v.op("OpCompositeConstruct", e.type, *(x(p) for p in e.parts))
+    if isinstance(e, Vec):  # OpUndef, each part inserted: llvm-spirv 14, 15 make constants of OpCompositeConstruct
+        result = v.m.undef(v.m.type(v.ty(e.type)))
+        for k, part in enumerate(e.parts):
+            result = v.op("OpCompositeInsert", e.type, x(part), result, k)
+        return result
     if isinstance(e, VBin):
         ops = FLOAT_OPS if scalar(element(e.type)).is_float else INTEGER_OPS
         return v.op(ops[e.op], e.type, x(e.a), x(e.b))
@@ -55,10 +60,8 @@ def value(v, e) -> int:
 def store(v, s: SwizzleStore) -> None:
     """``var.<comps> = value``: the variable's next SSA value."""
     t = v.types[s.var]
-    old, new = v.read(s.var), v.value(s.value)
-    if len(s.comps) == 1:
-        v.write(s.var, v.op("OpCompositeInsert", t, new, old, s.comps[0]))
-        return
-    n = width(t)
-    picks = [n + s.comps.index(i) if i in s.comps else i for i in range(n)]
-    v.write(s.var, v.op("OpVectorShuffle", t, old, new, *picks))
+    result, new = v.read(s.var), v.value(s.value)
+    for j, c in enumerate(s.comps):
+        part = new if len(s.comps) == 1 else v.op("OpCompositeExtract", element(t), new, j)
+        result = v.op("OpCompositeInsert", t, part, result, c)
+    v.write(s.var, result)
