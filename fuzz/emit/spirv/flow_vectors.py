@@ -4,8 +4,8 @@
 
 * ``(T)(a, b, ...)`` is an OpCompositeInsert of each part into an OpUndef (llvm-spirv 14 and 15
   read every OpCompositeConstruct of a vector as a constant and crash on one of data);
-  ``+ - * & | ^`` are OpIAdd ... OpBitwiseXor (integer arithmetic wraps) or OpFAdd, OpFSub, OpFMul; the built-ins are OpenCL.std's ``s_``/``u_`` ones
-  on vectors (OpenCL extended instruction set §2.2);
+  ``+ - * & | ^`` are OpIAdd ... OpBitwiseXor (integer arithmetic wraps) or OpFAdd, OpFSub, OpFMul;
+  the built-ins are OpenCL.std's ``s_``/``u_`` ones on vectors (OpenCL extended instruction set);
 * a swizzle is OpVectorShuffle of the vector with itself (one component: OpCompositeExtract);
   a swizzle written is an OpCompositeInsert of each component named into the old vector, the
   result a new SSA value of the variable (an OpVectorShuffle of the old vector and a value of
