@@ -51,10 +51,10 @@ def value(e, operand: Callable[[object], Value]) -> Value:
         return np.where(msb, b, a), (None if fa is None else np.where(msb, fb, fa))
     if isinstance(e, Shuffle):
         return _shuffle(e, operand)
-    (a, fa), (b, fb) = operand(e.args[0] if isinstance(e, VCall) else e.a), operand(e.args[1] if isinstance(e, VCall) else e.b)
     if isinstance(e, VCall):
-        return builtin(e.fn, [a, b], element(e.type)), None
+        return builtin(e.fn, [operand(x)[0] for x in e.args], element(e.type)), None
     assert isinstance(e, VBin)
+    (a, fa), (b, fb) = operand(e.a), operand(e.b)
     with np.errstate(all="ignore"):
         r = OPS[e.op](a, b).astype(a.dtype)
     return r, (None if fa is None else fa | fb | tiny(r))

@@ -14,7 +14,6 @@ an output, so every vector's value is observed.
 
 from __future__ import annotations
 
-import random
 from dataclasses import replace
 
 from lang.flow import Assign, Const, Decl, FlowProgram, If, Loop, Output, Var
