@@ -36,6 +36,7 @@ from math import prod
 from typing import Union
 
 from lang.dataform import from_data, to_data
+from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, VBin, VCall, Vec, VSelect
 from lang.ir import InvalidProgram, Program, canonical_json, content_id
 from lang.layout import ALIGN
 from lang.nodes import Fill
@@ -172,7 +173,7 @@ class Select:
         return self.a.type
 
 
-Expr = Union[Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select]
+Expr = Union[Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Vec, VBin, VCall, Swizzle, Shuffle, VSelect]
 
 
 # ---- statements -------------------------------------------------------------------------------
@@ -254,7 +255,7 @@ class Invoke:
     var: str = ""
 
 
-Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke]
+Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SwizzleStore]
 
 
 # ---- declarations and the program -------------------------------------------------------------
@@ -391,7 +392,7 @@ def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
 
 NODES = {c.__name__: c for c in (Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Assign, AStore, If, Loop,
                                  Exit, Exchange, Pointer, Invoke, Decl, Array, PointerParam, Function, Input, Output,
-                                 FlowProgram)}
+                                 FlowProgram, Vec, VBin, VCall, Swizzle, Shuffle, VSelect, SwizzleStore)}
 """Every node of a flow program by its name in the JSON form."""
 
 

@@ -41,6 +41,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   path only (the SPIR-V environment does not say that a module's kernel takes non-uniform
   work-groups); there an exchange reads modulo the actual work-group's size (the partial group
   writes only its own elements: an element no work-item wrote is never read).
+* **vectors**: lang.flow_vector_rules.
 """
 
 from __future__ import annotations
@@ -79,9 +80,12 @@ from lang.flow import (
     Var,
     promoted,
 )
+from lang import flow_vector_rules as vector_rules
 from lang.flow_fp import FP_BINARY, FP_CALLS, float_cast, operation_rule
 from lang.flow_launch import CL2, launch_problem
-from lang.flow_tree import expressions, statements, walk
+from lang.flow_tree import children, expressions, statements, walk
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore, element
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
 from lang.types import scalar
@@ -128,14 +132,15 @@ def check(p: FlowProgram) -> None:
     names = [d.name for d in (*p.inputs, *p.outputs, *p.variables, *p.arrays, *p.functions)]
     if len(set(names)) != len(names):
         _fail("duplicate names among inputs, outputs, variables, arrays and functions")
+    vector_rules.check_declarations(p)
     used = {d.type for d in (*p.inputs, *p.outputs, *p.variables, *p.arrays)}
-    for t in used | {e.type for s in statements(p.body) for x in expressions(s) for e in walk(x)}:
+    for t in {element(t) for t in used | {e.type for s in statements(p.body) for x in expressions(s) for e in walk(x)}}:
         if t not in INT_TYPES + FLOAT_TYPES:
             _fail(f"type {t!r} is not a scalar integer or float type")
         if scalar(t).needs and scalar(t).needs not in p.requires:
             _fail(f"type {t} needs {scalar(t).needs}, which the program does not require")
     for d in p.variables:
-        _const(Const(d.type, d.init))
+        _const(Const(element(d.type), d.init))
     for i in p.inputs:
         if i.count < 1:
             _fail(f"input {i.name} has no elements")
@@ -223,6 +228,8 @@ def _body(body: tuple[Stmt, ...], scope: Scope, p: FlowProgram, loops: tuple[Loo
             _exchange(s, scope, p, loops, uniform)
         elif isinstance(s, Invoke):
             _invoke(s, scope, p)
+        elif isinstance(s, SwizzleStore):
+            vector_rules.check_store(s, scope.scalars, lambda x: _expr(x, scope, p))
         else:
             _fail(f"unknown statement {type(s).__name__}")
 
@@ -343,6 +350,10 @@ def _const(c: Const) -> None:
 
 def _expr(e: Expr, scope: Scope, p: FlowProgram) -> str:
     """Check ``e`` and return its type."""
+    if isinstance(e, VECTOR_EXPRESSIONS):
+        return vector_rules.check_expr(e, lambda x: _expr(x, scope, p))
+    if not isinstance(e, Var):
+        vector_rules.scalar_only(e, children)
     if isinstance(e, Const):
         _const(e)
     elif isinstance(e, Var):

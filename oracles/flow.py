@@ -46,8 +46,11 @@ from lang.flow import (
     Un,
     Var,
 )
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore
 from lang.nodes import Fill
 from lang.types import scalar
+from oracles import flow_vectors
 from oracles.flow_fp import flushable, operation
 from oracles.flow_ops import binary, builtin, dtype, unary
 
@@ -126,17 +129,17 @@ class Machine:
         self.local: dict[str, np.ndarray] = {}  # (work-groups, length)
 
     def declare(self, name: str, t: str, init: int) -> None:
-        n = self.launch.n
-        s = scalar(t)
-        self.scalars[name] = np.full(n, init, s.bits_dtype).view(s.dtype) if s.is_float else np.full(n, init, s.dtype)
-        if s.is_float:
-            self.flush[name] = np.zeros(n, bool)
+        self.scalars[name], flush = flow_vectors.declare(self.launch.n, t, init)
+        if flush is not None:
+            self.flush[name] = flush
 
     # ---- expressions ----
 
     def value(self, e: Expr) -> tuple[np.ndarray, np.ndarray | None]:
         """``e`` for every work-item, and (a float) which work-items saw a flushable value."""
         n = self.launch.n
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return flow_vectors.value(e, self.value)
         if isinstance(e, Const):
             s = scalar(e.type)
             if s.is_float:
@@ -217,9 +220,15 @@ class Machine:
                 self.exchange(s, m)
             elif isinstance(s, Invoke):
                 self.invoke(s, m)
+            elif isinstance(s, SwizzleStore):
+                self.scalars[s.var], f = flow_vectors.store(s, (self.scalars[s.var], self.flush.get(s.var)),
+                                                            self.value(s.value), m)
+                if f is not None:
+                    self.flush[s.var] = f
 
     def assign(self, var: str, value: tuple[np.ndarray, np.ndarray | None], m: np.ndarray) -> None:
         v, f = value
+        m = m if v.ndim == 1 else m[:, None]  # a vector: every component
         self.scalars[var] = np.where(m, v.astype(self.scalars[var].dtype), self.scalars[var])
         if f is not None:
             self.flush[var] = np.where(m, f, self.flush[var])

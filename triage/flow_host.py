@@ -27,6 +27,7 @@ import numpy as np
 from fuzz.emit.opencl_flow import Dialect, kernel_body, prelude
 from lang.flow import FlowProgram, regions
 from lang.types import scalar
+from triage.flow_host_vectors import HOST_VECTORS
 
 TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 HEADER = r"""
@@ -126,7 +127,8 @@ def host_source(p: FlowProgram) -> str:
         return f"w->{fn}" if fn in ("work_dim", "global_linear_id", "local_linear_id") else f"w->{fn}[{dim}]"
 
     dialect = Dialect(item=item, builtin=builtin, global_="", barrier="pthread_barrier_wait(w->bar);", private="",
-                      local=lambda name, t, n: f"{t} *{name} = ({t} *)(w->local + {offsets[name]});")
+                      local=lambda name, t, n: f"{t} *{name} = ({t} *)(w->local + {offsets[name]});",
+                      vectors=HOST_VECTORS)
     _, in_bytes, _, out_bytes = regions(p)
     g = (*p.global_size, 1, 1)[:3]
     l = (*p.local_size, 1, 1)[:3]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from fuzz.emit.opencl_c import KERNEL_NAME, literal
+from fuzz.emit.opencl_flow_vectors import OPENCL_VECTORS, VectorText
 from lang.flow import (
     BASE_MASK,
     ALoad,
@@ -47,6 +48,8 @@ from lang.flow import (
 )
 from lang.flow_launch import CL2, LINEAR, is_non_uniform
 from lang.flow_tree import expressions, statements, walk
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore, element
 from lang.nodes import Literal
 from lang.types import Type, scalar
 
@@ -58,7 +61,7 @@ HELPERS = ("sadd", "ssub", "smul", "sdiv", "srem")
 @dataclass(frozen=True)
 class Dialect:
     """How a dialect spells a work-item function, a built-in call, a global and a local
-    declaration, a barrier and a private pointer parameter."""
+    declaration, a barrier, a private pointer parameter and vectors."""
 
     item: Callable[[str, int], str]
     builtin: Callable[[str, str, list[str]], str]
@@ -66,6 +69,7 @@ class Dialect:
     local: Callable[[str, str, int], str]
     barrier: str
     private: str
+    vectors: VectorText = OPENCL_VECTORS
 
 
 def _cl_item(fn: str, dim: int) -> str:
@@ -128,6 +132,8 @@ class Writer:
         self.lines: list[str] = []
 
     def expr(self, e: Expr) -> str:
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return self.d.vectors.expr(self, e)
         if isinstance(e, Const):
             return const(e)
         if isinstance(e, Var):
@@ -176,6 +182,8 @@ class Writer:
                 self.lines += [f"{pad}{s.array}[lin_l] = {self.expr(s.value)};", f"{pad}{self.d.barrier}",
                                f"{pad}{s.var} = {s.array}[({self.expr(s.index)}) % {s.array}_n];",
                                f"{pad}{self.d.barrier}"]
+            elif isinstance(s, SwizzleStore):
+                self.lines.append(pad + self.d.vectors.store(self, s))
             else:
                 self.invoke(s, pad)
 
@@ -235,7 +243,7 @@ def function_text(f: Function, d: Dialect) -> list[str]:
 
 def prelude(p: FlowProgram, d: Dialect) -> list[str]:
     """The guarded helpers and the program's helper functions."""
-    lines = [helper_text(op, t) for op, t in _uses(p)]
+    lines = d.vectors.header() + [helper_text(op, t) for op, t in _uses(p)]
     for f in p.functions:
         lines += function_text(f, d)
     return lines
@@ -260,7 +268,8 @@ def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
             w.lines.append(f"    {a.type} {a.name}[{a.length}] = {{{values}}};")
         n = group_size_text(d) if a.space == "local" and is_non_uniform(p) else f"{a.length}u"  # lang.flow_launch
         w.lines.append(f"    const uint {a.name}_n = {n};")
-    w.lines += [f"    {v.type} {v.name} = {const(Const(v.type, v.init))};" for v in p.variables]
+    w.lines += [f"    {v.type} {v.name} = {d.vectors.init(v.type, const(Const(element(v.type), v.init)))};"
+                for v in p.variables]
     w.body(p.body, 1)
     w.lines += [f"    {o.name}[lin_g] = {o.var};" for o in p.outputs]
     return w.lines

@@ -54,6 +54,7 @@ from lang.flow import (
     promoted,
 )
 from fuzz.strategies.flow_fp import add_fp
+from fuzz.strategies.flow_vectors import with_vectors
 from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
@@ -346,8 +347,9 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: 
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    program = FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                          cfg=cfg, global_offset=offset)
+    g.r = random.Random(late.getrandbits(64))  # the vectors' own stream, after every other draw
+    program = with_vectors(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
+                                       requires, cfg=cfg, global_offset=offset), g, scope)
     program = add_fp(program, random.Random(late.getrandbits(64)), fp64, cr)  # after the offset: drawn last
     return cl2_launch(program, late, launches)
 

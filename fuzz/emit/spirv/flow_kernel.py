@@ -39,11 +39,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzz.emit.opencl_c import KERNEL_NAME
+from fuzz.emit.spirv import flow_vectors
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
 from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
 from lang.flow_launch import is_non_uniform
 from lang.flow_tree import statements
+from lang.flow_vectors import SwizzleStore
 from lang.types import scalar
 
 
@@ -60,7 +62,7 @@ class Exits:
 
 def assigned(body: tuple[Stmt, ...]) -> list[str]:
     """The variables a body assigns (nested statements included), in a stable order."""
-    names = [s.var for s in statements(body) if isinstance(s, (Assign, Exchange, Invoke)) and s.var]
+    names = [s.var for s in statements(body) if isinstance(s, (Assign, Exchange, Invoke, SwizzleStore)) and s.var]
     return list(dict.fromkeys(names))
 
 
@@ -109,6 +111,8 @@ class Writer(Values):
                 self.exit(s)
             elif isinstance(s, Exchange):
                 self.exchange(s)
+            elif isinstance(s, SwizzleStore):
+                flow_vectors.store(self, s)
             else:
                 self.invoke(s)
 

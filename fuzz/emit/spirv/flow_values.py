@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuzz.emit.opencl_flow import SYMBOLS
+from fuzz.emit.spirv import flow_vectors
 from fuzz.emit.spirv.flow import Blocks
 from fuzz.emit.spirv.module import Module
 from fuzz.emit.spirv.opcodes import ARITH, BITWISE
@@ -45,6 +46,9 @@ from lang.flow import (
 )
 from lang.flow_fp import FP_BINARY, FP_CALLS
 from lang.flow_launch import CL2, LINEAR
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import element, split, width
+from lang.nodes import Literal
 from lang.ops import INTEGER
 from lang.types import Type, scalar
 
@@ -60,7 +64,7 @@ ALIGNED = ("MemoryAccess", "Aligned")
 
 
 def ty(t: str) -> Type:
-    return Type(t)
+    return Type(*split(t))  # a scalar, or a vector (lang.flow_vectors)
 
 
 @dataclass
@@ -97,8 +101,12 @@ class Values(Blocks):
         """An instruction with a result of type ``t`` (a lang type name, or a type id)."""
         return self.m.op(opname, self.m.type(ty(t)) if isinstance(t, str) else t, *operands)
 
+    ty = staticmethod(ty)
+
     def const(self, t: str, value: int) -> int:
-        return self.m.constant(t, value & ((1 << scalar(t).bits) - 1))
+        """A scalar constant, or a vector's with ``value`` in every component."""
+        bits = value & ((1 << scalar(element(t)).bits) - 1)
+        return self.m.literal(Literal(ty(t), (bits,) * width(t)))
 
     def store(self, pointer: int, value: int, *access: int) -> None:
         self.m.inst("function", "OpStore", pointer, value, *access)
@@ -128,6 +136,8 @@ class Values(Blocks):
 
     def value(self, e: Expr) -> int:
         """The id of ``e``'s value."""
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return flow_vectors.value(self, e)
         if isinstance(e, Const):
             return self.const(e.type, e.value)
         if isinstance(e, Var):
