@@ -12,6 +12,13 @@ built with ``-cl-std=CL2.0`` or later, without ``-cl-uniform-work-group-size``, 
 reports CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT (an OpenCL 2.x device always supports them).
 The last work-group of such a dimension is smaller (§6.15.1): ``get_local_size`` is its actual
 size, ``get_enqueued_local_size`` the local size of the launch, ``get_num_groups`` counts it.
+
+The rules (lang.flow_rules.check states them through :func:`launch_problem`): the OpenCL C 2.0
+built-ins only in programs that require :data:`CL2`; a local size not dividing its global size
+only in programs that require :data:`CL2` and :data:`NON_UNIFORM`, run on the OpenCL C path only
+(the SPIR-V environment does not say that a module's kernel takes non-uniform work-groups); there
+an exchange reads modulo the actual work-group's size (the partial group writes only its own
+elements: an element no work-item wrote is never read).
 """
 
 from __future__ import annotations

@@ -34,13 +34,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
   256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS;
-* **OpenCL C 2.0 launches** (lang.flow_launch; §6.15.1; OpenCL 3.0 API §5.8.6.4
-  ``-cl-uniform-work-group-size``, clEnqueueNDRangeKernel): ``get_enqueued_local_size`` and the
-  linear-id built-ins only in programs that require ``cl2.0``; a local size not dividing its global
-  size only in programs that require ``cl2.0`` and ``non_uniform_work_groups``, run on the OpenCL C
-  path only (the SPIR-V environment does not say that a module's kernel takes non-uniform
-  work-groups); there an exchange reads modulo the actual work-group's size (the partial group
-  writes only its own elements: an element no work-item wrote is never read).
+* **OpenCL C 2.0 launches** and non-uniform work-groups: lang.flow_launch;
 * **vectors**: lang.flow_vector_rules.
 """
 
