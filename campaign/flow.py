@@ -34,9 +34,10 @@ from fuzz.emit.opencl_c import KERNEL_NAME
 from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
-from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, regions
+from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, Var, regions
 from lang.flow_fp import options_of_build
-from lang.flow_tree import expressions, walk
+from lang.flow_tree import expressions, statements, walk
+from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, VBin, VCall, VSelect
 from lang.types import format_value, scalar
 from oracles import flow_inputs, flow_outcomes
 
@@ -191,7 +192,9 @@ def constructs_of(p: FlowProgram, var: str) -> str:
     """The constructs through which ``var`` is written in ``p``'s kernel body: the loops (their
     form, their ``break``/``continue``) and ``if``s around each statement that writes it, and the
     statement's own kind (an assignment through a private array or ``?:``, a local exchange, a
-    call: inline or ``noinline``, through a pointer); ``initial value`` where nothing writes it."""
+    call: inline or ``noinline``, through a pointer; the vector operations it reads, lang.flow_vectors);
+    ``initial value`` where nothing writes it. A variable that holds a component of a vector
+    (``c = v.s2``, as every vector reaches an output) is written through the vector's constructs."""
     found: set[str] = set()
 
     def visit(body: tuple[Stmt, ...], around: frozenset[str]) -> None:
@@ -206,13 +209,26 @@ def constructs_of(p: FlowProgram, var: str) -> str:
                 found.update(around | own)
 
     visit(p.body, frozenset())
+    vectors = {s.value.a.name for s in statements(p.body) if isinstance(s, Assign) and s.var == var
+               and isinstance(s.value, Swizzle) and isinstance(s.value.a, Var)}
+    if vectors:  # a component read: how the vector was computed, not the read
+        found = (found - {"assign", "swizzle"}) | {"vector"}
+        for v in sorted(vectors):
+            found |= set(constructs_of(p, v).split(" + ")) - {"initial value"}
     return " + ".join(sorted(found)) or "initial value"
+
+
+READS = (("private array", ALoad), ("select", Select), ("vector arithmetic", VBin), ("vector built-in", VCall),
+         ("swizzle", Swizzle), ("shuffle", Shuffle), ("vector select", VSelect))
+"""The expression nodes a bucket's constructs name when a statement that writes the output reads them."""
 
 
 def _writes(p: FlowProgram, s: Stmt, var: str) -> set[str]:
     """What statement ``s`` is, if it writes ``var`` (empty otherwise)."""
     nodes = [n for e in expressions(s) for n in walk(e)]
-    reads = {name for name, kind in (("private array", ALoad), ("select", Select)) if any(isinstance(n, kind) for n in nodes)}
+    reads = {name for name, kind in READS if any(isinstance(n, kind) for n in nodes)}
+    if isinstance(s, SwizzleStore) and s.var == var:
+        return {"swizzle store"} | reads
     if isinstance(s, Assign) and s.var == var:
         return {"assign"} | reads
     if isinstance(s, Exchange) and s.var == var:

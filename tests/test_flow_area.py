@@ -323,3 +323,18 @@ def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
     (bucket,) = corpus.buckets()
     assert checked == [(bucket["id"], ["fake", "fake-2.0"])]
     assert [w for w, _ in events] == ["confirmed", "reduced", "ranged"] and events[-1][1] == bucket["id"]
+
+
+def test_a_vector_component_s_constructs_are_the_vector_s():
+    """An output that holds a component of a vector (``c = v.s1``) is keyed on how the vector was
+    computed: the loop around its swizzle store and the shuffle it was assigned, not the read."""
+    from campaign.flow import constructs_of
+    from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, Vec
+    v = Var("v", "uint4")
+    body = (Assign("v", Shuffle(v, None, Vec("uint4", tuple(Const("uint", k) for k in (3, 2, 1, 0))), "uint4")),
+            Loop("for", "i", Const("uint", 0), Const("uint", 2), 2, 1, False,
+                 (SwizzleStore("v", (0,), "s", Const("uint", 7)),)),
+            Assign("c", Swizzle(v, (1,), "s", "uint")), Assign("d", Const("uint", 1)))
+    p = FlowProgram((), (), (Decl("v", "uint4"), Decl("c", "uint"), Decl("d", "uint")), (), (), body, (1,), (1,))
+    assert constructs_of(p, "c") == "assign + for loop + shuffle + swizzle store + vector"
+    assert constructs_of(p, "d") == "assign"
