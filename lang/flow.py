@@ -28,12 +28,14 @@ Nodes are frozen dataclasses; a program is pure data.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from math import prod
 from typing import Union
 
-from lang.dataform import from_data, to_data
+from lang.dataform import OMITTED, from_data, to_data
+from lang.flow_structs import NODES as STRUCT_NODES
+from lang.flow_structs import SInvoke, Struct, StructFunction, StructVar
 from lang.ir import InvalidProgram, Program, canonical_json, content_id
 from lang.layout import ALIGN
 from lang.nodes import Fill
@@ -248,7 +250,7 @@ class Invoke:
     var: str = ""
 
 
-Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke]
+Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SInvoke]
 
 
 # ---- declarations and the program -------------------------------------------------------------
@@ -338,6 +340,10 @@ class FlowProgram:
     cfg: str = "structured"
     """How the SPIR-V module writes the control flow (lang.shapes.CFGS: with merge instructions, or
     without them and the arms of every ``if`` after their join); the OpenCL C text is the same."""
+    structs: tuple[Struct, ...] = field(default=(), metadata={OMITTED: True})
+    struct_vars: tuple[StructVar, ...] = field(default=(), metadata={OMITTED: True})
+    struct_functions: tuple[StructFunction, ...] = field(default=(), metadata={OMITTED: True})
+    """Struct types, the kernel's struct variables and the struct helpers (lang.flow_structs)."""
 
     @property
     def work_items(self) -> int:
@@ -385,7 +391,7 @@ def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
 
 NODES = {c.__name__: c for c in (Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Assign, AStore, If, Loop,
                                  Exit, Exchange, Pointer, Invoke, Decl, Array, PointerParam, Function, Input, Output,
-                                 FlowProgram)}
+                                 FlowProgram, *STRUCT_NODES)}
 """Every node of a flow program by its name in the JSON form."""
 
 

@@ -29,6 +29,9 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   only in the kernel, outside helpers, under uniform control flow: each enclosing ``if`` and loop
   bound and each ``break``/``continue`` of an enclosing loop depends only on constants,
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
+* **structs** (§6.1; lang.flow_struct_rules): members of integer and float types, each member a
+  scalar ``var.member`` of its type; struct helpers called from the kernel with distinct struct
+  arguments of their parameters' types, computing no float;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
   256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS.
 """
@@ -68,6 +71,8 @@ from lang.flow import (
     Var,
     promoted,
 )
+from lang.flow_struct_rules import call_types, helper_members, kernel_members
+from lang.flow_structs import SInvoke
 from lang.flow_tree import expressions, statements, walk
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
@@ -144,7 +149,10 @@ def check(p: FlowProgram) -> None:
             _fail(f"array {a.name}: space {a.space!r} is neither private nor local")
     for f in p.functions:
         _check_function(f, p)
-    scope = Scope({d.name: d.type for d in p.variables}, arrays, local)
+    members = kernel_members(p)
+    for sf in p.struct_functions:
+        _body(sf.body, Scope(helper_members(sf, p), {}, helper=True), p, loops=())
+    scope = Scope({d.name: d.type for d in p.variables} | members, arrays, local)
     _body(p.body, scope, p, loops=())
     for o in p.outputs:
         if scope.scalars.get(o.var) != o.type:
@@ -207,6 +215,10 @@ def _body(body: tuple[Stmt, ...], scope: Scope, p: FlowProgram, loops: tuple[Loo
             _exchange(s, scope, p, loops, uniform)
         elif isinstance(s, Invoke):
             _invoke(s, scope, p)
+        elif isinstance(s, SInvoke):
+            for a, t in zip(s.args, call_types(s, p, scope.helper)):
+                if _expr(a, scope, p) != t:
+                    _fail(f"call of {s.function}: an argument of type {a.type}, its parameter a {t}")
         else:
             _fail(f"unknown statement {type(s).__name__}")
 

@@ -46,8 +46,10 @@ from lang.flow import (
     Un,
     Var,
 )
+from lang.flow_structs import SInvoke
 from lang.nodes import Fill
 from lang.types import scalar
+from oracles import flow_structs
 from oracles.flow_ops import binary, builtin, dtype, fma32, tiny, unary
 
 
@@ -211,6 +213,8 @@ class Machine:
                 self.exchange(s, m)
             elif isinstance(s, Invoke):
                 self.invoke(s, m)
+            elif isinstance(s, SInvoke):
+                flow_structs.invoke(self, s, m)
 
     def assign(self, var: str, value: tuple[np.ndarray, np.ndarray | None], m: np.ndarray) -> None:
         v, f = value
@@ -269,6 +273,7 @@ def interpret(p: FlowProgram, inputs: dict[str, np.ndarray] | None = None) -> di
     m = Machine(p, launch, inputs)
     for d in p.variables:
         m.declare(d.name, d.type, d.init)
+    flow_structs.declare(m, p, p.struct_vars)
     for a in p.arrays:
         s = scalar(a.type)
         if a.space == "local":

@@ -52,6 +52,7 @@ from lang.flow import (
     Var,
     promoted,
 )
+from fuzz.strategies import flow_structs
 from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
@@ -65,6 +66,8 @@ OFFSETS = (0, 1, 3, 64, 1000, OFFSET_CAP)
 """Global work offsets a launch draws (OpenCL C 3.0.19 §6.15.1: every global id moves by it)."""
 UNSTRUCTURED = 0.3
 """The share of programs whose SPIR-V control flow has no merge instructions (lang.shapes.CFGS)."""
+STRUCTS = 0.3
+"""The share of programs with structs (fuzz.strategies.flow_structs)."""
 UNIFORM = ("group_id", "global_size", "local_size", "num_groups", "work_dim")
 
 
@@ -341,8 +344,15 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    return FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local, requires,
-                       cfg=cfg, global_offset=offset)
+    parts = flow_structs.Structs()
+    if late.random() < STRUCTS:  # their own stream, after the rest (fuzz.strategies.flow_structs)
+        sg = Gen(random.Random(late.getrandbits(64)), floats)
+        sg.names = g.names
+        parts = flow_structs.draw(sg, types, scope, DEPTH - 1)
+    return FlowProgram(inputs, outputs + tuple(parts.outputs), tuple(variables), tuple(arrays), functions,
+                       body + parts.body, glob, local, requires, cfg=cfg, global_offset=offset,
+                       structs=tuple(parts.structs), struct_vars=tuple(parts.variables),
+                       struct_functions=tuple(parts.functions))
 
 
 @st.composite

@@ -39,9 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzz.emit.opencl_c import KERNEL_NAME
+from fuzz.emit.spirv import flow_structs
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
 from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
+from lang.flow_structs import SInvoke
 from lang.flow_tree import statements
 from lang.types import scalar
 
@@ -108,6 +110,8 @@ class Writer(Values):
                 self.exit(s)
             elif isinstance(s, Exchange):
                 self.exchange(s)
+            elif isinstance(s, SInvoke):
+                flow_structs.invoke(self, s)
             else:
                 self.invoke(s)
 
@@ -297,6 +301,8 @@ def words(p: FlowProgram) -> list[int]:
     shared = Shared(m, p)
     for f in p.functions:  # before the kernel, as in the OpenCL C text
         shared.functions[f.name] = _helper(shared, f)
+    for sf in p.struct_functions:
+        shared.functions[sf.name] = flow_structs.helper(shared, sf, Writer)
     void, bytes_ = m.void(), m.pointer("CrossWorkgroup", m.type(ty("uchar")))
     fn = m.id()
     m.inst("function", "OpFunction", void, fn, m.g.enum("FunctionControl", "None"),
@@ -330,6 +336,7 @@ def words(p: FlowProgram) -> list[int]:
         if d.name in addressed:
             w.memory[d.name] = m.variable(m.type(ty(d.type)))
         w.write(d.name, w.const(d.type, d.init))
+    flow_structs.declare(w, p.struct_vars)
     w.body(p.body)
     _, _, outs, _ = regions(p)
     at = w.op("OpUConvert", "ulong", gid)
