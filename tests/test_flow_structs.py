@@ -21,10 +21,12 @@ from fuzz.strategies.flow import generate
 from lang.flow import Assign, Bin, Cast, Const, Decl, FlowProgram, If, Item, Loop, Output, Var
 from lang.flow_rules import check
 from lang.flow_structs import SInvoke, Struct, StructFunction, StructParam, StructVar
+from lang.flow_tree import statements
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
 from oracles.flow import interpret
 from tests.flow_host import run_host
+from triage.reduce.flow import reduce_flow
 
 GID = Item("global_id", 0)
 ONE_F, TWO_F = 0x3F800000, 0x40000000
@@ -142,7 +144,7 @@ def test_call_rules():
             check(bad)
 
 
-def _with_structs(n: int) -> list[FlowProgram]:
+def with_structs(n: int) -> list[FlowProgram]:
     found, seed = [], 0
     while len(found) < n:
         p = generate(random.Random(seed))
@@ -152,7 +154,7 @@ def _with_structs(n: int) -> list[FlowProgram]:
     return found
 
 
-@pytest.mark.parametrize("p", _with_structs(6), ids=lambda p: p.id[:8])
+@pytest.mark.parametrize("p", with_structs(6), ids=lambda p: p.id[:8])
 def test_drawn_programs_with_structs_agree_with_the_host_c_build(p):
     check(p)
     got = interpret(p)
@@ -165,6 +167,20 @@ def test_drawn_programs_with_structs_agree_with_the_host_c_build(p):
 
 @pytest.mark.skipif(shutil.which("spirv-val") is None, reason="spirv-tools not installed")
 def test_drawn_programs_with_structs_give_valid_modules():
-    for p in _with_structs(20):
+    for p in with_structs(20):
         for cfg in CFGS:
             assert validate(emit_spirv(replace(p, cfg=cfg)), "opencl1.2") is None, p
+
+
+def test_reducer_keeps_a_struct_call_and_drops_the_rest():
+    """Structural reduction on a drawn program with structs: every candidate is defined, and the
+    smallest program that still calls a struct helper keeps that one call at the top level."""
+    p = with_structs(1)[0]
+
+    def calls(q: FlowProgram) -> bool:
+        check(q)
+        return any(isinstance(s, SInvoke) for s in statements(q.body))
+
+    r = reduce_flow(p, calls, budget_s=60)
+    assert calls(r.reduced) and len(r.reduced.body) == 1 and len(r.reduced.outputs) == 1
+    assert isinstance(r.reduced.body[0], SInvoke)
