@@ -17,7 +17,9 @@ straight-line, the values here pass through:
 * helper functions (:class:`Function`) with value parameters and pointer parameters (a caller's
   variable, or a caller's private array from an offset: pointer arithmetic within the object);
 * integer arithmetic of every width and signedness, float (and double) ``+ - *`` and ``fma``;
-* work-item functions (:class:`Item`) whose values the launch fixes.
+* work-item functions (:class:`Item`) whose values the launch fixes;
+* structs (:mod:`lang.flow_structs`): struct variables whose members are scalars ``var.member``,
+  helpers taking structs by value and by pointer and returning one.
 
 The meaning of every node is the OpenCL C meaning of the text :mod:`fuzz.emit.opencl_flow`
 writes for it; the exact interpreter (:mod:`oracles.flow`) computes it and

@@ -24,10 +24,9 @@ Their rules are :mod:`lang.flow_struct_rules`'s, which :mod:`lang.flow_rules` ch
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # lang.flow imports this module for its nodes
-    from lang.flow import Decl, Expr, FlowProgram, Stmt
+# Decl, Expr, Stmt and FlowProgram in the annotations are lang.flow's; lang.flow imports this
+# module for its nodes, so this one imports nothing of lang.flow (annotations are not evaluated).
 
 
 @dataclass(frozen=True)
