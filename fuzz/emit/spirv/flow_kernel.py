@@ -24,6 +24,8 @@ Addresses, Kernel, Int64, Physical64, the OpenCL memory model, OpenCL.std).
   semantics; OpenCL C 3.0.19 §6.15.8).
 * **Helpers** are OpFunctions called by OpFunctionCall with their pointer parameters
   (Function-storage pointers); a ``noinline`` helper's function control is DontInline.
+* **Structs**: OpTypeStruct variables in Function storage, members by OpInBoundsAccessChain
+  (:mod:`fuzz.emit.spirv.flow_structs`).
 * **Contraction off**: the kernel's ContractionOff execution mode (as ``#pragma OPENCL
   FP_CONTRACT OFF``, §6.15.2.1; helpers compute no float, lang.flow_rules).
 
