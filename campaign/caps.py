@@ -6,6 +6,7 @@ from __future__ import annotations
 from fuzz.drivers import Target
 from fuzz.drivers.capabilities import has
 from fuzz.strategies import Caps
+from lang.flow_launch import CL2, NON_UNIFORM
 from lang.images import DIMS, modelled
 from lang.maths import CR_DIVIDE_SQRT
 from lang.ops import ATOMIC_FEATURES, VERSION_KEYS
@@ -26,6 +27,7 @@ def capabilities(targets: list[Target]) -> Caps:
         cr_divide_sqrt=any(has(fp, CR_DIVIDE_SQRT) for fp in fps),
         versions=frozenset(k for k in VERSION_KEYS if any(fp.get(k) for fp in fps)),
         features=frozenset(k for k in NEEDS if any(fp.get(k) for fp in fps)),
+        launches=frozenset(k for k in (CL2, NON_UNIFORM) if any(fp.get(CL2) and fp.get(k) for fp in fps)),
     )
 
 

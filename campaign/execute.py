@@ -24,6 +24,7 @@ from campaign import record
 from campaign.batching import Batch, parts
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations, builds, flow_job, verdict_of
+from campaign.flow_variants import variants
 from campaign.jobs import job_for
 from campaign.learned import Learned
 from campaign.record import Run
@@ -80,6 +81,7 @@ class Part:
     timeout_s: float | None = None  # the limit it runs with (None: the target's measured one, campaign.timeouts)
     low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
     extends: bool = False  # an extension or one of its windows (campaign.widening)
+    variant: tuple[str, str] = ()  # an EMI variant's original program id and kind (campaign.flow_variants)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)
@@ -151,12 +153,14 @@ def first_parts(target: Target, program: Program | FlowProgram, expectations: Ex
     parts of ``batch`` (campaign.batching; whole if None); with ``learned``, its statements of
     classes that failed on the target each alone, those of classes that timed out each alone at low
     priority, after the others, or not at all (campaign.learned). A flow program runs whole, once
-    per build (campaign.flow.builds: the default options and -cl-opt-disable)."""
+    per build (campaign.flow.builds: the default options and -cl-opt-disable), then as its variants
+    (campaign.flow_variants), each judged by its own expectations."""
     taken = runnable(target, program)
     if taken is None:
         raise ValueError(f"{target.name} takes no statement of program {program.id}")
     if isinstance(program, FlowProgram):
-        return [Part(build, expectations.view(build)) for build in builds(program)]
+        return ([Part(build, expectations.view(build)) for build in builds(program)]
+                + [Part(v, FlowExpectations(v), variant=(program.id, kind)) for kind, v in variants(program)])
     usual, slow, failing = learned.split(taken) if learned is not None else (range(len(taken.body)), [], [])
     kept = taken if len(usual) == len(taken.body) else restrict(taken, list(usual)) if usual else None
     pieces = [] if kept is None else [kept] if batch is None else parts(kept, batch)
@@ -184,6 +188,7 @@ def execute(
     :mod:`campaign.pipeline`). The caller checks :func:`supports` first."""
     todo = first_parts(target, program, expectations or expectations_of(program))
     record.store_parts(corpus, program, [p.program for p in todo], campaign)
+    record.link_variants(corpus, [(p.program, *p.variant) for p in todo if p.variant])
     total: Outcome | None = None
     while todo:
         part = todo.pop(0)

@@ -35,6 +35,7 @@ from fuzz.emit.opencl_flow import emit
 from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
 from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, regions
+from lang.flow_fp import options_of_build
 from lang.flow_tree import expressions, walk
 from lang.types import format_value, scalar
 from oracles import flow_inputs, flow_outcomes
@@ -47,10 +48,13 @@ RULES = {
     "int": ("flow.integer", "the kernel's integer arithmetic is exact: no operation of the program overflows, divides "
             "by zero or shifts out of range (lang.flow_rules), so every output has one value",
             "OpenCL C 3.0.19 §6.3, §6.5.1; C99 §6.5, §6.8, the statements' semantics ('shall')"),
-    "float": ("flow.float", "float + - * and fma are correctly rounded and not contracted: every output has one value "
-              "(any NaN for a NaN; a lane that saw a subnormal only on a device with CL_FP_DENORM)",
+    "float": ("flow.float", "float and double + - * / sqrt and fma (float / and sqrt built with "
+              "-cl-fp32-correctly-rounded-divide-sqrt) and conversions between them are correctly rounded and not "
+              "contracted: every output has one value (any NaN for a NaN; a lane that saw a float subnormal only on a "
+              "device with CL_FP_DENORM)",
               "OpenCL C 3.0.19 §7.4 Table 65 ('shall' in force: '+ - * and fused multiply-add are IEEE 754 "
-              "compliant and are therefore correctly rounded'), §6.15.2.1 (FP_CONTRACT OFF), §7.2"),
+              "compliant and are therefore correctly rounded'), Table 68 (double x / y and sqrt: 'Correctly rounded'), "
+              "§6.4.3.2, §6.15.2.1 (FP_CONTRACT OFF), §7.2; OpenCL 3.0 API §5.8.6.2"),
 }
 """The rule a wrong lane breaks (id, text, section): §6.3/§6.5.1 for an integer output, §7.4 Table 65
 and §6.15.2.1 for a float."""
@@ -90,8 +94,10 @@ class FlowExpectations:
 
 
 def builds(p: FlowProgram) -> list[FlowProgram]:
-    """``p`` as built with each of :data:`BUILDS` (the drawn program is the default build)."""
-    return [p if options == p.options else replace(p, options=options) for options in BUILDS]
+    """``p`` as built with each of :data:`BUILDS` (the drawn program is the default build), each
+    keeping the option its float ``/`` and ``sqrt`` need (lang.flow_fp.options_of_build)."""
+    return [p if options == p.options else replace(p, options=options)
+            for options in (options_of_build(p.options, b) for b in BUILDS)]
 
 
 def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", fingerprint: dict | None = None) -> Job:
@@ -106,7 +112,7 @@ def flow_job(p: FlowProgram, path: str = PATH_OPENCL_C, lineage: str = "", finge
         raw = values.tobytes()
         buf[ins[name]:ins[name] + len(raw)] = raw
     if path == PATH_OPENCL_C:
-        kind, code, options = "source", emit(p).encode(), p.options
+        kind, code, options = "source", emit(p).encode(), build_options(p, path, lineage, fingerprint)
     else:
         kind, code = routed(spirv_module(p), "opencl1.2", lineage, fingerprint)
         options = build_options(p, path, lineage, fingerprint)

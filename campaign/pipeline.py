@@ -301,6 +301,7 @@ class Lane:
         if self.corpus is not None:
             pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
         record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
+        record.link_variants(self.corpus, [(p.program, *p.variant) for p in pieces if p.variant])
 
         def finished(outcomes: list[Outcome]) -> None:
             self._tickets.discard(ticket)

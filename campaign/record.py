@@ -13,9 +13,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from campaign.flow_variants import detail
 from campaign.jobs import build_options
 from campaign.rederive import line
 from corpus.store import Corpus
+from corpus.variants import add_variant, variant_of
 from fuzz.drivers import Result, Target
 from fuzz.judge import Verdict
 from lang.ir import Program
@@ -49,6 +51,15 @@ def store_parts(corpus: Corpus | None, program: Program, parts: Iterable[Program
             corpus.add_program(part, campaign)
 
 
+def link_variants(corpus: Corpus | None, variants: Iterable[tuple[Program, str, str]]) -> None:
+    """Record each stored variant's link (the variant, its original's id, its kind:
+    campaign.flow_variants) before it runs."""
+    if corpus is None:
+        return
+    for program, original_id, kind in variants:
+        add_variant(corpus, program.id, original_id, kind)
+
+
 def store_program(corpus: Corpus, program: Program, campaign: str) -> None:
     """Store a drawn program before any target runs it."""
     corpus.add_program(program, campaign)
@@ -69,8 +80,11 @@ def record_run(corpus: Corpus | None, run: Run, campaign: str) -> None:
     row = {**keys, "status": run.status, "options": options, "build_s": result.build_s, "run_s": result.run_s,
            "log": run.log, "campaign": campaign, "checks": verdict.checks if verdict else 0,
            "judged": verdict.judged if verdict else 0, "mismatches": verdict.mismatches if verdict else 0}
+    link = variant_of(corpus, run.program.id) if run.rows else None
     for r in (*run.rows, *run.defects):
         r.update(keys)
+        if link and r.get("kind") == "wrong-code":
+            r["deviation_detail"] = r.get("deviation_detail", "") + detail(link["kind"], link["original_id"])
     corpus.add_run(row, run.rows, run.errors, run.defects)
 
 

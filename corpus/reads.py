@@ -54,14 +54,14 @@ def rows_by_prefix(corpus: Corpus, field: str, ref: str) -> list[dict[str, Any]]
     return _disagreements(corpus, f"{field} = ? or {field} like ?", [ref, f"{ref}%"])
 
 
-def first_result_row(corpus: Corpus, bucket: str) -> dict[str, Any] | None:
-    """The wrong or imprecise lane of ``bucket`` with the smallest id (None: its rows are failures),
-    with ``build_options``: the options its run was built with (runs.options; None where the run
-    recorded none)."""
-    kinds = ",".join("?" * len(RESULT_KINDS))
+def first_result_row(corpus: Corpus, bucket: str, kinds_of: tuple[str, ...] = RESULT_KINDS) -> dict[str, Any] | None:
+    """The wrong or imprecise lane (a row of one of ``kinds_of``) of ``bucket`` with the smallest id
+    (None: its rows are failures), with ``build_options``: the options its run was built with
+    (runs.options; None where the run recorded none)."""
+    kinds = ",".join("?" * len(kinds_of))
     found = _sql.rows(corpus, f"select d.*, r.options as build_options from disagreements d left join runs r "
                               f"on r.id = d.run_id where d.bucket = ? and d.kind in ({kinds}) order by d.id limit 1",
-                      [bucket, *RESULT_KINDS])
+                      [bucket, *kinds_of])
     return found[0] if found else None
 
 

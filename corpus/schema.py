@@ -90,6 +90,8 @@ ORACLE_DEFECTS = Table("oracle_defects", {
 BUG_EVIDENCE = Table("bug_evidence", {
     "id": str, "bucket": str, "same_as": str, "kind": str, "program_id": str, "detail": str, "created": float,
 }, pk="id", indexes=(("bucket",), ("same_as",)))
+VARIANTS = Table("variants", {"program_id": str, "original_id": str, "kind": str, "created": float},
+                 pk="program_id", indexes=(("original_id",),))
 
 BUCKETED = {"bucket": str, "confirmation": str}
 """Schema 2: the columns a disagreement gained."""
@@ -234,6 +236,14 @@ def m013_bugs(db: Database) -> None:
     its ``detail`` (JSON: operand, values, deviation)."""
     _add(db, "buckets", URL)
     BUG_EVIDENCE.create(db)
+
+
+@migration
+def m014_variants(db: Database) -> None:
+    """Table variants: a program made from another as an equivalence-modulo-inputs variant
+    (fuzz.strategies.flow_emi: ``kind`` dead, live, split) names its original (``original_id``,
+    the program as drawn); programs that are no variant have no row."""
+    VARIANTS.create(db)
 
 
 SCHEMA_VERSION = len(NAMES)

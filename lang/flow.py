@@ -16,7 +16,9 @@ straight-line, the values here pass through:
   work-item writes its own element, a barrier, each reads the element its index names, a barrier);
 * helper functions (:class:`Function`) with value parameters and pointer parameters (a caller's
   variable, or a caller's private array from an offset: pointer arithmetic within the object);
-* integer arithmetic of every width and signedness, float (and double) ``+ - *`` and ``fma``;
+* integer arithmetic of every width and signedness, float and double ``+ - *`` and ``fma``, and
+  (lang.flow_fp) double ``/`` and ``sqrt``, float ``/`` and ``sqrt`` under
+  -cl-fp32-correctly-rounded-divide-sqrt, casts between float and double;
 * work-item functions (:class:`Item`) whose values the launch fixes;
 * structs (:mod:`lang.flow_structs`): struct variables whose members are scalars ``var.member``,
   helpers taking structs by value and by pointer and returning one.
@@ -38,6 +40,7 @@ from typing import Union
 from lang.dataform import OMITTED, from_data, to_data
 from lang.flow_structs import NODES as STRUCT_NODES
 from lang.flow_structs import SInvoke, Struct, StructFunction, StructVar
+from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, VBin, VCall, Vec, VSelect
 from lang.ir import InvalidProgram, Program, canonical_json, content_id
 from lang.layout import ALIGN
 from lang.nodes import Fill
@@ -55,8 +58,12 @@ OFFSET_CAP = 1 << 16
 ITEMS = ("global_id", "local_id", "group_id", "global_size", "local_size", "num_groups", "global_offset",
          "work_dim", "global_linear_id", "local_linear_id")
 """Work-item functions (OpenCL C 3.0 §6.15.1); ``*_linear_id`` are spelled from the per-dimension
-functions (the OpenCL C 2.0 built-ins need -cl-std)."""
-UNIFORM_ITEMS = frozenset({"group_id", "global_size", "local_size", "num_groups", "global_offset", "work_dim"})
+functions (the OpenCL C 2.0 built-ins need -cl-std), except in programs that require ``cl2.0``
+(lang.flow_launch), which call the built-ins."""
+CL2_ITEMS = ("enqueued_local_size",)
+"""Work-item functions of OpenCL C 2.0 (§6.15.1), only in programs that require ``cl2.0`` (lang.flow_launch)."""
+UNIFORM_ITEMS = frozenset({"group_id", "global_size", "local_size", "num_groups", "global_offset", "work_dim",
+                           "enqueued_local_size"})
 """Work-item functions with one value in a work-group."""
 
 
@@ -121,7 +128,7 @@ class Bin:
     (``shl``/``shr`` on ``uint``/``ulong``, the count masked to the width), comparisons ``lt le gt
     ge eq ne`` (an ``int`` 0 or 1), and the guarded forms ``sadd ssub smul`` (signed: the exact
     result if representable, else ``a``) and ``sdiv srem`` (``a`` when ``b`` is 0 or the pair is
-    MIN, -1)."""
+    MIN, -1); on floats ``add sub mul`` and ``div`` (lang.flow_fp)."""
 
     op: str
     a: "Expr"
@@ -141,7 +148,7 @@ class Un:
 @dataclass(frozen=True)
 class Call:
     """A built-in function: integer ``min max clamp add_sat sub_sat hadd rhadd rotate popcount
-    clz abs abs_diff mul_hi mul24 mad24``, float ``fma``."""
+    clz abs abs_diff mul_hi mul24 mad24``, float ``fma`` and ``sqrt`` (lang.flow_fp)."""
 
     fn: str
     args: tuple["Expr", ...]
@@ -151,7 +158,7 @@ class Call:
 @dataclass(frozen=True)
 class Cast:
     """``(type)(a)``: integer to integer (two's complement truncation or extension), or a narrow
-    integer to a float type that holds it exactly."""
+    integer to a float type that holds it exactly, or between ``float`` and ``double`` (lang.flow_fp)."""
 
     type: str
     a: "Expr"
@@ -170,7 +177,7 @@ class Select:
         return self.a.type
 
 
-Expr = Union[Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select]
+Expr = Union[Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Vec, VBin, VCall, Swizzle, Shuffle, VSelect]
 
 
 # ---- statements -------------------------------------------------------------------------------
@@ -252,7 +259,7 @@ class Invoke:
     var: str = ""
 
 
-Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SInvoke]
+Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SwizzleStore, SInvoke]
 
 
 # ---- declarations and the program -------------------------------------------------------------
@@ -393,7 +400,7 @@ def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
 
 NODES = {c.__name__: c for c in (Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Assign, AStore, If, Loop,
                                  Exit, Exchange, Pointer, Invoke, Decl, Array, PointerParam, Function, Input, Output,
-                                 FlowProgram, *STRUCT_NODES)}
+                                 FlowProgram, Vec, VBin, VCall, Swizzle, Shuffle, VSelect, SwizzleStore, *STRUCT_NODES)}
 """Every node of a flow program by its name in the JSON form."""
 
 

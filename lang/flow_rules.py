@@ -19,6 +19,9 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   off in the emitted text; a float never decides control flow, an index or an integer (no float
   comparison, no float array, no float in a helper), so a flushed subnormal changes only the
   float outputs it flows into; ``double`` needs ``fp64``, ``long``/``ulong`` need ``int64``;
+* **more float** (lang.flow_fp, §7.4 Tables 65 and 68, §7.1, §6.4.3.2): double ``+ - * / sqrt fma``;
+  float ``/`` and ``sqrt`` only built with -cl-fp32-correctly-rounded-divide-sqrt on a device that
+  reports it (API §5.8.6.2); casts between ``float`` and ``double`` (round to nearest even);
 * **loops**: counted (:class:`lang.flow.Loop`: at most ``TRIP_CAP`` iterations, step 1 to
   ``MAX_STEP``), counters read-only; ``break``/``continue`` only inside a loop;
 * **memory**: every array index is reduced modulo the length; a local array has one element
@@ -29,11 +32,10 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
   only in the kernel, outside helpers, under uniform control flow: each enclosing ``if`` and loop
   bound and each ``break``/``continue`` of an enclosing loop depends only on constants,
   work-group-uniform work-item functions, inputs at uniform indices and uniform loop counters;
-* **structs** (§6.1; lang.flow_struct_rules): members of integer and float types, each member a
-  scalar ``var.member`` of its type; struct helpers called from the kernel with distinct struct
-  arguments of their parameters' types, computing no float;
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
-  256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS.
+  256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS;
+* **OpenCL C 2.0 launches** and non-uniform work-groups: lang.flow_launch;
+* **vectors**: lang.flow_vector_rules; **structs** (§6.1, §6.5.2.2): lang.flow_struct_rules.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lang.flow import (
+    CL2_ITEMS,
     FLOAT_TYPES,
     INT_TYPES,
     ITEMS,
@@ -71,9 +74,12 @@ from lang.flow import (
     Var,
     promoted,
 )
-from lang.flow_struct_rules import call_types, helper_members, kernel_members
-from lang.flow_structs import SInvoke
-from lang.flow_tree import expressions, statements, walk
+from lang import flow_struct_rules as struct_rules, flow_vector_rules as vector_rules
+from lang.flow_fp import FP_BINARY, FP_CALLS, float_cast, operation_rule
+from lang.flow_launch import CL2, launch_problem
+from lang.flow_tree import children, expressions, statements, walk
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore, element
 from lang.nodes import InvalidProgram
 from lang.shapes import CFGS
 from lang.types import scalar
@@ -88,7 +94,7 @@ GUARDED = ("sadd", "ssub", "smul")
 DIVISION = ("sdiv", "srem")
 SAME_TYPE = ("min", "max", "clamp", "add_sat", "sub_sat", "hadd", "rhadd", "rotate", "popcount", "clz", "mul_hi")
 ARITY = {"min": 2, "max": 2, "clamp": 3, "add_sat": 2, "sub_sat": 2, "hadd": 2, "rhadd": 2, "rotate": 2,
-         "popcount": 1, "clz": 1, "abs": 1, "abs_diff": 2, "mul_hi": 2, "mul24": 2, "mad24": 3, "fma": 3}
+         "popcount": 1, "clz": 1, "abs": 1, "abs_diff": 2, "mul_hi": 2, "mul24": 2, "mad24": 3, "fma": 3, "sqrt": 1}
 MASK24 = (0xFFFFFF, 0xFF, 0xFFFFFF)
 """The largest masks of mul24/mad24's operands (x * y + z < 2**32)."""
 
@@ -120,14 +126,15 @@ def check(p: FlowProgram) -> None:
     names = [d.name for d in (*p.inputs, *p.outputs, *p.variables, *p.arrays, *p.functions)]
     if len(set(names)) != len(names):
         _fail("duplicate names among inputs, outputs, variables, arrays and functions")
+    vector_rules.check_declarations(p)
     used = {d.type for d in (*p.inputs, *p.outputs, *p.variables, *p.arrays)}
-    for t in used | {e.type for s in statements(p.body) for x in expressions(s) for e in walk(x)}:
+    for t in {element(t) for t in used | {e.type for s in statements(p.body) for x in expressions(s) for e in walk(x)}}:
         if t not in INT_TYPES + FLOAT_TYPES:
             _fail(f"type {t!r} is not a scalar integer or float type")
         if scalar(t).needs and scalar(t).needs not in p.requires:
             _fail(f"type {t} needs {scalar(t).needs}, which the program does not require")
     for d in p.variables:
-        _const(Const(d.type, d.init))
+        _const(Const(element(d.type), d.init))
     for i in p.inputs:
         if i.count < 1:
             _fail(f"input {i.name} has no elements")
@@ -149,10 +156,7 @@ def check(p: FlowProgram) -> None:
             _fail(f"array {a.name}: space {a.space!r} is neither private nor local")
     for f in p.functions:
         _check_function(f, p)
-    members = kernel_members(p)
-    for sf in p.struct_functions:
-        _body(sf.body, Scope(helper_members(sf, p), {}, helper=True), p, loops=())
-    scope = Scope({d.name: d.type for d in p.variables} | members, arrays, local)
+    scope = Scope({d.name: d.type for d in p.variables} | struct_rules.check(p, _body, Scope), arrays, local)
     _body(p.body, scope, p, loops=())
     for o in p.outputs:
         if scope.scalars.get(o.var) != o.type:
@@ -163,12 +167,15 @@ def _check_launch(p: FlowProgram) -> None:
     if p.cfg not in CFGS:
         _fail(f"unknown control flow form {p.cfg!r} (one of {', '.join(CFGS)})")
     g, l = p.global_size, p.local_size
-    if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 or a % b for a, b in zip(g, l)):
-        _fail(f"launch {g} / {l}: 1 to 3 dimensions, each local size dividing its global size")
+    if not 1 <= len(g) <= 3 or len(l) != len(g) or any(a < 1 or b < 1 for a, b in zip(g, l)):
+        _fail(f"launch {g} / {l}: 1 to 3 dimensions of positive sizes")
     if p.global_offset and (len(p.global_offset) != len(g) or not all(0 <= o <= OFFSET_CAP for o in p.global_offset)):
         _fail(f"global offset {p.global_offset}: one per dimension, each 0 to {OFFSET_CAP}")
     if p.group_items > GROUP_CAP:
         _fail(f"work-groups of {p.group_items} work-items exceed {GROUP_CAP}")
+    problem = launch_problem(p)
+    if problem:
+        _fail(problem)
 
 
 def _check_function(f: Function, p: FlowProgram) -> None:
@@ -215,10 +222,10 @@ def _body(body: tuple[Stmt, ...], scope: Scope, p: FlowProgram, loops: tuple[Loo
             _exchange(s, scope, p, loops, uniform)
         elif isinstance(s, Invoke):
             _invoke(s, scope, p)
-        elif isinstance(s, SInvoke):
-            for a, t in zip(s.args, call_types(s, p, scope.helper)):
-                if _expr(a, scope, p) != t:
-                    _fail(f"call of {s.function}: an argument of type {a.type}, its parameter a {t}")
+        elif isinstance(s, SwizzleStore):
+            vector_rules.check_store(s, scope.scalars, lambda x: _expr(x, scope, p))
+        elif isinstance(s, struct_rules.SInvoke):
+            struct_rules.check_call(s, p, scope.helper, lambda x: _expr(x, scope, p))
         else:
             _fail(f"unknown statement {type(s).__name__}")
 
@@ -339,14 +346,19 @@ def _const(c: Const) -> None:
 
 def _expr(e: Expr, scope: Scope, p: FlowProgram) -> str:
     """Check ``e`` and return its type."""
+    if isinstance(e, VECTOR_EXPRESSIONS):
+        return vector_rules.check_expr(e, lambda x: _expr(x, scope, p))
+    if not isinstance(e, Var):
+        vector_rules.scalar_only(e, children)
     if isinstance(e, Const):
         _const(e)
     elif isinstance(e, Var):
         if scope.scalars.get(e.name) != e.type:
             _fail(f"{e.name} is no {e.type} variable in scope")
     elif isinstance(e, Item):
-        if e.fn not in ITEMS or not 0 <= e.dim <= 2:
-            _fail(f"work-item function {e.fn}({e.dim}) is not one of {', '.join(ITEMS)} over dimensions 0-2")
+        if e.fn not in ITEMS + CL2_ITEMS or not 0 <= e.dim <= 2 or e.fn in CL2_ITEMS and CL2 not in p.requires:
+            _fail(f"work-item function {e.fn}({e.dim}) is not one of {', '.join(ITEMS)} over dimensions 0-2 "
+                  f"(or of {', '.join(CL2_ITEMS)} in a program that requires {CL2})")
     elif isinstance(e, Load):
         i = next((i for i in p.inputs if i.name == e.buffer), None)
         if i is None or i.type != e.type:
@@ -369,7 +381,8 @@ def _expr(e: Expr, scope: Scope, p: FlowProgram) -> str:
     elif isinstance(e, Cast):
         t = _expr(e.a, scope, p)
         if not (t in INT_TYPES and e.type in INT_TYPES or t == e.type
-                or e.type in FLOAT_TYPES and t in INT_TYPES and scalar(t).bits <= (16 if e.type == "float" else 32)):
+                or e.type in FLOAT_TYPES and t in INT_TYPES and scalar(t).bits <= (16 if e.type == "float" else 32)
+                or float_cast(t, e.type)):
             _fail(f"cast of a {t} to {e.type}: integer to integer, or integer to a float that holds it exactly")
     elif isinstance(e, Select):
         _condition(e.cond, scope, p)
@@ -388,8 +401,10 @@ def _bin(e: Bin, scope: Scope, p: FlowProgram) -> None:
     if e.type != want:
         _fail(f"{e.op} of two {t} gives a {want}, not {e.type}")
     if t in FLOAT_TYPES:
-        if e.op not in ARITH:
-            _fail(f"{e.op} of floats: float + - * only (a float never decides control flow)")
+        if e.op not in ARITH + FP_BINARY:
+            _fail(f"{e.op} of floats: float + - * / only (a float never decides control flow)")
+        if rule := operation_rule(e.op, t, p.options, p.requires):
+            _fail(rule)
         return
     if e.op in ARITH:
         signed = scalar(want).signed
@@ -410,9 +425,11 @@ def _call(e: Call, scope: Scope, p: FlowProgram) -> None:
     if ARITY.get(e.fn) != len(types) or len(set(types)) != 1:
         _fail(f"{e.fn} with {len(types)} operands of types {types}: {ARITY.get(e.fn, '?')} operands of one type")
     t = types[0]
-    if e.fn == "fma":
-        if t != "float" or e.type != t:
-            _fail(f"fma of {t}: float only (the oracle's exact fma is binary32's)")
+    if e.fn in FP_CALLS:
+        if t not in FLOAT_TYPES or e.type != t:
+            _fail(f"{e.fn} of {t} as {e.type}: a float built-in of a float type")
+        if rule := operation_rule(e.fn, t, p.options, p.requires):
+            _fail(rule)
         return
     if t not in INT_TYPES:
         _fail(f"{e.fn} of {t}: an integer built-in")

@@ -8,6 +8,8 @@ import re
 
 from lang.flow import FLOAT_TYPES, INT_TYPES, FlowProgram
 from lang.flow_structs import SInvoke, StructFunction, StructVar, members, struct
+
+__all__ = ["SInvoke", "check", "check_call"]  # SInvoke: lang.flow_rules dispatches on it here
 from lang.nodes import InvalidProgram
 from lang.types import scalar
 
@@ -18,6 +20,24 @@ RESERVED = frozenset({"wi", "arg"})
 
 def _fail(text: str) -> None:
     raise InvalidProgram(text)
+
+
+def check(p: FlowProgram, body, scope) -> dict[str, str]:
+    """Check the program's structs and return the kernel's member scalars: the declarations
+    (:func:`kernel_members`), each struct helper's body in its scope (:func:`helper_members`;
+    ``body`` and ``scope``: lang.flow_rules' body check and Scope class)."""
+    found = kernel_members(p)
+    for f in p.struct_functions:
+        body(f.body, scope(helper_members(f, p), {}, helper=True), p, loops=())
+    return found
+
+
+def check_call(s: SInvoke, p: FlowProgram, helper: bool, expr) -> None:
+    """Check a struct helper's call (:func:`call_types`), its scalar arguments by ``expr`` (the
+    type of a checked expression)."""
+    for a, t in zip(s.args, call_types(s, p, helper)):
+        if expr(a) != t:
+            _fail(f"call of {s.function}: an argument of type {a.type}, its parameter a {t}")
 
 
 def kernel_members(p: FlowProgram) -> dict[str, str]:

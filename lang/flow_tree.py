@@ -5,11 +5,14 @@ to them here once."""
 
 from __future__ import annotations
 
+from lang import flow_vectors
 from lang.flow import ALoad, AStore, Assign, Bin, Call, Cast, Exchange, Exit, Expr, If, Load, Loop, Select, Stmt, Un
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
     """The operands of an expression."""
+    if isinstance(e, flow_vectors.EXPRESSIONS):
+        return flow_vectors.children(e)
     if isinstance(e, (Load, ALoad)):
         return (e.index,)
     if isinstance(e, Bin):
@@ -53,4 +56,6 @@ def expressions(s: Stmt) -> tuple[Expr, ...]:
         return (s.base, s.trips)
     if isinstance(s, Exchange):
         return (s.value, s.index)
+    if isinstance(s, flow_vectors.SwizzleStore):
+        return (s.value,)
     return s.args

@@ -9,7 +9,7 @@ parameters bound to the caller's variable or to a view of the caller's array. Th
 a work-group run in lockstep, so an exchange's barriers (§6.15.8) are phases: all writes into the
 local array, then all reads. Work-item functions take their values from the launch (§6.15.1).
 
-Every value is exact (:mod:`oracles.flow_ops`); a float output is judged by its bits, any NaN
+Every value is exact (:mod:`oracles.flow_ops`, :mod:`oracles.flow_fp`); a float output is judged by its bits, any NaN
 for a NaN (its payload is not specified), and each float value carries which work-items saw a
 value a device without CL_FP_DENORM may flush (§7.2): those lanes are exact only on a device
 that keeps denormals (:attr:`Outcome.flushable`).
@@ -47,10 +47,13 @@ from lang.flow import (
     Var,
 )
 from lang.flow_structs import SInvoke
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore
 from lang.nodes import Fill
 from lang.types import scalar
-from oracles import flow_structs
-from oracles.flow_ops import binary, builtin, dtype, fma32, tiny, unary
+from oracles import flow_structs, flow_vectors
+from oracles.flow_fp import flushable, operation
+from oracles.flow_ops import binary, builtin, dtype, unary
 
 
 @dataclass
@@ -64,7 +67,9 @@ class Outcome:
 
 
 class Launch:
-    """Work-item function values of every work-item, ordered by global linear id."""
+    """Work-item function values of every work-item, ordered by global linear id (OpenCL C 3.0.19
+    §6.15.1; a dimension's last work-group may be partial, lang.flow_launch: its ``local_size`` is
+    what is left of the global size, ``enqueued_local_size`` the launch's)."""
 
     def __init__(self, global_size: tuple[int, ...], local_size: tuple[int, ...],
                  global_offset: tuple[int, ...] = ()) -> None:
@@ -76,16 +81,19 @@ class Launch:
         gid = [i % g[0], (i // g[0]) % g[1], i // (g[0] * g[1])]
         lid = [gid[d] % l[d] for d in range(3)]
         grp = [gid[d] // l[d] for d in range(3)]
-        groups = [g[d] // l[d] for d in range(3)]
+        groups = [-(-g[d] // l[d]) for d in range(3)]  # a partial last work-group counts (lang.flow_launch)
+        size = [np.minimum(l[d], g[d] - grp[d] * l[d]) for d in range(3)]  # the actual work-group's size
         full = [np.full(n, v, np.int64) for v in (*g, *l, *groups, len(global_size))]
         self.n = n
         self.group_items = l[0] * l[1] * l[2]
-        self.local_linear = lid[0] + l[0] * (lid[1] + l[1] * lid[2])
+        self.groups = groups[0] * groups[1] * groups[2]
+        self.group_size = size[0] * size[1] * size[2]  # each work-item's work-group's work-items
+        self.local_linear = lid[0] + size[0] * (lid[1] + size[1] * lid[2])
         self.group = grp[0] + groups[0] * (grp[1] + groups[1] * grp[2])
         self.values = {
             "global_id": [gid[d] + o[d] for d in range(3)], "local_id": lid, "group_id": grp,
-            "global_size": full[0:3], "local_size": full[3:6], "num_groups": full[6:9], "work_dim": [full[9]] * 3,
-            "global_offset": [np.full(n, o[d], np.int64) for d in range(3)],
+            "global_size": full[0:3], "local_size": size, "num_groups": full[6:9], "work_dim": [full[9]] * 3,
+            "global_offset": [np.full(n, o[d], np.int64) for d in range(3)], "enqueued_local_size": full[3:6],
             "global_linear_id": [i] * 3, "local_linear_id": [self.local_linear] * 3,
         }
 
@@ -122,17 +130,17 @@ class Machine:
         self.local: dict[str, np.ndarray] = {}  # (work-groups, length)
 
     def declare(self, name: str, t: str, init: int) -> None:
-        n = self.launch.n
-        s = scalar(t)
-        self.scalars[name] = np.full(n, init, s.bits_dtype).view(s.dtype) if s.is_float else np.full(n, init, s.dtype)
-        if s.is_float:
-            self.flush[name] = np.zeros(n, bool)
+        self.scalars[name], flush = flow_vectors.declare(self.launch.n, t, init)
+        if flush is not None:
+            self.flush[name] = flush
 
     # ---- expressions ----
 
     def value(self, e: Expr) -> tuple[np.ndarray, np.ndarray | None]:
         """``e`` for every work-item, and (a float) which work-items saw a flushable value."""
         n = self.launch.n
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return flow_vectors.value(e, self.value)
         if isinstance(e, Const):
             s = scalar(e.type)
             if s.is_float:
@@ -145,7 +153,7 @@ class Machine:
         if isinstance(e, Load):
             data = self.inputs[e.buffer]
             v = data[self.int(e.index).astype(np.int64) % len(data)]
-            return v, (tiny(v) if e.type in FLOAT_TYPES else None)
+            return v, (flushable(v) if e.type in FLOAT_TYPES else None)
         if isinstance(e, ALoad):
             a = self.arrays[e.array]
             return a[np.arange(n), self.int(e.index).astype(np.int64) % a.shape[1]], None
@@ -155,6 +163,10 @@ class Machine:
             return np.where(c, a, b), (None if fa is None else np.where(c, fa, fb))
         if isinstance(e, Cast):
             a, fa = self.value(e.a)
+            if fa is not None and e.type in FLOAT_TYPES:  # float <-> double (lang.flow_fp)
+                with np.errstate(over="ignore"):
+                    r = a.astype(dtype(e.type))
+                return r, fa | flushable(r)
             return a.astype(dtype(e.type)), (fa if fa is not None else None if e.type not in FLOAT_TYPES
                                               else np.zeros(n, bool))
         return self._operation(e)
@@ -165,15 +177,11 @@ class Machine:
         t = operands[0].type
         if t in FLOAT_TYPES:
             xs = [v for v, _ in values]
-            with np.errstate(all="ignore"):
-                if isinstance(e, Call):  # fma (binary32 only: lang.flow_rules)
-                    r = fma32(*xs)
-                else:
-                    r = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[e.op](xs[0], xs[1])
+            r = operation(e.fn if isinstance(e, Call) else e.op, xs)  # oracles.flow_fp
             flushed = values[0][1].copy()
             for _, f in values[1:]:
                 flushed |= f
-            return r, flushed | tiny(r)
+            return r, flushed | flushable(r)
         xs = [v for v, _ in values]
         if isinstance(e, Bin):
             return binary(e.op, xs[0], xs[1], t), None
@@ -213,11 +221,17 @@ class Machine:
                 self.exchange(s, m)
             elif isinstance(s, Invoke):
                 self.invoke(s, m)
+            elif isinstance(s, SwizzleStore):
+                self.scalars[s.var], f = flow_vectors.store(s, (self.scalars[s.var], self.flush.get(s.var)),
+                                                            self.value(s.value), m)
+                if f is not None:
+                    self.flush[s.var] = f
             elif isinstance(s, SInvoke):
                 flow_structs.invoke(self, s, m)
 
     def assign(self, var: str, value: tuple[np.ndarray, np.ndarray | None], m: np.ndarray) -> None:
         v, f = value
+        m = m if v.ndim == 1 else m[:, None]  # a vector: every component
         self.scalars[var] = np.where(m, v.astype(self.scalars[var].dtype), self.scalars[var])
         if f is not None:
             self.flush[var] = np.where(m, f, self.flush[var])
@@ -242,7 +256,7 @@ class Machine:
         a = self.local[s.array]
         value = self.int(s.value)
         a[self.launch.group[m], self.launch.local_linear[m]] = value[m]
-        read = a[self.launch.group, self.int(s.index).astype(np.int64) % a.shape[1]]
+        read = a[self.launch.group, self.int(s.index).astype(np.int64) % self.launch.group_size]  # = length if uniform
         self.assign(s.var, (read, None), m)
 
     def invoke(self, s: Invoke, m: np.ndarray) -> None:
@@ -277,7 +291,7 @@ def interpret(p: FlowProgram, inputs: dict[str, np.ndarray] | None = None) -> di
     for a in p.arrays:
         s = scalar(a.type)
         if a.space == "local":
-            m.local[a.name] = np.zeros((launch.n // launch.group_items, a.length), s.dtype)
+            m.local[a.name] = np.zeros((launch.groups, a.length), s.dtype)
         else:
             m.arrays[a.name] = np.tile(np.array(a.init, dtype=s.dtype), (launch.n, 1))
     m.run(p.body, np.ones(launch.n, bool), None)

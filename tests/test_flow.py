@@ -158,8 +158,9 @@ BREACHES = {
     "local array of the wrong size": (_breach(arrays=(Array("la", "uint", 3, "local"),)), "one element per work-item"),
     "double without fp64": (_breach(variables=_hand().variables + (Decl("d", "double"),)), "needs fp64"),
     "local size not dividing": (_breach(global_size=(6,), local_size=(4,)), "dividing"),
-    "double fma": (_breach(requires=frozenset({"fp64"}), variables=_hand().variables + (Decl("d", "double"),),
-                           body=(Assign("d", Call("fma", (Const("double", 0),) * 3, "double")),)), "fma of double"),
+    "float sqrt without the option": (_breach(variables=_hand().variables + (Decl("d", "float"),),
+                                              body=(Assign("d", Call("sqrt", (Const("float", 0),), "float")),)),
+                                      "only in a program built with -cl-fp32-correctly-rounded-divide-sqrt"),
 }
 
 

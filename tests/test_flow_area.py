@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
+from campaign.flow_variants import variants
 from corpus.store import Corpus
 from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import flow_programs
@@ -127,7 +128,8 @@ def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
     check(_tiny())
     worker = _Worker()
     corpus, p = _campaign(tmp_path, worker)
-    assert worker.options == ["", "-cl-opt-disable"]
+    assert worker.options[:2] == ["", "-cl-opt-disable"]  # then its EMI variants, default build (campaign.flow_variants)
+    assert worker.options[2:] == [""] * len(variants(p)) and variants(p)
     opt = replace(p, options="-cl-opt-disable")
     runs = {r["program_id"]: r for r in corpus.db["runs"].rows}
     assert {runs[p.id]["options"], runs[opt.id]["options"]} == {"", "-cl-opt-disable"}
@@ -147,7 +149,7 @@ def test_both_builds_run_and_a_wrong_lane_is_wrong_code(tmp_path):
 def test_a_crash_is_a_failure_of_each_build(tmp_path):
     corpus, p = _campaign(tmp_path, _Worker(crash=True))
     rows = corpus.disagreements()
-    assert [r["kind"] for r in rows] == ["crash", "crash"] and {r["operation"] for r in rows} == {"program"}
+    assert [r["kind"] for r in rows] == ["crash"] * (2 + len(variants(p))) and {r["operation"] for r in rows} == {"program"}
     assert len(corpus.buckets()) == 1
 
 
@@ -289,3 +291,35 @@ def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_reduces_it(tmp_path
     corpus.update_campaign("c", 0, {}, 1, 0)
     beside.leave(Result(), 0.25)
     assert pending_reasons(corpus, "c") == {}
+
+
+def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
+    """Given releases of the bucket's driver, triage ranges the reduced flow bucket over them
+    (triage.versions.check_bucket on the bucket its rows moved to), as it does a reduced
+    statement's; a target of another lineage has no releases to range over."""
+    import triage.beside as beside_module
+    from triage.beside import Beside
+
+    class Lane:
+        def __init__(self, worker):
+            self.worker = worker
+
+        def beside(self, fn):
+            return fn(self.worker)
+
+    class Release(_Target):
+        name, release = "fake-2.0", "testing"
+
+    checked = []
+    monkeypatch.setattr(beside_module, "check_bucket", lambda corpus, bucket, releases, timeout_s: checked.append(
+        (bucket, [t.name for t in releases])))
+    worker = _Worker()
+    worker.restart = lambda: None
+    corpus, _ = _campaign(tmp_path, worker)
+    events = []
+    beside = Beside(corpus, "c", on_event=lambda what, b: events.append((what, b["id"])), targets=[_Target()],
+                    releases=[_Target(), Release()])
+    beside.task(_Target())(Lane(worker), 120.0, 120.0)
+    (bucket,) = corpus.buckets()
+    assert checked == [(bucket["id"], ["fake", "fake-2.0"])]
+    assert [w for w, _ in events] == ["confirmed", "reduced", "ranged"] and events[-1][1] == bucket["id"]

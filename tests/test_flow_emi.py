@@ -11,14 +11,14 @@ import pytest
 
 from fuzz.emit.opencl_flow import emit
 from fuzz.strategies.flow import generate
-from fuzz.strategies.flow_emi import KINDS, variant
+from fuzz.strategies.flow_emi import CONDITIONED, variant
 from lang.flow import If
 from lang.flow_tree import statements
 from lang.flow_rules import check
 from oracles import flow_outcomes
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", CONDITIONED)
 def test_a_variant_computes_what_its_original_does(kind):
     made = 0
     for seed in range(40):
@@ -49,7 +49,7 @@ def test_a_dead_branch_is_never_taken_and_a_live_one_always():
     assert variant(replace(p, inputs=()), "dead", random.Random(1)) is None
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", CONDITIONED)
 def test_the_host_c_build_of_a_variant_agrees_with_the_original(kind, tmp_path):
     """An evaluation independent of the interpreter: gcc builds the variant for the host
     (-fsanitize=undefined, tests/flow_host.py) and gets the original's outputs."""

@@ -47,8 +47,8 @@ def _counts(path) -> dict[str, int]:
 def test_the_migrations_are_the_schema_history():
     assert NAMES == ["m001_tables", "m002_buckets", "m003_campaign_state", "m004_errors", "m005_deviation",
                      "m006_culprit", "m007_reproduction", "m008_release_checks", "m009_build_options", "m010_slow",
-                     "m011_oracle_defects", "m012_reduction_defined", "m013_bugs"]
-    assert SCHEMA_VERSION == len(NAMES) == 13
+                     "m011_oracle_defects", "m012_reduction_defined", "m013_bugs", "m014_variants"]
+    assert SCHEMA_VERSION == len(NAMES) == 14
     assert {p.name for p in OLD_CORPORA.glob("*.sqlite")} == {f"schema-{n}.sqlite" for n in SCHEMAS}
 
 

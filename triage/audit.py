@@ -2,8 +2,8 @@
 disagreement with a computation that shares no code with the oracle, and list every verdict it
 cannot reproduce (``clfuzz audit``).
 
-The sample is deterministic: the buckets with a value verdict (kinds wrong-result and
-imprecise-result; a build error, crash or timeout is not a value verdict: those buckets are
+The sample is deterministic: the buckets with a value verdict (kinds wrong-result,
+imprecise-result and wrong-code; a build error, crash or timeout is not a value verdict: those buckets are
 counted and skipped) are grouped by area and operation, the groups taken in turn (sorted by name,
 each group's buckets by id) until the sample is full. Of each bucket the row with the least id is
 audited: its program is loaded from the corpus, the statement that writes its buffer is evaluated
@@ -23,6 +23,10 @@ lane the row names is compared:
 * **not audited (reason)**: what the audit has no independent reference for (atomics, half
   precision math, a*b+c that -cl-mad-enable may contract, ...), never counted as reproduced.
 
+A flow program's row (kind wrong-code, lang.flow) is re-derived by the program built for the
+host as C (:mod:`triage.flow_audit`, gcc with ``-fsanitize=undefined``): reproduced where the
+host's bits of the lane are the expected ones and not the actual ones; not audited without gcc.
+
 Every timeout bucket is audited too, from its runs (:func:`audit_timeout`): no OpenCL
 specification sets a time limit, so a run cut at the ceiling is slow (severity performance) and a
 hang (a violation) only where a re-run given at least :data:`HANG_FACTOR` times the time the cut
@@ -41,12 +45,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from audit import NOT_AUDITED, Env, Evaluator, TooMany, Unsupported, bits_text, decode, is_float
-from corpus.buckets import RESULT_KINDS
+from corpus.buckets import RESULT_KINDS, WRONG_CODE
 from corpus.reads import bucket_rows, first_result_row, target_fingerprints
 from corpus.run_facts import TIMEOUT
 from corpus.store import Corpus, CorpusError
+from lang.flow import FlowProgram
 from lang.ir import Program, Store
+from triage.flow_audit import audit_flow_row
 
+VALUE_KINDS = (*RESULT_KINDS, WRONG_CODE)
+"""The bucket kinds whose rows are value verdicts the audit re-derives."""
 DEFAULT_SAMPLE = 50
 HANG_FACTOR = 10.0
 """How many times the time a cut run was given its re-run must have had before its silence is a
@@ -94,7 +102,7 @@ class AuditResult:
 def sample_buckets(every: list[dict], n: int) -> tuple[list[dict], int, int]:
     """Of a corpus's buckets (``every``, as corpus.store.Corpus.buckets lists them): (the sampled
     value-verdict buckets, buckets in all, build-error and crash buckets skipped)."""
-    values = [b for b in every if b["signature"].get("kind") in RESULT_KINDS]
+    values = [b for b in every if b["signature"].get("kind") in VALUE_KINDS]
     timeouts = sum(b["signature"].get("kind") == TIMEOUT for b in every)
     groups: dict[tuple[str, str], list[dict]] = {}
     for b in sorted(values, key=lambda b: b["id"]):
@@ -114,8 +122,9 @@ def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
     kinds = Counter(b["signature"].get("kind", "") for b in every)
     result = AuditResult(total, failures, bucket_kinds=kinds)
     fingerprints = {f: json.loads(text or "{}") for f, text in target_fingerprints(corpus).items()}
+    hosts: dict[str, dict] = {}  # each flow program's host outputs (triage.flow_audit)
     for b in buckets:
-        row = first_result_row(corpus, b["id"])
+        row = first_result_row(corpus, b["id"], VALUE_KINDS)
         if row is None:
             continue
         kind = b["signature"].get("kind", "")
@@ -124,7 +133,11 @@ def audit_corpus(corpus: Corpus, sample: int = DEFAULT_SAMPLE) -> AuditResult:
         except CorpusError as e:
             result.findings.append(Finding(b["id"], row, "not audited", f"program not loadable: {e}", kind=kind))
             continue
-        finding = audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {}))
+        if isinstance(program, FlowProgram):
+            status, reason, independent = audit_flow_row(row, program, hosts)
+            finding = Finding(b["id"], row, status, reason, independent)
+        else:
+            finding = audit_row(b["id"], row, program, fingerprints.get(row["fingerprint_id"], {}))
         finding.kind = kind
         result.findings.append(finding)
     for b in every:

@@ -157,6 +157,7 @@ class Beside:
                 done = reduce_flow_stored(self.corpus, row, target, worker, min(REDUCE_S, left))
                 if done is not None:
                     self._tell("reduced", {"id": done[0]})
+                    self._range(done[0], target, seconds - (time.monotonic() - start))
             return
         if not confirmed:
             runs = reruns(program, row)
@@ -199,13 +200,16 @@ class Beside:
             with self._lock:
                 self.again.setdefault(target.name, []).append(
                     ({**bucket, "id": reduction.bucket}, {**reduction.rows[0], "bucket": reduction.bucket}))
-        left = seconds - (time.monotonic() - start)
-        # a variant (PoCL's work-group method) has no releases of its own to range over
+        # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
+        self._range(reduction.bucket, target, seconds - (time.monotonic() - start))
+
+    def _range(self, bucket: str, target: Target, left: float) -> None:
+        """The release range of a reduced bucket (triage.versions), when ``left`` seconds allow it
+        and its driver has releases here; a variant (PoCL's work-group method) has none of its own."""
         if left > RANGE_S and not target.settings and any(
                 t.release and t.lineage == target.lineage for t in self.releases):
-            # the reduced rows' bucket: a shaped program's rows may have joined the built-in's
-            check_bucket(self.corpus, reduction.bucket, self.releases, timeout_s=min(60.0, left / 2))
-            self._tell("ranged", {"id": reduction.bucket})
+            check_bucket(self.corpus, bucket, self.releases, timeout_s=min(60.0, left / 2))
+            self._tell("ranged", {"id": bucket})
 
     def _confirmed(self, row: dict[str, Any], bucket: dict[str, Any], shown: bool) -> None:
         self.corpus.confirm(row["program_id"], row["target"], row["bucket"], shown)

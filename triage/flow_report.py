@@ -13,7 +13,10 @@ A flow program runs built with the default options and with ``-cl-opt-disable``
 - ``README.md``: the driver, the rule, that the program is defined (lang.flow_rules accepts it),
   and each wrong lane's expected value, its actual value in this build and in the other build
   (the corpus's: the other build's wrong value, the expected one where the other build ran and
-  got the lane right, or that it did not run), so a difference between the two builds shows.
+  got the lane right, or that it did not run), so a difference between the two builds shows;
+  and where the program is an equivalence-modulo-inputs variant or has variants
+  (campaign.flow_variants) that got a lane otherwise on the target, both kernels and both values
+  (triage.flow_variant_report).
 
 A bucket reduced at the structure level (triage.flow_triage) shows its reduced kernel, with its
 size before and after; one not reduced yet (:data:`NOT_REDUCED`) the program as found.
@@ -22,13 +25,12 @@ size before and after; one not reduced yet (:data:`NOT_REDUCED`) the program as 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from campaign.flow import BUILDS, RULES, FlowExpectations, build_name, flow_job, verdict_of
+from campaign.flow import RULES, FlowExpectations, build_name, builds, flow_job, verdict_of
 from corpus.reads import bucket_rows, fingerprint_of, rows_on_target
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
@@ -44,6 +46,7 @@ from lang.flow_rules import check
 from lang.ir import InvalidProgram
 from lang.types import format_value, scalar
 from oracles import flow_outcomes
+from triage.flow_variant_report import variant_section
 from triage.repro_script import MAX_CHECKS, job_data, repro_source
 
 NOT_REDUCED = "not reduced yet (`clfuzz reduce BUCKET` reduces it at the structure level)"
@@ -75,8 +78,8 @@ def observe_flow(p: FlowProgram, target: Target, worker: Worker) -> list[dict[st
 
 
 def other_build(p: FlowProgram) -> FlowProgram:
-    """``p`` with the other options of campaign.flow.BUILDS."""
-    return replace(p, options=next(o for o in BUILDS if o != p.options))
+    """``p`` with the other options of campaign.flow.BUILDS (campaign.flow.builds)."""
+    return next(b for b in builds(p) if b.options != p.options)
 
 
 def flow_lanes(corpus: Corpus, bucket: dict[str, Any]) -> tuple[FlowProgram, dict[str, Any], list[dict[str, Any]]]:
@@ -143,7 +146,10 @@ def write_flow_report(corpus: Corpus, bucket: dict[str, Any], folder: Path) -> P
     (folder / "repro.py").write_text(repro_source({"title": bucket["title"], "bucket": bucket["id"], "kind": kind,
                                                    "fronts": [front], "timeout_s": 600.0}))
     reduction = next((r for r in reversed(corpus.reductions(bucket["id"])) if r["reduced_id"] == program.id), None)
-    (folder / "README.md").write_text(flow_readme(bucket, program, first, fp, lanes, reduction))
+    pairs, kernels = variant_section(corpus, program, first["target"], lanes)  # EMI: triage.flow_variant_report
+    for name, text in kernels.items():
+        (folder / name).write_text(text)
+    (folder / "README.md").write_text(flow_readme(bucket, program, first, fp, lanes, reduction) + "\n".join(pairs))
     return folder
 
 

@@ -15,6 +15,7 @@ from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV
 from lang.constructs import constructs, paths_of, requirements
 from lang.derive import restrict
 from lang.flow import FlowProgram
+from lang.flow_launch import NON_UNIFORM
 from lang.images import format_key
 from lang.ir import Program, type_needs
 from lang.maths import CR_DIVIDE_SQRT
@@ -68,10 +69,14 @@ def runnable(target: Target, program: Program | FlowProgram) -> Program | FlowPr
     requires (int64, build-option capabilities), an image format of the program (its
     fingerprint's ``image_formats``), or no statement is left. A part keeps the version and type
     requirements of the statements it kept only. A flow program (lang.flow) is taken whole, with
-    its requirements, on :data:`FLOW_PATHS`, or not at all."""
+    its requirements, on :data:`FLOW_PATHS`, or not at all; one that requires
+    CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (float ``/`` and ``sqrt``, lang.flow_fp) on the OpenCL C path
+    only: the option is the API's for "the program source" (§5.8.6.2), and the OpenCL SPIR-V
+    environment's OpFDiv of Float32 is within 2.5 ulp with no such option."""
     fp = target.fingerprint
     if isinstance(program, FlowProgram):  # whole or not at all, on a path that has its emitter
-        return program if target.path in FLOW_PATHS and all(has(fp, cap) for cap in program.requires) else None
+        paths = (PATH_OPENCL_C,) if program.requires & {CR_DIVIDE_SQRT, NON_UNIFORM} else FLOW_PATHS  # lang.flow_rules
+        return program if target.path in paths and all(has(fp, cap) for cap in program.requires) else None
     blocked = target.route.unsupported if target.path == PATH_SPIRV else frozenset()
     whole = program.requires - VERSION_KEYS - TYPE_CAPABILITIES  # what every statement needs
     if whole & blocked or not all(has(fp, cap) for cap in whole):

@@ -66,6 +66,10 @@ def _atomics(cl, device, extensions: list[str]) -> dict[str, Any]:
         "opencl_c_features": sorted(features),
         "int64_atomics": {"cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics"} <= set(extensions),
         "cl3.0": c3,
+        # OpenCL 3.0 API clEnqueueNDRangeKernel: a 2.x device always takes non-uniform work-groups, a 3.0 one if it
+        # reports CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT; a 1.x device never (lang.flow_launch)
+        "non_uniform_work_groups": c2 and (device_version.startswith("OpenCL 2.") or bool(
+            _info(device, getattr(di, "NON_UNIFORM_WORK_GROUP_SUPPORT", -1), False))),
         **{key: c3 and f"__opencl_c_{key}" in features
            for key in ("atomic_order_acq_rel", "atomic_order_seq_cst", "atomic_scope_device")},
         # §6.7.1: every OpenCL C 2.0 device has the generic address space, an OpenCL C 3.0 one the feature's

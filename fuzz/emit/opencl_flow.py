@@ -15,11 +15,12 @@ one work-item at a time, which a host C compiler builds as an independent evalua
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from fuzz.emit import opencl_flow_structs as structs
 from fuzz.emit.opencl_c import KERNEL_NAME, literal
+from fuzz.emit.opencl_flow_vectors import OPENCL_VECTORS, VectorText
 from lang.flow import (
     BASE_MASK,
     ALoad,
@@ -46,20 +47,23 @@ from lang.flow import (
     promoted,
     regions,
 )
+from lang.flow_launch import CL2, LINEAR, is_non_uniform
 from lang.flow_structs import SInvoke
 from lang.flow_tree import expressions, statements, walk
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore, element
 from lang.nodes import Literal
 from lang.types import Type, scalar
 
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=",
-           "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "shl": "<<", "shr": ">>"}
+           "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "shl": "<<", "shr": ">>", "div": "/"}
 HELPERS = ("sadd", "ssub", "smul", "sdiv", "srem")
 
 
 @dataclass(frozen=True)
 class Dialect:
     """How a dialect spells a work-item function, a built-in call, a global and a local
-    declaration, a barrier and a private pointer parameter."""
+    declaration, a barrier, a private pointer parameter and vectors."""
 
     item: Callable[[str, int], str]
     builtin: Callable[[str, str, list[str]], str]
@@ -67,6 +71,7 @@ class Dialect:
     local: Callable[[str, str, int], str]
     barrier: str
     private: str
+    vectors: VectorText = OPENCL_VECTORS
 
 
 def _cl_item(fn: str, dim: int) -> str:
@@ -83,6 +88,15 @@ def _cl_item(fn: str, dim: int) -> str:
 OPENCL = Dialect(item=_cl_item, builtin=lambda fn, t, args: f"{fn}({', '.join(args)})", global_="__global ",
                  local=lambda name, t, n: f"__local {t} {name}[{n}];", barrier="barrier(CLK_LOCAL_MEM_FENCE);",
                  private="private ")
+OPENCL_20 = replace(OPENCL, item=lambda fn, dim: f"((uint)get_{fn}())" if fn in LINEAR else _cl_item(fn, dim))
+"""The dialect of a program that requires ``cl2.0`` (lang.flow_launch): the linear ids are the
+OpenCL C 2.0 built-ins (§6.15.1)."""
+
+
+def group_size_text(d: Dialect) -> str:
+    """The actual work-group's work-items (a partial group's fewer, lang.flow_launch): what a local
+    array's exchange reads modulo in a non-uniform launch."""
+    return f"({' * '.join(d.item('local_size', k) for k in range(3))})"
 
 
 def const(c: Const) -> str:
@@ -121,6 +135,8 @@ class Writer:
         self.p = p  # the program (for its struct helpers)
 
     def expr(self, e: Expr) -> str:
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return self.d.vectors.expr(self, e)
         if isinstance(e, Const):
             return const(e)
         if isinstance(e, Var):
@@ -169,6 +185,8 @@ class Writer:
                 self.lines += [f"{pad}{s.array}[lin_l] = {self.expr(s.value)};", f"{pad}{self.d.barrier}",
                                f"{pad}{s.var} = {s.array}[({self.expr(s.index)}) % {s.array}_n];",
                                f"{pad}{self.d.barrier}"]
+            elif isinstance(s, SwizzleStore):
+                self.lines.append(pad + self.d.vectors.store(self, s))
             elif isinstance(s, SInvoke):
                 self.lines.append(pad + structs.call_text(s, self.p, [self.expr(a) for a in s.args]))
             else:
@@ -230,7 +248,7 @@ def function_text(f: Function, d: Dialect) -> list[str]:
 
 def prelude(p: FlowProgram, d: Dialect) -> list[str]:
     """The guarded helpers and the program's helper functions."""
-    lines = [helper_text(op, t) for op, t in _uses(p)]
+    lines = d.vectors.header() + [helper_text(op, t) for op, t in _uses(p)]
     for f in p.functions:
         lines += function_text(f, d)
     lines += structs.definitions(p)
@@ -256,8 +274,10 @@ def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
         else:
             values = ", ".join(const(Const(a.type, v)) for v in a.init)
             w.lines.append(f"    {a.type} {a.name}[{a.length}] = {{{values}}};")
-        w.lines.append(f"    const uint {a.name}_n = {a.length}u;")
-    w.lines += [f"    {v.type} {v.name} = {const(Const(v.type, v.init))};" for v in p.variables]
+        n = group_size_text(d) if a.space == "local" and is_non_uniform(p) else f"{a.length}u"  # lang.flow_launch
+        w.lines.append(f"    const uint {a.name}_n = {n};")
+    w.lines += [f"    {v.type} {v.name} = {d.vectors.init(v.type, const(Const(element(v.type), v.init)))};"
+                for v in p.variables]
     w.lines += structs.declarations(p, p.struct_vars, const)
     w.body(p.body, 1)
     w.lines += [f"    {o.name}[lin_g] = {o.var};" for o in p.outputs]
@@ -269,8 +289,9 @@ def emit(p: FlowProgram) -> str:
     lines = ["#pragma OPENCL FP_CONTRACT OFF"]  # the default is ON (§6.15.2.1): never fuse a*b+c
     if "fp64" in p.requires:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
-    lines += prelude(p, OPENCL)
+    d = OPENCL_20 if CL2 in p.requires else OPENCL
+    lines += prelude(p, d)
     lines.append(f"__kernel void {KERNEL_NAME}(__global const uchar *in, __global uchar *out) {{")
-    lines += kernel_body(p, OPENCL)
+    lines += kernel_body(p, d)
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,8 @@ from lang.policy import Policy
 AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spirv_programs,
          "expressions": expressions.expression_programs, "atomics": atomics.atomic_programs,
          "images": images.image_programs, "math": maths.math_programs, "shapes": shapes.shape_programs,
-         "flow": lambda caps, policy: flow.flow_programs(floats=True, int64=caps.int64)}
+         "flow": lambda caps, policy: flow.flow_programs(floats=True, int64=caps.int64, fp64=caps.fp64,
+                                                         cr=caps.cr_divide_sqrt, launches=caps.launches)}
 """What a campaign can generate: each program is drawn from one of the chosen areas (``flow``:
 lang.flow programs, not lang.ir ones)."""
 

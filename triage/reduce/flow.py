@@ -54,6 +54,8 @@ from lang.flow import (
 from lang.flow_structs import SInvoke
 from lang.flow_tree import children, expressions, statements, walk
 from lang.flow_rules import check
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import SwizzleStore, is_vector, with_child
 from lang.nodes import InvalidProgram
 from lang.types import scalar
 from triage.flow_report import observe_flow
@@ -182,7 +184,7 @@ def _statements(s: Stmt) -> Iterator[tuple[Stmt, ...]]:
 
 
 _FIELDS = {Assign: ("value",), AStore: ("index", "value"), If: ("cond",), Exit: ("cond",), Loop: ("base", "trips"),
-           Exchange: ("value", "index")}
+           Exchange: ("value", "index"), SwizzleStore: ("value",)}
 
 
 def _exprs(e: Expr) -> Iterator[Expr]:
@@ -191,7 +193,7 @@ def _exprs(e: Expr) -> Iterator[Expr]:
     for c in children(e):
         if c.type == e.type:
             yield c
-    if not isinstance(e, Const):
+    if not isinstance(e, Const) and not is_vector(e.type):
         yield from _constants(e.type)
     for i, c in enumerate(children(e)):
         for simpler in _exprs(c):
@@ -209,6 +211,8 @@ def _constants(t: str) -> Iterator[Const]:
 
 
 def _with_child(e: Expr, i: int, c: Expr) -> Expr:
+    if isinstance(e, VECTOR_EXPRESSIONS):
+        return with_child(e, i, c)
     if isinstance(e, (Load, ALoad)):
         return replace(e, index=c)
     if isinstance(e, Bin):

@@ -41,12 +41,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzz.emit.opencl_c import KERNEL_NAME
-from fuzz.emit.spirv import flow_structs
+from fuzz.emit.spirv import flow_structs, flow_vectors
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
 from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
+from lang.flow_launch import is_non_uniform
 from lang.flow_structs import SInvoke
 from lang.flow_tree import statements
+from lang.flow_vectors import SwizzleStore
 from lang.types import scalar
 
 
@@ -63,7 +65,7 @@ class Exits:
 
 def assigned(body: tuple[Stmt, ...]) -> list[str]:
     """The variables a body assigns (nested statements included), in a stable order."""
-    names = [s.var for s in statements(body) if isinstance(s, (Assign, Exchange, Invoke)) and s.var]
+    names = [s.var for s in statements(body) if isinstance(s, (Assign, Exchange, Invoke, SwizzleStore)) and s.var]
     return list(dict.fromkeys(names))
 
 
@@ -112,6 +114,8 @@ class Writer(Values):
                 self.exit(s)
             elif isinstance(s, Exchange):
                 self.exchange(s)
+            elif isinstance(s, SwizzleStore):
+                flow_vectors.store(self, s)
             elif isinstance(s, SInvoke):
                 flow_structs.invoke(self, s)
             else:
@@ -224,6 +228,12 @@ class Writer(Values):
         self.label(merge)
         self.join(before, leave + exits.breaks)
 
+    def group_size(self) -> int:
+        """The actual work-group's work-items (a uint: a partial group's fewer, lang.flow_launch)."""
+        sizes = [self.size("local_size", k) for k in range(3)]
+        product = self.op("OpIMul", "ulong", self.op("OpIMul", "ulong", sizes[0], sizes[1]), sizes[2])
+        return self.op("OpUConvert", "uint", product)
+
     def exchange(self, s: Exchange) -> None:
         """``array[lid] = value; barrier; var = array[index % length]; barrier``."""
         var, t, n = self.local[s.array]
@@ -231,7 +241,8 @@ class Writer(Values):
         value = self.value(s.value)
         self.store(self.op("OpInBoundsAccessChain", pointer, var, self.lid), value)
         barrier(self.m)
-        at = self.op("OpUMod", "uint", self.value(s.index), self.const("uint", n))
+        length = self.group_size() if is_non_uniform(self.shared.p) else self.const("uint", n)  # lang.flow_launch
+        at = self.op("OpUMod", "uint", self.value(s.index), length)
         read = self.op("OpLoad", t, self.op("OpInBoundsAccessChain", pointer, var, at))
         barrier(self.m)
         self.write(s.var, read)

@@ -12,7 +12,8 @@ division and remainder divide by 1 where the divisor is 0 or the pair is MIN, -1
 (:func:`fuzz.emit.spirv.values.safe_divisor`); the integer built-ins and ``fma`` are OpenCL.std
 instructions (lang.ops.IntegerBuiltin.spirv_name: s_/u_ by the operands' signedness).
 Work-item functions read the BuiltIn Input variables (OpenCL SPIR-V environment §2.9), the
-linear ids spelled from the per-dimension values as in the OpenCL C text.
+linear ids spelled from the per-dimension values as in the OpenCL C text (their BuiltIns
+GlobalLinearId and LocalInvocationIndex in programs that require ``cl2.0``, lang.flow_launch).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuzz.emit.opencl_flow import SYMBOLS
+from fuzz.emit.spirv import flow_vectors
 from fuzz.emit.spirv.flow import Blocks
 from fuzz.emit.spirv.module import Module
 from fuzz.emit.spirv.opcodes import ARITH, BITWISE
 from fuzz.emit.spirv.values import compare, convert, safe_divisor, truth
 from lang.flow import (
+    CL2_ITEMS,
     ITEMS,
     ALoad,
     Bin,
@@ -41,21 +44,27 @@ from lang.flow import (
     promoted,
     regions,
 )
+from lang.flow_fp import FP_BINARY, FP_CALLS
+from lang.flow_launch import CL2, LINEAR
+from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
+from lang.flow_vectors import element, split, width
+from lang.nodes import Literal
 from lang.ops import INTEGER
 from lang.types import Type, scalar
 
 BUILTINS = {"global_id": "GlobalInvocationId", "local_id": "LocalInvocationId", "group_id": "WorkgroupId",
             "global_size": "GlobalSize", "local_size": "WorkgroupSize", "num_groups": "NumWorkgroups",
-            "global_offset": "GlobalOffset", "work_dim": "WorkDim"}
+            "global_offset": "GlobalOffset", "work_dim": "WorkDim", "enqueued_local_size": "EnqueuedWorkgroupSize",
+            "global_linear_id": "GlobalLinearId", "local_linear_id": "LocalInvocationIndex"}
 """The BuiltIn of each work-item function (OpenCL SPIR-V environment §2.9); WorkDim is a uint,
-the others size_t vectors of three components."""
-SPELLED = ("global_linear_id", "local_linear_id")
-assert set(BUILTINS) | set(SPELLED) == set(ITEMS), "every work-item function of lang.flow.ITEMS has its form"
+the linear ids size_t scalars (read only in programs that require ``cl2.0``, lang.flow_launch:
+others spell them), the others size_t vectors of three components."""
+assert set(BUILTINS) == set(ITEMS) | set(CL2_ITEMS), "every work-item function of lang.flow has its BuiltIn"
 ALIGNED = ("MemoryAccess", "Aligned")
 
 
 def ty(t: str) -> Type:
-    return Type(t)
+    return Type(*split(t))  # a scalar, or a vector (lang.flow_vectors)
 
 
 @dataclass
@@ -71,7 +80,8 @@ class Shared:
 
     def builtin(self, fn: str) -> int:
         if fn not in self.builtins:
-            self.builtins[fn] = self.m.builtin(BUILTINS[fn], Type("uint") if fn == "work_dim" else Type("ulong", 3))
+            t = Type("uint") if fn == "work_dim" else Type("ulong") if fn in LINEAR else Type("ulong", 3)
+            self.builtins[fn] = self.m.builtin(BUILTINS[fn], t)
         return self.builtins[fn]
 
 
@@ -91,8 +101,12 @@ class Values(Blocks):
         """An instruction with a result of type ``t`` (a lang type name, or a type id)."""
         return self.m.op(opname, self.m.type(ty(t)) if isinstance(t, str) else t, *operands)
 
+    ty = staticmethod(ty)
+
     def const(self, t: str, value: int) -> int:
-        return self.m.constant(t, value & ((1 << scalar(t).bits) - 1))
+        """A scalar constant, or a vector's with ``value`` in every component."""
+        bits = value & ((1 << scalar(element(t)).bits) - 1)
+        return self.m.literal(Literal(ty(t), (bits,) * width(t)))
 
     def store(self, pointer: int, value: int, *access: int) -> None:
         self.m.inst("function", "OpStore", pointer, value, *access)
@@ -122,6 +136,8 @@ class Values(Blocks):
 
     def value(self, e: Expr) -> int:
         """The id of ``e``'s value."""
+        if isinstance(e, VECTOR_EXPRESSIONS):
+            return flow_vectors.value(self, e)
         if isinstance(e, Const):
             return self.const(e.type, e.value)
         if isinstance(e, Var):
@@ -170,6 +186,8 @@ class Values(Blocks):
             rem = self.op("OpSRem" if s.signed else "OpUMod", t, a, d)  # C's %: the dividend's sign
             return self.op("OpSelect", t, self.op("OpINotEqual", self.m.bool_type(), d, b), a, rem)
         symbol = SYMBOLS[e.op]
+        if e.op in FP_BINARY:  # float and double / (lang.flow_fp)
+            return self.op("OpFDiv", t, a, b)
         if symbol in ARITH:
             return self.op(f"Op{'F' if s.is_float else 'I'}{ARITH[symbol]}", t, a, b)
         if symbol in BITWISE:
@@ -216,8 +234,8 @@ class Values(Blocks):
 
     def call(self, e: Call) -> int:
         args = [self.value(a) for a in e.args]
-        if e.fn == "fma":
-            return self.m.ext("fma", self.m.type(ty(e.type)), *args)
+        if e.fn in FP_CALLS:  # fma, sqrt (lang.flow_fp)
+            return self.m.ext(e.fn, self.m.type(ty(e.type)), *args)
         name = INTEGER[e.fn].spirv_name(scalar(e.args[0].type).signed)
         return self.m.ext(name, self.m.type(ty(e.type)), *args)
 
@@ -225,6 +243,9 @@ class Values(Blocks):
         """``(uint)get_<fn>(dim)``; the linear ids as the OpenCL C text spells them."""
         if fn == "work_dim":
             return self.op("OpLoad", "uint", self.shared.builtin(fn), self.m.g.enum(*ALIGNED), 4)
+        if fn in LINEAR and CL2 in self.shared.p.requires:  # the BuiltIn (lang.flow_launch)
+            ulong = self.op("OpLoad", "ulong", self.shared.builtin(fn), self.m.g.enum(*ALIGNED), 8)
+            return self.op("OpUConvert", "uint", ulong)
         if fn == "global_linear_id":  # (gid0 - off0) + gsz0 * ((gid1 - off1) + gsz1 * (gid2 - off2))
             d = [self.op("OpISub", "ulong", self.size("global_id", k), self.size("global_offset", k)) for k in range(3)]
             return self.op("OpUConvert", "uint", self.linear(d, [self.size("global_size", k) for k in range(2)]))
