@@ -1,5 +1,5 @@
 """The JSON form of programs built of frozen dataclasses (lang.flow): each node a dict of its
-fields and ``node``, its class name; a tuple a list, a set a sorted list. Canonical (sorted keys,
+fields and ``node``, its class name (a field marked :data:`OMITTED` only where it differs from its default); a tuple a list, a set a sorted list. Canonical (sorted keys,
 lang.ir.canonical_json), so a program's hash is its identity, and exact: :func:`from_data` of
 :func:`to_data` is the node itself.
 """
@@ -12,13 +12,18 @@ from typing import Any
 from lang.ir import InvalidProgram
 from lang.nodes import Fill
 
+OMITTED = "omitted_at_default"
+"""A field's metadata key: the JSON form leaves the field out while it holds its default (a field
+added later, so that every earlier node keeps its JSON and its hash)."""
+
 
 def to_data(node: Any) -> Any:
     """A JSON-able form of ``node`` (module docstring); a Fill in its own form (lang.nodes.Fill)."""
     if isinstance(node, Fill):
         return {"node": "Fill", **node.to_data()}
     if is_dataclass(node):
-        return {"node": type(node).__name__, **{f.name: to_data(getattr(node, f.name)) for f in fields(node)}}
+        return {"node": type(node).__name__, **{f.name: to_data(getattr(node, f.name)) for f in fields(node)
+                                                if not (OMITTED in f.metadata and getattr(node, f.name) == f.default)}}
     if isinstance(node, frozenset):
         return sorted(node)
     if isinstance(node, tuple):

@@ -19,7 +19,9 @@ straight-line, the values here pass through:
 * integer arithmetic of every width and signedness, float and double ``+ - *`` and ``fma``, and
   (lang.flow_fp) double ``/`` and ``sqrt``, float ``/`` and ``sqrt`` under
   -cl-fp32-correctly-rounded-divide-sqrt, casts between float and double;
-* work-item functions (:class:`Item`) whose values the launch fixes.
+* work-item functions (:class:`Item`) whose values the launch fixes;
+* structs (:mod:`lang.flow_structs`): struct variables whose members are scalars ``var.member``,
+  helpers taking structs by value and by pointer and returning one.
 
 The meaning of every node is the OpenCL C meaning of the text :mod:`fuzz.emit.opencl_flow`
 writes for it; the exact interpreter (:mod:`oracles.flow`) computes it and
@@ -30,12 +32,14 @@ Nodes are frozen dataclasses; a program is pure data.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from math import prod
 from typing import Union
 
-from lang.dataform import from_data, to_data
+from lang.dataform import OMITTED, from_data, to_data
+from lang.flow_structs import NODES as STRUCT_NODES
+from lang.flow_structs import SInvoke, Struct, StructFunction, StructVar
 from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, VBin, VCall, Vec, VSelect
 from lang.ir import InvalidProgram, Program, canonical_json, content_id
 from lang.layout import ALIGN
@@ -255,7 +259,7 @@ class Invoke:
     var: str = ""
 
 
-Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SwizzleStore]
+Stmt = Union[Assign, AStore, If, Loop, Exit, Exchange, Invoke, SwizzleStore, SInvoke]
 
 
 # ---- declarations and the program -------------------------------------------------------------
@@ -345,6 +349,10 @@ class FlowProgram:
     cfg: str = "structured"
     """How the SPIR-V module writes the control flow (lang.shapes.CFGS: with merge instructions, or
     without them and the arms of every ``if`` after their join); the OpenCL C text is the same."""
+    structs: tuple[Struct, ...] = field(default=(), metadata={OMITTED: True})
+    struct_vars: tuple[StructVar, ...] = field(default=(), metadata={OMITTED: True})
+    struct_functions: tuple[StructFunction, ...] = field(default=(), metadata={OMITTED: True})
+    """Struct types, the kernel's struct variables and the struct helpers (lang.flow_structs)."""
 
     @property
     def work_items(self) -> int:
@@ -392,7 +400,7 @@ def regions(p: FlowProgram) -> tuple[dict[str, int], int, dict[str, int], int]:
 
 NODES = {c.__name__: c for c in (Const, Var, Item, Load, ALoad, Bin, Un, Call, Cast, Select, Assign, AStore, If, Loop,
                                  Exit, Exchange, Pointer, Invoke, Decl, Array, PointerParam, Function, Input, Output,
-                                 FlowProgram, Vec, VBin, VCall, Swizzle, Shuffle, VSelect, SwizzleStore)}
+                                 FlowProgram, Vec, VBin, VCall, Swizzle, Shuffle, VSelect, SwizzleStore, *STRUCT_NODES)}
 """Every node of a flow program by its name in the JSON form."""
 
 

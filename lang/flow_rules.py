@@ -35,7 +35,7 @@ program breaks. The rules (OpenCL C 3.0.19 unless another document is named):
 * **the launch**: one to three dimensions, each local size dividing its global size, at most
   256 work-items in a work-group; the SPIR-V control flow form one of lang.shapes.CFGS;
 * **OpenCL C 2.0 launches** and non-uniform work-groups: lang.flow_launch;
-* **vectors**: lang.flow_vector_rules.
+* **vectors**: lang.flow_vector_rules; **structs** (§6.1, §6.5.2.2): lang.flow_struct_rules.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ from lang.flow import (
     Var,
     promoted,
 )
-from lang import flow_vector_rules as vector_rules
+from lang import flow_struct_rules as struct_rules, flow_vector_rules as vector_rules
 from lang.flow_fp import FP_BINARY, FP_CALLS, float_cast, operation_rule
 from lang.flow_launch import CL2, launch_problem
 from lang.flow_tree import children, expressions, statements, walk
@@ -156,7 +156,7 @@ def check(p: FlowProgram) -> None:
             _fail(f"array {a.name}: space {a.space!r} is neither private nor local")
     for f in p.functions:
         _check_function(f, p)
-    scope = Scope({d.name: d.type for d in p.variables}, arrays, local)
+    scope = Scope({d.name: d.type for d in p.variables} | struct_rules.check(p, _body, Scope), arrays, local)
     _body(p.body, scope, p, loops=())
     for o in p.outputs:
         if scope.scalars.get(o.var) != o.type:
@@ -224,6 +224,8 @@ def _body(body: tuple[Stmt, ...], scope: Scope, p: FlowProgram, loops: tuple[Loo
             _invoke(s, scope, p)
         elif isinstance(s, SwizzleStore):
             vector_rules.check_store(s, scope.scalars, lambda x: _expr(x, scope, p))
+        elif isinstance(s, struct_rules.SInvoke):
+            struct_rules.check_call(s, p, scope.helper, lambda x: _expr(x, scope, p))
         else:
             _fail(f"unknown statement {type(s).__name__}")
 

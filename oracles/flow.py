@@ -46,11 +46,12 @@ from lang.flow import (
     Un,
     Var,
 )
+from lang.flow_structs import SInvoke
 from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
 from lang.flow_vectors import SwizzleStore
 from lang.nodes import Fill
 from lang.types import scalar
-from oracles import flow_vectors
+from oracles import flow_structs, flow_vectors
 from oracles.flow_fp import flushable, operation
 from oracles.flow_ops import binary, builtin, dtype, unary
 
@@ -225,6 +226,8 @@ class Machine:
                                                             self.value(s.value), m)
                 if f is not None:
                     self.flush[s.var] = f
+            elif isinstance(s, SInvoke):
+                flow_structs.invoke(self, s, m)
 
     def assign(self, var: str, value: tuple[np.ndarray, np.ndarray | None], m: np.ndarray) -> None:
         v, f = value
@@ -284,6 +287,7 @@ def interpret(p: FlowProgram, inputs: dict[str, np.ndarray] | None = None) -> di
     m = Machine(p, launch, inputs)
     for d in p.variables:
         m.declare(d.name, d.type, d.init)
+    flow_structs.declare(m, p, p.struct_vars)
     for a in p.arrays:
         s = scalar(a.type)
         if a.space == "local":

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from fuzz.emit import opencl_flow_structs as structs
 from fuzz.emit.opencl_c import KERNEL_NAME, literal
 from fuzz.emit.opencl_flow_vectors import OPENCL_VECTORS, VectorText
 from lang.flow import (
@@ -47,6 +48,7 @@ from lang.flow import (
     regions,
 )
 from lang.flow_launch import CL2, LINEAR, is_non_uniform
+from lang.flow_structs import SInvoke
 from lang.flow_tree import expressions, statements, walk
 from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
 from lang.flow_vectors import SwizzleStore, element
@@ -126,10 +128,11 @@ def helper_text(op: str, t: str) -> str:
 class Writer:
     """The text of one body (the kernel's or a helper's)."""
 
-    def __init__(self, dialect: Dialect, pointers: frozenset[str] = frozenset()) -> None:
+    def __init__(self, dialect: Dialect, pointers: frozenset[str] = frozenset(), p: FlowProgram | None = None) -> None:
         self.d = dialect
         self.pointers = pointers  # a helper's scalar pointer parameters: spelled (*p)
         self.lines: list[str] = []
+        self.p = p  # the program (for its struct helpers)
 
     def expr(self, e: Expr) -> str:
         if isinstance(e, VECTOR_EXPRESSIONS):
@@ -137,7 +140,7 @@ class Writer:
         if isinstance(e, Const):
             return const(e)
         if isinstance(e, Var):
-            return f"(*{e.name})" if e.name in self.pointers else e.name
+            return f"(*{e.name})" if e.name in self.pointers else structs.spelled(e.name, self.pointers)
         if isinstance(e, Item):
             return self.d.item(e.fn, e.dim)
         if isinstance(e, (Load, ALoad)):
@@ -184,6 +187,8 @@ class Writer:
                                f"{pad}{self.d.barrier}"]
             elif isinstance(s, SwizzleStore):
                 self.lines.append(pad + self.d.vectors.store(self, s))
+            elif isinstance(s, SInvoke):
+                self.lines.append(pad + structs.call_text(s, self.p, [self.expr(a) for a in s.args]))
             else:
                 self.invoke(s, pad)
 
@@ -221,7 +226,7 @@ class Writer:
 
 def _uses(p: FlowProgram) -> list[tuple[str, str]]:
     """The guarded helpers (operation, promoted type) the program's text calls, in a stable order."""
-    bodies = [p.body, *(f.body for f in p.functions)]
+    bodies = [p.body, *(f.body for f in p.functions), *(f.body for f in p.struct_functions)]
     roots = [x for body in bodies for s in statements(body) for x in expressions(s)]
     roots += [f.result for f in p.functions]
     found = {(n.op, promoted(n.a.type)) for r in roots for n in walk(r) if isinstance(n, Bin) and n.op in HELPERS}
@@ -246,6 +251,9 @@ def prelude(p: FlowProgram, d: Dialect) -> list[str]:
     lines = d.vectors.header() + [helper_text(op, t) for op, t in _uses(p)]
     for f in p.functions:
         lines += function_text(f, d)
+    lines += structs.definitions(p)
+    for sf in p.struct_functions:
+        lines += structs.function_text(sf, p, Writer(d, frozenset(q.name for q in sf.structs if q.pointer), p), const)
     return lines
 
 
@@ -253,7 +261,7 @@ def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
     """The kernel's statements: typed views of ``in`` and ``out``, arrays, variables, the body,
     the outputs at the global linear id."""
     ins, _, outs, _ = regions(p)
-    w = Writer(d)
+    w = Writer(d, p=p)
     g = d.global_
     w.lines += [f"    {g}const {i.type} *{i.name} = ({g}const {i.type} *)(in + {ins[i.name]});" for i in p.inputs]
     w.lines += [f"    const uint {i.name}_n = {i.count}u;" for i in p.inputs]
@@ -270,6 +278,7 @@ def kernel_body(p: FlowProgram, d: Dialect) -> list[str]:
         w.lines.append(f"    const uint {a.name}_n = {n};")
     w.lines += [f"    {v.type} {v.name} = {d.vectors.init(v.type, const(Const(element(v.type), v.init)))};"
                 for v in p.variables]
+    w.lines += structs.declarations(p, p.struct_vars, const)
     w.body(p.body, 1)
     w.lines += [f"    {o.name}[lin_g] = {o.var};" for o in p.outputs]
     return w.lines

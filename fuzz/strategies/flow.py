@@ -53,6 +53,7 @@ from lang.flow import (
     Var,
     promoted,
 )
+from fuzz.strategies import flow_structs
 from fuzz.strategies.flow_fp import add_fp
 from fuzz.strategies.flow_vectors import with_vectors
 from lang.flow_tree import walk
@@ -68,6 +69,8 @@ OFFSETS = (0, 1, 3, 64, 1000, OFFSET_CAP)
 """Global work offsets a launch draws (OpenCL C 3.0.19 §6.15.1: every global id moves by it)."""
 UNSTRUCTURED = 0.3
 """The share of programs whose SPIR-V control flow has no merge instructions (lang.shapes.CFGS)."""
+STRUCTS = 0.3
+"""The share of programs with structs (fuzz.strategies.flow_structs)."""
 UNIFORM = ("group_id", "global_size", "local_size", "num_groups", "work_dim")
 
 
@@ -350,7 +353,13 @@ def generate(rnd: random.Random, floats: bool = True, int64: bool = True, fp64: 
     g.r = random.Random(late.getrandbits(64))  # the vectors' own stream, after every other draw
     program = with_vectors(FlowProgram(inputs, outputs, tuple(variables), tuple(arrays), functions, body, glob, local,
                                        requires, cfg=cfg, global_offset=offset), g, scope)
-    program = add_fp(program, random.Random(late.getrandbits(64)), fp64, cr)  # after the offset: drawn last
+    fp_seed = late.getrandbits(64)
+    structs = random.Random(f"structs {fp_seed}")  # their own stream, consuming no draw of the others
+    if structs.random() < STRUCTS:  # fuzz.strategies.flow_structs
+        sg = Gen(random.Random(structs.getrandbits(64)), floats)
+        sg.names = g.names
+        program = flow_structs.added(program, flow_structs.draw(sg, types, scope, DEPTH - 1))
+    program = add_fp(program, random.Random(fp_seed), fp64, cr)  # after the offset: drawn last
     return cl2_launch(program, late, launches)
 
 

@@ -51,6 +51,7 @@ from lang.flow import (
     Stmt,
     Un,
 )
+from lang.flow_structs import SInvoke
 from lang.flow_tree import children, expressions, statements, walk
 from lang.flow_rules import check
 from lang.flow_vectors import EXPRESSIONS as VECTOR_EXPRESSIONS
@@ -175,7 +176,7 @@ def _statements(s: Stmt) -> Iterator[tuple[Stmt, ...]]:
             yield (replace(s, cap=1),)
         for b in _bodies(s.body):
             yield (replace(s, body=b),)
-    elif isinstance(s, Invoke) and s.var:
+    elif isinstance(s, (Invoke, SInvoke)) and s.var:
         yield (replace(s, var=""),)
     for field in _FIELDS.get(type(s), ()):
         for e in _exprs(getattr(s, field)):
@@ -227,7 +228,7 @@ def _with_child(e: Expr, i: int, c: Expr) -> Expr:
 
 def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
     """``p`` without what nothing names any more, and with private arrays halved."""
-    bodies = [p.body, *(f.body for f in p.functions)]
+    bodies = [p.body, *(f.body for f in p.functions), *(f.body for f in p.struct_functions)]
     named: set[str] = {o.var for o in p.outputs}
     for body in bodies:
         for s in statements(body):

@@ -24,6 +24,8 @@ Addresses, Kernel, Int64, Physical64, the OpenCL memory model, OpenCL.std).
   semantics; OpenCL C 3.0.19 §6.15.8).
 * **Helpers** are OpFunctions called by OpFunctionCall with their pointer parameters
   (Function-storage pointers); a ``noinline`` helper's function control is DontInline.
+* **Structs**: OpTypeStruct variables in Function storage, members by OpInBoundsAccessChain
+  (:mod:`fuzz.emit.spirv.flow_structs`).
 * **Contraction off**: the kernel's ContractionOff execution mode (as ``#pragma OPENCL
   FP_CONTRACT OFF``, §6.15.2.1; helpers compute no float, lang.flow_rules).
 
@@ -39,11 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fuzz.emit.opencl_c import KERNEL_NAME
-from fuzz.emit.spirv import flow_vectors
+from fuzz.emit.spirv import flow_structs, flow_vectors
 from fuzz.emit.spirv.flow_values import ALIGNED, Shared, Values, ty
 from fuzz.emit.spirv.module import Module, barrier
 from lang.flow import BASE_MASK, Assign, AStore, Exchange, Exit, FlowProgram, Function, If, Invoke, Loop, Stmt, regions
 from lang.flow_launch import is_non_uniform
+from lang.flow_structs import SInvoke
 from lang.flow_tree import statements
 from lang.flow_vectors import SwizzleStore
 from lang.types import scalar
@@ -113,6 +116,8 @@ class Writer(Values):
                 self.exchange(s)
             elif isinstance(s, SwizzleStore):
                 flow_vectors.store(self, s)
+            elif isinstance(s, SInvoke):
+                flow_structs.invoke(self, s)
             else:
                 self.invoke(s)
 
@@ -309,6 +314,8 @@ def words(p: FlowProgram) -> list[int]:
     shared = Shared(m, p)
     for f in p.functions:  # before the kernel, as in the OpenCL C text
         shared.functions[f.name] = _helper(shared, f)
+    for sf in p.struct_functions:
+        shared.functions[sf.name] = flow_structs.helper(shared, sf, Writer)
     void, bytes_ = m.void(), m.pointer("CrossWorkgroup", m.type(ty("uchar")))
     fn = m.id()
     m.inst("function", "OpFunction", void, fn, m.g.enum("FunctionControl", "None"),
@@ -342,6 +349,7 @@ def words(p: FlowProgram) -> list[int]:
         if d.name in addressed:
             w.memory[d.name] = m.variable(m.type(ty(d.type)))
         w.write(d.name, w.const(d.type, d.init))
+    flow_structs.declare(w, p.struct_vars)
     w.body(p.body)
     _, _, outs, _ = regions(p)
     at = w.op("OpUConvert", "ulong", gid)
