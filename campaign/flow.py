@@ -36,6 +36,7 @@ from fuzz.emit.spirv.flow_kernel import emit as spirv_module
 from fuzz.judge import Verdict
 from lang.flow import ALoad, Assign, Exchange, Exit, FlowProgram, If, Invoke, Loop, Select, Stmt, Var, regions
 from lang.flow_fp import options_of_build
+from lang.flow_structs import SInvoke, struct_function
 from lang.flow_tree import expressions, statements, walk
 from lang.flow_vectors import Shuffle, Swizzle, SwizzleStore, VBin, VCall, VSelect
 from lang.types import format_value, scalar
@@ -233,6 +234,13 @@ def _writes(p: FlowProgram, s: Stmt, var: str) -> set[str]:
         return {"assign"} | reads
     if isinstance(s, Exchange) and s.var == var:
         return {"local exchange"} | reads
+    if isinstance(s, SInvoke) and "." in var:  # a member of a struct variable (lang.flow_structs.member)
+        owner = var.split(".", 1)[0]
+        helper = struct_function(p, s.function)
+        pointer = any(n == owner and q.pointer for n, q in zip(s.structs, helper.structs))
+        if s.var == owner or pointer:
+            call = "noinline struct call" if helper.noinline else "struct call"
+            return {call} | ({"struct pointer"} if pointer else set()) | reads
     if isinstance(s, Invoke):
         pointer = any(q.name == var and not q.array for q in s.pointers)
         if s.var == var or pointer:

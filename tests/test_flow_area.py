@@ -338,3 +338,19 @@ def test_a_vector_component_s_constructs_are_the_vector_s():
     p = FlowProgram((), (), (Decl("v", "uint4"), Decl("c", "uint"), Decl("d", "uint")), (), (), body, (1,), (1,))
     assert constructs_of(p, "c") == "assign + for loop + shuffle + swizzle store + vector"
     assert constructs_of(p, "d") == "assign"
+
+
+def test_a_struct_member_s_constructs_name_the_struct_call():
+    """A member written by a struct helper (its result assigned, or the struct passed by pointer)
+    is keyed on that call; a member only assigned in the kernel is an assignment."""
+    from campaign.flow import constructs_of
+    from lang.flow_structs import SInvoke, Struct, StructFunction, StructParam, StructVar
+    s = Struct("S", (Decl("a", "int"), Decl("b", "ushort")))
+    f = StructFunction("f", (), (StructParam("x", "S"), StructParam("y", "S", True)), (), (),
+                       (Assign("y.a", Const("int", 5)),), "x", noinline=True)
+    body = (SInvoke("f", (), ("s", "t"), "u"), Assign("s.b", Const("ushort", 2)))
+    p = replace(FlowProgram((), (), (), (), (), body, (1,), (1,)), structs=(s,), struct_functions=(f,),
+                struct_vars=tuple(StructVar(n, "S", (1, 1)) for n in "stu"))
+    assert constructs_of(p, "u.a") == "noinline struct call"
+    assert constructs_of(p, "t.a") == "noinline struct call + struct pointer"
+    assert constructs_of(p, "s.b") == "assign" and constructs_of(p, "s.a") == "initial value"
