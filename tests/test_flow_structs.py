@@ -184,3 +184,4 @@ def test_reducer_keeps_a_struct_call_and_drops_the_rest():
     r = reduce_flow(p, calls, budget_s=60)
     assert calls(r.reduced) and len(r.reduced.body) == 1 and len(r.reduced.outputs) == 1
     assert isinstance(r.reduced.body[0], SInvoke) and r.reduced.body[0].var == ""  # the result dropped too
+    assert all(f.body == () and not f.noinline for f in r.reduced.struct_functions)  # helpers' bodies reduced too

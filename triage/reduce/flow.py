@@ -133,6 +133,12 @@ def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
             yield replace(p, functions=p.functions[:i] + (replace(f, result=e),) + p.functions[i + 1:])
         if f.noinline:
             yield replace(p, functions=p.functions[:i] + (replace(f, noinline=False),) + p.functions[i + 1:])
+    for i, f in enumerate(p.struct_functions):  # lang.flow_structs: the same passes on a struct helper
+        helpers = p.struct_functions
+        for body in _bodies(f.body):
+            yield replace(p, struct_functions=helpers[:i] + (replace(f, body=body),) + helpers[i + 1:])
+        if f.noinline:
+            yield replace(p, struct_functions=helpers[:i] + (replace(f, noinline=False),) + helpers[i + 1:])
     yield from _unused(p)
 
 
