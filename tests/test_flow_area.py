@@ -33,6 +33,7 @@ from lang.flow import (
 )
 from lang.ir import InvalidProgram
 from lang.nodes import Fill
+from tests.flow_fakes import FakeTarget as _Target
 
 
 def _tiny() -> FlowProgram:
@@ -86,16 +87,6 @@ def test_stored_like_other_programs(tmp_path):
     assert corpus.program(other.id) == other
     rows = {r["id"]: r for r in corpus.db["programs"].rows}
     assert rows[flow.id]["area"] == "flow" and rows[flow.id]["statements"] == 1
-
-
-class _Target:
-    name = "fake"
-    family = lineage = "fake"
-    path = "opencl-c"
-    fingerprint_id = "f00"
-    fingerprint = {"single_fp_config": {"denorm": True}, "device_name": "Fake", "driver_version": "1.0"}
-    settings = ()
-    release = ""
 
 
 class _Worker:

@@ -17,6 +17,7 @@ from fuzz.emit.opencl_flow import emit
 from lang.flow import Assign, Bin, Const, Decl, FlowProgram, Input, Load, Loop, Output, Var
 from lang.flow_rules import check
 from lang.nodes import Fill
+from tests.flow_fakes import FakeTarget as _Target
 from triage.flow_variant_report import variant_section
 
 
@@ -29,16 +30,6 @@ def _program() -> FlowProgram:
                   Assign("s", Bin("add", s, Const("uint", 1), "uint")))),)
     return FlowProgram((Input("in0", "uint", 2, Fill(0, values=(1, 2))),), (Output("o", "s", "uint"),),
                        (Decl("s", "uint", 7),), (), (), body, (2,), (1,))
-
-
-class _Target:
-    name = "fake"
-    family = lineage = "fake"
-    path = "opencl-c"
-    fingerprint_id = "f00"
-    fingerprint = {"single_fp_config": {"denorm": True}, "device_name": "Fake", "driver_version": "1.0"}
-    settings = ()
-    release = ""
 
 
 class _Worker:
