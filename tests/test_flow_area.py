@@ -345,3 +345,36 @@ def test_a_struct_member_s_constructs_name_the_struct_call():
     assert constructs_of(p, "u.a") == "noinline struct call"
     assert constructs_of(p, "t.a") == "noinline struct call + struct pointer"
     assert constructs_of(p, "s.b") == "assign" and constructs_of(p, "s.a") == "initial value"
+
+
+def test_a_bucket_seen_only_on_a_variant_has_no_release_range_here(tmp_path, monkeypatch):
+    """A bucket whose rows are all on a target the releases do not hold (PoCL's work-group method
+    ``pocl+wg-loops``) is not ranged: triage skips it, where it used to fail with "not installed
+    here"; ``clfuzz versions`` says so in one line."""
+    import triage.beside as beside_module
+    from triage.beside import Beside
+    from triage.versions import check_bucket, ranged_on
+
+    class Lane:
+        def __init__(self, worker):
+            self.worker = worker
+
+        def beside(self, fn):
+            return fn(self.worker)
+
+    class Release(_Target):
+        name, release = "fake-2.0", "testing"
+
+    worker = _Worker()
+    worker.restart = lambda: None
+    corpus, _ = _campaign(tmp_path, worker)
+    (bucket,) = corpus.buckets()
+    assert ranged_on(corpus, bucket, [Release()]) is None and ranged_on(corpus, bucket, [_Target()])[0].name == "fake"
+    with pytest.raises(ValueError, match="not installed here"):
+        check_bucket(corpus, bucket["id"], [Release()])
+    checked, events = [], []
+    monkeypatch.setattr(beside_module, "check_bucket", lambda *a, **k: checked.append(a))
+    beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()],
+                    releases=[Release()])
+    beside.task(_Target())(Lane(worker), 120.0, 120.0)
+    assert events == ["confirmed", "reduced"] and checked == []

@@ -60,7 +60,7 @@ from triage.join import join_known
 from triage.session import reduce_stored
 from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
-from triage.versions import check_bucket
+from triage.versions import check_bucket, ranged_on
 
 RANGE_S = 30.0
 """Seconds a bucket's release-range check needs at least (one run per release, each in a worker of
@@ -207,7 +207,8 @@ class Beside:
         """The release range of a reduced bucket (triage.versions), when ``left`` seconds allow it
         and its driver has releases here; a variant (PoCL's work-group method) has none of its own."""
         if left > RANGE_S and not target.settings and any(
-                t.release and t.lineage == target.lineage for t in self.releases):
+                t.release and t.lineage == target.lineage for t in self.releases) and ranged_on(
+                self.corpus, self.corpus.bucket(bucket), self.releases) is not None:
             check_bucket(self.corpus, bucket, self.releases, timeout_s=min(60.0, left / 2))
             self._tell("ranged", {"id": bucket})
 

@@ -86,11 +86,11 @@ def run_check(program: Program, row: dict[str, Any], target: Target, timeout_s: 
         return verdict(row, observe(program, target, worker))
 
 
-def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: float = 120.0,
-                 on_result: Callable[[dict], None] | None = None) -> list[dict[str, Any]]:
-    """Run ``ref``'s reproducer on every release of its driver, judge each run, store and return
-    the rows of ``release_checks``."""
-    bucket = corpus.bucket(ref)
+def ranged_on(corpus: Corpus, bucket: dict[str, Any], targets: list[Target]) -> tuple[Target, str, dict] | None:
+    """The target among ``targets`` whose releases a bucket's range runs over, with the program and
+    row it runs: the reproducer's (:func:`reproducer`), else a row of the bucket on one of
+    ``targets``; None where no row is (a bucket seen only on a variant, PoCL's work-group method, or
+    on another machine's target)."""
     by_name = {t.name: t for t in targets}
     program_id, row = reproducer(corpus, bucket["id"])
     if row["target"] not in by_name:  # the reproducer's row is a variant's or another machine's
@@ -98,8 +98,18 @@ def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: flo
         if here is not None:  # a row of the bucket on a target here, with its program
             program_id, row = here["program_id"], here
     own = by_name.get(row["target"]) or by_name.get(bucket["target"])
-    if own is None:
-        raise ValueError(f"the bucket is on {row['target']!r}, which is not installed here")
+    return None if own is None else (own, program_id, row)
+
+
+def check_bucket(corpus: Corpus, ref: str, targets: list[Target], timeout_s: float = 120.0,
+                 on_result: Callable[[dict], None] | None = None) -> list[dict[str, Any]]:
+    """Run ``ref``'s reproducer on every release of its driver, judge each run, store and return
+    the rows of ``release_checks``."""
+    bucket = corpus.bucket(ref)
+    found = ranged_on(corpus, bucket, targets)
+    if found is None:
+        raise ValueError(f"the bucket is on {bucket['target']!r}, which is not installed here")
+    own, program_id, row = found
     program = corpus.program(program_id)
     out = []
     for t in family_targets(own, targets):
