@@ -89,6 +89,7 @@ def test_cluster_errors_are_one_line(tmp_path, monkeypatch):
 
 
 @pytest.mark.drivers
+@pytest.mark.soak  # 42 s of a real Dask cluster: kept out of the default run for the suite's 10 minutes
 @pytest.mark.timeout(300)
 def test_three_nodes_fuzz_into_one_corpus_and_resume(tmp_path, monkeypatch):
     skip_without_icd()
