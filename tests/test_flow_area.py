@@ -105,6 +105,20 @@ class _Worker:
         return Result("ok", {"out": lanes.tobytes()}, "", 0.01, 0.01)
 
 
+class _Lane:
+    """A target's lane as triage.beside sees it: runs a triage task on the fake driver."""
+
+    def __init__(self, worker):
+        self.worker = worker
+
+    def beside(self, fn):
+        return fn(self.worker)
+
+
+class _Release(_Target):
+    name, release = "fake-2.0", "testing"
+
+
 def _campaign(tmp_path, worker):
     from campaign.execute import execute
     corpus = Corpus(tmp_path / "c.db")
@@ -253,20 +267,13 @@ def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_reduces_it(tmp_path
     from lang.flow_rules import check
     from triage.beside import Beside, pending_reasons
 
-    class Lane:
-        def __init__(self, worker):
-            self.worker = worker
-
-        def beside(self, fn):
-            return fn(self.worker)
-
     worker = _Worker()
     worker.restart = lambda: None
     corpus, p = _campaign(tmp_path, worker)
     events = []
     beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()])
     task = beside.task(_Target())
-    task(Lane(worker), 60.0, 60.0)
+    task(_Lane(worker), 60.0, 60.0)
     assert events == ["confirmed", "reduced"] and worker.options[-1] == "-cl-opt-disable"  # the bucket's build
     (reduction,) = corpus.reductions()
     reduced = corpus.program(reduction["reduced_id"])
@@ -291,16 +298,6 @@ def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
     import triage.beside as beside_module
     from triage.beside import Beside
 
-    class Lane:
-        def __init__(self, worker):
-            self.worker = worker
-
-        def beside(self, fn):
-            return fn(self.worker)
-
-    class Release(_Target):
-        name, release = "fake-2.0", "testing"
-
     checked = []
     monkeypatch.setattr(beside_module, "check_bucket", lambda corpus, bucket, releases, timeout_s: checked.append(
         (bucket, [t.name for t in releases])))
@@ -309,8 +306,8 @@ def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
     corpus, _ = _campaign(tmp_path, worker)
     events = []
     beside = Beside(corpus, "c", on_event=lambda what, b: events.append((what, b["id"])), targets=[_Target()],
-                    releases=[_Target(), Release()])
-    beside.task(_Target())(Lane(worker), 120.0, 120.0)
+                    releases=[_Target(), _Release()])
+    beside.task(_Target())(_Lane(worker), 120.0, 120.0)
     (bucket,) = corpus.buckets()
     assert checked == [(bucket["id"], ["fake", "fake-2.0"])]
     assert [w for w, _ in events] == ["confirmed", "reduced", "ranged"] and events[-1][1] == bucket["id"]
@@ -355,26 +352,16 @@ def test_a_bucket_seen_only_on_a_variant_has_no_release_range_here(tmp_path, mon
     from triage.beside import Beside
     from triage.versions import check_bucket, ranged_on
 
-    class Lane:
-        def __init__(self, worker):
-            self.worker = worker
-
-        def beside(self, fn):
-            return fn(self.worker)
-
-    class Release(_Target):
-        name, release = "fake-2.0", "testing"
-
     worker = _Worker()
     worker.restart = lambda: None
     corpus, _ = _campaign(tmp_path, worker)
     (bucket,) = corpus.buckets()
-    assert ranged_on(corpus, bucket, [Release()]) is None and ranged_on(corpus, bucket, [_Target()])[0].name == "fake"
+    assert ranged_on(corpus, bucket, [_Release()]) is None and ranged_on(corpus, bucket, [_Target()])[0].name == "fake"
     with pytest.raises(ValueError, match="not installed here"):
-        check_bucket(corpus, bucket["id"], [Release()])
+        check_bucket(corpus, bucket["id"], [_Release()])
     checked, events = [], []
     monkeypatch.setattr(beside_module, "check_bucket", lambda *a, **k: checked.append(a))
     beside = Beside(corpus, "c", on_event=lambda what, b: events.append(what), targets=[_Target()],
-                    releases=[Release()])
-    beside.task(_Target())(Lane(worker), 120.0, 120.0)
+                    releases=[_Release()])
+    beside.task(_Target())(_Lane(worker), 120.0, 120.0)
     assert events == ["confirmed", "reduced"] and checked == []
