@@ -196,6 +196,11 @@ def constructs_of(p: FlowProgram, var: str) -> str:
     call: inline or ``noinline``, through a pointer; the vector operations it reads, lang.flow_vectors);
     ``initial value`` where nothing writes it. A variable that holds a component of a vector
     (``c = v.s2``, as every vector reaches an output) is written through the vector's constructs."""
+    return " + ".join(sorted(_constructs(p, var))) or "initial value"
+
+
+def _constructs(p: FlowProgram, var: str) -> set[str]:
+    """The constructs of :func:`constructs_of`, as a set (empty: only the initial value)."""
     found: set[str] = set()
 
     def visit(body: tuple[Stmt, ...], around: frozenset[str]) -> None:
@@ -214,9 +219,9 @@ def constructs_of(p: FlowProgram, var: str) -> str:
                and isinstance(s.value, Swizzle) and isinstance(s.value.a, Var)}
     if vectors:  # a component read: how the vector was computed, not the read
         found = (found - {"assign", "swizzle"}) | {"vector"}
-        for v in sorted(vectors):
-            found |= set(constructs_of(p, v).split(" + ")) - {"initial value"}
-    return " + ".join(sorted(found)) or "initial value"
+        for v in vectors:
+            found |= _constructs(p, v)
+    return found
 
 
 READS = (("private array", ALoad), ("select", Select), ("vector arithmetic", VBin), ("vector built-in", VCall),
