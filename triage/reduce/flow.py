@@ -126,20 +126,25 @@ def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
             yield replace(p, outputs=(o,))
     for body in _bodies(p.body):
         yield replace(p, body=body)
-    for i, f in enumerate(p.functions):
-        for body in _bodies(f.body):
-            yield replace(p, functions=p.functions[:i] + (replace(f, body=body),) + p.functions[i + 1:])
-        for e in _exprs(f.result):
-            yield replace(p, functions=p.functions[:i] + (replace(f, result=e),) + p.functions[i + 1:])
-        if f.noinline:
-            yield replace(p, functions=p.functions[:i] + (replace(f, noinline=False),) + p.functions[i + 1:])
-    for i, f in enumerate(p.struct_functions):  # lang.flow_structs: the same passes on a struct helper
-        helpers = p.struct_functions
-        for body in _bodies(f.body):
-            yield replace(p, struct_functions=helpers[:i] + (replace(f, body=body),) + helpers[i + 1:])
-        if f.noinline:
-            yield replace(p, struct_functions=helpers[:i] + (replace(f, noinline=False),) + helpers[i + 1:])
+    yield from _helpers(p, "functions")
+    yield from _helpers(p, "struct_functions")  # lang.flow_structs: the same passes on a struct helper
     yield from _unused(p)
+
+
+def _helpers(p: FlowProgram, field: str) -> Iterator[FlowProgram]:
+    """Each helper of ``p``'s ``field`` (its plain or its struct helpers) with a smaller body, a
+    smaller result expression (a struct helper returns a variable's name: none) or inlined."""
+    helpers = getattr(p, field)
+    for i, f in enumerate(helpers):
+        def put(g) -> FlowProgram:
+            return replace(p, **{field: helpers[:i] + (g,) + helpers[i + 1:]})
+        for body in _bodies(f.body):
+            yield put(replace(f, body=body))
+        if not isinstance(f.result, str):
+            for e in _exprs(f.result):
+                yield put(replace(f, result=e))
+        if f.noinline:
+            yield put(replace(f, noinline=False))
 
 
 def _launches(p: FlowProgram) -> Iterator[FlowProgram]:
