@@ -22,7 +22,7 @@ from typing import Callable
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
-from corpus.buckets import SIGNATURE_VERSION
+from corpus.buckets import SIGNATURE_VERSION, driver_family
 from corpus.keying import rebucket, rekey
 
 
@@ -244,6 +244,22 @@ def m014_variants(db: Database) -> None:
     (fuzz.strategies.flow_emi: ``kind`` dead, live, split) names its original (``original_id``,
     the program as drawn); programs that are no variant have no row."""
     VARIANTS.create(db)
+
+
+@migration
+def m015_reduction_buckets(db: Database) -> None:
+    """A reduction names the bucket its reduced case's rows went to. Before this, Corpus.blame
+    could name another driver's bucket whose rows shared the culprit; such a reduction now names
+    the bucket of its reduced program's first row on its own target (where it has one)."""
+    for r in list(db["reductions"].rows):
+        families = {driver_family(t) for (t,) in db.execute(
+            "select distinct target from disagreements where bucket = ?", [r["bucket"]])}
+        if not families or driver_family(r["target"] or "") in families:
+            continue
+        own = db.execute("select bucket from disagreements where program_id = ? and target = ? order by id limit 1",
+                         [r["reduced_id"], r["target"]]).fetchone()
+        if own:
+            db["reductions"].update(r["id"], {"bucket": own[0]})
 
 
 SCHEMA_VERSION = len(NAMES)

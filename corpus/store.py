@@ -219,9 +219,11 @@ class Corpus:
         keep = json.dumps({k: culprit.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
         old = self.db["buckets"].get(bucket)
         with self.db.conn:
+            (first,) = self.db.execute("select min(id) from disagreements where bucket = ?", [bucket]).fetchone()
             self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
             rebucket(self.db, "culprit = ? and bucket = ?", [keep, bucket])
-            new = self.db.execute("select bucket from disagreements where culprit = ? limit 1", [keep]).fetchone()[0]
+            # the bucket this bucket's own rows moved to: another driver's rows may share the culprit
+            new = self.db.execute("select bucket from disagreements where id = ?", [first]).fetchone()[0]
             if new != bucket:
                 inherit(self.db, new, [old])
             self.db.execute("update reductions set bucket = ? where bucket = ?", [new, bucket])

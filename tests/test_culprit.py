@@ -76,3 +76,29 @@ def test_one_bug_through_two_outer_operations_is_one_bucket(monkeypatch, tmp_pat
     assert [b["signature"]["operation"] for b in after] == ["add_sat"]
     assert after[0]["status"] == "reported" and after[0]["note"] == "vendor#7"  # the marked bucket's status went along
     assert after[0]["reduced"] == {"statements": 1, "work_items": 1, "why": "", "undefined": []}
+
+
+def test_a_culprit_two_drivers_share_leaves_each_its_own_bucket(monkeypatch, tmp_path):
+    """Two drivers wrong the same way are two bugs: blaming one driver's bucket returns the bucket its
+    own rows moved to (with the reduction and status going there), never the other driver's."""
+    monkeypatch.setattr(reducer, "observe", _simulator("add_sat", "hadd"))
+    corpus = Corpus(tmp_path / "c.db")
+    program = _program("max", 1)
+    corpus.add_program(program, "c")
+    rows = reducer.observe(program, SimTarget(), SimWorker())
+    for target in ("pocl", "rusticl"):
+        corpus.add_target(target, "opencl-c", f"fp-{target}", {"device_name": target})
+        own = [dict(r, target=target, program_id=program.id, fingerprint_id=f"fp-{target}", path="opencl-c")
+               for r in rows]
+        corpus.add_run({"program_id": program.id, "target": target, "fingerprint_id": f"fp-{target}",
+                        "path": "opencl-c", "status": "ok", "campaign": "c", "checks": 1, "judged": 1,
+                        "mismatches": len(own), "build_s": 0.0, "run_s": 0.0, "log": ""}, own)
+    culprit = {**rows[0], "operation": "add_sat"}
+    moved = {}
+    for b in sorted(corpus.buckets(), key=lambda b: b["signature"]["driver"]):
+        moved[b["signature"]["driver"]] = corpus.blame(b["id"], culprit)
+    assert len(set(moved.values())) == 2
+    for driver, new in moved.items():
+        (bucket,) = corpus.buckets(bucket=new)
+        assert bucket["signature"] == {**bucket["signature"], "driver": driver, "operation": "add_sat"}
+        assert {r["target"] for r in bucket_rows(corpus, new)} == {driver}

@@ -12,6 +12,7 @@ from conftest import OLD_CORPORA, meta, old_corpus
 from sqlite_utils import Database
 
 from corpus.buckets import SIGNATURE_VERSION, bucket_id, signature
+from corpus import schema
 from corpus.schema import MIGRATIONS, NAMES, SCHEMA_VERSION, CorpusError
 from corpus.stats import largest_errors
 from corpus.store import Corpus
@@ -47,8 +48,9 @@ def _counts(path) -> dict[str, int]:
 def test_the_migrations_are_the_schema_history():
     assert NAMES == ["m001_tables", "m002_buckets", "m003_campaign_state", "m004_errors", "m005_deviation",
                      "m006_culprit", "m007_reproduction", "m008_release_checks", "m009_build_options", "m010_slow",
-                     "m011_oracle_defects", "m012_reduction_defined", "m013_bugs", "m014_variants"]
-    assert SCHEMA_VERSION == len(NAMES) == 14
+                     "m011_oracle_defects", "m012_reduction_defined", "m013_bugs", "m014_variants",
+                     "m015_reduction_buckets"]
+    assert SCHEMA_VERSION == len(NAMES) == 15
     assert {p.name for p in OLD_CORPORA.glob("*.sqlite")} == {f"schema-{n}.sqlite" for n in SCHEMAS}
 
 
@@ -102,6 +104,30 @@ def test_a_corpus_of_each_past_schema_is_upgraded(schema, tmp_path):
     again = Corpus(path)  # opening an upgraded corpus again changes nothing
     assert _applied(path) == NAMES and again.disagreements() == rows
     again.close()
+
+
+def test_a_reduction_linked_to_another_drivers_bucket_is_linked_to_its_own(tmp_path):
+    """m015: before it, Corpus.blame could link a reduction to another driver's bucket whose rows
+    shared the culprit; the migration links it to the bucket of its reduced program's rows on its
+    own target, and leaves a reduction that names its own driver's bucket as it is."""
+    corpus = Corpus(tmp_path / "c.db")
+    rows = {}
+    for target in ("pocl-7.1", "rusticl"):
+        corpus.add_target(target, "opencl-c", f"fp-{target}", {"device_name": target})
+        row = {"program_id": "p", "target": target, "fingerprint_id": f"fp-{target}", "path": "opencl-c",
+               "kind": "wrong-result", "buffer": "out0", "work_item": 0, "lane": 0, "operation": "add_sat",
+               "src_type": "int", "dst_type": "int", "rule": "exact", "deviation": "wrong-value"}
+        corpus.add_run({"program_id": "p", "target": target, "fingerprint_id": f"fp-{target}", "path": "opencl-c",
+                        "status": "ok", "campaign": "c", "checks": 1, "judged": 1, "mismatches": 1}, [row])
+        rows[target] = corpus.disagreements()[-1]["bucket"]
+    assert len(set(rows.values())) == 2
+    for i, (target, bucket) in enumerate([("pocl-7.1", rows["rusticl"]), ("rusticl", rows["rusticl"])]):
+        corpus.add_reduction({"id": f"r{i}", "original_id": "p", "reduced_id": "p", "bucket": bucket,
+                              "target": target, "seconds": 1.0, "candidates": 1, "size_before": "{}",
+                              "size_after": "{}"})
+    schema.m015_reduction_buckets(corpus.db)
+    assert {r["target"]: r["bucket"] for r in corpus.reductions()} == rows
+    corpus.close()
 
 
 def test_a_new_corpus_runs_every_migration(tmp_path):

@@ -13,7 +13,8 @@ without disagreements; from schema 2 a bucket marked reported, a confirmation an
 deviations; 6 a culprit; 7 a reproduction rate and why a reduction is not minimal; 8 a release
 check; 9 the runs' build options; 10 a run cut at its ceiling (a timeout row with the time it was
 given) whose re-run at ten times that did not finish (a hang); 11 has the table of oracle defects
-(empty); 12 a reduction's undefined operations (none); 13 has the bug evidence table (empty).
+(empty); 12 a reduction's undefined operations (none); 13 has the bug evidence table (empty); 14 the
+variants table (empty).
 It prints the counts.
 """
 
