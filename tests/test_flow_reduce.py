@@ -5,6 +5,7 @@ candidate it runs is defined (lang.flow_rules.check) and keeps the property."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -14,7 +15,7 @@ from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop
 from lang.flow_tree import expressions, statements, walk
 from lang.flow_rules import check
 from triage.observe import size
-from triage.reduce.flow import reduce_flow
+from triage.reduce.flow import _unnamed, reduce_flow
 
 
 def _calls(p: FlowProgram, fn: str) -> int:
@@ -73,3 +74,25 @@ def test_the_budget_stops_it_with_what_it_kept():
     original = _drawn(lambda p: True)
     r = reduce_flow(original, lambda p: True, budget_s=0)
     assert r.stopped and r.reduced == original and r.candidates == 0
+
+
+def test_what_nothing_names_goes_first_so_a_short_budget_still_drops_it():
+    """A drawn program cut to its first output: the first candidate the reducer runs is the program
+    without every declaration nothing names any more (variables, arrays, helpers, inputs), its
+    body and launch as they were, so a reduction its budget ends early still drops them."""
+    def one_output(p: FlowProgram) -> FlowProgram:
+        return dataclasses.replace(p, outputs=p.outputs[:1])
+
+    program = one_output(_drawn(lambda p: p.global_size != p.local_size and _unnamed(one_output(p))))
+    seen = []
+
+    def fails(p: FlowProgram) -> bool:
+        seen.append(p)
+        return False
+
+    reduce_flow(program, fails, budget_s=120)
+    first = seen[0]
+    assert (first.body, first.global_size, first.outputs) == (program.body, program.global_size, program.outputs)
+    names = lambda p: [d.name for f in ("variables", "arrays", "functions", "inputs") for d in getattr(p, f)]  # noqa: E731
+    assert set(names(first)) < set(names(program))
+    assert _unnamed(first) == []  # nothing unnamed is left

@@ -5,15 +5,17 @@ A flow program's wrong lane is the compiler's (its data passes through loops, br
 calls), so its reduction shrinks the structure, not a statement's operands: until no candidate
 still fails, it tries, from the largest cut to the smallest,
 
-1. the launch: one work-group, then smaller work-groups (each local size halved), fewer
+1. what nothing names any more (variables, arrays, helpers, inputs) removed at once: one cheap
+   cut, tried first in every round, so a reduction its budget ends still drops them;
+2. the launch: one work-group, then smaller work-groups (each local size halved), fewer
    dimensions; the outputs: one at a time;
-2. the statements of every body (the kernel's, each helper's, each branch and loop body): halves,
+3. the statements of every body (the kernel's, each helper's, each branch and loop body): halves,
    quarters, ... and single statements removed;
-3. each statement made simpler: a branch replaced by its ``then`` or ``else`` body, a loop by its
+4. each statement made simpler: a branch replaced by its ``then`` or ``else`` body, a loop by its
    body or run once (``cap`` 1), a helper made inlinable (``noinline`` dropped) or its call
    dropped;
-4. each expression replaced by one of its operands of its type, or by the constant 0 or 1;
-5. what nothing uses any more removed (variables, arrays, helpers, inputs) and private arrays
+5. each expression replaced by one of its operands of its type, or by the constant 0 or 1;
+6. what nothing names removed one at a time (the failure may need one) and private arrays
    halved (every index is reduced modulo the length, so any length keeps the program defined).
 
 Every candidate is checked by the validator (lang.flow_rules.check: a candidate that breaks a rule
@@ -120,6 +122,7 @@ def _valid(p: FlowProgram) -> bool:
 
 
 def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
+    yield from _unnamed(p)[:1]  # first: one cheap cut, often the largest (a budget may end the rest)
     yield from _launches(p)
     if len(p.outputs) > 1:
         for o in p.outputs:
@@ -237,8 +240,9 @@ def _with_child(e: Expr, i: int, c: Expr) -> Expr:
     return e
 
 
-def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
-    """``p`` without what nothing names any more, and with private arrays halved."""
+def _unnamed(p: FlowProgram) -> list[FlowProgram]:
+    """``p`` without everything nothing names any more (variables, arrays, helpers, inputs), then
+    without each such declaration alone (the failure may need one); empty when all are named."""
     bodies = [p.body, *(f.body for f in p.functions), *(f.body for f in p.struct_functions)]
     named: set[str] = {o.var for o in p.outputs}
     for body in bodies:
@@ -250,14 +254,17 @@ def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
     for f in p.functions:
         for x in walk(f.result):
             named |= {getattr(x, k) for k in ("name", "buffer", "array") if hasattr(x, k)}
-    kept = (tuple(d for d in p.variables if d.name in named), tuple(a for a in p.arrays if a.name in named),
-            tuple(f for f in p.functions if f.name in named), tuple(i for i in p.inputs if i.name in named))
-    if kept != (p.variables, p.arrays, p.functions, p.inputs):
-        yield replace(p, variables=kept[0], arrays=kept[1], functions=kept[2], inputs=kept[3])
-        for field in ("variables", "arrays", "functions", "inputs"):  # one at a time: the failure may need one
-            for d in getattr(p, field):
-                if d.name not in named:
-                    yield replace(p, **{field: tuple(x for x in getattr(p, field) if x is not d)})
+    fields = ("variables", "arrays", "functions", "inputs")
+    kept = {field: tuple(d for d in getattr(p, field) if d.name in named) for field in fields}
+    if all(kept[field] == getattr(p, field) for field in fields):
+        return []
+    return [replace(p, **kept)] + [replace(p, **{field: tuple(x for x in getattr(p, field) if x is not d)})
+                                   for field in fields for d in getattr(p, field) if d.name not in named]
+
+
+def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
+    """``p`` without what nothing names any more (:func:`_unnamed`), and with private arrays halved."""
+    yield from _unnamed(p)
     for i, a in enumerate(p.arrays):
         if a.space == "private" and a.length > 1:
             n = a.length // 2
