@@ -154,7 +154,10 @@ def bound_for(f: MathFn, tname: str, env: frozenset) -> tuple[Bound, str]:
                 b = Bound("ulp", b.value + (0.5 if b.value == 2.5 else 1))
             return b, "unsafe"
     b = f.bound(profile)
-    if "cr" in env and tname == "float" and f.name in ("fdiv", "sqrt"):
+    # -cl-fp32-correctly-rounded-divide-sqrt makes float / and sqrt "used in the program source"
+    # correctly rounded (OpenCL 3.0 API §5.8.6.2); a SPIR-V module keeps the SPIR-V environment's
+    # bounds (OpenCL SPIR-V Environment §6.6.1: OpFDiv Float32 <= 2.5 ulp, no build option named)
+    if "cr" in env and "spirv" not in env and tname == "float" and f.name in ("fdiv", "sqrt"):
         b = Bound("cr")
     return b, b.kind
 

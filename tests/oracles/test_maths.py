@@ -168,6 +168,9 @@ def test_divide_and_sqrt_bounds_and_the_correctly_rounded_option():
     assert len(floats_between(*lane.ranges[0])) == 5  # 2.5 ulp either side of 1/3: five floats
     lane, = lanewise("fdiv", "float", frozenset({"cr"}), (1.0, 3.0))
     assert lane.values == [f32(1 / 3)] and not lane.ranges
+    # a SPIR-V module keeps the environment's bounds (OpFDiv float: 2.5 ulp), the option names source
+    lane, = lanewise("fdiv", "float", frozenset({"cr", "spirv"}), (1.0, 3.0))
+    assert len(floats_between(*lane.ranges[0])) == 5
     lane, = lanewise("sqrt", "double", NONE, (2.0,))
     assert lane.values == [math.sqrt(2.0)] and not lane.ranges  # double sqrt is correctly rounded
 
