@@ -96,3 +96,14 @@ def test_what_nothing_names_goes_first_so_a_short_budget_still_drops_it():
     names = lambda p: [d.name for f in ("variables", "arrays", "functions", "inputs") for d in getattr(p, f)]  # noqa: E731
     assert set(names(first)) < set(names(program))
     assert _unnamed(first) == []  # nothing unnamed is left
+
+
+def test_structs_nothing_names_go_with_the_first_cut():
+    """A drawn program with structs whose one output is a plain variable and whose body is empty:
+    its first candidate keeps no struct type, struct variable or struct helper."""
+    original = _drawn(lambda p: p.structs and any("." not in o.var for o in p.outputs), seeds=range(400))
+    out = next(o for o in original.outputs if "." not in o.var)
+    program = dataclasses.replace(original, outputs=(out,), body=())
+    first = next(iter(_unnamed(program)))
+    assert (first.structs, first.struct_vars, first.struct_functions) == ((), (), ())
+    assert [d.name for d in first.variables] == [out.var] and _unnamed(first) == []

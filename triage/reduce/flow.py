@@ -5,7 +5,7 @@ A flow program's wrong lane is the compiler's (its data passes through loops, br
 calls), so its reduction shrinks the structure, not a statement's operands: until no candidate
 still fails, it tries, from the largest cut to the smallest,
 
-1. what nothing names any more (variables, arrays, helpers, inputs) removed at once: one cheap
+1. what nothing names any more (variables, arrays, helpers, inputs, structs) removed at once: one cheap
    cut, tried first in every round, so a reduction its budget ends still drops them;
 2. the launch: one work-group, then smaller work-groups (each local size halved), fewer
    dimensions; the outputs: one at a time;
@@ -241,25 +241,30 @@ def _with_child(e: Expr, i: int, c: Expr) -> Expr:
 
 
 def _unnamed(p: FlowProgram) -> list[FlowProgram]:
-    """``p`` without everything nothing names any more (variables, arrays, helpers, inputs), then
-    without each such declaration alone (the failure may need one); empty when all are named."""
+    """``p`` without everything nothing names any more (variables, arrays, helpers, inputs, struct
+    variables, struct helpers and struct types), then without each such declaration alone (the
+    failure may need one); empty when all are named."""
     bodies = [p.body, *(f.body for f in p.functions), *(f.body for f in p.struct_functions)]
     named: set[str] = {o.var for o in p.outputs}
     for body in bodies:
         for s in statements(body):
             named |= {getattr(s, k) for k in ("var", "array", "function") if isinstance(getattr(s, k, None), str)}
-            named |= {ptr.name for ptr in getattr(s, "pointers", ())}
+            named |= {ptr.name for ptr in getattr(s, "pointers", ())} | set(getattr(s, "structs", ()))
             for x in expressions(s):
                 named |= {getattr(n, k) for n in walk(x) for k in ("name", "buffer", "array") if hasattr(n, k)}
     for f in p.functions:
         for x in walk(f.result):
             named |= {getattr(x, k) for k in ("name", "buffer", "array") if hasattr(x, k)}
-    fields = ("variables", "arrays", "functions", "inputs")
-    kept = {field: tuple(d for d in getattr(p, field) if d.name in named) for field in fields}
-    if all(kept[field] == getattr(p, field) for field in fields):
+    named |= {n.split(".")[0] for n in named if isinstance(n, str)}  # a member `s.m` names its struct variable
+    kept = {field: tuple(d for d in getattr(p, field) if d.name in named)
+            for field in ("variables", "arrays", "functions", "inputs", "struct_vars", "struct_functions")}
+    types = {v.struct for v in kept["struct_vars"]} | {v.struct for f in kept["struct_functions"]
+                                                        for v in (*f.structs, *f.locals)}
+    kept["structs"] = tuple(d for d in p.structs if d.name in types)
+    if all(kept[field] == getattr(p, field) for field in kept):
         return []
     return [replace(p, **kept)] + [replace(p, **{field: tuple(x for x in getattr(p, field) if x is not d)})
-                                   for field in fields for d in getattr(p, field) if d.name not in named]
+                                   for field in kept for d in getattr(p, field) if d not in kept[field]]
 
 
 def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
