@@ -291,6 +291,54 @@ def test_triage_beside_a_campaign_confirms_a_flow_bucket_and_reduces_it(tmp_path
     assert pending_reasons(corpus, "c") == {}
 
 
+class _HistoryWorker(_Worker):
+    """A driver that computes every kernel right (the interpreter's values: ``kernels`` maps each
+    kernel text the jobs carried to its program) except that its -cl-opt-disable build writes 11 on
+    work-item 1 while the kernel has a loop, and also right after a kernel with one in the same
+    process (PoCL 7.1: a kernel's lanes that depend on what the process built before it)."""
+
+    def __init__(self, kernels: dict) -> None:
+        super().__init__()
+        self.kernels, self.after_loop = kernels, False
+
+    def restart(self) -> None:
+        self.after_loop = False
+
+    def run(self, job):
+        from fuzz.drivers import Result
+        from oracles import flow_outcomes
+        p = self.kernels[job.program.decode()]
+        loop = any(isinstance(s, Loop) for s in p.body)
+        lanes = flow_outcomes(p)["o"].bits.copy()
+        if job.options == "-cl-opt-disable" and (loop or self.after_loop) and len(lanes) > 1:
+            lanes[1] = 11
+        self.after_loop = loop
+        return Result("ok", {"out": lanes.tobytes()}, "", 0.01, 0.01)
+
+
+def test_a_reduction_is_kept_only_where_its_case_fails_in_a_new_process(tmp_path, monkeypatch):
+    """On a worker that ran the loop before, the kernel without the loop still fails: the first
+    reduction drops the loop, its case then passes alone on a fresh worker, and the reduction is
+    made again with every candidate on a fresh worker, which keeps the loop."""
+    import campaign.flow as flow_module
+    from triage.flow_triage import reduce_flow_stored
+    from triage.session import find_row
+
+    kernels = {}
+
+    def emitted(p):
+        kernels[emit(p)] = p
+        return emit(p)
+    monkeypatch.setattr(flow_module, "emit", emitted)
+    worker = _HistoryWorker(kernels)
+    corpus, p = _campaign(tmp_path, worker)
+    (bucket,) = corpus.buckets()
+    assert reduce_flow_stored(corpus, find_row(corpus, bucket["id"]), _Target(), worker, 30) is not None
+    reduced = corpus.program(corpus.reductions()[0]["reduced_id"])
+    assert reduced.options == "-cl-opt-disable" and any(isinstance(s, Loop) for s in reduced.body)
+    assert reduced.work_items == 2  # the wrong lane is work-item 1's
+
+
 def test_a_reduced_flow_bucket_gets_its_release_range(tmp_path, monkeypatch):
     """Given releases of the bucket's driver, triage ranges the reduced flow bucket over them
     (triage.versions.check_bucket on the bucket its rows moved to), as it does a reduced

@@ -6,8 +6,11 @@ keeping the row's kind and, for a wrong lane, its deviation class. The reduced p
 run's rows are stored (triage.session.store_case) and the bucket's rows move to the bucket of the
 reduced case's first failing row (corpus.store.Corpus.blame: a flow bucket keys on the constructs
 that write the output, so two programs that reduce to one kernel structure are one bucket), with a
-``reductions`` row linking the original and the reduced program. None where the reduced case does
-not show it again (nothing is stored then).
+``reductions`` row linking the original and the reduced program. The reduced case must show it
+on a fresh worker (a new process, as the report's repro.py runs it); where it does not (PoCL 7.1:
+a kernel's lanes depending on what the process built before it), the reduction is made again with
+every candidate on a fresh worker. None where the reduced case still does not show it (nothing is
+stored then).
 """
 
 from __future__ import annotations
@@ -31,10 +34,14 @@ def reduce_flow_stored(corpus: Corpus, row: dict[str, Any], target: Target, work
     reduced case does not fail so again."""
     original: FlowProgram = corpus.program(row["program_id"])
     deviation = row.get("deviation") if row["kind"] == WRONG_CODE else None
-    reduction = reduce_flow(original, fails_on(target, worker, row["kind"], deviation), budget_s)
-    rows = observe_flow(reduction.reduced, target, worker) or []
-    hits = [r for r in rows if same_failure(r, row["kind"], deviation)]
-    if not hits:
+    for fresh in (False, True):
+        reduction = reduce_flow(original, fails_on(target, worker, row["kind"], deviation, fresh), budget_s)
+        worker.restart()  # what the report's repro.py does: the reduced case alone in a new process
+        rows = observe_flow(reduction.reduced, target, worker) or []
+        hits = [r for r in rows if same_failure(r, row["kind"], deviation)]
+        if hits:
+            break
+    else:
         return None
     store_case(corpus, reduction.reduced, target, rows, "reduce")
     bucket = corpus.blame(row["bucket"], hits[0])

@@ -93,13 +93,17 @@ def reduce_flow(p: FlowProgram, fails: Callable[[FlowProgram], bool], budget_s: 
     return FlowReduction(p, current, runs, time.monotonic() - start, False)
 
 
-def fails_on(target: Target, worker: Worker, like: str, deviation: str | None = None) -> Callable[[FlowProgram], bool]:
-    """Whether a program fails on ``target`` (run on ``worker``) as the original did: ``like`` is
-    ``wrong-code`` (a lane differs from the interpreter's, oracles.flow; with ``deviation``, a lane
-    of that class, campaign.flow.deviation, so the reduction keeps the bug it started from) or a
-    failure's kind (``crash``, ``build_error``, ``timeout``: the run ends so)."""
+def fails_on(target: Target, worker: Worker, like: str, deviation: str | None = None,
+             fresh: bool = False) -> Callable[[FlowProgram], bool]:
+    """Whether a program fails on ``target`` (run on ``worker``; with ``fresh``, on the worker
+    restarted first, nothing an earlier candidate built or ran left in it) as the original did:
+    ``like`` is ``wrong-code`` (a lane differs from the interpreter's, oracles.flow; with
+    ``deviation``, a lane of that class, campaign.flow.deviation, so the reduction keeps the bug it
+    started from) or a failure's kind (``crash``, ``build_error``, ``timeout``: the run ends so)."""
 
     def fails(p: FlowProgram) -> bool:
+        if fresh:
+            worker.restart()
         return any(same_failure(r, like, deviation) for r in observe_flow(p, target, worker) or [])
     return fails
 
