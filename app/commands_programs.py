@@ -3,6 +3,7 @@ on the drivers, ``emit`` writes it (or random ones) as OpenCL C or SPIR-V."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -81,9 +82,10 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
     program = _load_program(program_id, corpus_path, judged=True)
     for target in local_targets(drivers):
         if not supports(target, program):
-            why = ("a flow program: OpenCL C only (docs/flow.md)" if isinstance(program, FlowProgram) and
-                   target.path != PATH_OPENCL_C else f"needs {', '.join(sorted(program.requires))}"
-                   if program.requires else "no statement it can take")
+            why = (f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take")
+            if isinstance(program, FlowProgram) and target.path != PATH_OPENCL_C and supports(
+                    replace(target, path=PATH_OPENCL_C), program):  # lang.flow_fp, lang.flow_launch
+                why = f"needs {', '.join(sorted(program.requires))}: on the OpenCL C path only (docs/flow.md)"
             click.echo(f"{target.name}: skipped ({why})")
             continue
         with Worker(target) as worker:
@@ -127,6 +129,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     from fuzz.emit import spirv as spirv_emit
     from fuzz.emit.opencl_c import emit as emit_c
     from fuzz.emit.opencl_flow import emit as emit_flow
+    from fuzz.emit.spirv.flow_kernel import emit as emit_flow_spirv
     from fuzz.emit.validate import target_env, validate
     from lang.constructs import paths_of
 
@@ -157,11 +160,16 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
         policy = Policy(statements=statements, global_size=1024, shape_statements=statements)
         programs = sample(area_strategy(chosen, Caps(fp64=True), policy), random_n, seed)
     for program in programs:
-        if isinstance(program, FlowProgram):  # OpenCL C only (docs/flow.md)
-            if spirv:
-                raise fail(f"{program.id} is a flow program: it has no SPIR-V emitter yet; write it without --spirv")
+        if isinstance(program, FlowProgram):  # its OpenCL C text, its JSON, with --spirv its module
             written = [_write(folder / f"{program.id}.cl", emit_flow(program).encode()),
                        _write(folder / f"{program.id}.json", program.to_json().encode())]
+            if spirv:
+                module = emit_flow_spirv(program)
+                problem = validate(module, "opencl1.2")
+                if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
+                    raise click.ClickException(f"{program.id}: emitted module is invalid ({problem.splitlines()[0]})")
+                written += [_write(folder / f"{program.id}.spv", module),
+                            _write(folder / f"{program.id}.spvasm", _disassemble(module))]
             click.echo(" ".join(written))
             continue
         written = []

@@ -176,6 +176,22 @@ def test_emit_random_programs_and_a_stored_one_as_spirv(tmp_path):
     _one_line_error(runner.invoke(cli, ["emit"]), "give either a PROGRAM_ID or --random N")
 
 
+def test_emit_writes_a_flow_program_s_module_with_spirv(tmp_path):
+    """A flow program has a SPIR-V form (fuzz.emit.spirv.flow_kernel): --spirv writes it beside its
+    OpenCL C text, valid and equal to the module a campaign's SPIR-V path runs."""
+    from fuzz.emit.spirv.flow_kernel import emit as flow_module
+    from fuzz.emit.validate import validate
+    from lang.flow import program_from_json
+
+    result = CliRunner().invoke(cli, ["emit", "--random", "1", "--areas", "flow", "--seed", "5", "--spirv",
+                                      "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (json_file,) = tmp_path.glob("*.json")
+    module = (tmp_path / f"{json_file.stem}.spv").read_bytes()
+    assert module == flow_module(program_from_json(json_file.read_text())) and validate(module, "opencl1.2") is None
+    assert "OpEntryPoint Kernel" in (tmp_path / f"{json_file.stem}.spvasm").read_text()
+
+
 def _corpus_with_a_bucket(path: Path) -> str:
     from corpus.store import Corpus
 
