@@ -221,8 +221,7 @@ class Corpus:
         with self.db.conn:
             (first,) = self.db.execute("select min(id) from disagreements where bucket = ?", [bucket]).fetchone()
             self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
-            rebucket(self.db, "culprit = ? and bucket = ?", [keep, bucket])
-            # the bucket this bucket's own rows moved to: another driver's rows may share the culprit
+            rebucket(self.db, "culprit = ? and bucket = ?", [keep, bucket])  # own rows: others' may share it
             new = self.db.execute("select bucket from disagreements where id = ?", [first]).fetchone()[0]
             if new != bucket:
                 inherit(self.db, new, [old])
