@@ -12,7 +12,7 @@ from dataclasses import replace
 import pytest
 
 from campaign.flow import flow_job, judge_flow
-from fuzz.drivers import Worker
+from fuzz.drivers import Worker, discover
 from fuzz.drivers.capabilities import ftz_of
 from lang.flow import Assign, Const, Decl, FlowProgram, Output, Var
 from lang.flow_rules import check
@@ -79,3 +79,31 @@ def test_saturation_of_constant_vectors(name):
         assert sorted((m.output, m.expected, m.actual) for m in wrong) == [("o0", 0xFFFF, 0)] * 4 + [("o1", 0xFFFF, 1)] * 4
     else:
         assert wrong == []
+
+
+@pytest.mark.parametrize("vector, wrong", [("int16", True), ("long8", True), ("int8", False), ("long16", False)])
+def test_pocl_7_1_at_opt_disable_gets_min_of_512_bit_vectors_wrong(vector, wrong):
+    """PoCL 7.1 built with -cl-opt-disable (on this AVX-512 host) computes ``min`` of two 512-bit
+    vectors (int16, long8) wrong in some components, and of 256- and 1024-bit vectors (int8,
+    long16) right; its default build is right (docs/flow.md: one bug behind nine PoCL 7.1 buckets
+    of the 30-minute campaign). Runs where the release is installed (``clfuzz releases``)."""
+    found = {t.name: t for t in discover(releases=True)}
+    if "pocl-7.1" not in found:
+        pytest.skip("pocl-7.1 is not installed (clfuzz releases)")
+    target = found["pocl-7.1"]
+    element, n = vector.rstrip("0123456789"), int(vector[len(vector.rstrip("0123456789")):])
+    values = tuple(((i * 37) % 11) - 3 for i in range(n))
+    literal = Vec(vector, tuple(Const(element, v) for v in values))
+    reads = tuple(Assign(f"c{k}", Swizzle(Var("v", vector), (k,), "s", element)) for k in range(n))
+    p = FlowProgram((), tuple(Output(f"o{k}", f"c{k}", element) for k in range(n)),
+                    (Decl("v", vector), *(Decl(f"c{k}", element) for k in range(n))), (), (),
+                    (Assign("v", VCall("min", (literal, Vec(vector, (Const(element, 2),) * n)), vector)), *reads),
+                    (1,), (1,), requires=frozenset({"int64"} if element == "long" else ()))
+    check(p)
+    with Worker(target, timeout_s=60) as w:
+        for options, expect_wrong in (("-cl-opt-disable", wrong), ("", False)):
+            q = replace(p, options=options)
+            result = w.run(flow_job(q, target.path, target.lineage, target.fingerprint))
+            assert result.ok, result.log[-400:]
+            judged, mismatches = judge_flow(q, result.outputs["out"], True)
+            assert judged == n and bool(mismatches) == expect_wrong, (options, mismatches[:3])
