@@ -197,6 +197,21 @@ def test_report_emit_reduce_and_triage_of_a_flow_bucket(tmp_path):
     assert reduced.exit_code == 2 and "not installed here" in reduced.output  # reduced on its own driver only
 
 
+def test_report_of_a_flow_crash_bucket(tmp_path):
+    """A crash has no wrong lane: its report ships the kernel and a repro.py that expects the run to
+    end (no lane checks), and never stops on the crash row's empty output name."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    corpus, _ = _campaign(tmp_path, _Worker(crash=True))
+    (bucket,) = [b for b in corpus.buckets() if b["signature"]["kind"] == "crash"]
+    corpus.close()
+    out = CliRunner().invoke(cli, ["report", bucket["id"], "--corpus", str(tmp_path / "c.db"), "-o", str(tmp_path / "r")])
+    assert out.exit_code == 0, out.output
+    assert {f.name for f in (tmp_path / "r").iterdir()} == {"README.md", "kernel.cl", "program.json", "repro.py"}
+    assert "killed by SIGSEGV" in (tmp_path / "r" / "README.md").read_text()
+
+
 def test_the_area_is_chosen_by_name_and_runs_on_both_paths():
     from fuzz.drivers import Target
     from fuzz.drivers.capabilities import runnable

@@ -15,7 +15,7 @@ from lang.flow import AStore, Call, Const, FlowProgram, Invoke, Loop
 from lang.flow_tree import expressions, statements, walk
 from lang.flow_rules import check
 from triage.observe import size
-from triage.reduce.flow import _unnamed, reduce_flow
+from triage.reduce.flow import _unnamed, reduce_flow, same_failure
 
 
 def _calls(p: FlowProgram, fn: str) -> int:
@@ -107,3 +107,17 @@ def test_structs_nothing_names_go_with_the_first_cut():
     first = next(iter(_unnamed(program)))
     assert (first.structs, first.struct_vars, first.struct_functions) == ((), (), ())
     assert [d.name for d in first.variables] == [out.var] and _unnamed(first) == []
+
+
+def test_a_reduction_keeps_the_failure_it_started_from():
+    """A crash keeps its message as its bucket keys it (line numbers are noise), so an assertion
+    never reduces to another crash (PoCL 5.0's WorkitemLoops assertion had become a SIGSEGV); a
+    wrong lane keeps its deviation class."""
+    assertion = {"kind": "crash", "actual_value": "python3: ./lib/llvmopencl/WorkitemLoops.cc:1290: void "
+                                                  "pocl::WorkitemLoopsImpl::addContextSaveRestore(): Assertion `x' failed."}
+    assert same_failure({**assertion, "actual_value": assertion["actual_value"].replace("1290", "1301")}, assertion)
+    assert not same_failure({"kind": "crash", "actual_value": "killed by SIGSEGV"}, assertion)
+    assert not same_failure({**assertion, "kind": "build_error"}, assertion)
+    zero = {"kind": "wrong-code", "deviation": "signed-zero"}
+    assert same_failure(dict(zero), zero) and not same_failure({**zero, "deviation": "other"}, zero)
+    assert same_failure({**zero, "deviation": "other"}, {"kind": "wrong-code"})  # no class stored: any lane

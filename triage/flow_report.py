@@ -96,7 +96,7 @@ def flow_lanes(corpus: Corpus, bucket: dict[str, Any]) -> tuple[FlowProgram, dic
     ran = corpus.judged(other.id, first["target"])
     lanes = []
     for r in rows_on_target(corpus, program.id, first["target"]):
-        if r["bucket"] != bucket["id"]:
+        if r["bucket"] != bucket["id"] or r["lane"] < 0:  # a crash or build error has no lane
             continue
         o = theirs.get((r["buffer"], r["lane"]))
         lanes.append({"output": r["buffer"], "item": r["work_item"], "expected": r["expected_value"],

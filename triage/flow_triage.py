@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus.buckets import WRONG_CODE
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from lang.flow import FlowProgram
@@ -33,12 +32,11 @@ def reduce_flow_stored(corpus: Corpus, row: dict[str, Any], target: Target, work
     result (module docstring): the bucket its rows are in now, and the reduction; None when the
     reduced case does not fail so again."""
     original: FlowProgram = corpus.program(row["program_id"])
-    deviation = row.get("deviation") if row["kind"] == WRONG_CODE else None
     for fresh in (False, True):
-        reduction = reduce_flow(original, fails_on(target, worker, row["kind"], deviation, fresh), budget_s)
+        reduction = reduce_flow(original, fails_on(target, worker, row, fresh), budget_s)
         worker.restart()  # what the report's repro.py does: the reduced case alone in a new process
         rows = observe_flow(reduction.reduced, target, worker) or []
-        hits = [r for r in rows if same_failure(r, row["kind"], deviation)]
+        hits = [r for r in rows if same_failure(r, row)]
         if hits:
             break
     else:

@@ -13,6 +13,7 @@ from campaign.flow import flow_job
 from fuzz.drivers import Worker
 from fuzz.strategies.flow import generate
 from triage.observe import size
+from triage.flow_report import observe_flow
 from triage.reduce.flow import fails_on, reduce_flow
 
 from .conftest import skip_without_icd, target_named
@@ -28,7 +29,7 @@ def test_rusticls_crash_reduces_to_a_few_lines():
     original = generate(random.Random(0))
     with Worker(rusticl, timeout_s=60) as worker:
         assert worker.run(flow_job(original)).status == "crash", "rusticl 22.3 runs seed 0: the premise is gone"
-        r = reduce_flow(original, fails_on(rusticl, worker, "crash"), budget_s=120)
+        r = reduce_flow(original, fails_on(rusticl, worker, observe_flow(original, rusticl, worker)[0]), budget_s=120)
         assert worker.run(flow_job(r.reduced)).status == "crash"
     assert not r.stopped and size(r.reduced)["statements"] <= 1 and r.reduced.work_items == 1
     assert len(r.reduced.arrays) + len(r.reduced.variables) <= 3
@@ -43,7 +44,6 @@ def test_rusticls_zero_product_reduces_to_one_statement():
     one work-item, a product with the constant zero."""
     from lang.flow import Bin, Const
     from lang.flow_tree import statements
-    from triage.flow_report import observe_flow
 
     rusticl = target_named("rusticl")
     if not rusticl.fingerprint.get("driver_version", "").startswith("22."):
@@ -52,7 +52,7 @@ def test_rusticls_zero_product_reduces_to_one_statement():
     with Worker(rusticl, timeout_s=60) as worker:
         rows = observe_flow(original, rusticl, worker)
         assert rows and rows[0]["kind"] == "wrong-code" and rows[0]["deviation"] == "signed-zero"
-        r = reduce_flow(original, fails_on(rusticl, worker, "wrong-code", "signed-zero"), budget_s=120)
+        r = reduce_flow(original, fails_on(rusticl, worker, rows[0]), budget_s=120)
     [stmt] = list(statements(r.reduced.body))
     assert r.reduced.work_items == 1 and isinstance(stmt.value, Bin) and stmt.value.op == "mul"
     assert stmt.value.a == Const("float", 0)

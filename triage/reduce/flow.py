@@ -21,8 +21,8 @@ still fails, it tries, from the largest cut to the smallest,
 Every candidate is checked by the validator (lang.flow_rules.check: a candidate that breaks a rule
 is never run, so the reduced program is defined as the original is), then run: the interestingness
 test ``fails`` says whether it still fails (:func:`fails_on`: the same kind of failure on the
-target, a wrong lane of the same class judged by the exact interpreter, or the same crash or build
-error). triage.flow_triage stores a campaign's reductions; triage.observe.size measures them.
+target, a wrong lane of the same class judged by the exact interpreter, or a crash or build
+error with the same message). triage.flow_triage stores a campaign's reductions; triage.observe.size measures them.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
+from corpus.buckets import WRONG_CODE, failure_message
 from fuzz.drivers import Target, Worker
 from lang.flow import (
     ALoad,
@@ -93,25 +94,29 @@ def reduce_flow(p: FlowProgram, fails: Callable[[FlowProgram], bool], budget_s: 
     return FlowReduction(p, current, runs, time.monotonic() - start, False)
 
 
-def fails_on(target: Target, worker: Worker, like: str, deviation: str | None = None,
-             fresh: bool = False) -> Callable[[FlowProgram], bool]:
+def fails_on(target: Target, worker: Worker, goal: dict, fresh: bool = False) -> Callable[[FlowProgram], bool]:
     """Whether a program fails on ``target`` (run on ``worker``; with ``fresh``, on the worker
-    restarted first, nothing an earlier candidate built or ran left in it) as the original did:
-    ``like`` is ``wrong-code`` (a lane differs from the interpreter's, oracles.flow; with
-    ``deviation``, a lane of that class, campaign.flow.deviation, so the reduction keeps the bug it
-    started from) or a failure's kind (``crash``, ``build_error``, ``timeout``: the run ends so)."""
+    restarted first, nothing an earlier candidate built or ran left in it) as ``goal`` (a stored
+    row of the original's run) did: :func:`same_failure`."""
 
     def fails(p: FlowProgram) -> bool:
         if fresh:
             worker.restart()
-        return any(same_failure(r, like, deviation) for r in observe_flow(p, target, worker) or [])
+        return any(same_failure(r, goal) for r in observe_flow(p, target, worker) or [])
     return fails
 
 
-def same_failure(row: dict, like: str, deviation: str | None = None) -> bool:
-    """Whether a row of a flow program's run fails as :func:`fails_on` asks: of kind ``like`` and,
-    given one, of class ``deviation``."""
-    return row["kind"] == like and (deviation is None or row.get("deviation") == deviation)
+def same_failure(row: dict, goal: dict) -> bool:
+    """Whether a row of a flow program's run fails as ``goal`` did, so a reduction keeps the bug it
+    started from: of its kind; a wrong lane (``wrong-code``: it differs from the interpreter's,
+    oracles.flow) of its deviation class (campaign.flow.deviation) where it has one; a failure
+    (``crash``, ``build_error``, ``timeout``) with its message as its bucket keys it
+    (corpus.buckets.failure_message: an assertion does not become a SIGSEGV on the way)."""
+    if row["kind"] != goal["kind"]:
+        return False
+    if goal["kind"] == WRONG_CODE:
+        return goal.get("deviation") is None or row.get("deviation") == goal["deviation"]
+    return failure_message(row.get("actual_value") or "") == failure_message(goal.get("actual_value") or "")
 
 
 def _valid(p: FlowProgram) -> bool:
