@@ -40,6 +40,20 @@ def rebucket(db: Database, where: str, params: list | None = None) -> None:
         db["disagreements"].update(row["id"], {"bucket": bucket_of(db, row)})
 
 
+def blame_rows(db: Database, bucket: dict[str, Any], culprit: str) -> str:
+    """Key the rows of ``bucket`` (its buckets-table row) on ``culprit`` (JSON of
+    corpus.buckets.CULPRIT_FIELDS) and return the bucket they went to: the one of its own first row
+    (another driver's rows may share the culprit, never its bucket); where it has no rows left (an
+    earlier reduction or join moved them), the bucket a row of its driver with that culprit keys to."""
+    (first,) = db.execute("select min(id) from disagreements where bucket = ?", [bucket["id"]]).fetchone()
+    db.execute("update disagreements set culprit = ? where bucket = ?", [culprit, bucket["id"]])
+    rebucket(db, "culprit = ? and bucket = ?", [culprit, bucket["id"]])
+    if first is not None:
+        return db.execute("select bucket from disagreements where id = ?", [first]).fetchone()[0]
+    kind = json.loads(bucket["signature"])["kind"]
+    return bucket_of(db, {"target": bucket["target"], "kind": kind, "culprit": culprit})
+
+
 def rekey(db: Database) -> None:
     """Every row into the bucket of the current signature (corpus.buckets.SIGNATURE_VERSION):
     a failure's message is taken anew from its run's log; a new bucket takes the status and

@@ -22,7 +22,7 @@ from typing import Any, Iterable
 import sqlite_utils
 
 from corpus.buckets import CULPRIT_FIELDS, STATUSES, driver_version
-from corpus.keying import bucket_of, inherit, rebucket
+from corpus.keying import blame_rows, bucket_of, inherit, rebucket
 from corpus.run_facts import bucket_facts, no_facts
 from corpus.schema import DEVIATION_COLUMNS, CorpusError, outdated, upgrade
 from lang.flow import FlowProgram, program_from_json
@@ -219,10 +219,7 @@ class Corpus:
         keep = json.dumps({k: culprit.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
         old = self.db["buckets"].get(bucket)
         with self.db.conn:
-            (first,) = self.db.execute("select min(id) from disagreements where bucket = ?", [bucket]).fetchone()
-            self.db.execute("update disagreements set culprit = ? where bucket = ?", [keep, bucket])
-            rebucket(self.db, "culprit = ? and bucket = ?", [keep, bucket])  # own rows: others' may share it
-            new = self.db.execute("select bucket from disagreements where id = ?", [first]).fetchone()[0]
+            new = blame_rows(self.db, old, keep)
             if new != bucket:
                 inherit(self.db, new, [old])
             self.db.execute("update reductions set bucket = ? where bucket = ?", [new, bucket])
