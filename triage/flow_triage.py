@@ -9,12 +9,13 @@ that write the output, so two programs that reduce to one kernel structure are o
 ``reductions`` row linking the original and the reduced program. The reduced case must show it
 on a fresh worker (a new process, as the report's repro.py runs it); where it does not (PoCL 7.1:
 a kernel's lanes depending on what the process built before it), the reduction is made again with
-every candidate on a fresh worker. None where the reduced case still does not show it (nothing is
+every candidate on a fresh worker, in what is left of the budget. None where the reduced case still does not show it (nothing is
 stored then).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from corpus.store import Corpus
@@ -32,8 +33,10 @@ def reduce_flow_stored(corpus: Corpus, row: dict[str, Any], target: Target, work
     result (module docstring): the bucket its rows are in now, and the reduction; None when the
     reduced case does not fail so again."""
     original: FlowProgram = corpus.program(row["program_id"])
-    for fresh in (False, True):
-        reduction = reduce_flow(original, fails_on(target, worker, row, fresh), budget_s)
+    start = time.monotonic()
+    for fresh in (False, True):  # the second pass within what the first left of the budget
+        left = max(0.0, budget_s - (time.monotonic() - start))
+        reduction = reduce_flow(original, fails_on(target, worker, row, fresh), left)
         worker.restart()  # what the report's repro.py does: the reduced case alone in a new process
         rows = observe_flow(reduction.reduced, target, worker) or []
         hits = [r for r in rows if same_failure(r, row)]
