@@ -9,8 +9,8 @@ that write the output, so two programs that reduce to one kernel structure are o
 ``reductions`` row linking the original and the reduced program. The reduced case must show it
 on a fresh worker (a new process, as the report's repro.py runs it); where it does not (PoCL 7.1:
 a kernel's lanes depending on what the process built before it), the reduction is made again with
-every candidate on a fresh worker, in what is left of the budget. None where the reduced case still does not show it (nothing is
-stored then).
+every candidate on a fresh worker, in what is left of the budget. None where the reduced case still
+does not show it (nothing is stored then).
 """
 
 from __future__ import annotations

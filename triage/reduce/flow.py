@@ -131,7 +131,8 @@ def _valid(p: FlowProgram) -> bool:
 
 
 def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
-    yield from _unnamed(p)[:1]  # first: one cheap cut, often the largest (a budget may end the rest)
+    unnamed = _unnamed(p)
+    yield from unnamed[:1]  # first: one cheap cut, often the largest (a budget may end the rest)
     yield from _launches(p)
     if len(p.outputs) > 1:
         for o in p.outputs:
@@ -140,7 +141,8 @@ def _candidates(p: FlowProgram) -> Iterator[FlowProgram]:
         yield replace(p, body=body)
     yield from _helpers(p, "functions")
     yield from _helpers(p, "struct_functions")  # lang.flow_structs: the same passes on a struct helper
-    yield from _unused(p)
+    yield from unnamed[1:]  # one declaration at a time: the failure may need one
+    yield from _halved(p)
 
 
 def _helpers(p: FlowProgram, field: str) -> Iterator[FlowProgram]:
@@ -276,9 +278,8 @@ def _unnamed(p: FlowProgram) -> list[FlowProgram]:
                                    for field in kept for d in getattr(p, field) if d not in kept[field]]
 
 
-def _unused(p: FlowProgram) -> Iterator[FlowProgram]:
-    """``p`` without what nothing names any more (:func:`_unnamed`), and with private arrays halved."""
-    yield from _unnamed(p)
+def _halved(p: FlowProgram) -> Iterator[FlowProgram]:
+    """``p`` with one private array halved."""
     for i, a in enumerate(p.arrays):
         if a.space == "private" and a.length > 1:
             n = a.length // 2
