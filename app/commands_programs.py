@@ -82,10 +82,10 @@ def replay(program_id: str, corpus_path: str, drivers: str | None, limit: int) -
     program = _load_program(program_id, corpus_path, judged=True)
     for target in local_targets(drivers):
         if not supports(target, program):
-            why = (f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take")
+            why = f"needs {', '.join(sorted(program.requires))}" if program.requires else "no statement it can take"
             if isinstance(program, FlowProgram) and target.path != PATH_OPENCL_C and supports(
                     replace(target, path=PATH_OPENCL_C), program):  # lang.flow_fp, lang.flow_launch
-                why = f"needs {', '.join(sorted(program.requires))}: on the OpenCL C path only (docs/flow.md)"
+                why += ": on the OpenCL C path only (docs/flow.md)"
             click.echo(f"{target.name}: skipped ({why})")
             continue
         with Worker(target) as worker:
@@ -130,7 +130,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
     from fuzz.emit.opencl_c import emit as emit_c
     from fuzz.emit.opencl_flow import emit as emit_flow
     from fuzz.emit.spirv.flow_kernel import emit as emit_flow_spirv
-    from fuzz.emit.validate import target_env, validate
+    from fuzz.emit.validate import target_env
     from lang.constructs import paths_of
 
     if (program_id is None) == (random_n is None):
@@ -164,12 +164,7 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
             written = [_write(folder / f"{program.id}.cl", emit_flow(program).encode()),
                        _write(folder / f"{program.id}.json", program.to_json().encode())]
             if spirv:
-                module = emit_flow_spirv(program)
-                problem = validate(module, "opencl1.2")
-                if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
-                    raise click.ClickException(f"{program.id}: emitted module is invalid ({problem.splitlines()[0]})")
-                written += [_write(folder / f"{program.id}.spv", module),
-                            _write(folder / f"{program.id}.spvasm", _disassemble(module))]
+                written += _spirv_files(folder, program.id, emit_flow_spirv(program), "opencl1.2", True)
             click.echo(" ".join(written))
             continue
         written = []
@@ -181,14 +176,21 @@ def emit(program_id: str | None, corpus_path: str, spirv: bool, random_n: int | 
             if "fp16" in program.requires:
                 raise fail(f"{program.id} uses half: no valid OpenCL SPIR-V module has Float16 "
                            f"(spirv-val), so it has no .spv")
-            module = spirv_emit.emit(program)
-            problem = validate(module, target_env(program))
-            if problem is not None:  # an emitter bug: say so, do not hand the file out as valid
-                raise click.ClickException(f"{program.id}: emitted module is invalid ({problem.splitlines()[0]})")
-            written.append(_write(folder / f"{program.id}.spv", module))
-            if random_n is None:
-                written.append(_write(folder / f"{program.id}.spvasm", _disassemble(module)))
+            written += _spirv_files(folder, program.id, spirv_emit.emit(program), target_env(program),
+                                    random_n is None)
         click.echo(" ".join(written))
+
+
+def _spirv_files(folder: Path, program_id: str, module: bytes, env: str, disassembled: bool) -> list[str]:
+    """Write ``module`` (``ID.spv``, and with ``disassembled`` ``ID.spvasm``) once spirv-val accepts
+    it for ``env``; an invalid module is an emitter bug: say so, never hand the file out as valid."""
+    from fuzz.emit.validate import validate
+
+    problem = validate(module, env)
+    if problem is not None:
+        raise click.ClickException(f"{program_id}: emitted module is invalid ({problem.splitlines()[0]})")
+    return [_write(folder / f"{program_id}.spv", module)] + (
+        [_write(folder / f"{program_id}.spvasm", _disassemble(module))] if disassembled else [])
 
 
 def _write(path: Path, data: bytes) -> str:
