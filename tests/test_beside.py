@@ -225,3 +225,45 @@ def test_a_lane_with_no_bucket_of_its_own_takes_its_devices_other_front_ends(tmp
     task(_Lane(), 25.0, 100.0)
     [bucket] = corpus.buckets()
     assert bucket["reduced"]["statements"] == 1 and beside.done == {"sim/spirv": 1}
+
+
+def test_a_bucket_its_triage_emptied_is_taken_again_when_new_rows_fill_it(tmp_path, monkeypatch):
+    """A victim of an interaction (``floor`` reads 0 beside a ``fract``, a call with an out-parameter)
+    is reduced to the pair and its rows move to the interaction's bucket; a later program's ``floor``
+    beside a ``fract`` fills the emptied bucket again, and the lane takes it again."""
+    from triage import covictims
+
+    def beside_fract(program, s, expected, inputs):
+        if s.value.op == "floor" and any(t.value.op == "fract" for t in program.body):
+            return np.zeros(len(expected), np.uint32)
+        return expected.allowed[0]
+
+    observe = simulated(beside_fract)
+    for m in (reducer, covictims):
+        monkeypatch.setattr(m, "observe", observe)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    corpus.update_campaign("c", 0, {}, 0, 0, {})
+
+    def program(seed: int) -> Program:
+        x, y = Buffer("x", F, "in", POSITIVE), Buffer(f"y{seed}", F, "in", POSITIVE)
+        return Program((x, y, Buffer("o", F, "out"), Buffer("f", F, "out"), Buffer("p", F, "out")),
+                       (Store("o", Op("floor", (Load("x", F),), F)),
+                        Store("f", Op("fract", (Load(f"y{seed}", F),), F, (("out", "p"),)))), 4)
+
+    store_observed(corpus, program(1), observe)
+    [victim] = corpus.buckets()
+    beside = Beside(corpus, "c")
+    beside.since = 0.0
+    beside.task(SimTarget())(_Lane(), 25.0, 100.0)
+    assert beside.task(SimTarget()) is None
+    [pair] = corpus.buckets()
+    assert pair["signature"]["operation"] == "floor + fract"
+    time.sleep(0.01)
+    store_observed(corpus, program(2), observe)
+    assert {b["id"] for b in corpus.buckets()} == {victim["id"], pair["id"]}
+    task = beside.task(SimTarget())
+    assert task is not None
+    task(_Lane(), 25.0, 100.0)
+    [after] = corpus.buckets()
+    assert after["id"] == pair["id"] and after["programs"] > pair["programs"]  # the later program's rows too

@@ -243,6 +243,20 @@ def test_a_bug_only_an_implementation_defined_conversion_shows_is_a_letter(monke
     assert "Only beside an operation whose result the specification leaves" in text.split("## Driver")[0]
 
 
+def test_a_crash_beside_an_undefined_value_stays_a_violation():
+    """The letter downgrade is for wrong values: a crash, build or runtime failure whose reduced
+    kernel keeps ``min(NaN, NaN)`` (a value §6.15.4 leaves open) is a violation all the same (the
+    program must build and run); a wrong value reduced with it is a letter."""
+    undefined = [{"statement": "out0[gid] = min(in0[gid], in1[gid])", "operands": "nan, nan"}]
+    reduced = {"statements": 1, "work_items": 1, "why": "", "undefined": undefined}
+    for kind in ("crash", "build_error", "runtime_error"):
+        bucket = {"signature": {"kind": kind, "driver": "sim", "failure": "killed by SIGSEGV"}, "reduced": reduced}
+        assert bucket_severity(bucket) == "violation", kind
+    wrong = {"signature": {"kind": "wrong-result", "driver": "sim", "operation": "convert_T_sat", "rule": "convert.sat.clamp"},
+             "reduced": reduced}
+    assert bucket_severity(wrong) == "letter" and bucket_severity({**wrong, "reduced": None}) == "violation"
+
+
 def test_a_bug_the_sat_form_shows_too_is_filed_under_it(monkeypatch, tmp_path):
     """(b) With _sat too: the reduction keeps convert_char_sat_rte (the same rounding), whose own
     lane is now judged and dropped (127 expected), and the bucket moves to convert_T_sat: a

@@ -263,6 +263,52 @@ def test_an_interaction_is_tried_on_the_other_statements_of_its_program(monkeypa
         assert b["reduced"]["work_items"] == 1
 
 
+def _with_fract(program: Program, seed: int) -> Program:
+    """``program`` with a last statement ``outx = fract(inx, &outxp)`` (a call with an out-parameter)."""
+    fract = Op("fract", (Load("inx", F4),), F4, (("out", "outxp"),))
+    return Program(program.buffers + (Buffer("inx", F4, "in", _lanes(F4, 16, seed)), Buffer("outx", F4, "out"),
+                                      Buffer("outxp", F4, "out")),
+                   program.body + (Store("outx", fract),), program.global_size)
+
+
+def test_a_later_programs_victim_joins_a_known_interaction_in_one_run(monkeypatch, tmp_path):
+    """Once a driver has a reduced interaction, a bucket of another program beside a call with an
+    out-parameter (a new victim, or a bucket the interaction emptied that new rows fill again) is
+    reduced to its statement beside that call by triage.join, without a reduction of its own; a
+    statement wrong alone (``ceil`` here) is left to its reduction."""
+    from triage import covictims as module
+    from triage import join
+
+    def beside_fract_or_ceil(program, s, expected, inputs):
+        return _zeros(expected) if s.value.op == "ceil" else _beside_fract(program, s, expected, inputs)
+
+    observe = simulated(beside_fract_or_ceil)
+    for m in (reducer, module):
+        monkeypatch.setattr(m, "observe", observe)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    first = _with_fract(_program(("floor", F4), ("sqrt", F4)), 9)
+    store_observed(corpus, first, observe)
+    [floor] = [b for b in corpus.buckets() if b["signature"]["operation"] == "floor"]
+    later = _with_fract(_program(("trunc", F4), ("ceil", F4)), 5)
+    store_observed(corpus, later, observe)
+    by_op = {b["signature"]["operation"]: b["id"] for b in corpus.buckets()}
+    trunc_row = bucket_rows(corpus, by_op["trunc"])[0]
+    assert join.join_known(corpus, by_op["trunc"], trunc_row, SimTarget(), SimWorker()) is None  # none known yet
+    row = bucket_rows(corpus, floor["id"])[0]
+    assert session.reduce_stored(corpus, row, SimTarget(), SimWorker()).blame["operation"] == "floor + fract"
+    assert not bucket_rows(corpus, floor["id"])  # its rows moved to the interaction's bucket
+    store_observed(corpus, _with_fract(_program(("round", F4), ("floor", F4)), 3), observe)
+    refilled = bucket_rows(corpus, floor["id"])[0]
+    for bucket, row, op in ((by_op["trunc"], trunc_row, "fract + trunc"), (floor["id"], refilled, "floor + fract")):
+        moved = join.join_known(corpus, bucket, row, SimTarget(), SimWorker())
+        signature = corpus.bucket(moved)["signature"]
+        assert (signature["kind"], signature["operation"]) == (INTERACTION, op)
+        assert corpus.bucket(moved)["reduced"]["statements"] == 2 and not bucket_rows(corpus, bucket)
+    ceil_row = bucket_rows(corpus, by_op["ceil"])[0]
+    assert join.join_known(corpus, by_op["ceil"], ceil_row, SimTarget(), SimWorker()) is None
+
+
 def test_nested_operations_none_wrong_alone_are_named_together():
     """rusticl 22.3 gets convert_ulong_rtz(convert_ushort_sat(NaN)) wrong (2147483648 for 0) while
     convert_ushort_sat(NaN) alone is right (0): the reduced statement keeps both, its why names them

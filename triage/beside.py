@@ -9,7 +9,9 @@ takes is a ``new`` one (not reported, fixed or ignored), not flaky, not reduced,
 target: buckets an earlier run of the campaign left pending first (they waited longest: a resumed
 campaign reduces them first), then the newest. Every bucket of a target gets a first turn of at
 most :data:`FIRST_TURN_S` before any gets a second: a reduction its budget stopped goes on from
-what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. The task
+what it kept, for at most :data:`REDUCE_S`, once no bucket of its target waits. A bucket whose
+rows a triage moved to another bucket (its reduction keyed them on the culprit or the
+interaction) and that new rows of later programs filled again is taken again, as a new one. The task
 
 1. confirms a bucket whose confirmation is a reproduction rate (atomics, timeouts: k in n re-runs
    on a fresh worker, the lane's worker restarted, triage.confirm); a timeout (a slow run) is then
@@ -87,7 +89,7 @@ class Beside:
         self.targets = targets or []  # the campaign's: a target's lane also triages its device's other front end
         self.releases = releases or []  # the system's targets and the installed releases' (fuzz.drivers.releases)
         self.since = time.time()  # buckets first seen before this: left pending by an earlier run
-        self.tried: set[str] = set()  # buckets this run took (done, or not reproduced)
+        self.tried: dict[str, float] = {}  # buckets this run took (done, or not reproduced) -> when
         self.done: dict[str, int] = {}  # buckets each target's triage took
         self.again: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}  # target -> (bucket, the row of
         # its reduced program) for a second turn
@@ -109,9 +111,9 @@ class Beside:
             for owner in (target, *self.front_ends(target)):
                 for b in [*triage_candidates(self.corpus, self.campaign, owner.name, self.since),
                           *flow_waiting(self.corpus, self.campaign, owner.name)]:
-                    if b["id"] in self.tried:
-                        continue
-                    self.tried.add(b["id"])
+                    if b["id"] in self.tried and not b["first_seen"] > self.tried[b["id"]]:
+                        continue  # taken, and no row came since that triage moved its rows away
+                    self.tried[b["id"]] = time.time()
                     self.done[target.name] = self.done.get(target.name, 0) + 1
                     return lambda lane, seconds, share_s: self._triage(b, owner, lane, seconds, share_s)
             if self.again.get(target.name):
@@ -236,7 +238,10 @@ class Beside:
                      f"buckets")
             for b in [*triage_candidates(self.corpus, self.campaign, name, self.since),
                       *flow_waiting(self.corpus, self.campaign, name)]:
-                if b["id"] in self.tried:
+                if b["id"] in self.tried and b["first_seen"] > self.tried[b["id"]]:
+                    why = (f"not started again: its triage moved its earlier rows to another bucket, these came "
+                           f"{ended - b['first_seen']:.0f} s before the campaign ended; {spent}")
+                elif b["id"] in self.tried:
                     why = "its triage started too late: the campaign's deadline stopped it"
                 else:
                     why = f"not started: found {ended - b['first_seen']:.0f} s before the campaign ended; {spent}"

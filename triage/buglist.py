@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from corpus.buckets import INTERACTION
+from corpus.buckets import INTERACTION, LANE_KINDS
 from corpus.run_facts import TIMEOUT
 from fuzz.drivers.routes import PATH_OPENCL_C, PATH_SPIRV, chain_of
 from lang.maths import FUNCTIONS
@@ -28,12 +28,13 @@ from triage.reduce import composite_of
 def bucket_severity(bucket: dict) -> str:
     """The severity of a bucket row of corpus.store.Corpus.buckets: its signature's rule's; a
     timeout's is performance until a re-run at ten times the ceiling did not finish (a hang:
-    violation, :func:`timeout_rule`); ``letter`` where its reduced program shows the disagreement
+    violation, :func:`timeout_rule`); ``letter`` where its reduced program shows a wrong value
     only with an operation whose result the spec leaves undefined or implementation-defined
-    (:func:`undefined_of`)."""
+    (:func:`undefined_of`). A crash, a build or runtime failure stays as severe with such an
+    operation: the spec leaves its *value* open, not whether the program builds and runs."""
     if bucket["signature"]["kind"] == TIMEOUT:
         return timeout_rule(bucket).severity
-    if undefined_of(bucket):
+    if undefined_of(bucket) and bucket["signature"]["kind"] in LANE_KINDS:
         return "letter"
     if bucket["signature"]["kind"] == INTERACTION:  # keyed without a rule: its rows' most severe
         return min((severity_of(r) for r in bucket.get("rules") or [""]), key=list(SEVERITIES).index)

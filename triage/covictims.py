@@ -68,23 +68,38 @@ def covictims(corpus: Corpus, reduction: Reduction, target: Target, worker: Work
         where = failing_statements(program, [row])
         if bucket["status"] != "new" or bucket["reduced"] is not None or not where or where[0] == partner:
             continue
-        pair = one_work_item(program, row["work_item"], inputs, sorted((where[0], partner)))
-        goal = Goal.of(row)
-        hits = [r for r in observe(pair, target, worker) or [] if goal.matches(r)]
-        if hits:
-            tried.append((row, pair, hits))
+        shown = beside(program, row, where[0], partner, target, worker, inputs)
+        if shown:
+            tried.append((row, *shown))
     if not tried:
         return []
     worker.restart()  # each statement alone, one after another on one fresh worker
-    moved = []
-    for row, pair, hits in tried:
-        goal = Goal.of(row)
-        if any(goal.matches(r) for i in range(len(pair.body)) for r in observe(restrict(pair, [i]), target, worker) or []):
-            continue  # a statement shows it alone: no interaction, its own reduction will say what
-        blame = interaction(pair, hits)
-        culprit = json.dumps({k: blame.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
-        found = Reduction(program, pair, [{**r, "culprit": culprit} for r in hits], candidates=2 + len(pair.body),
-                          culprit=True, why_not_minimal=why_not_minimal(pair, hits), blame=blame, undefined=[])
-        corpus.confirm(row["program_id"], row["target"], row["bucket"], True)
-        moved.append(store_reduction(corpus, row, target, found).bucket)
-    return moved
+    return [moved for row, pair, hits in tried
+            if (moved := interaction_case(corpus, row, program, pair, hits, target, worker)) is not None]
+
+
+def beside(program: Program, row: dict, victim: int, partner: int, target: Target, worker: Worker,
+           inputs: dict | None = None) -> tuple[Program, list[dict]] | None:
+    """``program``'s statement ``victim`` beside statement ``partner`` on ``row``'s work-item, and the
+    lanes of its run that show ``row``'s disagreement (triage.reduce.Goal), or None where none does."""
+    pair = one_work_item(program, row["work_item"], inputs or input_values(program), sorted((victim, partner)))
+    goal = Goal.of(row)
+    hits = [r for r in observe(pair, target, worker) or [] if goal.matches(r)]
+    return (pair, hits) if hits else None
+
+
+def interaction_case(corpus: Corpus, row: dict, program: Program, pair: Program, hits: list[dict],
+                     target: Target, worker: Worker) -> str | None:
+    """Store ``pair`` (two statements of ``program`` whose run ``hits`` show ``row``'s disagreement) as
+    the reduced case of ``row``'s bucket, an interaction, where neither statement shows it alone on
+    ``worker`` (the caller restarts it first: a fresh worker); returns the bucket its rows moved
+    to, or None where a statement shows it alone (its own reduction will say what)."""
+    goal = Goal.of(row)
+    if any(goal.matches(r) for i in range(len(pair.body)) for r in observe(restrict(pair, [i]), target, worker) or []):
+        return None
+    blame = interaction(pair, hits)
+    culprit = json.dumps({k: blame.get(k, "") for k in CULPRIT_FIELDS}, sort_keys=True)
+    found = Reduction(program, pair, [{**r, "culprit": culprit} for r in hits], candidates=2 + len(pair.body),
+                      culprit=True, why_not_minimal=why_not_minimal(pair, hits), blame=blame, undefined=[])
+    corpus.confirm(row["program_id"], row["target"], row["bucket"], True)
+    return store_reduction(corpus, row, target, found).bucket

@@ -14,9 +14,16 @@ one program that would show it:
   bucket already reduced, at most :data:`TRIES` (the same driver, an operation of one family, the same deviation class:
   triage.siblings.alike) runs as this bucket's variant (triage.siblings.shows, as a reduced
   case's re-run as its siblings does); where a wrong lane of it lands in this bucket, the re-run
-  is stored as evidence that they are one bug and the variant becomes this bucket's reduced case.
+  is stored as evidence that they are one bug and the variant becomes this bucket's reduced case;
+- a bucket of a wrong value on a driver with a reduced interaction (a statement wrong beside a call
+  with an out-parameter, triage.covictims) whose program holds such a call: its statement beside
+  each such call (at most :data:`TRIES`) on its row's work-item runs once; where one shows the
+  disagreement and, on a fresh worker, neither statement does alone, the pair is the bucket's
+  reduced case, as triage.covictims finds it for the interaction's own program. A campaign keeps
+  drawing programs with such calls: without this, each new victim (and each bucket the
+  interaction emptied earlier that new rows fill again) needs a reduction of its own.
 
-Where neither shows it, the bucket is reduced as any other.
+Where none shows it, the bucket is reduced as any other.
 """
 
 from __future__ import annotations
@@ -24,12 +31,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from corpus.buckets import RESULT_KINDS, bucket_id, signature
+from corpus.buckets import INTERACTION, RESULT_KINDS, bucket_id, signature
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
+from fuzz.judge import describe_statement
 from lang.derive import twin
+from lang.families import trigger
+from lang.ir import Program
+from triage.covictims import beside, interaction_case
 from triage.observe import observe
+from triage.reduce.base import failing_statements
 from triage.session import store_case
 from triage.siblings import alike, shows
 
@@ -54,6 +66,10 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
     program = corpus.program(row["program_id"])
     if b["signature"].get("shape"):
         return _twin(corpus, b, program, target, worker) if program.shape is not None else None
+    if row["kind"] in RESULT_KINDS and row["work_item"] >= 0 and _interacting(corpus, b):
+        moved = _beside_trigger(corpus, row, program, target, worker)
+        if moved is not None:
+            return moved
     tries = 0
     for a in reduced_siblings(corpus, b):
         if tries == TRIES or deadline is not None and time.monotonic() > deadline:
@@ -63,6 +79,31 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
         tries += shown is not None
         if shown:
             return a["id"]
+    return None
+
+
+def _interacting(corpus: Corpus, b: dict[str, Any]) -> bool:
+    """Whether ``b``'s driver has a reduced interaction bucket (a driver that mishandles statements
+    beside a call with an out-parameter)."""
+    return any(a["signature"]["kind"] == INTERACTION and a["reduced"] is not None
+               and a["signature"]["driver"] == b["signature"]["driver"] for a in corpus.buckets())
+
+
+def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, target: Target,
+                    worker: Worker) -> str | None:
+    """``row``'s bucket reduced to its statement beside one of ``program``'s calls with an
+    out-parameter (lang.families.trigger) where that pair shows it and neither statement alone does
+    (triage.covictims); returns the bucket its rows moved to, or None."""
+    where = failing_statements(program, [row])
+    if len(where) != 1:
+        return None
+    partners = [i for i, s in enumerate(program.body)
+                if i != where[0] and trigger(describe_statement(s, program)[0]) == "out-parameter"]
+    for partner in partners[:TRIES]:
+        shown = beside(program, row, where[0], partner, target, worker)
+        if shown:
+            worker.restart()  # each statement alone on a fresh worker
+            return interaction_case(corpus, row, program, *shown, target, worker)
     return None
 
 
