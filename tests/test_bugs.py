@@ -84,6 +84,27 @@ def test_one_operand_with_another_deviation_is_no_evidence(memory_corpus):
     assert len(listed(memory_corpus)[0]) == 2
 
 
+def test_build_failures_missing_another_symbol_of_one_library_are_one_bug(memory_corpus):
+    """PoCL's SPIR-V path: "Cannot find symbol fmin_common in kernel library" and the same for
+    fmax_common and the half_ family are one kernel library without the built-ins (evidence
+    ``same-failure``); another message and another driver's stay apart."""
+    def fails(driver: str, message: str, program: str, kind: str = "build_error") -> None:
+        lane(memory_corpus, driver, "fmin", "float", "1", "0", "", program, kind=kind, path="spirv",
+             extra={"actual_value": message, "deviation": None, "rule": None})
+
+    for i, symbol in enumerate(("_Z11fmin_commonDv4_fS_", "_Z11fmax_commonff", "_Z8half_cosDv3_f")):
+        fails("pocl", f"error: Cannot find symbol {symbol} in kernel library", f"p{i}")
+    fails("pocl", "LLVM ERROR: Cannot select: fmin_common", "p6")
+    fails("rusticl", "error: Cannot find symbol _Z11fmin_commonff in kernel library", "p7")
+    bugs, entries = listed(memory_corpus)
+    assert len(entries) == 5
+    [library] = [b for b in bugs if len(b.buckets) > 1]
+    assert sorted(b["operation"] for b in library.buckets) == [
+        f"error: Cannot find symbol {s} in kernel library" for s in ("fmax_common", "fmin_common", "half_*")]
+    assert {e["kind"] for e in library.evidence} == {"same-failure"} and len(library.evidence) == 2
+    assert len(bugs) == 3
+
+
 def test_buckets_of_two_drivers_are_never_one_bug(memory_corpus):
     lane(memory_corpus, "oclgrind", "sign", "float", "-0", "0", "signed-zero", "p1")
     lane(memory_corpus, "rusticl", "sign", "float", "-0", "0", "signed-zero", "p2")

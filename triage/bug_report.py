@@ -56,6 +56,9 @@ def _evidence_text(e: dict) -> str:
         return (f"the reduced case of `{e['same_as']}` re-run as `{e['bucket']}`'s variant on {e.get('target', '')} "
                 f"(`{e.get('expression', '')}`, {inputs_text(e.get('inputs') or {})}) gives {e.get('actual', '')} "
                 f"where {e.get('expected', '')} is required ({e.get('deviation', '')})")
+    if e["kind"] == "same-failure":
+        return (f"the same build failure, `{e.get('message', '')}`, for another missing symbol "
+                f"(`{'`, `'.join(e.get('symbols') or [])}`)")
     cases = e.get("cases") or []
     shown = "; ".join(f"`{c['expression']}` with {inputs_text(c['inputs'])} gives {c['actual']}" for c in cases)
     what = {"same-value": "the same operands give the same wrong value",

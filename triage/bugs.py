@@ -19,6 +19,10 @@ the cases that showed it:
   such call whose own wrong lanes all read that value, on the same front ends only (Oclgrind's
   OpenCL C path leaves ``modf(x, &ip)``'s outputs at their initial +0 as it leaves the
   statements' beside such a call);
+- ``same-failure``: build failures of one driver on the same front ends whose messages say that
+  a symbol is missing and differ only in the symbol (:data:`MISSING_SYMBOL`: PoCL's SPIR-V path
+  ``Cannot find symbol fmin_common in kernel library`` and ``... fmax_common ...``): the driver
+  says the cause itself, one kernel library without the built-ins its front end calls;
 - ``re-run`` and any other kind stored in table bug_evidence (a reduced case re-run as the
   sibling: triage.siblings).
 
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -47,6 +52,9 @@ from lang.types import Type
 from oracles import SEVERITIES
 from triage.buglist import bug_list, deviation_text, options_text, reduced_text
 
+MISSING_SYMBOL = re.compile(r"(Cannot find symbol|undefined (?:symbol|reference)(?: to)?:?)\s+`?([\w*.$]+)'?`?", re.I)
+"""A driver's message that a symbol its program needs is missing (corpus.buckets.first_error's
+first kind of failure line); group 2 is the symbol."""
 WHOLE = frozenset({"read_image", *(n for n, f in FUNCTIONS.items() if f.group == "geometric")})
 """Operation families that are not lane-wise: each wrong lane's operands are every value read."""
 PREFIX = "bug-"
@@ -210,6 +218,22 @@ def _trigger_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dic
                                                   "trigger": b["operation"], "cases": [_case(first), _case(found[0])]})
 
 
+def _failure_evidence(groups: _Groups, buckets: dict[str, dict]) -> None:
+    """``same-failure`` evidence between build failures of one driver and front ends that miss
+    another symbol in the same message (:data:`MISSING_SYMBOL`)."""
+    seen: dict[tuple, dict] = {}  # (driver, kind, paths, message without the symbol) -> first bucket
+    for b in sorted(buckets.values(), key=lambda b: b["id"]):
+        m = MISSING_SYMBOL.search(b["operation"]) if b["kind"] == "build_error" else None
+        if m is None:
+            continue
+        key = (b["driver"], b["kind"], tuple(sorted(b["paths"])),
+               b["operation"][:m.start(2)] + "*" + b["operation"][m.end(2):])
+        first = seen.setdefault(key, {**b, "symbol": m.group(2)})
+        if first["id"] != b["id"] and groups.find(first["id"]) != groups.find(b["id"]):
+            groups.join(first["id"], b["id"], {"bucket": b["id"], "same_as": first["id"], "kind": "same-failure",
+                                               "message": key[3], "symbols": [first["symbol"], m.group(2)]})
+
+
 def _stored(groups: _Groups, buckets: dict[str, dict], rows: list[dict]) -> None:
     """The evidence stored by re-runs (table bug_evidence), between buckets still listed."""
     for r in rows:
@@ -241,6 +265,7 @@ def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: li
     _lane_evidence(groups, buckets, cases)
     _interaction_evidence(groups, buckets, cases)
     _trigger_evidence(groups, buckets, cases)
+    _failure_evidence(groups, buckets)
     members: dict[str, list[dict]] = {}
     for b in entries:
         members.setdefault(groups.find(b["id"]), []).append(b)
