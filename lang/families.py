@@ -16,7 +16,11 @@ whose operations have the same :func:`root`. The families are declared here once
   ``_r`` form (``lgamma``, ``lgamma_r``), its ``half_`` and ``native_`` forms (§6.15.2 Tables 11
   and 12, ``half_sin`` is ``sin``);
 - the functions that share one implementation in the libraries the drivers build on
-  (:data:`SHARED`): the trigonometric functions of one argument reduction, the power functions.
+  (:data:`SHARED`): the trigonometric functions of one argument reduction, the power functions;
+- nested operations none of which is wrong alone (triage.reduce names them ``convert_T_rtz of
+  convert_T_sat``): the family of each, outermost first, so rusticl's fold of
+  ``convert_ulong_rtz(convert_ushort_sat(x))`` and of ``convert_long_rtp(convert_ushort_sat(x))``
+  are siblings.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from lang.maths import FUNCTIONS
 OUT_PARAMETER = " (out-parameter)"
 """How a wrong lane of a math built-in's out-parameter names its operation (fuzz.judge): the
 function's name and this suffix (``sincos (out-parameter)``)."""
+
+NESTED = " of "
+"""How nested operations none wrong alone are named, outermost first (triage.reduce.composite_of)."""
 
 SHARED: dict[str, tuple[str, ...]] = {
     "sin": ("sin", "cos", "tan", "sincos"),
@@ -57,7 +64,10 @@ _CONVERT = re.compile(r"^convert_T(_sat)?(?:_rt[enpz])?$")
 def root(operation: str) -> str:
     """The family an operation belongs to (module docstring): ``half_sin`` -> ``sin``,
     ``lgamma_r (out-parameter)`` -> ``lgamma``, ``read_imagei`` -> ``read_image``,
-    ``convert_T_sat_rtn`` -> ``convert_T_sat``; an operation of no family is its own root."""
+    ``convert_T_sat_rtn`` -> ``convert_T_sat``, ``convert_T_rtz of convert_T_sat`` -> ``convert_T of
+    convert_T_sat``; an operation of no family is its own root."""
+    if NESTED in operation:
+        return NESTED.join(root(part) for part in operation.split(NESTED))
     name = operation.removesuffix(OUT_PARAMETER)
     if _READ_IMAGE.match(name):
         return "read_image"

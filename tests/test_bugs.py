@@ -145,6 +145,27 @@ def test_the_pi_functions_share_their_reduction(memory_corpus):
     assert sorted(sorted(b["operation"] for b in bug.buckets) for bug in bugs) == [["cospi"], ["sinpi", "tanpi"]]
 
 
+def test_nested_conversions_none_wrong_alone_are_siblings_by_each_part(memory_corpus):
+    """rusticl folds convert_ushort_sat(NaN) inside an outer conversion to 2147483648 (each alone is
+    right: the reducer names the statement by both, outermost first); the outer conversion's
+    rounding mode and destination differ between the two buckets, the operand and the wrong value do
+    not: one bug (``same-value``). A nested pair of another family stays apart."""
+    assert root("convert_T_rtz of convert_T_sat") == root("convert_T_rtp of convert_T_sat") == "convert_T of convert_T_sat"
+    assert root("convert_T of convert_T_sat") != root("convert_T_sat of convert_T")
+    for program, (typ, outer) in enumerate((("float", "convert_T_rtz"), ("float", "convert_T_rtp"))):
+        lane(memory_corpus, "rusticl", "convert_T_sat", typ, "1", "0", "wrong-value", f"p{program}",
+             extra={"actual_value": "2147483648", "dst_type": "unsigned integer" if program else "signed integer",
+                    "inputs": json.dumps({"in0": {"type": "float", "bits": ["0x7fc00000"], "values": ["nan(0x7fc00000)"]}})})
+        [bucket] = [b for b in memory_corpus.buckets() if b["programs"] == 1 and not memory_corpus.reductions(b["id"])]
+        memory_corpus.add_reduction({"id": f"r{program}", "original_id": f"p{program}", "reduced_id": f"p{program}",
+                                     "bucket": bucket["id"], "target": "rusticl", "seconds": 0.1, "candidates": 1,
+                                     "size_before": "{}", "size_after": json.dumps({"statements": 1, "work_items": 1}),
+                                     "why": f"2 operations together ({outer} of convert_T_sat): none shows it alone"})
+    bugs, entries = listed(memory_corpus)
+    assert len(entries) == 2 and len(bugs) == 1
+    assert [e["kind"] for e in bugs[0].evidence] == ["same-value"]
+
+
 def test_interactions_that_share_a_statement_and_a_wrong_value_are_one_bug(memory_corpus):
     """Oclgrind's out-parameter interaction: floor and trunc each read 0 beside a sincos, with
     deviations of several classes (a wrong value, a wrong signed zero): buckets keyed on the

@@ -42,6 +42,7 @@ from typing import Any
 from corpus.buckets import CULPRIT_FIELDS, RESULT_KINDS, operation_family, signature
 from fuzz.drivers import Target, Worker
 from lang.derive import restrict, twin
+from lang.families import NESTED
 from lang.ir import Op, Program, walk
 from lang.nodes import Expr
 from lang.ops import spelling
@@ -298,7 +299,7 @@ alone (the culprit pass found none: the compiler folded or fused them); group 1 
 def composite(value: Expr) -> str:
     """The operations of an expression as a reader names them, outermost first: ``convert_T of
     convert_T_sat`` (corpus.buckets.operation_family)."""
-    return " of ".join(operation_family(spelling(n.op, n.type, dict(n.attrs))) for n in walk(value) if isinstance(n, Op))
+    return NESTED.join(operation_family(spelling(n.op, n.type, dict(n.attrs))) for n in walk(value) if isinstance(n, Op))
 
 
 def composite_of(why: str) -> str | None:
