@@ -90,7 +90,7 @@ class _Drawer:
                  sweeps: dict[str, tuple[str, list[Program]]] | None = None) -> None:
         self.harness, self.searches, self.scheduler, self.shares = harness, searches, scheduler, shares
         self.sweeps = sweeps or {}  # per area: its corner sweep's key and programs, handed out first
-        self.everywhere: set[str] = set()  # sweep programs: every target runs them first
+        self._swept: set[str] = set()  # ids of the sweep programs handed out: every target runs them first
         self.generated = set(seen_cells)  # cells the campaign has drawn
         self.cells: dict[str, set] = {a: set() for a in scheduler.areas}  # cells run, per area
         self.from_search: dict[str, Search] = {}  # programs a feedback search waits to hear about
@@ -109,7 +109,7 @@ class _Drawer:
         key, sweep = self.sweeps.get(area, ("", []))
         index = self.scheduler.sweeping(area, key, len(sweep)) if sweep else None
         if index is not None:  # corners first (fuzz.strategies.sweeps)
-            self.everywhere.add(sweep[index].id)
+            self._swept.add(sweep[index].id)
             return sweep[index]
         searched = area in self.searches and self._rng.random() < self.shares.get(area, 0.0)
         program = self.searches[area].next() if searched else None
@@ -119,6 +119,11 @@ class _Drawer:
         if self.searches[area].feedback:
             self.from_search[program.id] = self.searches[area]
         return program
+
+    def everywhere(self, program: Program) -> bool:
+        """Whether ``program`` is a corner-sweep program this drawer handed out: every target runs it
+        before its other programs, and no backlog drops it (campaign.feed)."""
+        return program.id in self._swept
 
     def drawn(self, program: Program) -> None:
         """A program drawn: its cells count as generated."""
@@ -213,7 +218,7 @@ def run_campaign(
 
     known = bucket_ids(corpus)
     feed = Feed(targets, scheduler, drawer.draw, expect, known, unfinished, max_programs, drawer.first_run,
-                everywhere=drawer.everywhere.__contains__, drawn=drawn)
+                everywhere=drawer.everywhere, drawn=drawn)
     done_before = stored["programs"] if stored else 0
 
     running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished

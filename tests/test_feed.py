@@ -97,6 +97,33 @@ def test_a_slow_target_runs_the_sweep_in_its_order_and_skips_none_of_it():
     assert [feed.next_for(slow, GO) for _ in range(3)] == ran[:3]
 
 
+def test_the_campaigns_drawer_marks_each_sweep_program_it_hands_out(monkeypatch):
+    """The wiring the test above stands in for: the campaign's drawer (campaign.campaign._Drawer)
+    hands out the sweep first and says of each program it handed out that every target runs it
+    first, of no other. (It once answered with the set of ids' ``__contains__`` asked about a
+    Program: never true, so a slow target's backlog dropped the sweep beyond its bound and PoCL
+    3.1 ran 66 of the 289 sweep programs of a 5-minute campaign.)"""
+    from campaign.campaign import _Drawer
+    from fuzz.strategies import sweep_key_of, sweep_plan
+
+    plan = sweep_plan("conversions", Caps(), SMALL)
+    sweep = [p for _, p in plan]
+    key = sweep_key_of("conversions", sweep)
+    scheduler = Scheduler(("conversions",), targets=("fast", "slow"), sweeps={"conversions": (key, tuple(k for k, _ in plan))})
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    drawer = _Drawer(None, {}, scheduler, {"conversions": 0.0}, 5, set(), {"conversions": (key, sweep)})
+    monkeypatch.setattr(drawer, "harness", type("H", (), {"draw": lambda self, a, i, owner: draws[i]})())
+    fast, slow = _target("fast"), _target("slow")
+    feed = Feed([fast, slow], scheduler, drawer.draw, lambda p, target: Expectations(p), set(), everywhere=drawer.everywhere)
+    ran = [feed.next_for(fast, GO) for _ in range(len(sweep) + BACKLOG + 6)]
+    for e in ran:
+        feed.finished(fast, e, [Outcome("ok")])
+    assert [e.program.id for e in ran[:len(sweep)]] == [p.id for p in sweep]
+    assert [e.first for e in ran] == [True] * len(sweep) + [False] * (BACKLOG + 6)
+    taken = [feed.next_for(slow, GO).program.id for _ in range(len(sweep))]
+    assert taken == [p.id for p in sweep] and feed.skipped["slow"] == 6
+
+
 def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     """Programs that need a capability no target has: counted as unrun, and after WARMUP of them
     the area is dropped (nothing left to draw: the target stops asking)."""
