@@ -24,8 +24,9 @@ interaction) and that new rows of later programs filled again is taken again, as
    is re-run on a fresh worker, which confirms the bucket (or, where neither it nor the original
    shows the disagreement there, records it flaky: it is not reduced);
 3. tries an interaction it found (a statement wrong beside a call with an out-parameter) on the
-   other statements of its program (triage.covictims), and re-runs a case reduced to one
-   statement on one work-item as each sibling bucket's
+   other statements of its program (triage.covictims), re-runs a case reduced to one lane-wise
+   built-in on one work-item as scalars (triage.width: a driver wrong only at that vector type),
+   and re-runs a case reduced to one statement on one work-item as each sibling bucket's
    (triage.siblings: evidence that they are one bug, and a reduced case for a sibling that had none),
    within the task's time;
 4. runs the reduced reproducer on every installed release of the bucket's driver
@@ -62,6 +63,7 @@ from triage.join import join_known
 from triage.session import reduce_stored
 from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
+from triage.width import only_at_width
 from triage.versions import check_bucket, ranged_on
 
 RANGE_S = 30.0
@@ -195,6 +197,7 @@ class Beside:
         for other in covictims(self.corpus, reduction, target, worker, deadline=start + seconds):
             self._tell("reduced", {"id": other})  # its program's other statements beside the same call
         if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
+            only_at_width(self.corpus, reduction.bucket, reduction.reduced, target, worker)  # its type, not its function?
             for sibling, reduced in rerun_siblings(self.corpus, reduction.bucket, reduction.reduced, target, worker,
                                                    deadline=start + seconds):
                 self._tell("reduced" if reduced else "joined", {"id": sibling})

@@ -56,6 +56,9 @@ def _evidence_text(e: dict) -> str:
         return (f"the reduced case of `{e['same_as']}` re-run as `{e['bucket']}`'s variant on {e.get('target', '')} "
                 f"(`{e.get('expression', '')}`, {inputs_text(e.get('inputs') or {})}) gives {e.get('actual', '')} "
                 f"where {e.get('expected', '')} is required ({e.get('deviation', '')})")
+    if e["kind"] == "same-width":
+        return (f"each is wrong only as `{e.get('type', '')}`: the same operands as scalars, one work-item a "
+                f"lane, are right on the same front end (programs `{'`, `'.join(e.get('programs') or [])}`)")
     if e["kind"] == "same-failure":
         return (f"the same build failure, `{e.get('message', '')}`, for another missing symbol "
                 f"(`{'`, `'.join(e.get('symbols') or [])}`)")

@@ -23,6 +23,9 @@ the cases that showed it:
   a symbol is missing and differ only in the symbol (:data:`MISSING_SYMBOL`: PoCL's SPIR-V path
   ``Cannot find symbol fmin_common in kernel library`` and ``... fmax_common ...``): the driver
   says the cause itself, one kernel library without the built-ins its front end calls;
+- ``same-width``: buckets of one driver whose reduced cases each fail only at one vector type,
+  the same on the same front ends (triage.width: the same operands as scalars, one work-item a
+  lane, are right): the type is what the driver mishandles, whichever function it carries;
 - ``re-run`` and any other kind stored in table bug_evidence (a reduced case re-run as the
   sibling: triage.siblings).
 
@@ -51,6 +54,7 @@ from lang.maths import FUNCTIONS
 from lang.types import Type
 from oracles import SEVERITIES
 from triage.buglist import bug_list, deviation_text, options_text, reduced_text
+from triage.width import KIND as WIDTH
 
 MISSING_SYMBOL = re.compile(r"(Cannot find symbol|undefined (?:symbol|reference)(?: to)?:?)\s+`?([\w*.$]+)'?`?", re.I)
 """A driver's message that a symbol its program needs is missing (corpus.buckets.first_error's
@@ -234,9 +238,27 @@ def _failure_evidence(groups: _Groups, buckets: dict[str, dict]) -> None:
                                                "message": key[3], "symbols": [first["symbol"], m.group(2)]})
 
 
+def _width_evidence(groups: _Groups, buckets: dict[str, dict], rows: list[dict]) -> None:
+    """``same-width`` evidence between buckets each shown wrong only at the same vector type
+    (triage.width) on one driver and the same front ends."""
+    seen: dict[tuple, dict] = {}  # (driver, type, paths) -> the first bucket's record
+    for r in rows:
+        b = buckets.get(r["bucket"])
+        if r["kind"] != WIDTH or b is None:
+            continue
+        detail = json.loads(r["detail"] or "{}")
+        key = (b["driver"], detail.get("type"), tuple(sorted(b["paths"])))
+        first = seen.setdefault(key, {**detail, "bucket": b["id"], "program": r["program_id"]})
+        if first["bucket"] != b["id"] and groups.find(first["bucket"]) != groups.find(b["id"]):
+            groups.join(first["bucket"], b["id"], {"bucket": b["id"], "same_as": first["bucket"], "kind": "same-width",
+                                                   "type": key[1], "programs": [first["program"], r["program_id"]]})
+
+
 def _stored(groups: _Groups, buckets: dict[str, dict], rows: list[dict]) -> None:
     """The evidence stored by re-runs (table bug_evidence), between buckets still listed."""
     for r in rows:
+        if r["kind"] == WIDTH:  # about one bucket: joined by _width_evidence
+            continue
         a, b = r["same_as"], r["bucket"]
         if a in buckets and b in buckets and buckets[a]["driver"] == buckets[b]["driver"]:
             groups.join(a, b, {"bucket": b, "same_as": a, "kind": r["kind"], "program": r["program_id"],
@@ -266,6 +288,7 @@ def group(entries: list[dict[str, Any]], cases: list[dict[str, Any]], stored: li
     _interaction_evidence(groups, buckets, cases)
     _trigger_evidence(groups, buckets, cases)
     _failure_evidence(groups, buckets)
+    _width_evidence(groups, buckets, stored)
     members: dict[str, list[dict]] = {}
     for b in entries:
         members.setdefault(groups.find(b["id"]), []).append(b)

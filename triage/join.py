@@ -23,26 +23,37 @@ one program that would show it:
   drawing programs with such calls: without this, each new victim (and each bucket the
   interaction emptied earlier that new rows fill again) needs a reduction of its own.
 
+- a bucket of a wrong value on a target where a vector type is known to fail whatever function it
+  carries (triage.width): where its statement alone on its row's work-item is of that type, shows
+  the disagreement, and is right as scalars, that is its reduced case and its evidence, at the cost
+  of two runs.
+
 Where none shows it, the bucket is reduced as any other.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from corpus.buckets import INTERACTION, RESULT_KINDS, bucket_id, signature
+from corpus.bug_queries import stored_evidence
 from corpus.reads import bucket_rows
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.judge import describe_statement
-from lang.derive import twin
+from lang.derive import one_work_item, twin
 from lang.families import trigger
 from lang.ir import Program
+from lang.layout import input_values
 from triage.covictims import beside, interaction_case
 from triage.observe import observe
 from triage.reduce.base import failing_statements
-from triage.session import store_case
+from triage.reduce import Goal
+from triage.session import reduction_row, store_case
+from triage.width import KIND as WIDTH
+from triage.width import only_at_width, vector_type
 from triage.siblings import alike, shows
 
 TRIES = 3
@@ -70,6 +81,10 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
         moved = _beside_trigger(corpus, row, program, target, worker)
         if moved is not None:
             return moved
+    if row["kind"] in RESULT_KINDS and row["work_item"] >= 0:
+        widths = known_widths(corpus, target)
+        if widths and _at_width(corpus, b, row, program, widths, target, worker):
+            return b["id"]
     tries = 0
     for a in reduced_siblings(corpus, b):
         if tries == TRIES or deadline is not None and time.monotonic() > deadline:
@@ -105,6 +120,31 @@ def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, targe
             worker.restart()  # each statement alone on a fresh worker
             return interaction_case(corpus, row, program, *shown, target, worker)
     return None
+
+
+def known_widths(corpus: Corpus, target: Target) -> set[str]:
+    """The vector types some bucket failed at only (triage.width) on ``target``."""
+    return {json.loads(r["detail"] or "{}").get("type") for r in stored_evidence(corpus)
+            if r["kind"] == WIDTH and json.loads(r["detail"] or "{}").get("target") == target.name}
+
+
+def _at_width(corpus: Corpus, b: dict[str, Any], row: dict[str, Any], program: Program, widths: set[str],
+              target: Target, worker: Worker) -> bool:
+    """``b`` reduced to its statement alone on ``row``'s work-item where that is of a type of ``widths``,
+    shows ``row``'s disagreement, and is right as scalars (triage.width: the evidence is stored)."""
+    where = failing_statements(program, [row])
+    if len(where) != 1:
+        return False
+    case = one_work_item(program, row["work_item"], input_values(program), where)
+    if vector_type(case) not in widths:
+        return False
+    rows = observe(case, target, worker) or []
+    goal = Goal.of(row)
+    if not any(goal.matches(r) for r in rows) or not only_at_width(corpus, b["id"], case, target, worker):
+        return False
+    store_case(corpus, case, target, rows, "reduce")
+    corpus.add_reduction(reduction_row(program, case, b["id"], target, candidates=2))
+    return True
 
 
 def _twin(corpus: Corpus, b: dict[str, Any], program, target: Target, worker: Worker) -> str | None:

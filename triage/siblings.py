@@ -211,7 +211,7 @@ def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program |
         if data is None:
             return None
     else:
-        names = {t.rstrip("0123456789") for t in _types(data)}
+        names = {t.rstrip("0123456789") for t in types_in(data)}
         mapping = scalar_map(a, b, names)
         if not mapping or all(k == v for k, v in mapping.items()):
             return None
@@ -219,7 +219,7 @@ def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program |
             data = _retype(data, mapping)
         except (ValueError, KeyError):
             return None
-    scalars = {t.rstrip("0123456789") for t in _types(data)}
+    scalars = {t.rstrip("0123456789") for t in types_in(data)}
     data["requires"] = sorted((set(data.get("requires", [])) - {"fp64", "fp16"}) | (needs_of(*scalars) & {"fp64", "fp16"}))
     try:
         return from_data(data)
@@ -227,13 +227,14 @@ def variant(program: Program, a: dict[str, Any], b: dict[str, Any]) -> Program |
         return None
 
 
-def _types(node: Any) -> list[str]:
+def types_in(node: Any) -> list[str]:
+    """Every type named in program data ``node`` (lang.ir.to_data), in order."""
     if isinstance(node, list):
-        return [t for x in node for t in _types(x)]
+        return [t for x in node for t in types_in(x)]
     if not isinstance(node, dict):
         return []
     own = [node["type"]] if isinstance(node.get("type"), str) else []
-    return own + [t for v in node.values() for t in _types(v)]
+    return own + [t for v in node.values() for t in types_in(v)]
 
 
 def alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
