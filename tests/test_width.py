@@ -59,6 +59,11 @@ def test_the_scalar_form_is_the_same_operands_one_work_item_a_lane():
     assert (x.type, k.type, o.type) == (F, Type("int", 1), F)
     assert x.fill.values == case.buffers[0].fill.values and k.fill.values == (3, 3, 3, 3)
     assert scalar.body[0].value.type == F
+    rootn = Program((Buffer("x", F4, "in", _fill(VALUES[:4])), Buffer("n", I4, "in", Fill(0, values=(1, 2, 3, 4))),
+                     Buffer("o", F4, "out")), (Store("o", Op("rootn", (Load("x", F4), Load("n", I4)), F4)),), 1)
+    scalar = width.scalar_form(rootn)  # every vector of one width: each as its scalar
+    assert width.vector_type(rootn) == "float4" and [b.type for b in scalar.buffers] == [F, Type("int", 1), F]
+    assert scalar.buffers[1].fill.values == (1, 2, 3, 4)
     dot = Program((Buffer("x", F4, "in", _fill(VALUES[:4])), Buffer("o", F, "out")),
                   (Store("o", Op("dot", (Load("x", F4), Load("x", F4)), F)),), 1)
     assert width.vector_type(dot) is None and width.scalar_form(dot) is None  # not lane-wise
@@ -90,3 +95,25 @@ def test_buckets_wrong_only_at_one_vector_type_are_one_bug(tmp_path):
     assert corpus.bucket(ceil)["reduced"]["statements"] == 1
     [bug] = [b for b in listed(corpus)[0] if len(b.buckets) > 1]
     assert {b["operation"] for b in bug.buckets} == {"sqrt", "exp", "ceil"}
+
+
+def test_a_bucket_at_a_known_width_is_triaged_first(tmp_path):
+    """Beside a campaign, once a type is known to fail only as itself on a target, a waiting bucket
+    of that type is taken before newer ones of other types (its join costs two runs)."""
+    from triage.beside import Beside
+
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target("sim", "opencl-c", "fp-sim", {"device_name": "sim"})
+    corpus.update_campaign("c", 0, {}, 0, 0, {})
+    observe = simulated(_wrong_at_float4)
+    store_observed(corpus, _one("sqrt"), observe)
+    [sqrt] = corpus.buckets()
+    reduction = session.reduce_stored(corpus, bucket_rows(corpus, sqrt["id"])[0], SimTarget(), SimWorker())
+    assert width.only_at_width(corpus, reduction.bucket, reduction.reduced, SimTarget(), SimWorker())
+    store_observed(corpus, _one("ceil"), observe)
+    store_observed(corpus, _one("fabs", F, 8), observe)  # newer: taken first by age alone
+    beside = Beside(corpus, "c")
+    beside.since = 0.0
+    assert beside.task(SimTarget()) is not None
+    [taken] = [b for b in beside.tried if b != sqrt["id"]]
+    assert corpus.bucket(taken)["signature"]["operation"] == "ceil"

@@ -59,7 +59,7 @@ from triage.confirm import reproduction, reruns
 from triage.flow_triage import reduce_flow_stored
 from triage.reduce import STOPPED
 from triage.covictims import covictims
-from triage.join import join_known
+from triage.join import at_width, join_known, known_widths
 from triage.session import reduce_stored
 from triage.siblings import rerun_siblings
 from triage.slow import decide, undecided
@@ -108,13 +108,18 @@ class Beside:
         one of its own buckets, else of one of its device's other front end (:meth:`front_ends`: run
         as that target, on this lane's worker, within this lane's share: a driver whose OpenCL C path
         opens most buckets gets the time its SPIR-V path leaves), else a second turn of a reduction
-        its budget stopped."""
+        its budget stopped. A bucket of a type its target is known to fail at only (triage.width) goes
+        first: a join of two runs."""
         with self._lock:
             for owner in (target, *self.front_ends(target)):
-                for b in [*triage_candidates(self.corpus, self.campaign, owner.name, self.since),
-                          *flow_waiting(self.corpus, self.campaign, owner.name)]:
-                    if b["id"] in self.tried and not b["first_seen"] > self.tried[b["id"]]:
-                        continue  # taken, and no row came since that triage moved its rows away
+                waiting = [b for b in [*triage_candidates(self.corpus, self.campaign, owner.name, self.since),
+                                       *flow_waiting(self.corpus, self.campaign, owner.name)]
+                           if b["id"] not in self.tried or b["first_seen"] > self.tried[b["id"]]]  # else taken, and
+                # no row came since its triage moved its rows away
+                widths = known_widths(self.corpus, owner) if waiting else set()
+                cheap = [b for b in waiting if widths and at_width(disagreement(self.corpus, b["example"]), widths)]
+                if waiting:  # one that joins a known bug in two runs (triage.join) before the others
+                    b = (cheap or waiting)[0]
                     self.tried[b["id"]] = time.time()
                     self.done[target.name] = self.done.get(target.name, 0) + 1
                     return lambda lane, seconds, share_s: self._triage(b, owner, lane, seconds, share_s)

@@ -122,6 +122,13 @@ def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, targe
     return None
 
 
+def at_width(row: dict[str, Any], widths: set[str]) -> bool:
+    """Whether wrong lane ``row`` is of a type of ``widths`` (:func:`known_widths`): a bucket its
+    triage may join in two runs, before a reduction of tens."""
+    types = set(f"{row.get('src_type') or ''}+{row.get('dst_type') or ''}".split("+"))
+    return row["kind"] in RESULT_KINDS and bool(types & widths)
+
+
 def known_widths(corpus: Corpus, target: Target) -> set[str]:
     """The vector types some bucket failed at only (triage.width) on ``target``."""
     return {json.loads(r["detail"] or "{}").get("type") for r in stored_evidence(corpus)

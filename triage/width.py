@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
@@ -32,16 +33,18 @@ _VECTOR = re.compile(r"^([a-z]+?)(2|3|4|8|16)$")
 
 
 def vector_type(program: Program) -> str | None:
-    """The one vector type of a one-operation program of a lane-wise built-in (a math function but
-    the geometric ones, an integer built-in, §6.15.2-3), or None."""
+    """The result type of a one-operation program of a lane-wise built-in (a math function but
+    the geometric ones, an integer built-in, §6.15.2-3) whose vector types are all of one width
+    (``rootn(double16, int16)``: ``double16``), or None."""
     if len(program.body) != 1 or program.images:
         return None
     ops = [n for n in walk(program.body[0].value) if isinstance(n, Op)]
     if len(ops) != 1 or not (ops[0].op in INTEGER or ops[0].op in FUNCTIONS
                              and FUNCTIONS[ops[0].op].group != "geometric"):
         return None
-    found = {t for t in types_in(to_data(program)) if _VECTOR.match(t)}
-    return found.pop() if len(found) == 1 else None
+    widths = {m.group(2) for m in map(_VECTOR.match, types_in(to_data(program))) if m}
+    result = ops[0].type
+    return result.c_name if len(widths) == 1 and result.is_vector else None
 
 
 def scalar_form(program: Program) -> Program | None:
@@ -52,19 +55,20 @@ def scalar_form(program: Program) -> Program | None:
     vector = vector_type(program)
     if vector is None or program.global_size != 1:
         return None
-    base, width = _VECTOR.match(vector).groups()
+    width = _VECTOR.match(vector).group(2)
     data = to_data(program)
     if '"literal"' in json.dumps(data["body"]):
         return None
     for buf in data["buffers"]:
         fill = buf.get("fill")
-        if buf.get("type") == vector:
-            buf["type"] = base
+        m = _VECTOR.match(buf.get("type", ""))
+        if m:
+            buf["type"] = m.group(1)
         elif fill is not None and fill.get("values") and len(fill["values"]) == 1:
             buf["fill"] = {**fill, "values": fill["values"] * int(width)}
         if buf.get("role") == "in" and not (buf.get("fill") or {}).get("values"):
             return None
-    data["body"] = json.loads(json.dumps(data["body"]).replace(f'"type": "{vector}"', f'"type": "{base}"'))
+    data["body"] = _scalar_types(data["body"])
     data["global_size"] = int(width)
     try:
         return from_data(data)
@@ -86,3 +90,16 @@ def only_at_width(corpus: Corpus, bucket: str, reduced: Program, target: Target,
                          "detail": json.dumps({"target": target.name, "type": vector_type(reduced),
                                                "lanes": scalar.global_size, "reduced": reduced.id})})
     return True
+
+
+def _scalar_types(node: Any) -> Any:
+    """Program data ``node`` with every vector type as its scalar."""
+    if isinstance(node, list):
+        return [_scalar_types(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _scalar_types(v) for k, v in node.items()}
+    m = _VECTOR.match(node["type"]) if isinstance(node.get("type"), str) else None
+    if m:
+        out["type"] = m.group(1)
+    return out
