@@ -274,8 +274,9 @@ def _with_fract(program: Program, seed: int) -> Program:
 def test_a_later_programs_victim_joins_a_known_interaction_in_one_run(monkeypatch, tmp_path):
     """Once a driver has a reduced interaction, a bucket of another program beside a call with an
     out-parameter (a new victim, or a bucket the interaction emptied that new rows fill again) is
-    reduced to its statement beside that call by triage.join, without a reduction of its own; a
-    statement wrong alone (``ceil`` here) is left to its reduction."""
+    reduced to its statement beside that call by triage.join, without a reduction of its own, and
+    its program's other victims with it (``round``); a statement wrong alone (``ceil`` here) is
+    left to its reduction."""
     from triage import covictims as module
     from triage import join
 
@@ -290,7 +291,7 @@ def test_a_later_programs_victim_joins_a_known_interaction_in_one_run(monkeypatc
     first = _with_fract(_program(("floor", F4), ("sqrt", F4)), 9)
     store_observed(corpus, first, observe)
     [floor] = [b for b in corpus.buckets() if b["signature"]["operation"] == "floor"]
-    later = _with_fract(_program(("trunc", F4), ("ceil", F4)), 5)
+    later = _with_fract(_program(("trunc", F4), ("ceil", F4), ("round", F4)), 5)
     store_observed(corpus, later, observe)
     by_op = {b["signature"]["operation"]: b["id"] for b in corpus.buckets()}
     trunc_row = bucket_rows(corpus, by_op["trunc"])[0]
@@ -305,6 +306,8 @@ def test_a_later_programs_victim_joins_a_known_interaction_in_one_run(monkeypatc
         signature = corpus.bucket(moved)["signature"]
         assert (signature["kind"], signature["operation"]) == (INTERACTION, op)
         assert corpus.bucket(moved)["reduced"]["statements"] == 2 and not bucket_rows(corpus, bucket)
+    assert not bucket_rows(corpus, by_op["round"])  # trunc's program-mate, tried beside the same call at once
+    assert any(b["signature"]["operation"] == "fract + round" for b in corpus.buckets())
     ceil_row = bucket_rows(corpus, by_op["ceil"])[0]
     assert join.join_known(corpus, by_op["ceil"], ceil_row, SimTarget(), SimWorker()) is None
 

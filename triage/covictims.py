@@ -54,14 +54,22 @@ def covictims(corpus: Corpus, reduction: Reduction, target: Target, worker: Work
     partner = partner_of(reduction)
     if partner is None:
         return []
-    program = reduction.original
+    return beside_partner(corpus, reduction.original, partner, reduction.bucket, target, worker, deadline)
+
+
+def beside_partner(corpus: Corpus, program: Program, partner: int, done: str, target: Target, worker: Worker,
+                   deadline: float | None = None) -> list[str]:
+    """Each new, unreduced bucket but ``done`` with a row of ``program`` on ``target`` reduced to its
+    statement beside statement ``partner`` (a call with an out-parameter), where that pair shows it
+    and neither statement does alone on one fresh worker for all; returns the buckets whose rows
+    moved, each to its interaction's bucket."""
     inputs = input_values(program)
     tried: list[tuple[dict, Program, list[dict]]] = []
     seen: set[str] = set()
     for row in rows_on_target(corpus, program.id, target.name):
         if deadline is not None and time.monotonic() > deadline:
             break
-        if row["bucket"] in seen or row["bucket"] == reduction.bucket or row["work_item"] < 0:
+        if row["bucket"] in seen or row["bucket"] == done or row["work_item"] < 0:
             continue
         seen.add(row["bucket"])
         bucket = corpus.bucket(row["bucket"])

@@ -21,7 +21,9 @@ one program that would show it:
   disagreement and, on a fresh worker, neither statement does alone, the pair is the bucket's
   reduced case, as triage.covictims finds it for the interaction's own program. A campaign keeps
   drawing programs with such calls: without this, each new victim (and each bucket the
-  interaction emptied earlier that new rows fill again) needs a reduction of its own.
+  interaction emptied earlier that new rows fill again) needs a reduction of its own. Once one
+  is, the program's other victims beside the same call are tried at once (triage.covictims, as
+  after a reduction: one math program opens a dozen victims' buckets).
 
 - a bucket of a wrong value on a target where a vector type is known to fail whatever function it
   carries (triage.width): where its statement alone on its row's work-item is of that type, shows
@@ -47,7 +49,7 @@ from lang.derive import one_work_item, twin
 from lang.families import trigger
 from lang.ir import Program
 from lang.layout import input_values
-from triage.covictims import beside, interaction_case
+from triage.covictims import beside, beside_partner, interaction_case
 from triage.observe import observe
 from triage.reduce.base import failing_statements
 from triage.reduce import Goal
@@ -118,7 +120,10 @@ def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, targe
         shown = beside(program, row, where[0], partner, target, worker)
         if shown:
             worker.restart()  # each statement alone on a fresh worker
-            return interaction_case(corpus, row, program, *shown, target, worker)
+            moved = interaction_case(corpus, row, program, *shown, target, worker)
+            if moved is not None:  # the program's other victims beside the same call, as after a reduction
+                beside_partner(corpus, program, partner, row["bucket"], target, worker)
+            return moved
     return None
 
 
