@@ -213,7 +213,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     found = listed(corpus, result.name)[0]
     summary_out.write_text(f"{head}\n\n{bug_markdown(found)}\n{rest}")
     click.echo(f"bug list: {len(found)} bugs in {sum(len(g.buckets) for g in found)} buckets "
-               f"(`clfuzz buckets --corpus {corpus_path}`)")
+               f"(`clfuzz buckets --corpus {corpus_path} --campaign {result.name}`)")
     click.echo(f"{'interrupted: ' if result.interrupted else ''}{result.programs} programs in {result.wall_s:.0f} s "
                f"({result.pending} left pending); corpus {corpus_path}, summary {summary_out}")
 
