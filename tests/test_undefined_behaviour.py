@@ -27,7 +27,7 @@ FTZ = frozenset({"float", "double"})
 DRAWN = {"programs": 0, "nodes": 0}
 
 
-DEFAULT_PROGRAMS, SOAK_PROGRAMS = 1_500, 10_000
+DEFAULT_PROGRAMS, SOAK_PROGRAMS = 1_000, 10_000
 """Programs drawn in the default run (about 11 s here) and in the soak run (``-m soak``)."""
 
 
