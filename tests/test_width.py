@@ -17,7 +17,7 @@ from lang.types import Type
 from triage import join
 from triage import observe as triage_observe
 from triage import session, width
-from triage.bugs import listed
+from triage.bugs import listed, title
 from triage.reduce import engine as reducer
 
 F, F4, I4 = Type("float", 1), Type("float", 4), Type("int", 4)
@@ -89,6 +89,7 @@ def test_buckets_wrong_only_at_one_vector_type_are_one_bug(tmp_path):
     [both] = [b for b in bugs if len(b.buckets) > 1]
     assert {b["operation"] for b in both.buckets} == {"sqrt", "exp"} and len(bugs) == 2
     assert [(e["kind"], e["type"]) for e in both.evidence] == [("same-width", "float4")]
+    assert title(both) == "sim: built-ins on float4 wrong, right as scalars (exp, sqrt; 2 buckets)"
     store_observed(corpus, _one("ceil"), observe)
     ceil = next(b["id"] for b in corpus.buckets() if b["signature"]["operation"] == "ceil")
     assert join.join_known(corpus, ceil, bucket_rows(corpus, ceil)[0], SimTarget(), SimWorker()) == ceil

@@ -345,7 +345,8 @@ def types_of(bug: Bug) -> list[str]:
 
 def title(bug: Bug) -> str:
     """One line naming the bug: its lead bucket's title; for a bug of several buckets, the family
-    and what varies (types, operations), and for interactions the statements they share."""
+    and what varies (types, operations), for interactions the statements they share, and for
+    buckets each wrong only at one vector type (``same-width``) that type."""
     lead = bug.lead
     if len(bug.buckets) == 1:
         return lead["title"]
@@ -357,6 +358,10 @@ def title(bug: Bug) -> str:
         triggers = sorted(op for op, n in seen.items() if n == most)  # in every set, else in most of them
         return (f"{bug.driver}: a statement's result is wrong beside {' or '.join(_trigger_text(t) for t in triggers)} "
                 f"(interaction, {len(bug.buckets)} buckets)")
+    widths = {e.get("type") for e in bug.evidence if e["kind"] == "same-width"}
+    if len(widths) == 1:  # buckets shown wrong only at that type (and their siblings)
+        return (f"{bug.driver}: built-ins on {widths.pop()} wrong, right as scalars ({', '.join(ops)}; "
+                f"{len(bug.buckets)} buckets)")
     return (f"{bug.driver}: {' / '.join(ops)} {' / '.join(types)}: {', '.join(deviations)} "
             f"({len(bug.buckets)} buckets)")
 
