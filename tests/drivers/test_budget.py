@@ -54,14 +54,14 @@ def test_a_target_that_hangs_on_every_program_ends_within_budget_and_grace(tmp_p
     assert "timeout" in statuses and result.targets["pocl"].timeouts_s > 0
 
 
-def test_a_quarter_minute_campaign_on_the_local_drivers_returns_in_a_quarter_minute(tmp_path):
-    """What a user runs: `clfuzz run --minutes 0.25` on every local driver, measured as the process's
+def test_a_short_campaign_on_the_local_drivers_returns_within_its_budget(tmp_path):
+    """What a user runs: `clfuzz run --minutes 0.15` on every local driver, measured as the process's
     wall time (start-up, discovery, campaign, triage beside it and the summary)."""
     t0 = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", "0.25", "--corpus", str(tmp_path / "c.db")],
+    out = subprocess.run([sys.executable, "-m", "app.cli", "run", "--minutes", "0.15", "--corpus", str(tmp_path / "c.db")],
                          capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
                          timeout=300)
     wall = time.monotonic() - t0
     assert out.returncode == 0, out.stderr[-2000:]
-    assert wall <= 15 + grace(15), out.stdout[-3000:]
+    assert wall <= 9 + grace(9), out.stdout[-3000:]
     assert "where the time went" in out.stdout and "pending" in out.stdout
