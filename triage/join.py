@@ -1,4 +1,4 @@
-"""A new bucket joined to a known bug at the cost of one run, before its reduction.
+"""A new bucket joined to a known bug at the cost of a run or three, before its reduction.
 
 A reduction takes tens of candidates (seconds on Oclgrind, up to a minute on PoCL's image reads);
 a bucket found late in a campaign is often a bug already reduced under a sibling's key, and its
