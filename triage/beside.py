@@ -114,12 +114,11 @@ class Beside:
             for owner in (target, *self.front_ends(target)):
                 waiting = [b for b in [*triage_candidates(self.corpus, self.campaign, owner.name, self.since),
                                        *flow_waiting(self.corpus, self.campaign, owner.name)]
-                           if b["id"] not in self.tried or b["first_seen"] > self.tried[b["id"]]]  # else taken, and
-                # no row came since its triage moved its rows away
-                widths = known_widths(self.corpus, owner) if waiting else set()
-                cheap = [b for b in waiting if widths and at_width(disagreement(self.corpus, b["example"]), widths)]
+                           if b["id"] not in self.tried or self._refilled(b)]
                 if waiting:  # one that joins a known bug in two runs (triage.join) before the others
-                    b = (cheap or waiting)[0]
+                    widths = known_widths(self.corpus, owner)
+                    b = next((c for c in waiting if widths and at_width(disagreement(self.corpus, c["example"]), widths)),
+                             waiting[0])
                     self.tried[b["id"]] = time.time()
                     self.done[target.name] = self.done.get(target.name, 0) + 1
                     return lambda lane, seconds, share_s: self._triage(b, owner, lane, seconds, share_s)
@@ -127,6 +126,11 @@ class Beside:
                 bucket, row = self.again[target.name].pop(0)
                 return lambda lane, seconds, share_s: self._triage(bucket, target, lane, seconds, share_s, row)
         return None
+
+    def _refilled(self, b: dict[str, Any]) -> bool:
+        """Whether waiting bucket ``b`` was taken by this run and its rows are all newer than that
+        (its triage moved the rows it had to another bucket; later programs filled it again)."""
+        return b["id"] in self.tried and b["first_seen"] > self.tried[b["id"]]
 
     def _triage(self, bucket: dict[str, Any], target: Target, lane, seconds: float, share_s: float,
                 row: dict[str, Any] | None = None) -> None:
@@ -202,7 +206,7 @@ class Beside:
         for other in covictims(self.corpus, reduction, target, worker, deadline=start + seconds):
             self._tell("reduced", {"id": other})  # its program's other statements beside the same call
         if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
-            only_at_width(self.corpus, reduction.bucket, reduction.reduced, target, worker)  # its type, not its function?
+            only_at_width(self.corpus, reduction.bucket, reduction.reduced, target, worker)  # wrong only at its type?
             for sibling, reduced in rerun_siblings(self.corpus, reduction.bucket, reduction.reduced, target, worker,
                                                    deadline=start + seconds):
                 self._tell("reduced" if reduced else "joined", {"id": sibling})
@@ -246,7 +250,7 @@ class Beside:
                      f"buckets")
             for b in [*triage_candidates(self.corpus, self.campaign, name, self.since),
                       *flow_waiting(self.corpus, self.campaign, name)]:
-                if b["id"] in self.tried and b["first_seen"] > self.tried[b["id"]]:
+                if self._refilled(b):
                     why = (f"not started again: its triage moved its earlier rows to another bucket, these came "
                            f"{ended - b['first_seen']:.0f} s before the campaign ended; {spent}")
                 elif b["id"] in self.tried:

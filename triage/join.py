@@ -79,11 +79,10 @@ def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target,
     program = corpus.program(row["program_id"])
     if b["signature"].get("shape"):
         return _twin(corpus, b, program, target, worker) if program.shape is not None else None
-    if row["kind"] in RESULT_KINDS and row["work_item"] >= 0 and _interacting(corpus, b):
-        moved = _beside_trigger(corpus, row, program, target, worker)
+    if row["kind"] in RESULT_KINDS and row["work_item"] >= 0:  # a wrong lane: a known interaction, a known width
+        moved = _beside_trigger(corpus, row, program, target, worker) if _interacting(corpus, b) else None
         if moved is not None:
             return moved
-    if row["kind"] in RESULT_KINDS and row["work_item"] >= 0:
         widths = known_widths(corpus, target)
         if widths and _at_width(corpus, b, row, program, widths, target, worker):
             return b["id"]
@@ -136,8 +135,8 @@ def at_width(row: dict[str, Any], widths: set[str]) -> bool:
 
 def known_widths(corpus: Corpus, target: Target) -> set[str]:
     """The vector types some bucket failed at only (triage.width) on ``target``."""
-    return {json.loads(r["detail"] or "{}").get("type") for r in stored_evidence(corpus)
-            if r["kind"] == WIDTH and json.loads(r["detail"] or "{}").get("target") == target.name}
+    details = [json.loads(r["detail"] or "{}") for r in stored_evidence(corpus) if r["kind"] == WIDTH]
+    return {d.get("type") for d in details if d.get("target") == target.name}
 
 
 def _at_width(corpus: Corpus, b: dict[str, Any], row: dict[str, Any], program: Program, widths: set[str],
