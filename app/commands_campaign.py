@@ -71,7 +71,8 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
 @click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
 @click.option("--triage-share", type=click.FloatRange(min=0, max=0.9), default=0.25, show_default=True,
               help="Share of the campaign's time on each driver that confirms and reduces the campaign's new "
-                   "buckets beside it (0: no triage; the buckets stay pending for the next run or `clfuzz reduce`).")
+                   "buckets beside it; in its last tenth (at most a minute) triage takes what it needs (0: no triage; the "
+                   "buckets stay pending for the next run or `clfuzz reduce`).")
 @click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
               help="Reduce the confirmed new buckets during triage (else only confirm them).")
 @click.option("--area-floor", type=click.FloatRange(min=0, max=1),
@@ -96,7 +97,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from dataclasses import replace
 
     from app.display import line, render, triage_line
-    from campaign.campaign import run_campaign
+    from campaign.campaign import closing_s, run_campaign
     from campaign.scheduler import BudgetError, parse_budgets
     from campaign.settings import CampaignError, stored_settings
     from fuzz.strategies import DEFAULT_AREAS
@@ -195,7 +196,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         click.echo(notice)
     if result.unrun:
         click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
-    left = beside.leave(result, triage_share) if beside else pending(corpus, result.name)
+    left = beside.leave(result, triage_share, closing_s(minutes)) if beside else pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('joined', 0)} joined a known bug, "
                f"{triaged.get('failed', 0)} failed, "

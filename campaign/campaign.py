@@ -12,7 +12,10 @@ anything runs it. While a target's triage time is under its share of the campaig
 the work beside the campaign that the caller gives (``side``: triage.beside confirms and reduces
 the buckets of that target's driver) on the same worker, so triage shares the drivers' time (a
 target the campaign keeps busy gives triage that share of its busy time; one that waits for
-programs, as a fast simulator does, gives its idle time instead).
+programs, as a fast simulator does, gives its idle time instead). In the campaign's *closing*
+stretch (its last :data:`CLOSING` of the time, at most :data:`CLOSING_MAX_S`) the share is lifted:
+a target with buckets waiting triages them first and runs programs only when none waits, so the
+buckets found near the end are reduced within the campaign as well.
 
 A campaign ends at its deadline (``minutes`` after ``started``), at ``max_programs`` drawn, when
 every area's budget is spent (the targets then run what is left in their backlogs), or on Ctrl-C.
@@ -175,7 +178,8 @@ def run_campaign(
     """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
     reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
     corpus already holds resumes (module docstring). ``side`` gives each target's work beside
-    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target.
+    the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target
+    and what it needs in the closing stretch (:func:`closing_s`).
     ``jobs`` harness worker processes draw, compute expectations and judge (campaign.pool; None:
     :func:`campaign.pool.default_jobs`, 0: this process's threads)."""
     start = time.monotonic() if started is None else started
@@ -238,7 +242,8 @@ def run_campaign(
                           depth, harness=harness, started=start,
                           widths=Widths(harness.jobs / len(targets), t.fingerprint.get("max_mem_alloc_size", 0)))
              for t in targets}  # each lane opens its device while the first program is drawn
-    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start, deadline, errors),
+    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start,
+                                                   deadline - closing_s(minutes), deadline, errors),
                                 name=f"{t.name}-feeder", daemon=True) for t in targets]
     buckets = _BucketWatch(corpus, started_at)
 
@@ -298,25 +303,38 @@ def run_campaign(
 SIDE_CHECK_S = 2.0
 """How often a target with nothing to do beside the campaign asks again."""
 
+CLOSING = 0.1
+"""The share of a campaign's time at its end in which triage is not held to its share."""
+
+CLOSING_MAX_S = 60.0
+"""The closing stretch's length at most (a week-long campaign's triage keeps up by its share)."""
+
+
+def closing_s(minutes: float) -> float:
+    """The seconds at the end of a ``minutes``-long campaign in which triage is not held to its
+    share (module docstring)."""
+    return min(CLOSING * minutes * 60, CLOSING_MAX_S)
+
 
 def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target], SideTask | None] | None,
-          share: float, start: float, deadline: float, errors: list[BaseException]) -> None:
+          share: float, start: float, closing: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
-    campaign's time since ``start``, else the target's next program (campaign.feed) once the lane
-    takes one (while it waits, work beside the campaign may come), until the stop or the end of the
-    draws."""
+    campaign's time since ``start`` (from ``closing`` on, whenever there is some), else the target's
+    next program (campaign.feed) once the lane takes one (while it waits, work beside the campaign
+    may come), until the stop or the end of the draws."""
     target, stats = lane.target, lane.stats
     asked = -SIDE_CHECK_S
     try:
         while not stop.is_set():
             lane.clock.feeding(True)
-            allowed = share * (time.monotonic() - start)
-            if side is not None and stats.triage_s <= allowed and time.monotonic() - asked > SIDE_CHECK_S:
+            now = time.monotonic()
+            allowed = share * (now - start) if now < closing else stats.triage_s + deadline - now
+            if side is not None and stats.triage_s <= allowed and now - asked > SIDE_CHECK_S:
                 task = side(target)
                 if task is None:
                     asked = time.monotonic()
                 else:
-                    task(lane, deadline - time.monotonic(), allowed - stats.triage_s)
+                    task(lane, deadline - now, allowed - stats.triage_s)
                     continue
             if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
                 continue

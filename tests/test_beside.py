@@ -203,6 +203,9 @@ def test_a_bucket_left_waiting_says_why(tmp_path, monkeypatch):
     assert list(why) == [waiting["id"]]
     assert why[waiting["id"]].startswith("not started: found ")
     assert why[waiting["id"]].endswith("the triage share of sim (25% of 120 s) was spent on 1 other buckets")
+    beside.leave(CampaignResult("c", 0, 2, 120.0, {"sim": stats}), 0.25, 12.0)  # a closing stretch: 27 + 12 s
+    assert pending_reasons(corpus, "c")[waiting["id"]].endswith(
+        "the triage share of sim (25% of 108 s, then all of its last 12 s) was spent on 1 other buckets")
 
 
 def test_a_lane_with_no_bucket_of_its_own_takes_its_devices_other_front_ends(tmp_path, monkeypatch):
@@ -267,3 +270,37 @@ def test_a_bucket_its_triage_emptied_is_taken_again_when_new_rows_fill_it(tmp_pa
     task(_Lane(), 25.0, 100.0)
     [after] = corpus.buckets()
     assert after["id"] == pair["id"] and after["programs"] > pair["programs"]  # the later program's rows too
+
+
+def test_in_the_closing_stretch_triage_is_not_held_to_its_share():
+    """Before the closing stretch a target whose triage spent its share gets its next program;
+    in it (campaign.campaign.closing_s: a tenth of the campaign, at most a minute) the same target
+    triages a waiting bucket first, with the seconds to the deadline as its budget."""
+    from campaign.campaign import _feed, closing_s
+
+    class _Clock:
+        def feeding(self, on: bool) -> None:
+            pass
+
+    class _FeedLane:
+        target, stats, clock = TARGET, TargetStats(triage_s=100.0), _Clock()
+
+        def ready(self, wait: float) -> bool:
+            return True
+
+    class _NoDraws:
+        def next_for(self, target, stop, feeding):
+            return None  # the end of the draws: the feeder returns
+
+    budgets: list[float] = []
+    stop = threading.Event()
+
+    def side(target):
+        return lambda lane, seconds, share_s: (budgets.append(share_s), stop.set())
+
+    now = time.monotonic()
+    _feed(_FeedLane(), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
+    assert budgets == [] and not stop.is_set()  # 100 s of triage over a 25% share of 200 s: programs
+    _feed(_FeedLane(), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])
+    assert stop.is_set() and 55 < budgets[0] <= 60
+    assert closing_s(5) == 30 and closing_s(2) == 12 and closing_s(600) == 60

@@ -325,3 +325,16 @@ def test_a_pending_bucket_says_why_in_the_bug_list(tmp_path):
     assert data["buckets"][0]["pending"] == why
     line = CliRunner().invoke(cli, ["buckets", "--corpus", path]).output.splitlines()[1]
     assert line.split("\t")[10] == f"pending: {why}"
+
+
+def test_a_flaky_bucket_says_so_in_the_bug_list(tmp_path):
+    """A bucket whose rows did not show again on a fresh worker (triage.confirm) is not pending:
+    the list says it is flaky, also where the campaign recorded no reason for it."""
+    path = str(tmp_path / "c.db")
+    corpus = Corpus(path)
+    lane(corpus, "oclgrind", "sinpi", "float", "1", "-1.2e-16", "wrong-value", "p1")
+    [bucket] = corpus.buckets()
+    corpus.confirm("p1", "oclgrind", bucket["id"], False)
+    corpus.close()
+    line = CliRunner().invoke(cli, ["buckets", "--corpus", path]).output.splitlines()[1]
+    assert line.split("\t")[10] == "not reduced: flaky, it did not show again on a fresh worker"

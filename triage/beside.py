@@ -235,17 +235,20 @@ class Beside:
             self.on_event(what, {**self.corpus.bucket(bucket["id"]),
                                  **{k: bucket[k] for k in ("error", "bug") if k in bucket}})
 
-    def leave(self, result: CampaignResult, share: float) -> int:
+    def leave(self, result: CampaignResult, share: float, closing: float = 0.0) -> int:
         """Record why each bucket of the campaign still waiting for triage was not reduced (in the
         campaign's state, corpus.store.Corpus.left_pending), with the numbers of the triage of its
-        targets: their share spent on other buckets, or the deadline; returns how many wait."""
+        targets: their share (and the last ``closing`` seconds: campaign.campaign.closing_s) spent
+        on other buckets, or the deadline; returns how many wait."""
         reasons: dict[str, str] = {}
         ended = time.time()
         for name, stats in result.targets.items():
-            allowed = share * stats.wall_s
+            closed = min(closing, stats.wall_s)
+            allowed = share * (stats.wall_s - closed) + closed
             others = self.done.get(name, 0)
-            spent = (f"the triage share of {name} ({share:.0%} of {stats.wall_s:.0f} s) was spent on {others} other "
-                     f"buckets" if stats.triage_s >= allowed - FIRST_TURN_S else
+            last = f", then all of its last {closed:.0f} s" if closed else ""
+            spent = (f"the triage share of {name} ({share:.0%} of {stats.wall_s - closed:.0f} s{last}) was spent on "
+                     f"{others} other buckets" if stats.triage_s >= allowed - FIRST_TURN_S else
                      f"{name}'s triage took {stats.triage_s:.0f} s of its {allowed:.0f} s share on {others} other "
                      f"buckets")
             for b in [*triage_candidates(self.corpus, self.campaign, name, self.since),

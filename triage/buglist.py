@@ -171,9 +171,15 @@ def size_text(reduced: dict | None) -> str:
     return f"{reduced['statements']} st / {reduced['work_items']} wi" if reduced else "pending"
 
 
+FLAKY = "not reduced: flaky, it did not show again on a fresh worker"
+"""What the lists say of a bucket whose confirmation did not reproduce it (triage.confirm)."""
+
+
 def reduced_text(bucket: dict) -> str:
     """A bug-list entry's reduced size, or ``pending`` with the reason its campaign recorded
-    (``pending``: triage.bugs.listed)."""
+    (``pending``: triage.bugs.listed), or that it is flaky (not reduced: :data:`FLAKY`)."""
+    if not bucket["reduced"] and bucket.get("confirmation") == "flaky":
+        return FLAKY
     return size_text(bucket["reduced"]) + (f": {bucket['pending']}" if not bucket["reduced"] and bucket.get("pending")
                                            else "")
 
