@@ -71,7 +71,7 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
 @click.option("--summary", "summary_path", help="Markdown summary to write (default: CORPUS.summary.md).")
 @click.option("--triage-share", type=click.FloatRange(min=0, max=0.9), default=0.25, show_default=True,
               help="Share of the campaign's time on each driver that confirms and reduces the campaign's new "
-                   "buckets beside it; in its last tenth (at most a minute) triage takes what it needs (0: no triage; the "
+                   "buckets beside it; in its last tenth (at most 30 s) triage takes what it needs (0: no triage; the "
                    "buckets stay pending for the next run or `clfuzz reduce`).")
 @click.option("--reduce/--no-reduce", "do_reduce", default=True, show_default=True,
               help="Reduce the confirmed new buckets during triage (else only confirm them).")

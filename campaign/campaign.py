@@ -306,8 +306,9 @@ SIDE_CHECK_S = 2.0
 CLOSING = 0.1
 """The share of a campaign's time at its end in which triage is not held to its share."""
 
-CLOSING_MAX_S = 60.0
-"""The closing stretch's length at most (a week-long campaign's triage keeps up by its share)."""
+CLOSING_MAX_S = 30.0
+"""The closing stretch's length at most: a long campaign's triage keeps up by its share, and a
+target runs programs in every minute where triage leaves it time."""
 
 
 def closing_s(minutes: float) -> float:

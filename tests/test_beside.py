@@ -303,4 +303,4 @@ def test_in_the_closing_stretch_triage_is_not_held_to_its_share():
     assert budgets == [] and not stop.is_set()  # 100 s of triage over a 25% share of 200 s: programs
     _feed(_FeedLane(), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])
     assert stop.is_set() and 55 < budgets[0] <= 60
-    assert closing_s(5) == 30 and closing_s(2) == 12 and closing_s(600) == 60
+    assert closing_s(5) == 30 and closing_s(2) == 12 and closing_s(600) == 30
