@@ -302,7 +302,12 @@ def test_a_later_programs_victim_joins_a_known_interaction_in_one_run(monkeypatc
     store_observed(corpus, _with_fract(_program(("round", F4), ("floor", F4)), 3), observe)
     refilled = bucket_rows(corpus, floor["id"])[0]
     for bucket, row, op in ((by_op["trunc"], trunc_row, "fract + trunc"), (floor["id"], refilled, "floor + fract")):
-        moved = join.join_known(corpus, bucket, row, SimTarget(), SimWorker())
+        heard: list[str] = []
+        moved = join.join_known(corpus, bucket, row, SimTarget(), SimWorker(), on_moved=heard.append)
+        if op == "fract + trunc":  # its program-mates beside the same call, told (the summary counts them)
+            assert sorted((corpus.bucket(h)["signature"]["operation"], corpus.bucket(h)["signature"]["deviation"])
+                          for h in heard) == [("fract + round", "wrong-value"), ("fract + trunc", "wrong-value")]
+            assert moved not in heard and corpus.bucket(moved)["signature"]["deviation"] == "signed-zero"
         signature = corpus.bucket(moved)["signature"]
         assert (signature["kind"], signature["operation"]) == (INTERACTION, op)
         assert corpus.bucket(moved)["reduced"]["statements"] == 2 and not bucket_rows(corpus, bucket)

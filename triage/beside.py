@@ -191,7 +191,8 @@ class Beside:
         if not self.reduce or left <= 1:
             return
         if not second:  # a known bug shown by one run needs no reduction (triage.join)
-            known = join_known(self.corpus, bucket["id"], row, target, worker, deadline=start + seconds)
+            known = join_known(self.corpus, bucket["id"], row, target, worker, deadline=start + seconds,
+                               on_moved=lambda other: self._tell("reduced", {"id": other}))
             if known is not None:
                 self._tell("joined", {"id": known})
                 return

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Callable
 
 from corpus.buckets import INTERACTION, RESULT_KINDS, bucket_id, signature
 from corpus.bug_queries import stored_evidence
@@ -71,16 +71,17 @@ def reduced_siblings(corpus: Corpus, bucket: dict[str, Any]) -> list[dict[str, A
 
 
 def join_known(corpus: Corpus, bucket: str, row: dict[str, Any], target: Target, worker: Worker,
-               deadline: float | None = None) -> str | None:
+               deadline: float | None = None, on_moved: Callable[[str], None] | None = None) -> str | None:
     """Show new bucket ``bucket`` (whose disagreement ``row`` ran on ``target``) to be a known bug
     with one run (module docstring), until ``deadline`` (a ``time.monotonic()`` reading); returns the
-    bucket it joined, or None."""
+    bucket it joined, or None. ``on_moved`` hears of each other bucket of its program whose rows the
+    join moved to an interaction's bucket (triage.covictims.beside_partner)."""
     b = corpus.bucket(bucket)
     program = corpus.program(row["program_id"])
     if b["signature"].get("shape"):
         return _twin(corpus, b, program, target, worker) if program.shape is not None else None
     if row["kind"] in RESULT_KINDS and row["work_item"] >= 0:  # a wrong lane: a known interaction, a known width
-        moved = _beside_trigger(corpus, row, program, target, worker) if _interacting(corpus, b) else None
+        moved = _beside_trigger(corpus, row, program, target, worker, on_moved) if _interacting(corpus, b) else None
         if moved is not None:
             return moved
         widths = known_widths(corpus, target)
@@ -106,10 +107,11 @@ def _interacting(corpus: Corpus, b: dict[str, Any]) -> bool:
 
 
 def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, target: Target,
-                    worker: Worker) -> str | None:
+                    worker: Worker, on_moved: Callable[[str], None] | None = None) -> str | None:
     """``row``'s bucket reduced to its statement beside one of ``program``'s calls with an
     out-parameter (lang.families.trigger) where that pair shows it and neither statement alone does
-    (triage.covictims); returns the bucket its rows moved to, or None."""
+    (triage.covictims); returns the bucket its rows moved to, or None; the program's other victims
+    beside the same call go with it (each told to ``on_moved``)."""
     where = failing_statements(program, [row])
     if len(where) != 1:
         return None
@@ -121,7 +123,9 @@ def _beside_trigger(corpus: Corpus, row: dict[str, Any], program: Program, targe
             worker.restart()  # each statement alone on a fresh worker
             moved = interaction_case(corpus, row, program, *shown, target, worker)
             if moved is not None:  # the program's other victims beside the same call, as after a reduction
-                beside_partner(corpus, program, partner, row["bucket"], target, worker)
+                for other in beside_partner(corpus, program, partner, moved, target, worker):
+                    if on_moved is not None:
+                        on_moved(other)
             return moved
     return None
 
