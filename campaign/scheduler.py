@@ -11,8 +11,9 @@ Corners first: while some area the target takes has corner-sweep programs not ye
 (fuzz.strategies.sweeps; every target runs each of them, campaign.feed), the target draws from
 the one whose next sweep program is of the earliest pass (every area's prescribed special values,
 then its other operand classes, then its shapes: fuzz.strategies.sweeps.base.place; the image,
-atomic and SPIR-V sweeps, a few corners a program, last), of those the one with the fewest handed
-out, so every sweep is out before the random draws begin and the densest programs go first.
+atomic and SPIR-V sweeps, a few corners a program, next; the math built-ins' shapes, the slowest
+to build for a corner each, last), of those the one with the fewest handed out, so every sweep is
+out before the random draws begin and the most corners per second of build go first.
 Each run of a program on a target is a *find* when it opened a bucket the corpus did not have: a
 distinct bug (corpus.buckets), not a new cell or a second bucket of a known bug, which cheap areas
 produce without end. An area's find rate is unknown and drifts (finds get rarer as an area is

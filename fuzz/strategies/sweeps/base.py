@@ -126,11 +126,16 @@ def chunks(statements: list, size: int) -> list[list]:
     return [statements[i:i + size] for i in range(0, len(statements), size)]
 
 
-SPECIALS, CLASSES, SHAPES, SPARSE = 0, 1, 2, 3
-"""The passes of a sweep (:func:`place`, :func:`by_pass`): every operation's prescribed special
-values, then its other operand classes, then its shapes (widths, forms); last the sweeps whose
+SPECIALS, CLASSES, SHAPES, SPARSE, BUILT_IN_SHAPES = 0, 1, 2, 3, 4
+"""The passes of a sweep (:func:`place`, :func:`by_pass`), the most corners per second of build
+first: every operation's prescribed special values, then its other operand classes (hundreds of
+corners a program), then its shapes (widths, forms: a corner a statement); then the sweeps whose
 programs hold few corners each (images, atomics, the SPIR-V-only forms: a few to seventy a
-program, where a pass of the others holds hundreds)."""
+program); last the math built-ins' shapes (fuzz.strategies.sweeps.maths: a corner a statement,
+sixteen a program, and a built-in's statement builds in 0.05 to 0.4 s where an operator's takes
+0.002 to 0.1 s: NVIDIA's 16-statement math programs took 0.87 s to build and its 64-statement
+operator programs 0.33 s; rusticl 22.3 compiled a math statement in 0.17 to 0.44 s, a swizzle in
+0.04 s)."""
 
 
 def place(n: int, special: int, widths: list[int], vectors: int) -> list[tuple[int, tuple[int, int], int, int]]:

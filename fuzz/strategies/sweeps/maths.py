@@ -19,7 +19,9 @@ from functools import lru_cache
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import (
+    BUILT_IN_SHAPES,
     EXP_REPRESENTATIVES,
+    SHAPES,
     Sweep,
     bits_of,
     by_pass,
@@ -96,7 +98,9 @@ def _group(name: str, tname: str) -> list[tuple[int, object]]:
 
 def math_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     """Every function's special values, then its other classes, then its shapes
-    (fuzz.strategies.sweeps.base.by_pass), in programs of ``policy.math_statements``."""
+    (fuzz.strategies.sweeps.base.by_pass), in programs of ``policy.math_statements``; the shapes
+    are handed out after every other area's sweep (their pass is BUILT_IN_SHAPES)."""
     types = ["float"] + ["double"] * caps.fp64 + ["half"] * caps.fp16
-    statements = [s for tname in types for name in FUNCTIONS if tname in math_types(name) for s in _group(name, tname)]
+    statements = [(BUILT_IN_SHAPES if p == SHAPES else p, s)
+                  for tname in types for name in FUNCTIONS if tname in math_types(name) for p, s in _group(name, tname)]
     return [(k, sweep_program(c, policy.math_global_size, "math")) for k, c in by_pass(statements, policy.math_statements)]
