@@ -68,23 +68,26 @@ def test_every_sweep_is_handed_out_before_any_random_draw():
 
 def test_the_math_built_ins_shapes_are_handed_out_after_every_other_sweep():
     """The math sweep's shapes (its vector widths: pass BUILT_IN_SHAPES, the slowest corners to
-    build) wait for the other areas' shapes and sparse sweeps; its special values and classes do
-    not. The math sweep's programs and key are what they were: only the order across areas moves."""
+    build) wait for the other areas' shapes and sparse sweeps, and the undefined-lane reads that
+    crash compilers (UNDEFINED_LANES) for them; the math special values and classes do not wait.
+    The sweeps' programs and keys are what they were: only the order across areas moves."""
     from fuzz.strategies import sweep_plan
     from fuzz.strategies.conversions import Caps
-    from fuzz.strategies.sweeps.base import BUILT_IN_SHAPES, CLASSES, SHAPES, SPARSE, SPECIALS
+    from fuzz.strategies.sweeps.base import BUILT_IN_SHAPES, CLASSES, SHAPES, SPARSE, SPECIALS, UNDEFINED_LANES
 
     passes = [p for p, _ in sweep_plan("math", Caps())]
     assert passes == sorted(passes) and set(passes) == {SPECIALS, CLASSES, BUILT_IN_SHAPES}
+    last = [(p, len(program.body)) for p, program in sweep_plan("expressions", Caps()) if p == UNDEFINED_LANES]
+    assert last and all(n <= 4 for _, n in last)  # a program per type of the reads that crash compilers
     areas = ("math", "expressions", "atomics")
-    sweeps = {"math": ("m", (SPECIALS, BUILT_IN_SHAPES, BUILT_IN_SHAPES)), "expressions": ("e", (CLASSES, SHAPES)),
-              "atomics": ("a", (SPARSE,))}
+    sweeps = {"math": ("m", (SPECIALS, BUILT_IN_SHAPES, BUILT_IN_SHAPES)),
+              "expressions": ("e", (CLASSES, SHAPES, UNDEFINED_LANES)), "atomics": ("a", (SPARSE,))}
     s = Scheduler(areas, seed=3, targets=("a",), sweeps=sweeps)
     order = []
     while (area := s.pick("a")) is not None and s._swept(area) is not None:
         s.sweeping(area, sweeps[area][0], len(sweeps[area][1]))
         order.append(area)
-    assert order == ["math", "expressions", "expressions", "atomics", "math", "math"]
+    assert order == ["math", "expressions", "expressions", "atomics", "math", "math", "expressions"]
 
 
 def test_every_area_is_warmed_up_in_turn_first():

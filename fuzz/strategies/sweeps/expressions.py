@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from fuzz.strategies.conversions import Caps
 from fuzz.strategies.sweeps.base import (
-    SHAPES,
+    UNDEFINED_LANES,
     Sweep,
     bits_of,
     by_pass,
@@ -129,7 +129,8 @@ def _relational_group(name: str, tname: str) -> list[tuple[int, object]]:
 def integer_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     """The expressions sweep: the integer built-ins of Table 13, the relational built-ins and the
     operators, a pass at a time (their special values, their other classes, their shapes:
-    fuzz.strategies.sweeps.base.by_pass), then the undefined-lane reads apart."""
+    fuzz.strategies.sweeps.base.by_pass), then the undefined-lane reads apart, handed out last
+    (their pass is UNDEFINED_LANES: they crash compilers)."""
     statements = []
     for b in INTEGER_BUILTINS:
         if b.since != "1.0" and "cl2.0" not in caps.versions:
@@ -142,5 +143,5 @@ def integer_sweep(caps: Caps, policy: Policy) -> list[tuple[int, Program]]:
     statements += [s for name, _, _ in RELATIONAL_BUILTINS for t in floats for s in _relational_group(name, t)]
     statements += operator_statements(caps)
     return ([(k, sweep_program(c, INTEGER_GLOBAL_SIZE, "expressions")) for k, c in by_pass(statements, policy.statements)]
-            + [(SHAPES, sweep_program(undefined_lane_statements(t), OPERATOR_GLOBAL_SIZE, "expressions"))
+            + [(UNDEFINED_LANES, sweep_program(undefined_lane_statements(t), OPERATOR_GLOBAL_SIZE, "expressions"))
                for t in types_of(caps)])
