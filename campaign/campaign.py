@@ -79,8 +79,9 @@ def error_score(outcomes) -> float:
 SideTask = Callable[[Lane, float, float], None]
 """Work beside the campaign on one target (triage: confirm and reduce a bucket): called with the
 target's lane (its ``beside`` runs the work on the worker the campaign's runs use), the seconds
-the campaign's deadline leaves and the seconds of the target's triage share left (its share of
-the campaign's time so far less the triage time spent)."""
+it may take (what the campaign's deadline and the target's triage share leave) and the seconds of
+the target's triage share left (its share of the campaign's time so far less the triage time
+spent; in the closing stretch, to the deadline)."""
 
 
 class _Drawer:
@@ -303,6 +304,10 @@ def run_campaign(
 SIDE_CHECK_S = 2.0
 """How often a target with nothing to do beside the campaign asks again."""
 
+MIN_TASK_S = 5.0
+"""The triage share a target must have left to start a task beside the campaign (a task is held
+to what is left: a PoCL run of a reduced case takes 1 to 3 s)."""
+
 CLOSING = 0.1
 """The share of a campaign's time at its end in which triage is not held to its share."""
 
@@ -320,22 +325,23 @@ def closing_s(minutes: float) -> float:
 def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target], SideTask | None] | None,
           share: float, start: float, closing: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
-    campaign's time since ``start`` (from ``closing`` on, whenever there is some), else the target's
-    next program (campaign.feed) once the lane takes one (while it waits, work beside the campaign
-    may come), until the stop or the end of the draws."""
+    campaign's time since ``start`` by :data:`MIN_TASK_S` (from ``closing`` on, whenever there is
+    some), held to the share it has left, else the target's next program (campaign.feed) once the
+    lane takes one (while it waits, work beside the campaign may come), until the stop or the end of
+    the draws."""
     target, stats = lane.target, lane.stats
     asked = -SIDE_CHECK_S
     try:
         while not stop.is_set():
             lane.clock.feeding(True)
             now = time.monotonic()
-            allowed = share * (now - start) if now < closing else stats.triage_s + deadline - now
-            if side is not None and stats.triage_s <= allowed and now - asked > SIDE_CHECK_S:
+            left = (share * (now - start) if now < closing else stats.triage_s + deadline - now) - stats.triage_s
+            if side is not None and left >= MIN_TASK_S and now - asked > SIDE_CHECK_S:
                 task = side(target)
                 if task is None:
                     asked = time.monotonic()
                 else:
-                    task(lane, deadline - now, allowed - stats.triage_s)
+                    task(lane, min(deadline - now, left), left)
                     continue
             if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
                 continue

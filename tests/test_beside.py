@@ -191,6 +191,20 @@ def test_every_bucket_gets_a_first_turn_before_any_gets_a_second(tmp_path, monke
                for b in corpus.buckets())
 
 
+def test_a_task_with_no_time_left_for_a_reduction_leaves_it_a_second_turn(tmp_path, monkeypatch):
+    """A task held to a second of the triage share (campaign.campaign: held to what is left) does
+    not reduce its bucket, nor leave it tried and pending: the reduction is its second turn."""
+    corpus = _stored(tmp_path, monkeypatch, ["floor"])
+    beside = Beside(corpus, "c")
+    beside.since = 0.0
+    lane = _Lane()
+    beside.task(SimTarget())(lane, 0.5, 0.5)
+    assert not corpus.reductions(corpus.buckets()[0]["id"])
+    beside.task(SimTarget())(lane, 25.0, 100.0)  # no bucket waits: its second turn
+    [bucket] = corpus.buckets()
+    assert bucket["reduced"]["statements"] == 1 and beside.task(SimTarget()) is None
+
+
 def test_a_bucket_left_waiting_says_why(tmp_path, monkeypatch):
     corpus = _stored(tmp_path, monkeypatch, ["floor", "ceil"])
     beside = Beside(corpus, "c")
@@ -272,35 +286,42 @@ def test_a_bucket_its_triage_emptied_is_taken_again_when_new_rows_fill_it(tmp_pa
     assert after["id"] == pair["id"] and after["programs"] > pair["programs"]  # the later program's rows too
 
 
-def test_in_the_closing_stretch_triage_is_not_held_to_its_share():
-    """Before the closing stretch a target whose triage spent its share gets its next program;
-    in it (campaign.campaign.closing_s: a tenth of the campaign, at most a minute) the same target
-    triages a waiting bucket first, with the seconds to the deadline as its budget."""
-    from campaign.campaign import _feed, closing_s
+def test_triage_is_held_to_its_share_but_in_the_closing_stretch():
+    """A target starts a task beside the campaign only with at least MIN_TASK_S of its triage share
+    left, and the task may take what is left (not more); in the closing stretch
+    (campaign.campaign.closing_s: a tenth of the campaign, at most 30 s) it triages a waiting bucket
+    first, whatever it spent, with the seconds to the deadline as its budget."""
+    from campaign.campaign import MIN_TASK_S, _feed, closing_s
 
     class _Clock:
         def feeding(self, on: bool) -> None:
             pass
 
-    class _FeedLane:
-        target, stats, clock = TARGET, TargetStats(triage_s=100.0), _Clock()
+    def lane(triage_s: float):
+        class _FeedLane:
+            target, stats, clock = TARGET, TargetStats(triage_s=triage_s), _Clock()
 
-        def ready(self, wait: float) -> bool:
-            return True
+            def ready(self, wait: float) -> bool:
+                return True
+        return _FeedLane()
 
     class _NoDraws:
         def next_for(self, target, stop, feeding):
             return None  # the end of the draws: the feeder returns
 
-    budgets: list[float] = []
+    budgets: list[tuple[float, float]] = []
     stop = threading.Event()
 
     def side(target):
-        return lambda lane, seconds, share_s: (budgets.append(share_s), stop.set())
+        return lambda lane, seconds, share_s: (budgets.append((seconds, share_s)), stop.set())
 
-    now = time.monotonic()
-    _feed(_FeedLane(), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
-    assert budgets == [] and not stop.is_set()  # 100 s of triage over a 25% share of 200 s: programs
-    _feed(_FeedLane(), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])
-    assert stop.is_set() and 55 < budgets[0] <= 60
+    now = time.monotonic()  # 200 s into a campaign with a 25% share: 50 s of triage allowed so far
+    for spent in (100.0, 50.0 - MIN_TASK_S + 1):  # over its share, and under it by less than MIN_TASK_S
+        _feed(lane(spent), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
+        assert budgets == [] and not stop.is_set()  # programs
+    _feed(lane(40.0), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
+    assert stop.is_set() and budgets[0] == (pytest.approx(10, abs=0.5), pytest.approx(10, abs=0.5))
+    stop.clear()
+    _feed(lane(100.0), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])  # the closing stretch
+    assert stop.is_set() and 55 < budgets[1][0] <= 60 and 55 < budgets[1][1] <= 60
     assert closing_s(5) == 30 and closing_s(2) == 12 and closing_s(600) == 30

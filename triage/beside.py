@@ -188,7 +188,11 @@ class Beside:
             verdict = decide(self.corpus, row, target, worker, min(seconds, share_s) - spent, worker.timeout_s)
             self._tell("undecided" if verdict is None else "hang" if verdict["hang"] else "finished", bucket)
         left = seconds - (time.monotonic() - start)
-        if not self.reduce or left <= 1:
+        if not self.reduce:
+            return
+        if left <= 1:  # its confirmation took the task's time: reduced in a second turn
+            with self._lock:
+                self.again.setdefault(target.name, []).append((bucket, row))
             return
         if not second:  # a known bug shown by one run needs no reduction (triage.join)
             known = join_known(self.corpus, bucket["id"], row, target, worker, deadline=start + seconds,
