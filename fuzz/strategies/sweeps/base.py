@@ -133,7 +133,7 @@ corners a program), then its shapes (widths, forms: a corner a statement); then 
 programs hold few corners each (images, atomics, the SPIR-V-only forms: a few to seventy a
 program); last the math built-ins' shapes (fuzz.strategies.sweeps.maths: a corner a statement,
 sixteen a program, and a built-in's statement builds in 0.05 to 0.4 s where an operator's takes
-0.002 to 0.1 s: NVIDIA's 16-statement math programs took 0.87 s to build and its 64-statement
+0.005 to 0.1 s: NVIDIA's 16-statement math programs took 0.87 s to build and its 64-statement
 operator programs 0.33 s; rusticl 22.3 compiled a math statement in 0.17 to 0.44 s, a swizzle in
 0.04 s); after them the reads of a 3-component swizzle rvalue's undefined lane
 (fuzz.strategies.sweeps.operators.undefined_lane_statements: run, never judged, a corner each),
