@@ -335,7 +335,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
         while not stop.is_set():
             lane.clock.feeding(True)
             now = time.monotonic()
-            left = (share * (now - start) if now < closing else stats.triage_s + deadline - now) - stats.triage_s
+            left = share * (now - start) - stats.triage_s if now < closing else deadline - now
             if side is not None and left >= MIN_TASK_S and now - asked > SIDE_CHECK_S:
                 task = side(target)
                 if task is None:
