@@ -9,7 +9,8 @@ wall time: campaign.progress.TargetStats). The fast target's busy fraction in th
 is what independent queues are for: in lockstep it waited for the slow one. ``--after S``: also each
 target's judged lanes per second of wall time from S seconds into the joint campaign to its end
 (after the area's corner sweep: campaign.widening's extensions are for the programs drawn after it),
-and its wait for the harness as a share of the wall time; ``--joint``: the joint campaigns only;
+and its wait for the harness as a share of the wall time, and below the table what limited its
+extensions' sizes (campaign.widening.Widths.bound) and the harness's CPU seconds; ``--joint``: the joint campaigns only;
 ``--no-sweep``: no corner sweep first (Policy.corner_sweep: what the targets run once it is done).
 Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint] [--no-sweep]
 """
@@ -30,8 +31,9 @@ from lang.policy import Policy
 
 
 def campaign(targets, area: str, minutes: float, seed: int, folder: Path, after: float = 0.0,
-             policy: Policy = Policy()) -> tuple[dict[str, TargetStats], dict[str, float]]:
-    """The campaign's targets' stats, and each one's judged lanes per second from ``after`` seconds on."""
+             policy: Policy = Policy(), pools: list | None = None) -> tuple[dict[str, TargetStats], dict[str, float]]:
+    """The campaign's targets' stats, and each one's judged lanes per second from ``after`` seconds
+    on; its harness's CPU seconds (campaign.progress.PoolStats) appended to ``pools``."""
     corpus = Corpus(folder / f"{'+'.join(t.name.replace('/', '_') for t in targets)}-{area}.db")
     marks: dict[str, int] = {}
 
@@ -39,8 +41,11 @@ def campaign(targets, area: str, minutes: float, seed: int, folder: Path, after:
         if progress.elapsed < after:
             marks.update({t: s.judged for t, s in progress.targets.items()})
     try:
-        stats = run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace",
-                             policy=policy, on_progress=seen).targets
+        result = run_campaign(corpus, targets, minutes=minutes, seed=seed, areas=(area,), name="pace",
+                              policy=policy, on_progress=seen)
+        stats = result.targets
+        if pools is not None:
+            pools.append(result.pool)
     finally:
         corpus.close()
     rate = {t: (s.judged - marks.get(t, 0)) / max(s.wall_s - after, 1e-9) for t, s in stats.items()}
@@ -66,17 +71,26 @@ def main() -> None:
     print("| pair, area | target | solo programs | joint programs | joint/solo | solo lanes/s | joint lanes/s "
           f"| solo busy | joint busy | joint lanes/s after {args.after:g} s | joint harness |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    limits = []  # what decided the size of each target's extensions (campaign.widening)
     for spec in filter(None, args.pairs.split(";")):
         names, area = spec.split(":")
         pair = [t for t in select(found, names.split(",")) if t.name in names.split(",")]  # the paths named
         solo = {} if args.joint else {t.name: campaign([t], area, args.minutes, args.seed, folder, 0.0, policy)[0][t.name]
                                       for t in pair}
-        joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after, policy)
+        pools: list = []
+        joint, after = campaign(pair, area, args.minutes, args.seed, folder, args.after, policy, pools)
+        cpu = ", ".join(f"{owner} {kind} {s:.1f}" for owner, kinds in pools[0].cpu.items() for kind, s in kinds.items())
+        limits.append(f"{names} {area}, CPU seconds: the campaign's process {pools[0].process_cpu_s:.1f}; "
+                      f"{pools[0].jobs} worker processes: {cpu}")
         for t in pair:
             s, j = solo.get(t.name, TargetStats()), joint[t.name]
             print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {f'{j.programs / s.programs:.2f}' if s.programs else '-'} "
                   f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
                   f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} |", flush=True)
+            if j.widened:
+                limits.append(f"{names} {area}, {t.name}: " + ", ".join(f"{limit} {n}" for (_, limit), n in sorted(j.widened.items())))
+    if limits:
+        print("\nthe harness's CPU, and the limit that sized each extension:\n" + "\n".join(limits))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ lane's rule a code into the table of the rules used, never this process's rule i
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -20,16 +21,32 @@ class Expectations:
     statements over a prefix of its work-items) from the same results, without re-running the
     oracle: buffers keep their names and a prefix of work-items is a prefix of lanes."""
 
-    def __init__(self, program: Program, *, _inputs=None, _by_ftz=None):
+    def __init__(self, program: Program, *, _inputs=None, _by_ftz=None, _lane_cpu_s: float | None = None):
         self.program = program
+        t0 = time.process_time()
         self.inputs = input_values(program) if _inputs is None else _inputs
+        self._draw_s = time.process_time() - t0
+        self._oracle_s = 0.0
         self._by_ftz: dict[frozenset, dict[str, Expectation]] = {} if _by_ftz is None else _by_ftz
         self._histories: Histories | None = None
+        self._lane_cpu_s = _lane_cpu_s
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         if ftz not in self._by_ftz:
+            t0 = time.process_time()
             self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
+            self._oracle_s += time.process_time() - t0
         return self._by_ftz[ftz]
+
+    @property
+    def lane_cpu_s(self) -> float | None:
+        """CPU seconds per output lane of drawing the inputs and one flush-to-zero class's oracle:
+        what the same statements cost the harness over other work-items (campaign.widening); None
+        where this process computed none of them (and the process that did told none)."""
+        if self._lane_cpu_s is None and self._oracle_s:
+            lanes = sum(b.type.mem_lanes for b in self.program.outputs) * self.program.global_size
+            self._lane_cpu_s = (self._draw_s + self._oracle_s / len(self._by_ftz)) / max(1, lanes)
+        return self._lane_cpu_s
 
     def histories(self) -> Histories | None:
         """The atomics oracle's histories of the program's shared locations (None without any)."""
@@ -52,7 +69,7 @@ class Expectations:
             ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}
             for ftz, exp in self._by_ftz.items()
         }
-        return Expectations(part, _inputs=inputs, _by_ftz=by_ftz)
+        return Expectations(part, _inputs=inputs, _by_ftz=by_ftz, _lane_cpu_s=self.lane_cpu_s)
 
     def packed(self, ftz: frozenset | None = None) -> tuple[dict[str, np.ndarray], dict[frozenset, dict]]:
         """The inputs and the expectations computed so far (of the flush-to-zero class ``ftz`` only,
@@ -63,9 +80,11 @@ class Expectations:
         return self.inputs, by_ftz
 
     @classmethod
-    def unpacked(cls, program: Program, inputs: dict[str, np.ndarray], by_ftz: dict[frozenset, dict]) -> "Expectations":
-        """The expectations of ``program`` that :meth:`packed` gave in another process."""
-        return cls(program, _inputs=inputs,
+    def unpacked(cls, program: Program, inputs: dict[str, np.ndarray], by_ftz: dict[frozenset, dict],
+                 lane_cpu_s: float | None = None) -> "Expectations":
+        """The expectations of ``program`` that :meth:`packed` gave in another process (and the
+        :attr:`lane_cpu_s` they cost there)."""
+        return cls(program, _inputs=inputs, _lane_cpu_s=lane_cpu_s,
                    _by_ftz={f: {name: unpack(e) for name, e in exp.items()} for f, exp in by_ftz.items()})
 
 

@@ -284,8 +284,8 @@ class Lane:
         elif kind == RESULT:
             self._result(*rest)
         elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
-            ext, inputs, ticket = rest
-            self._dispatch(Part(ext, Expectations.unpacked(ext, inputs.result(), {}), extends=True), ticket)
+            ext, inputs, ticket, own = rest
+            self._dispatch(Part(ext, Expectations.unpacked(ext, inputs.result(), {}, own), extends=True), ticket)
         else:
             self._concluded(*rest)
 
@@ -361,7 +361,7 @@ class Lane:
         outcome, cuts, run, *cpu = judged.result()  # a window's: the CPU seconds of its harness task too
         self.clock.spent(*self._unjudged.pop(id(part)))
         if cpu:
-            self.widths.judged(part.program.area, cpu[0], outcome.verdict.checks)
+            self.widths.judged(part.program.area, cpu[0], outcome.verdict.checks, part.expectations.lane_cpu_s)
         halves = [part.half(statements) for statements in cuts]
         record.record_run(self.corpus, run, self.campaign)
         record.store_parts(self.corpus, part.program, [h.program for h in halves], self.campaign)
@@ -377,11 +377,12 @@ class Lane:
         if self.widths is None or not extensible(self.target, part.program):
             return
         self.widths.built(part.program.area, result.build_s, result.run_s, part.program.global_size)
-        launches = extension(part.program, self.widths.items(part.program.area, part.program))
+        own = part.expectations.lane_cpu_s  # what the part's statements cost the harness a lane
+        launches = extension(part.program, self.widths.items(part.program.area, part.program, own))
         record.store_parts(self.corpus, part.program, launches, self.campaign)
         ticket.left += len(launches)
         for ext in launches:  # its inputs drawn in the harness's pool, off this thread
-            self._later(self.harness.inputs(ext, self.target.name), lambda f, ext=ext: (INPUTS, ext, f, ticket))
+            self._later(self.harness.inputs(ext, self.target.name), lambda f, ext=ext: (INPUTS, ext, f, ticket, own))
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
         """An extension's run: each window judged where its expectations are computed (a failed run

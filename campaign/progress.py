@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from campaign.execute import Outcome
@@ -41,6 +42,7 @@ class TargetStats:
     skipped: int = 0  # programs of its backlog it never ran (campaign.feed.BACKLOG)
     statuses: dict[str, int] = field(default_factory=dict)
     kinds: set = field(default_factory=set)
+    widened: Counter = field(default_factory=Counter)  # (area, limit): its extensions' sizes (campaign.widening)
 
     TIMELINE = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
     """The columns of the timeline: they add up to ``wall_s``."""

@@ -6,9 +6,9 @@ After a whole part (campaign.batching) of an independent program with drawn inpu
 (:func:`extensible`) ran on a target that is not a CPU device, the target runs the part's
 *extension*: the same statements over the work-items that follow the part's (lang.derive.window:
 the inputs go on from where the part's stop). Up to :data:`MAX_LAUNCHES` times the part's
-work-items, it runs as launches of the part's own size, whose kernel is the part's (the worker's
-build cache serves them); a longer one (a part of few work-items: images) runs as one launch, whose
-kernel differs from the part's in its buffers' offsets in the packed arguments (lang.layout) and is
+work-items (or any number where a part holds a window's lanes), it runs as launches of the part's own
+size, whose kernel is the part's (the worker's build cache serves them); a longer one of a part of
+few lanes (images) runs as one launch, whose kernel differs from the part's in its buffers' offsets in the packed arguments (lang.layout) and is
 built again (docs/gpu.md: NVIDIA's extension builds measured). Its inputs are drawn in the harness's
 pool (campaign.pool.Harness.inputs). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
 more: each window is a program of its own (the part's statements over a range of its work-items:
@@ -26,10 +26,16 @@ campaign measured so far), the fewest of:
   ``B`` the area's build seconds, ``r`` its run seconds per work-item, from the extensions' runs,
   before the first one from the parts' own runs, which their fixed costs make an overestimate);
 - pool: the harness's worker processes keep pace with the target: the CPU seconds of expectations
-  and judging (``c`` per lane, measured on the windows; ``λ`` lanes per work-item) of the part and
-  its extension fit :data:`POOL_USE` of the target's share ``J`` of the pool in the time the target
-  spends on them, ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items);
-  until a window was measured, ``G`` (a math window's expectations may take minutes of CPU);
+  and judging (``c`` per lane; ``λ`` lanes per work-item) of the part and its extension fit
+  :data:`POOL_USE` of the target's share ``J`` of the pool in the time the target spends on them,
+  ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items). ``c`` is the part's
+  own: the CPU seconds a lane of its expectations took (campaign.expectations.Expectations.lane_cpu_s:
+  its statements, their inputs' distribution), times what a window of the area took over its
+  part's expectations (judging's share, measured on the windows). A math program's lanes cost from
+  0.05 µs (``fmin``) to 20 µs (lanes decided by mpmath) of CPU, so an area's average over other
+  programs is no estimate of one's: measured on an H100 machine, 33 math windows of 2^21 lanes, sized by
+  the area's average, took about as much of the pool's CPU as the 1.5 billion lanes of every other
+  area. Where the part's cost is unknown, the area's windows' average; before any window, ``G``;
 - memory: its input and output buffers hold at most :data:`MAX_BYTES` each (and a quarter of the
   device's largest allocation).
 
@@ -39,6 +45,7 @@ rounded down to a multiple of the part's work-items; under one part's work-items
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 
 from fuzz.drivers import Result, Target
@@ -52,14 +59,19 @@ RUN_SHARE = 1.0
 POOL_USE = 0.8
 """The share of the target's part of the harness's pool an extension may keep busy."""
 
-MAX_BYTES = 32 << 20
-"""An extension's input and output buffers hold at most this many bytes each."""
+MAX_BYTES = 256 << 20
+"""An extension's input and output buffers hold at most this many bytes each. A conversions or
+expressions part of 64 statements over 16,384 work-items holds about 21 MiB of output (up to 16
+lanes of 8 bytes a statement), so the 32 MiB this was first made an extension of one part at most;
+each byte is held about six times on the host while an extension is drawn, run and cut (its inputs
+in the pool and the campaign's process, the worker's shared buffers, its output and its windows)."""
 
 WINDOW_LANES = 1 << 21
 """Output lanes a window holds at least, where the part has fewer (one window at least)."""
 
 MAX_LAUNCHES = 8
-"""An extension of up to this many times its part's work-items runs as launches of the part's own size."""
+"""An extension of up to this many times its part's work-items runs as launches of the part's own
+size (and a longer one too where a part holds a window's lanes: :func:`extension`)."""
 
 WEIGHT = 0.5
 """Each new measurement's weight in the running averages (the older ones share the rest)."""
@@ -89,21 +101,26 @@ class _Area:
     run_item_s: _Average  # from the parts' runs
     extension_item_s: _Average  # from the extensions' runs
     lane_cpu_s: _Average  # harness CPU seconds per lane of a window
+    judging: _Average  # a window's CPU seconds over its part's expectations' (Expectations.lane_cpu_s)
 
 
 class Widths:
     """One target's extension sizes per area (module docstring). ``jobs``: the harness's worker
-    processes the target can count on (its share of the pool; 0: no extensions). Thread-safe: the
-    lane's host thread and the pool's callbacks report to it."""
+    processes the target can count on (its share of the pool; 0: no extensions). ``bound``
+    counts, per area, which limit decided each extension's size (``pace``, ``pool``, ``memory``,
+    ``measure``: the first, before the harness's cost is known; ``bound``: a counter to add them
+to, as campaign.progress.TargetStats.widened). Thread-safe: the lane's host
+    thread and the pool's callbacks report to it."""
 
-    def __init__(self, jobs: float, max_alloc: int = 0) -> None:
+    def __init__(self, jobs: float, max_alloc: int = 0, bound: Counter | None = None) -> None:
         self.jobs = jobs
         self.max_bytes = min(MAX_BYTES, max_alloc // 4) if max_alloc else MAX_BYTES
+        self.bound: Counter[tuple[str, str]] = Counter() if bound is None else bound
         self._areas: dict[str, _Area] = {}
         self._lock = threading.Lock()
 
     def _area(self, area: str) -> _Area:
-        return self._areas.setdefault(area, _Area(_Average(), _Average(), _Average(), _Average()))
+        return self._areas.setdefault(area, _Area(*(_Average() for _ in range(5))))
 
     def built(self, area: str, build_s: float, run_s: float, items: int) -> None:
         """A whole part of ``area`` over ``items`` work-items was built and run."""
@@ -117,34 +134,43 @@ class Widths:
         with self._lock:
             self._area(area).extension_item_s.add(run_s / items)
 
-    def judged(self, area: str, cpu_s: float, lanes: int) -> None:
-        """A window of ``area`` with ``lanes`` output lanes took the harness ``cpu_s`` CPU seconds."""
+    def judged(self, area: str, cpu_s: float, lanes: int, own: float | None = None) -> None:
+        """A window of ``area`` with ``lanes`` output lanes took the harness ``cpu_s`` CPU seconds;
+        its part's expectations took ``own`` a lane (None: not known)."""
         if lanes:
             with self._lock:
-                self._area(area).lane_cpu_s.add(cpu_s / lanes)
+                a = self._area(area)
+                a.lane_cpu_s.add(cpu_s / lanes)
+                if own:
+                    a.judging.add(cpu_s / lanes / own)
 
-    def items(self, area: str, part: Program) -> int:
-        """The work-items of the extension of ``part`` (a whole part of ``area`` that ran): a
-        multiple of its own, 0 for none (module docstring)."""
+    def items(self, area: str, part: Program, own: float | None = None) -> int:
+        """The work-items of the extension of ``part`` (a whole part of ``area`` that ran, whose
+        expectations took ``own`` CPU seconds a lane; None: not known): a multiple of its own, 0
+        for none (module docstring)."""
         g = part.global_size
         lanes = lanes_per_item(part)
         with self._lock:
             a = self._area(area)
-            build, cpu = a.build_s.value, a.lane_cpu_s.value
+            build, judging = a.build_s.value, a.judging.value
+            cpu = own * (judging or 1.0) if own else a.lane_cpu_s.value
             run = a.extension_item_s.value if a.extension_item_s.value is not None else a.run_item_s.value
         if not self.jobs or build is None or run is None:
             return 0
         lay = layout(part)
-        caps = [self.max_bytes * g // max(lay.in_bytes, lay.out_bytes, 1)]
+        caps = {"memory": self.max_bytes * g // max(lay.in_bytes, lay.out_bytes, 1)}
         if run > 0:
-            caps.append(RUN_SHARE * build / run)
+            caps["pace"] = RUN_SHARE * build / run
         if cpu is None:  # the first extension: the part's own work-items, to measure the harness on
-            caps.append(g)
+            caps["measure"] = g
         else:
             need, have = cpu * lanes, POOL_USE * self.jobs * run  # per work-item: CPU seconds needed, had
             if need > have:
-                caps.append((POOL_USE * self.jobs * (build + run * g) - need * g) / (need - have))
-        return max(0, int(min(caps)) // g * g)
+                caps["pool"] = (POOL_USE * self.jobs * (build + run * g) - need * g) / (need - have)
+        limit = min(caps, key=caps.get)
+        with self._lock:
+            self.bound[area, limit] += 1
+        return max(0, int(caps[limit]) // g * g)
 
 
 def lanes_per_item(program: Program) -> int:
@@ -162,10 +188,11 @@ def window_items(program: Program) -> int:
 def extension(part: Program, items: int) -> list[Program]:
     """The launches of ``part``'s extension over ``items`` work-items after its own (a multiple of
     its own): as many launches of its own size (its kernel: the worker's build of it serves them)
-    where that is at most :data:`MAX_LAUNCHES`, else one launch of all of them (a kernel of other
-    buffer offsets: one more build)."""
+    where that is at most :data:`MAX_LAUNCHES` or each holds a window's lanes (a launch's fixed
+    costs, a few milliseconds, are then small beside its lanes'), else one launch of all of them
+    (a kernel of other buffer offsets: one more build)."""
     g = part.global_size
-    if items // g <= MAX_LAUNCHES:
+    if items // g <= MAX_LAUNCHES or g >= window_items(part):
         return [window(part, g * (i + 1), g) for i in range(items // g)]
     return [window(part, g, items)]
 

@@ -110,6 +110,17 @@ def test_the_pool_hands_out_the_owners_tasks_in_turn():
     assert got == [1, 4, 2, 5, 3]
 
 
+def test_an_owners_first_tasks_go_before_its_others_but_not_before_other_owners():
+    turns = Turns()
+    for owner, task, first in (("a", "judge 1", False), ("a", "judge 2", False), ("b", "judge 3", False),
+                               ("a", "expect 4", True)):
+        turns.put(owner, task, first)
+    got = []
+    while turns:
+        got.append(turns.next())
+    assert got == ["expect 4", "judge 3", "judge 1", "judge 2"]
+
+
 def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
     """A hand-worked timeline: set-up until 1 s (harness), its feeder drawing until 3 s (harness), a run
     of 4 s (1 s build, 2 s run, 1 s moving buffers: harness), a judged program, a timeout, then the draws

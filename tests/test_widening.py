@@ -105,7 +105,8 @@ def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     assert own.run_s == 0.25 and own.outputs["out"][:400_000] == got
 
 
-def test_a_short_extension_is_launches_of_its_parts_own_kernel():
+def test_a_short_extension_is_launches_of_its_parts_own_kernel(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1 << 40)  # a part short of a window's lanes
     p = Draws(AREAS["conversions"](Caps(fp64=True), Policy()), 7)[3]  # several buffers: offsets in the source
     launches = extension(p, 3 * p.global_size)
     assert launches == [window(p, p.global_size * i, p.global_size) for i in (1, 2, 3)]
@@ -200,3 +201,50 @@ def test_a_short_extension_runs_on_the_parts_build():
     assert stats.build_s == pytest.approx(0.4)  # one build
     [row] = [r for o in got for r in o.verdict.rows]
     assert row["lane"] == 5 and stats.mismatches == 1  # the third launch's sixth work-item
+
+
+def test_the_parts_own_cost_sizes_its_extension():
+    w = Widths(jobs=4)
+    w.built("math", build_s=0.4, run_s=0.001, items=G)  # r = 0.001 / 1024 s a work-item
+    w.judged("math", cpu_s=1e-3, lanes=10_000)  # a cheap window: 1e-7 s a lane (no part's cost told)
+    cheap = w.items("math", _program())
+    assert cheap > 100 * G and w.bound["math", "pace"] == 1  # 0.4 s / r = 409,600 work-items
+    # an expensive part (2e-5 s a lane: mpmath's lanes) is sized by its own cost, not the area's:
+    # (0.8 * 4 * (0.4 + 0.001) - 2e-5 * 1024) / (2e-5 - 0.8 * 4 * 0.001 / 1024) = 1.2627 / 1.6875e-5 = 74,827
+    assert w.items("math", _program(), own=2e-5) == 73 * G and w.bound["math", "pool"] == 1
+    w.judged("math", cpu_s=0.5, lanes=10_000, own=2.5e-5)  # a window took twice its part's cost a lane
+    # c = 2e-5 * 2: (1.2832 - 0.04096) / (4e-5 - 3.125e-6) = 33,690
+    assert w.items("math", _program(), own=2e-5) == 32 * G
+    assert w.items("math", _program(), own=1e-3) == 0  # 1.024 s of CPU for the part alone: none
+
+
+def test_memory_allows_a_wide_part_many_times_its_work_items():
+    # 64 statements of int16 out: 4 KiB of output a work-item, 64 MiB over 16,384 work-items
+    i16 = Type("int", 16)
+    p = Program((Buffer("in0", i16, "in", Fill(3)), *(Buffer(f"out{k}", i16, "out") for k in range(64))),
+                tuple(Store(f"out{k}", Load("in0", i16)) for k in range(64)), 16_384)
+    w = Widths(jobs=64)
+    w.built("conversions", build_s=100.0, run_s=1e-3, items=p.global_size)
+    w.judged("conversions", cpu_s=1e-9, lanes=1_000)
+    assert w.items("conversions", p) == 4 * p.global_size and w.bound["conversions", "memory"] == 1  # 256 / 64
+
+
+def test_expectations_tell_their_cost_a_lane_to_their_parts_and_other_processes():
+    p = _program(items=4096)
+    e = Expectations(p)
+    assert e.lane_cpu_s is None  # nothing computed yet
+    e.get(frozenset())
+    cost = e.lane_cpu_s
+    assert cost is not None and 0 < cost < 1e-3
+    assert Expectations.unpacked(p, *e.packed(), cost).lane_cpu_s == cost
+    assert Expectations.unpacked(p, *e.packed()).lane_cpu_s is None
+    assert e.view(replace(p, global_size=1024)).lane_cpu_s == cost
+
+
+def test_a_part_of_a_windows_lanes_extends_as_launches_of_its_own_kernel(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", G)  # one lane a work-item: the part holds a window
+    p = _program()
+    launches = extension(p, 20 * G)
+    assert len(launches) == 20 and {emit(e) for e in launches} == {emit(p)}
+    monkeypatch.setattr(widening, "WINDOW_LANES", G + 1)  # a part short of a window: one wide launch
+    assert len(extension(p, 20 * G)) == 1
