@@ -82,6 +82,7 @@ class Part:
     low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
     extends: bool = False  # an extension or one of its windows (campaign.widening)
     variant: tuple[str, str] = ()  # an EMI variant's original program id and kind (campaign.flow_variants)
+    packed: bytes | None = None  # an extension's packed ``in`` argument, as the harness drew it (campaign.widening)
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)
@@ -94,7 +95,8 @@ def prepare(part: Part, target: Target) -> Job | Result:
     try:
         if isinstance(part.program, FlowProgram):
             return flow_job(part.program, target.path, target.lineage, target.fingerprint)
-        return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint)
+        return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint,
+                       part.packed)
     except RouteFailure as e:
         return Result(e.status, log=e.log)
 

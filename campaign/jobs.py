@@ -21,11 +21,13 @@ from lang.layout import input_bytes, input_values, layout, output_bytes, sampler
 
 
 def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path: str = PATH_OPENCL_C,
-            lineage: str = "", fingerprint: dict | None = None) -> Job:
+            lineage: str = "", fingerprint: dict | None = None, packed: bytes | None = None) -> Job:
     """The worker job of a program over the packed ``in``/``out`` buffers: its OpenCL C source,
     or (``path="spirv"``) its SPIR-V module, validated, as the route of the ``lineage``'s device
     (routes.route_of its ``fingerprint``) takes it: the module itself (job kind ``il``), or a
-    binary. Raises RouteFailure when the module is invalid or the route fails on it."""
+    binary. Raises RouteFailure when the module is invalid or the route fails on it. ``packed``:
+    the ``in`` argument already packed (lang.layout.input_bytes; ``inputs`` then needs only the
+    images' values)."""
     lay = layout(program)
     inputs = input_values(program) if inputs is None else inputs
     options = build_options(program, path, lineage, fingerprint)
@@ -39,7 +41,7 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         options=options,
         kernel=KERNEL_NAME,
         args=(
-            BufferArg("in", input_bytes(program, inputs), lay.in_bytes, False),
+            BufferArg("in", input_bytes(program, inputs) if packed is None else packed, lay.in_bytes, False),
             BufferArg("out", output_bytes(program, inputs), lay.out_bytes, True),
             *(ImageArg(i.name, DIMS[i.dim].cl_type, ORDERS[i.order].code, CHANNEL_TYPES[i.channel].code, i.shape,
                        inputs[i.name].tobytes(), inputs[i.name].nbytes) for i in program.images),

@@ -40,6 +40,7 @@ from typing import Callable, TypeVar
 
 from campaign import record
 from campaign.batching import Batches
+from campaign.exchange import Block
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
 from campaign.learned import FAILURES, Learned
@@ -48,11 +49,12 @@ from campaign.progress import Clock, TargetStats
 from campaign.record import Run
 from campaign.inflight import Guarded, LaneClosed, Ticket, start_worker
 from campaign.timeouts import Timeouts
-from campaign.widening import Widths, extensible, extension, pieces, windows
+from campaign.widening import Widths, extensible, extension, ranges, windows
 from corpus.store import Corpus
 from fuzz.drivers import Result, Target, Worker, WorkerStartError
 from lang.flow import FlowProgram
 from lang.ir import Program
+from lang.layout import layout
 
 T = TypeVar("T")
 
@@ -284,8 +286,12 @@ class Lane:
         elif kind == RESULT:
             self._result(*rest)
         elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
-            ext, inputs, ticket, own = rest
-            self._dispatch(Part(ext, Expectations.unpacked(ext, inputs.result(), {}, own), extends=True), ticket)
+            ext, images, ticket, own, block = rest
+            try:
+                part = Part(ext, Expectations.unpacked(ext, images.result(), {}, own), extends=True, packed=block.read())
+            finally:
+                block.close()
+            self._dispatch(part, ticket)
         else:
             self._concluded(*rest)
 
@@ -381,30 +387,38 @@ class Lane:
         launches = extension(part.program, self.widths.items(part.program.area, part.program, own))
         record.store_parts(self.corpus, part.program, launches, self.campaign)
         ticket.left += len(launches)
-        for ext in launches:  # its inputs drawn in the harness's pool, off this thread
-            self._later(self.harness.inputs(ext, self.target.name), lambda f, ext=ext: (INPUTS, ext, f, ticket, own))
+        for ext in launches:  # its inputs drawn in the harness's pool, off this thread, into shared memory
+            block = Block(layout(ext).in_bytes)
+            self._later(self.harness.inputs(ext, self.target.name, block),
+                        lambda f, ext=ext, block=block: (INPUTS, ext, f, ticket, own, block))
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
         """An extension's run: each window judged where its expectations are computed (a failed run
         as one, whole), its time shared among them by work-items (campaign.widening)."""
         ext = part.program
         ticket.open.pop(id(part), None)
+        block = None
         if result.ok:
             self.widths.extended(ext.area, result.run_s, ext.global_size)
             cut = windows(ext)
             record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
-            todo = [(w, replace(result, outputs=pieces(ext, result.outputs["out"], start, w.global_size)))
-                    for start, w in cut]
+            block = Block(len(result.outputs["out"]))  # read by the windows' tasks (campaign.exchange)
+            block.write(result.outputs["out"])
+            todo = [(w, ranges(ext, start, w.global_size)) for start, w in cut]
+            block.hold(len(todo))
+            result = replace(result, outputs={})
         else:
-            todo = [(ext, result)]
+            todo = [(ext, {})]
         ticket.left += len(todo) - 1
         how = "timeouts" if result.status == "timeout" else "run"
-        for program, own in todo:
+        for program, where in todo:
             share = program.global_size / ext.global_size
             piece = Part(program, part.expectations, extends=True)
             self._unjudged[id(piece)] = (wall_s * share, result.build_s * share, result.run_s * share, how)
-            self._later(self.harness.window(program, self.target, own, share),
-                        lambda f, p=piece: (JUDGED, p, ticket, f))
+            judging = self.harness.window(program, self.target, result, share, block, where)
+            if block is not None:
+                judging.add_done_callback(block.release)
+            self._later(judging, lambda f, p=piece: (JUDGED, p, ticket, f))
 
     def _later(self, future: Future, event: Callable[[Future], tuple]) -> None:
         """Handle ``event(future)`` once ``future`` is done: now, on this thread, if it is (no pool);

@@ -33,20 +33,25 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any, Callable
+
+import numpy as np
 
 from campaign.execute import Outcome, Part, expectations_of, judged
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations
 from campaign.record import Run
+from campaign import exchange
+from campaign.exchange import Block
 from campaign.widening import window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies import AREAS, Caps, Draws
 from lang.flow import FlowProgram, program_from_json
 from lang.ir import Program
-from lang.layout import input_values
+from lang.layout import input_bytes, input_values
 from lang.policy import Policy
 
 KINDS = ("draw", "expect", "judge")
@@ -103,8 +108,12 @@ class Harness:
         program's, campaign.flow.FlowExpectations, are computed when its first run is judged)."""
         if self._pool is None or isinstance(program, FlowProgram):
             return self._inline(owner, "expect", expectations, program, ftz_classes)
-        return self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes),
-                            lambda value: Expectations.unpacked(program, *value[0], lane_cpu_s=value[1]))
+        block = Block(exchange.CAPACITY)  # the expectations' arrays come back in it (campaign.exchange)
+        future = self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes, block.path),
+                              lambda value: Expectations.unpacked(program, *exchange.take(value[0], block.path),
+                                                                  lane_cpu_s=value[1]))
+        future.add_done_callback(lambda _: block.close())
+        return future
 
     def judge(self, part: Part, target: Target, result: Result) -> Future:
         """A run of ``part`` judged (campaign.execute.judged): a Future of its outcome, the statements of
@@ -113,24 +122,34 @@ class Harness:
             return self._inline(target.name, "judge", judged, part.program, part.expectations, target, result)
         flow = isinstance(part.program, FlowProgram)  # its interpreter runs in the worker process
         inputs, by_ftz = ({}, {}) if flow else part.expectations.packed(ftz_of(target))
-        task = (part.program.to_json(), inputs, by_ftz, target.name, result)
-        return self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
+        block = Block(exchange.CAPACITY)  # the bulk of the task goes in it (campaign.exchange)
+        outputs = {name: np.frombuffer(data, np.uint8) for name, data in result.outputs.items()}
+        task = (part.program.to_json(), exchange.put((inputs, by_ftz, outputs), block.path), block.path, target.name,
+                replace(result, outputs={}))
+        future = self._submit(target.name, "judge", _judge_task, task, partial(_restored, part.program, target, result))
+        future.add_done_callback(lambda _: block.close())
+        return future
 
-    def inputs(self, program: Program, owner: str) -> Future:
-        """``program``'s input values (lang.layout.input_values; a Future of them), drawn for ``owner``
-        (an extension's launch, campaign.widening: 0.1-0.25 s of CPU per 16,384 work-items)."""
+    def inputs(self, program: Program, owner: str, block: Block) -> Future:
+        """``program``'s packed ``in`` argument (lang.layout.input_bytes) written into ``block``, drawn
+        for ``owner`` (an extension's launch, campaign.widening: 0.1-0.25 s of CPU per 16,384
+        work-items): a Future of its images' values (lang.layout.input_values), which are not per
+        work-item and are few."""
         if self._pool is None:
-            return self._inline(owner, "draw", input_values, program)
-        return self._submit(owner, "draw", _inputs_task, (program.to_json(),), lambda values: values)
+            return self._inline(owner, "draw", _inputs_task, program.to_json(), block.path)
+        return self._submit(owner, "draw", _inputs_task, (program.to_json(), block.path), lambda values: values)
 
-    def window(self, program: Program, target: Target, result: Result, share: float) -> Future:
+    def window(self, program: Program, target: Target, result: Result, share: float, block: Block,
+               ranges: dict[str, tuple[int, int]]) -> Future:
         """A window of an extension (campaign.widening) judged where its expectations are computed:
-        a Future of its outcome, no halves, its run and the CPU seconds both took. ``result`` holds
-        the window's output bytes (campaign.widening.pieces) and the extension's times, ``share`` of
+        a Future of its outcome, no halves, its run and the CPU seconds both took. Its output
+        buffers' bytes are the ``ranges`` (offset, size) of ``block`` (the extension's ``out``
+        argument: campaign.widening.pieces); ``result`` holds the extension's times, ``share`` of
         which are the window's."""
         if self._pool is None:
-            return self._inline(target.name, "judge", window_judged, program, target, result, share)
-        return self._submit(target.name, "judge", _window_task, (program.to_json(), target.name, result, share),
+            return self._inline(target.name, "judge", window_judged, program, target, result, share, block.path, ranges)
+        return self._submit(target.name, "judge", _window_task, (program.to_json(), target.name, result, share,
+                                                                  block.path, ranges),
                             partial(_window_restored, program, target))
 
     def close(self) -> None:
@@ -242,11 +261,14 @@ def expectations(program: Program | FlowProgram, ftz_classes: tuple[frozenset, .
     return out
 
 
-def window_judged(program: Program, target: Target, result: Result,
-                  share: float) -> tuple[Outcome, list[list[int]], Run, float]:
-    """:meth:`Harness.window`'s task: the window's expectations, then its run judged; a window that
-    must be isolated is not (its statements are its part's, which ran and was judged whole)."""
+def window_judged(program: Program, target: Target, result: Result, share: float, path: str,
+                  ranges: dict[str, tuple[int, int]]) -> tuple[Outcome, list[list[int]], Run, float]:
+    """:meth:`Harness.window`'s task: the window's output bytes read from the shared block at
+    ``path`` (campaign.exchange), its expectations, then its run judged; a window that must be
+    isolated is not (its statements are its part's, which ran and was judged whole)."""
     t0 = time.process_time()
+    if result.ok:
+        result = replace(result, outputs=exchange.read(path, ranges))
     own = window_result(program, result, share)
     outcome, cuts, run = judged(program, Expectations(program), target, own)
     if cuts:
@@ -293,21 +315,28 @@ def _draw_task(area: str, index: int) -> str:
     return _DRAWS[area][index].to_json()
 
 
-def _expect_task(program_json: str, ftz_classes: tuple[frozenset, ...]) -> tuple:
+def _expect_task(program_json: str, ftz_classes: tuple[frozenset, ...], path: str) -> tuple:
     out = expectations(Program.from_json(program_json), ftz_classes)
-    return out.packed(), out.lane_cpu_s
+    return exchange.put(out.packed(), path), out.lane_cpu_s
 
 
-def _window_task(program_json: str, target: str, result: Result, share: float) -> tuple:
-    outcome, _, run, cpu_s = window_judged(Program.from_json(program_json), _TARGETS[target], result, share)
+def _window_task(program_json: str, target: str, result: Result, share: float, path: str,
+                 ranges: dict[str, tuple[int, int]]) -> tuple:
+    outcome, _, run, cpu_s = window_judged(Program.from_json(program_json), _TARGETS[target], result, share,
+                                           path, ranges)
     return outcome, run.result, (run.status, run.log, run.verdict, run.rows, run.errors, run.defects), cpu_s
 
 
-def _inputs_task(program_json: str) -> dict:
-    return input_values(Program.from_json(program_json))
+def _inputs_task(program_json: str, path: str) -> dict:
+    program = Program.from_json(program_json)
+    values = input_values(program)
+    exchange.write(path, input_bytes(program, values))
+    return {i.name: values[i.name] for i in program.images}
 
 
-def _judge_task(program_json: str, inputs: dict, by_ftz: dict, target: str, result: Result) -> tuple:
+def _judge_task(program_json: str, packed: exchange.Packed, path: str, target: str, result: Result) -> tuple:
+    inputs, by_ftz, outputs = exchange.take(packed, path)
+    result = replace(result, outputs={name: data.tobytes() for name, data in outputs.items()})
     program = program_from_json(program_json)
     expected = (FlowExpectations(program) if isinstance(program, FlowProgram)
                 else Expectations.unpacked(program, inputs, by_ftz))

@@ -205,17 +205,16 @@ def windows(ext: Program) -> list[tuple[int, Program]]:
             for start in range(0, ext.global_size, size)]
 
 
-def pieces(ext: Program, out: bytes, start: int, items: int) -> dict[str, bytes]:
-    """Each output buffer's bytes of work-items ``start`` to ``start + items`` of ``ext``'s packed
-    ``out`` argument (what a window's judging needs of the run)."""
+def ranges(ext: Program, start: int, items: int) -> dict[str, tuple[int, int]]:
+    """Where each output buffer's bytes of work-items ``start`` to ``start + items`` lie in
+    ``ext``'s packed ``out`` argument, as (offset, size): what a window's judging reads of the run."""
     regions = layout(ext).outputs
-    return {b.name: out[regions[b.name].offset + start * b.type.size:
-                        regions[b.name].offset + (start + items) * b.type.size] for b in ext.outputs}
+    return {b.name: (regions[b.name].offset + start * b.type.size, items * b.type.size) for b in ext.outputs}
 
 
 def window_result(program: Program, result: Result, share: float) -> Result:
     """The result of ``program`` (a window) from its output buffers' bytes (``result.outputs``:
-    :func:`pieces`) packed as its own ``out`` argument, with ``share`` of ``result``'s times."""
+    :func:`ranges` of its extension's) packed as its own ``out`` argument, with ``share`` of ``result``'s times."""
     if not result.ok:
         return Result(result.status, log=result.log, build_s=result.build_s * share, run_s=result.run_s * share)
     lay = layout(program)

@@ -4,19 +4,21 @@ stand-in GPU and judges it in windows."""
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from campaign import widening
+from campaign import exchange, widening
 from campaign.expectations import Expectations
 from campaign.pipeline import Lane
 from campaign.pool import Harness
 from campaign.progress import TargetStats
 from campaign.timeouts import Timeouts
-from campaign.widening import Widths, extensible, extension, pieces, window_result, windows
+from campaign.exchange import Block
+from campaign.widening import Widths, extensible, extension, ranges, window_result, windows
 from fuzz.drivers import Result, Target
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies import AREAS, Caps, Draws
@@ -99,8 +101,17 @@ def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     assert [(s, w.global_size) for s, w in cut] == [(0, 100_000), (100_000, 100_000), (200_000, 56_000)]
     assert cut[1][1] == window(p, G + 100_000, 100_000)
     out = _outputs(ext)
-    got = pieces(ext, out, 100_000, 100_000)["out0"]
-    assert got == out[layout(ext).outputs["out0"].offset + 400_000:][:400_000]
+    block = Block(len(out))  # shared with the harness's worker processes (campaign.exchange)
+    block.write(out)
+    where = ranges(ext, 100_000, 100_000)
+    assert where == {"out0": (layout(ext).outputs["out0"].offset + 400_000, 400_000)}
+    got = exchange.read(block.path, where)["out0"]
+    assert got == out[layout(ext).outputs["out0"].offset + 400_000:][:400_000] and block.read() == out
+    block.hold(2)
+    block.release(None)
+    assert os.path.exists(block.path)
+    block.release(None)  # the last reader: the block is closed
+    assert not os.path.exists(block.path)
     own = window_result(cut[1][1], Result("ok", {"out0": got}, build_s=0.0, run_s=1.0), 0.25)
     assert own.run_s == 0.25 and own.outputs["out"][:400_000] == got
 
@@ -161,9 +172,10 @@ def _launched(p: Program, n: int, data: bytes) -> Program:
     return next(w for start in range(G, 500 * G, G) if input_bytes(w := window(p, start, n)) == data)
 
 
-def _run_lane(p: Program, gpu: _Gpu, widths: Widths) -> tuple[list, TargetStats]:
+def _run_lane(p: Program, gpu: _Gpu, widths: Widths, jobs: int = 0) -> tuple[list, TargetStats]:
     stats = TargetStats()
-    lane = Lane(GPU, gpu, None, "c", stats, Timeouts(60.0), harness=Harness(0, [GPU]), widths=widths)
+    harness = Harness(jobs, [GPU])
+    lane = Lane(GPU, gpu, None, "c", stats, Timeouts(60.0), harness=harness, widths=widths)
     try:
         done = threading.Event()
         got = []
@@ -171,16 +183,20 @@ def _run_lane(p: Program, gpu: _Gpu, widths: Widths) -> tuple[list, TargetStats]
         assert done.wait(30)
     finally:
         lane.close()
+        harness.close()
     return got, stats
 
 
-def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch):
+@pytest.mark.parametrize("jobs", [0, 1])  # the harness in this process, or a worker process of its own
+def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch, jobs):
     monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
     p = _program()
     gpu = _Gpu(p, wrong=G + 250_123)
     widths = Widths(jobs=4)
     widths.judged("conversions", cpu_s=1e-6, lanes=1_000)  # as if measured: the pool keeps pace
-    got, stats = _run_lane(p, gpu, widths)
+    got, stats = _run_lane(p, gpu, widths, jobs)
+    assert not [f for f in os.listdir("/proc/self/fd")  # every shared block closed (campaign.exchange)
+                if "clfuzz-exchange" in (os.readlink(f"/proc/self/fd/{f}") if os.path.exists(f"/proc/self/fd/{f}") else "")]
     assert gpu.runs == [G, 409_600]  # the part, then its extension (pace: 0.4 s of runs after a 0.4-s build)
     assert len(got) == 1 + 5  # the part and five windows of 100,000 work-items (the last of 9,600)
     assert stats.judged == G + 409_600 and stats.mismatches == 1

@@ -1,0 +1,141 @@
+"""Bulk bytes between the campaign's process and the harness's worker processes (campaign.pool)
+beside their pipes: a :class:`Block` of anonymous shared memory (``memfd``) that the campaign's
+process creates and a worker process opens by its ``/proc`` path to read or write ranges of it.
+
+A GPU's extensions (campaign.widening) move their inputs and outputs between the pool and the
+driver's worker through the campaign's process: tens of megabytes a launch, hundreds a second. Sent
+through the pool's pipes, each was pickled, written, read and unpickled by that one process:
+measured on a 2-core machine (PoCL taken for a GPU, ``bench/pace.py``'s joint campaign of
+conversions), the pipes' threads took most of its CPU, which became what the GPU waited for. A
+block's bytes are copied once each way. Like the driver workers' shared memory
+(fuzz.drivers.shared), a block leaves nothing behind when a process is killed: the memory goes
+when the last descriptor and mapping of it close.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import pickle
+import threading
+from dataclasses import dataclass
+
+CAPACITY = 1 << 36
+"""The size a block made for another process's result is given: a memfd's pages exist once written,
+so only what the result holds is ever allocated."""
+
+ALIGN = 64
+
+
+class Block:
+    """``size`` bytes of shared memory in the campaign's process (zeros until written), closed once
+    :meth:`release` was called as many times as :meth:`hold` said (or at once by :meth:`close`)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._fd = os.memfd_create("clfuzz-exchange")
+        os.ftruncate(self._fd, max(size, 1))
+        self.path = f"/proc/{os.getpid()}/fd/{self._fd}"
+        self._holders = 0
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes | memoryview, offset: int = 0) -> None:
+        write(self.path, data, offset)
+
+    def read(self) -> bytes:
+        return _pread(self._fd, self.size, 0)
+
+    def hold(self, n: int) -> None:
+        """``n`` readers (none: closed now); the last one's :meth:`release` closes the block."""
+        with self._lock:
+            self._holders = n
+        if n <= 0:
+            self.close()
+
+    def release(self, *_: object) -> None:
+        """One reader is done (a Future's callback: its argument is ignored)."""
+        with self._lock:
+            self._holders -= 1
+            last = self._holders == 0
+        if last:
+            self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+
+def write(path: str, data: bytes | memoryview, offset: int = 0) -> None:
+    """Write ``data`` into the block at ``path`` from ``offset`` (in any process)."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        view = memoryview(data).cast("B")
+        while view:
+            n = os.pwrite(fd, view, offset)
+            view, offset = view[n:], offset + n
+    finally:
+        os.close(fd)
+
+
+def read(path: str, ranges: dict[str, tuple[int, int]]) -> dict[str, bytes]:
+    """Each named ``(offset, size)`` range of the block at ``path`` (in any process)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return {name: _pread(fd, size, offset) for name, (offset, size) in ranges.items()}
+    finally:
+        os.close(fd)
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    data = os.pread(fd, size, offset)
+    while len(data) < size:  # a read may return less than asked (large sizes)
+        more = os.pread(fd, size - len(data), offset + len(data))
+        if not more:
+            raise EOFError(f"a shared block ended at {offset + len(data)} bytes; {offset + size} expected")
+        data += more
+    return data
+
+
+@dataclass(frozen=True)
+class Packed:
+    """An object pickled (protocol 5) with its large buffers (numpy arrays' memory) written into a
+    block apart from the pickle: ``spans`` (offset, size) of each, in order."""
+
+    pickle: bytes
+    spans: tuple[tuple[int, int], ...]
+
+
+def put(obj: object, path: str) -> Packed:
+    """``obj`` pickled, its out-of-band buffers written into the block at ``path`` (in any process)."""
+    buffers: list[pickle.PickleBuffer] = []
+    data = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    spans, offset = [], 0
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        for b in buffers:
+            view = b.raw()
+            spans.append((offset, view.nbytes))
+            end = offset + view.nbytes
+            while view:
+                n = os.pwrite(fd, view, offset)
+                view, offset = view[n:], offset + n
+            offset = -(-end // ALIGN) * ALIGN
+    finally:
+        os.close(fd)
+    return Packed(data, tuple(spans))
+
+
+def take(packed: Packed, path: str) -> object:
+    """:func:`put`'s object again, its arrays on a private mapping of the block at ``path`` (no copy
+    until written; the block may be closed once this returns)."""
+    end = max((o + n for o, n in packed.spans), default=0)
+    if not end:
+        return pickle.loads(packed.pickle, buffers=[memoryview(b"")[:0] for _ in packed.spans])
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        view = memoryview(mmap.mmap(fd, end, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE))
+    finally:
+        os.close(fd)
+    return pickle.loads(packed.pickle, buffers=[view[o:o + n] for o, n in packed.spans])
