@@ -135,6 +135,12 @@ class Program:
         return self.global_size // self.local_size if self.local_size else 1
 
     def to_json(self) -> str:
+        """The canonical JSON text (computed once: a program is immutable; a campaign writes an
+        extension's windows into the corpus and hands them to the harness's worker processes)."""
+        return self._json
+
+    @cached_property
+    def _json(self) -> str:
         return canonical_json(to_data(self))
 
     @cached_property

@@ -91,11 +91,11 @@ def input_bytes(program: Program, values: dict[str, np.ndarray] | None = None) -
     """The packed ``in`` argument."""
     lay = layout(program)
     values = input_values(program) if values is None else values
-    buf = bytearray(lay.in_bytes)
+    buf = np.zeros(lay.in_bytes, np.uint8)
     for name, region in lay.inputs.items():
-        raw = values[name].tobytes()
-        buf[region.offset : region.offset + len(raw)] = raw
-    return bytes(buf)
+        raw = np.ascontiguousarray(values[name]).reshape(-1).view(np.uint8)
+        buf[region.offset : region.offset + raw.size] = raw
+    return buf.tobytes()
 
 
 def output_bytes(program: Program, values: dict[str, np.ndarray] | None = None) -> bytes | None:
