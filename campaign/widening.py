@@ -28,7 +28,8 @@ campaign measured so far), the fewest of:
 - pool: the harness's worker processes keep pace with the target: the CPU seconds of expectations
   and judging (``c`` per lane; ``λ`` lanes per work-item) of the part and its extension fit
   :data:`POOL_USE` of the target's share ``J`` of the pool in the time the target spends on them,
-  ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items). ``c`` is the part's
+  ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items; ``2B`` where the
+  extension is one launch of a kernel of its own, built too: :func:`extension`). ``c`` is the part's
   own: the CPU seconds a lane of its expectations took (campaign.expectations.Expectations.lane_cpu_s:
   its statements, their inputs' distribution), times what a window of the area took over its
   part's expectations (judging's share, measured on the windows). A math program's lanes cost from
@@ -166,7 +167,11 @@ to, as campaign.progress.TargetStats.widened). Thread-safe: the lane's host
         else:
             need, have = cpu * lanes, POOL_USE * self.jobs * run  # per work-item: CPU seconds needed, had
             if need > have:
-                caps["pool"] = (POOL_USE * self.jobs * (build + run * g) - need * g) / (need - have)
+                def pool(builds: float) -> float:
+                    return (POOL_USE * self.jobs * (builds + run * g) - need * g) / (need - have)
+                caps["pool"] = pool(build)
+                if caps["pool"] > MAX_LAUNCHES * g and g < window_items(part):  # one launch of a kernel
+                    caps["pool"] = max(MAX_LAUNCHES * g, pool(2 * build))  # of its own: a build more
         limit = min(caps, key=caps.get)
         with self._lock:
             self.bound[area, limit] += 1

@@ -77,7 +77,8 @@ def test_the_first_extension_is_the_parts_own_size_and_paced_by_the_build():
     assert Widths(jobs=0).items("conversions", _program()) == 0  # no pool: no extension
 
 
-def test_the_pool_caps_an_extension_once_its_windows_are_measured():
+def test_the_pool_caps_an_extension_once_its_windows_are_measured(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1)  # the part holds a window: launches on its build
     w = Widths(jobs=4)
     w.built("conversions", build_s=0.4, run_s=0.001, items=G)
     w.extended("conversions", run_s=0.05, items=409_600)  # r = 1.220703125e-7 s a work-item
@@ -219,7 +220,8 @@ def test_a_short_extension_runs_on_the_parts_build():
     assert row["lane"] == 5 and stats.mismatches == 1  # the third launch's sixth work-item
 
 
-def test_the_parts_own_cost_sizes_its_extension():
+def test_the_parts_own_cost_sizes_its_extension(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1)  # the part holds a window: launches on its build
     w = Widths(jobs=4)
     w.built("math", build_s=0.4, run_s=0.001, items=G)  # r = 0.001 / 1024 s a work-item
     w.judged("math", cpu_s=1e-3, lanes=10_000)  # a cheap window: 1e-7 s a lane (no part's cost told)
@@ -264,3 +266,20 @@ def test_a_part_of_a_windows_lanes_extends_as_launches_of_its_own_kernel(monkeyp
     assert len(launches) == 20 and {emit(e) for e in launches} == {emit(p)}
     monkeypatch.setattr(widening, "WINDOW_LANES", G + 1)  # a part short of a window: one wide launch
     assert len(extension(p, 20 * G)) == 1
+
+
+def test_an_extension_built_for_itself_counts_its_build_in_the_pools_time(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1 << 40)  # a part short of a window: one launch of its own
+    w = Widths(jobs=4)
+    w.built("images", build_s=0.4, run_s=0.001, items=G)
+    w.judged("images", cpu_s=0.5, lanes=409_600)  # c = 1.220703125e-6 s a lane, r = 0.001 / 1024 s
+    f, i = Type("float"), Type("int")  # 10 lanes a work-item: the pool is the limit
+    ten = Program((Buffer("in0", f, "in", Fill(7)),
+                   *(Buffer(f"out{k}", Type("int"), "out") for k in range(10))),
+                  tuple(Store(f"out{k}", Op("convert", (Load("in0", f),), i, (("rounding", "rte"), ("sat", True))))
+                        for k in range(10)), G)
+    # need = 1.220703125e-5, have = 3.125e-6: one build (3.2 * 0.401 - 0.0125) / 9.08203125e-6 = 139,913;
+    # over 8 launches, so built for itself: (3.2 * 0.801 - 0.0125) / 9.08203125e-6 = 280,851
+    assert w.items("images", ten) == 274 * G
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1)  # a part that holds a window: launches, one build
+    assert w.items("images", ten) == 136 * G
