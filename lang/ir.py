@@ -135,18 +135,16 @@ class Program:
         return self.global_size // self.local_size if self.local_size else 1
 
     def to_json(self) -> str:
-        """The canonical JSON text (computed once: a program is immutable; a campaign writes an
-        extension's windows into the corpus and hands them to the harness's worker processes)."""
         return self._json
 
     @cached_property
-    def _json(self) -> str:
+    def _json(self) -> str:  # computed once, as its id: a program is immutable
         return canonical_json(to_data(self))
 
     @cached_property
     def id(self) -> str:
-        """The hash of the program's canonical JSON (computed once: a program is immutable)."""
-        return content_id(self.to_json())
+        """The hash of the program's canonical JSON."""
+        return content_id(self._json)
 
     @classmethod
     def from_json(cls, text: str) -> "Program":
