@@ -20,21 +20,19 @@ import pickle
 import threading
 from dataclasses import dataclass
 
-CAPACITY = 1 << 36
-"""The size a block made for another process's result is given: a memfd's pages exist once written,
-so only what the result holds is ever allocated."""
-
 ALIGN = 64
+"""Each buffer :func:`put` writes starts at a multiple of this many bytes."""
 
 
 class Block:
-    """``size`` bytes of shared memory in the campaign's process (zeros until written), closed once
+    """``size`` bytes of shared memory in the campaign's process (zeros until written; a write past
+    the end grows it, so a block for another process's result starts empty), closed once
     :meth:`release` was called as many times as :meth:`hold` said (or at once by :meth:`close`)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._fd = os.memfd_create("clfuzz-exchange")
-        os.ftruncate(self._fd, max(size, 1))
+        os.ftruncate(self._fd, size)
         self.path = f"/proc/{os.getpid()}/fd/{self._fd}"
         self._holders = 0
         self._lock = threading.Lock()

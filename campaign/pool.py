@@ -108,7 +108,7 @@ class Harness:
         program's, campaign.flow.FlowExpectations, are computed when its first run is judged)."""
         if self._pool is None or isinstance(program, FlowProgram):
             return self._inline(owner, "expect", expectations, program, ftz_classes)
-        block = Block(exchange.CAPACITY)  # the expectations' arrays come back in it (campaign.exchange)
+        block = Block(0)  # the expectations' arrays come back in it (campaign.exchange)
         future = self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes, block.path),
                               lambda value: Expectations.unpacked(program, *exchange.take(value[0], block.path),
                                                                   lane_cpu_s=value[1]))
@@ -122,7 +122,7 @@ class Harness:
             return self._inline(target.name, "judge", judged, part.program, part.expectations, target, result)
         flow = isinstance(part.program, FlowProgram)  # its interpreter runs in the worker process
         inputs, by_ftz = ({}, {}) if flow else part.expectations.packed(ftz_of(target))
-        block = Block(exchange.CAPACITY)  # the bulk of the task goes in it (campaign.exchange)
+        block = Block(0)  # the bulk of the task goes in it (campaign.exchange)
         outputs = {name: np.frombuffer(data, np.uint8) for name, data in result.outputs.items()}
         task = (part.program.to_json(), exchange.put((inputs, by_ftz, outputs), block.path), block.path, target.name,
                 replace(result, outputs={}))
