@@ -39,12 +39,12 @@ from typing import Any, Callable
 
 import numpy as np
 
+from campaign import exchange
+from campaign.exchange import Block
 from campaign.execute import Outcome, Part, expectations_of, judged
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations
 from campaign.record import Run
-from campaign import exchange
-from campaign.exchange import Block
 from campaign.widening import window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
@@ -139,17 +139,18 @@ class Harness:
             return self._inline(owner, "draw", _inputs_task, program.to_json(), block.path)
         return self._submit(owner, "draw", _inputs_task, (program.to_json(), block.path), lambda values: values)
 
-    def window(self, program: Program, target: Target, result: Result, share: float, block: Block,
+    def window(self, program: Program, target: Target, result: Result, share: float, block: Block | None,
                ranges: dict[str, tuple[int, int]]) -> Future:
         """A window of an extension (campaign.widening) judged where its expectations are computed:
         a Future of its outcome, no halves, its run and the CPU seconds both took. Its output
         buffers' bytes are the ``ranges`` (offset, size) of ``block`` (the extension's ``out``
-        argument: campaign.widening.pieces); ``result`` holds the extension's times, ``share`` of
-        which are the window's."""
+        argument: campaign.widening.ranges; None for a run that failed); ``result`` holds the
+        extension's status and times, ``share`` of which are the window's."""
+        path = "" if block is None else block.path
         if self._pool is None:
-            return self._inline(target.name, "judge", window_judged, program, target, result, share, block.path, ranges)
+            return self._inline(target.name, "judge", window_judged, program, target, result, share, path, ranges)
         return self._submit(target.name, "judge", _window_task, (program.to_json(), target.name, result, share,
-                                                                  block.path, ranges),
+                                                                  path, ranges),
                             partial(_window_restored, program, target))
 
     def close(self) -> None:

@@ -146,8 +146,9 @@ class _Gpu:
     timeout_s = 60.0
     pid = None
 
-    def __init__(self, program: Program, wrong: int, part_s: float = 0.001) -> None:
+    def __init__(self, program: Program, wrong: int, part_s: float = 0.001, crash: bool = False) -> None:
         self.program, self.wrong, self.part_s, self.runs, self.built = program, wrong, part_s, [], set()
+        self.crash = crash  # an extension's launch crashes the worker
 
     def start(self) -> None:
         pass
@@ -162,6 +163,8 @@ class _Gpu:
         self.built.add(job.program)
         if job.args[0].data == input_bytes(self.program):
             return Result("ok", {"out": _outputs(self.program)}, build_s=build_s, run_s=self.part_s)
+        if self.crash:
+            return Result("crash", log="killed by signal SIGSEGV", build_s=build_s, run_s=0.0)
         launched = _launched(self.program, n, job.args[0].data)
         first = launched.inputs[0].fill.skip  # its first work-item (one lane a work-item)
         wrong = self.wrong - first if 0 <= self.wrong - first < n else None
@@ -283,3 +286,15 @@ def test_an_extension_built_for_itself_counts_its_build_in_the_pools_time(monkey
     assert w.items("images", ten) == 274 * G
     monkeypatch.setattr(widening, "WINDOW_LANES", 1)  # a part that holds a window: launches, one build
     assert w.items("images", ten) == 136 * G
+
+
+@pytest.mark.parametrize("jobs", [0, 1])
+def test_an_extension_that_crashes_is_one_failure_of_its_own(monkeypatch, jobs):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
+    p = _program()
+    widths = Widths(jobs=4)
+    widths.judged("conversions", cpu_s=1e-6, lanes=1_000)
+    got, stats = _run_lane(p, _Gpu(p, wrong=-1, crash=True), widths, jobs)
+    assert [o.status for o in got] == ["ok", "crash"]  # the part judged; the extension's launch, whole
+    [row] = [r for o in got for r in o.failures]
+    assert row["kind"] == "crash" and stats.mismatches == 0
