@@ -6,15 +6,16 @@ After a whole part (campaign.batching) of an independent program with drawn inpu
 (:func:`extensible`) ran on a target that is not a CPU device, the target runs the part's
 *extension*: the same statements over the work-items that follow the part's (lang.derive.window:
 the inputs go on from where the part's stop). Up to :data:`MAX_LAUNCHES` times the part's
-work-items (or any number where a part holds a window's lanes), it runs as launches of the part's own
-size, whose kernel is the part's (the worker's build cache serves them); a longer one of a part of
-few lanes (images) runs as one launch, whose kernel differs from the part's in its buffers' offsets in the packed arguments (lang.layout) and is
-built again (docs/gpu.md: NVIDIA's extension builds measured). Its inputs are drawn in the harness's
-pool (campaign.pool.Harness.inputs). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
+work-items (or any number where a part holds a window's lanes), it runs as launches of the part's
+own size, whose kernel is the part's (the worker's build cache serves them); a longer one of a part
+of few lanes (images) runs as one launch, whose kernel differs from the part's in its buffers'
+offsets in the packed arguments (lang.layout) and is built again (docs/gpu.md: NVIDIA's extension
+builds measured). Its inputs are drawn in the harness's pool (campaign.pool.Harness.inputs) into
+shared memory (campaign.exchange). It is judged in *windows* of :data:`WINDOW_LANES` lanes or
 more: each window is a program of its own (the part's statements over a range of its work-items:
 reproducible alone, a part of the program in the corpus) whose expectations and verdict one
-harness worker process computes from the window's program and its slice of the output
-(campaign.pool: no expectation crosses between processes), recorded as a run of its own with the
+harness worker process computes from the window's program and its ranges of the output, which it
+reads from shared memory (campaign.pool: no expectation crosses between processes), recorded as a run of its own with the
 extension's build and run time shared among the windows by work-items. A CPU device (the local
 drivers, PoCL beside a GPU) shares the harness's cores, and a program's own work-items stay those
 the campaign drew: it gets no extension.
@@ -64,8 +65,8 @@ MAX_BYTES = 256 << 20
 """An extension's input and output buffers hold at most this many bytes each. A conversions or
 expressions part of 64 statements over 16,384 work-items holds about 21 MiB of output (up to 16
 lanes of 8 bytes a statement), so the 32 MiB this was first made an extension of one part at most;
-each byte is held about six times on the host while an extension is drawn, run and cut (its inputs
-in the pool and the campaign's process, the worker's shared buffers, its output and its windows)."""
+each byte is held several times on the host while an extension is drawn, run and judged (the
+shared blocks of campaign.exchange, the worker's shared buffers, the windows' tasks)."""
 
 WINDOW_LANES = 1 << 21
 """Output lanes a window holds at least, where the part has fewer (one window at least)."""
@@ -109,9 +110,9 @@ class Widths:
     """One target's extension sizes per area (module docstring). ``jobs``: the harness's worker
     processes the target can count on (its share of the pool; 0: no extensions). ``bound``
     counts, per area, which limit decided each extension's size (``pace``, ``pool``, ``memory``,
-    ``measure``: the first, before the harness's cost is known; ``bound``: a counter to add them
-to, as campaign.progress.TargetStats.widened). Thread-safe: the lane's host
-    thread and the pool's callbacks report to it."""
+    or ``measure``: the first, before the harness's cost is known), into the counter given
+    (campaign.progress.TargetStats.widened). Thread-safe: the lane's host thread and the pool's
+    callbacks report to it."""
 
     def __init__(self, jobs: float, max_alloc: int = 0, bound: Counter | None = None) -> None:
         self.jobs = jobs
