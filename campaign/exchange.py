@@ -5,8 +5,9 @@ process creates and a worker process opens by its ``/proc`` path to read or writ
 A GPU's extensions (campaign.widening) move their inputs and outputs between the pool and the
 driver's worker through the campaign's process: tens of megabytes a launch, hundreds a second. Sent
 through the pool's pipes, each was pickled, written, read and unpickled by that one process:
-measured on a 2-core machine (PoCL taken for a GPU, ``bench/pace.py``'s joint campaign of
-conversions), the pipes' threads took most of its CPU, which became what the GPU waited for. A
+measured on a 2-core machine (PoCL taken for a GPU, a campaign of conversions:
+``bench/stand_in_gpu.py``), the pipes' threads took most of its CPU, which became what the GPU
+waited for. A
 block's bytes are copied once each way. Like the driver workers' shared memory
 (fuzz.drivers.shared), a block leaves nothing behind when a process is killed: the memory goes
 when the last descriptor and mapping of it close.
@@ -38,7 +39,7 @@ class Block:
         self._lock = threading.Lock()
 
     def write(self, data: bytes | memoryview, offset: int = 0) -> None:
-        write(self.path, data, offset)
+        _pwrite(self._fd, data, offset)
 
     def read(self) -> bytes:
         return _pread(self._fd, self.size, 0)
@@ -69,12 +70,16 @@ def write(path: str, data: bytes | memoryview, offset: int = 0) -> None:
     """Write ``data`` into the block at ``path`` from ``offset`` (in any process)."""
     fd = os.open(path, os.O_WRONLY)
     try:
-        view = memoryview(data).cast("B")
-        while view:
-            n = os.pwrite(fd, view, offset)
-            view, offset = view[n:], offset + n
+        _pwrite(fd, data, offset)
     finally:
         os.close(fd)
+
+
+def _pwrite(fd: int, data: bytes | memoryview, offset: int) -> None:
+    view = memoryview(data).cast("B")
+    while view:  # a write may take less than given (large sizes)
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
 
 
 def read(path: str, ranges: dict[str, tuple[int, int]]) -> dict[str, bytes]:
@@ -115,11 +120,8 @@ def put(obj: object, path: str) -> Packed:
         for b in buffers:
             view = b.raw()
             spans.append((offset, view.nbytes))
-            end = offset + view.nbytes
-            while view:
-                n = os.pwrite(fd, view, offset)
-                view, offset = view[n:], offset + n
-            offset = -(-end // ALIGN) * ALIGN
+            _pwrite(fd, view, offset)
+            offset = -(-(offset + view.nbytes) // ALIGN) * ALIGN
     finally:
         os.close(fd)
     return Packed(data, tuple(spans))

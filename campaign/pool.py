@@ -136,7 +136,7 @@ class Harness:
         work-items): a Future of its images' values (lang.layout.input_values), which are not per
         work-item and are few."""
         if self._pool is None:
-            return self._inline(owner, "draw", _inputs_task, program.to_json(), block.path)
+            return self._inline(owner, "draw", drawn_inputs, program, block.path)
         return self._submit(owner, "draw", _inputs_task, (program.to_json(), block.path), lambda values: values)
 
     def window(self, program: Program, target: Target, result: Result, share: float, block: Block | None,
@@ -262,6 +262,14 @@ def expectations(program: Program | FlowProgram, ftz_classes: tuple[frozenset, .
     return out
 
 
+def drawn_inputs(program: Program, path: str) -> dict:
+    """:meth:`Harness.inputs`'s task: ``program``'s packed ``in`` argument written into the shared
+    block at ``path`` (campaign.exchange); its images' values returned."""
+    values = input_values(program)
+    exchange.write(path, input_bytes(program, values))
+    return {i.name: values[i.name] for i in program.images}
+
+
 def window_judged(program: Program, target: Target, result: Result, share: float, path: str,
                   ranges: dict[str, tuple[int, int]]) -> tuple[Outcome, list[list[int]], Run, float]:
     """:meth:`Harness.window`'s task: the window's output bytes read from the shared block at
@@ -329,10 +337,7 @@ def _window_task(program_json: str, target: str, result: Result, share: float, p
 
 
 def _inputs_task(program_json: str, path: str) -> dict:
-    program = Program.from_json(program_json)
-    values = input_values(program)
-    exchange.write(path, input_bytes(program, values))
-    return {i.name: values[i.name] for i in program.images}
+    return drawn_inputs(Program.from_json(program_json), path)
 
 
 def _judge_task(program_json: str, packed: exchange.Packed, path: str, target: str, result: Result) -> tuple:
