@@ -212,10 +212,12 @@ def run_campaign(
     # the others toward coverage gaps (scored when drawn): campaign.targeted
     drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
                                       None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
-    ftz_classes = tuple({ftz_of(t) for t in targets})
+    ftz = {t.name: ftz_of(t) for t in targets}
 
     def expect(program: Program, owner: str) -> Future:
-        return harness.expect(program, ftz_classes, owner)
+        """The drawing target's class now; each other class when a target of it takes the program
+        (campaign.pool.Harness.complete: most programs of a fast target run on it alone)."""
+        return harness.expect(program, (ftz[owner],) if owner in ftz else (), owner)
 
     def drawn(program: Program) -> None:
         drawer.drawn(program)
@@ -349,7 +351,8 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
             entry = feed.next_for(target, stop, lane.clock.feeding)
             if entry is None:
                 return
-            lane.submit(entry.program, entry.expectations, partial(_finished, feed, lane, entry))
+            expectations = lane.harness.complete(entry.expectations, ftz_of(target), target.name)
+            lane.submit(entry.program, expectations, partial(_finished, feed, lane, entry))
     except LaneClosed:
         return
     except BaseException as e:  # a bug of ours: surfaced on the campaign's thread

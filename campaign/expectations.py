@@ -15,7 +15,8 @@ from oracles import ErrorScale, Expectation, Histories, adopt_rules, expected, h
 
 
 class Expectations:
-    """Oracle results for one program, computed once per flush-to-zero class of target.
+    """Oracle results for one program, computed once per flush-to-zero class of target, each class
+    when a target of that class first takes the program (campaign.pool.Harness.complete).
 
     ``view(part)`` serves a part of the program made by :func:`lang.derive.restrict` (a batch of its
     statements over a prefix of its work-items) from the same results, without re-running the
@@ -32,11 +33,24 @@ class Expectations:
         self._lane_cpu_s = _lane_cpu_s
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
+        """The expectations of the flush-to-zero class ``ftz`` (computed now if not yet)."""
         if ftz not in self._by_ftz:
             t0 = time.process_time()
             self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
             self._oracle_s += time.process_time() - t0
         return self._by_ftz[ftz]
+
+    def has(self, ftz: frozenset[str]) -> bool:
+        """Whether the expectations of the flush-to-zero class ``ftz`` are computed."""
+        return ftz in self._by_ftz
+
+    def adopt(self, other: "Expectations") -> "Expectations":
+        """This object, with the flush-to-zero classes that ``other`` (the same program's expectations,
+        computed in another process: the inputs are the program's, lang.layout.input_values) holds
+        and this one lacks."""
+        for ftz, exp in list(other._by_ftz.items()):
+            self._by_ftz.setdefault(ftz, exp)
+        return self
 
     @property
     def lane_cpu_s(self) -> float | None:
@@ -67,7 +81,7 @@ class Expectations:
         outputs = part.outputs
         by_ftz = {
             ftz: {b.name: exp[b.name].select(slice(0, n * b.type.mem_lanes)) for b in outputs}
-            for ftz, exp in self._by_ftz.items()
+            for ftz, exp in list(self._by_ftz.items())
         }
         return Expectations(part, _inputs=inputs, _by_ftz=by_ftz, _lane_cpu_s=self.lane_cpu_s)
 
@@ -75,7 +89,7 @@ class Expectations:
         """The inputs and the expectations computed so far (of the flush-to-zero class ``ftz`` only,
         if given) as :meth:`unpacked` takes them in another process; the histories are computed
         again there (from the program and its inputs)."""
-        by_ftz = {f: {name: pack(e) for name, e in exp.items()} for f, exp in self._by_ftz.items()
+        by_ftz = {f: {name: pack(e) for name, e in exp.items()} for f, exp in list(self._by_ftz.items())
                   if ftz is None or f == ftz}
         return self.inputs, by_ftz
 

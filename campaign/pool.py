@@ -5,7 +5,9 @@ A campaign's process keeps what must be one: scheduling, the corpus's writes and
 runner thread (campaign.pipeline). The harness's CPU work runs in a pool of ``jobs`` worker
 processes (:class:`Harness`): drawing a program of an area's stream (fuzz.strategies.draws: program
 ``i`` of an area is the same whoever draws it), a program's expectations (campaign.expectations:
-the oracle's numpy work and its mpmath references; a process's mpmath lock is its own), and judging
+the oracle's numpy work and its mpmath references; a process's mpmath lock is its own; those of
+the drawing target's flush-to-zero class, another class's when a target of it first takes the
+program: :meth:`Harness.complete`), and judging
 a run against them with its disagreements re-derived (campaign.execute.judged), and a GPU's
 extensions of its parts (campaign.widening: their inputs, and each window's expectations and verdict
 in one task). :func:`default_jobs`
@@ -87,6 +89,7 @@ class Harness:
         self._running = 0
         self._draws = draws
         self._own: dict[str, Draws] = {}  # jobs 0: the areas' streams, drawn here
+        self._classes: dict[tuple[int, frozenset], Future] = {}  # complete(): the classes being computed
         self._pool = None
         if jobs:
             context = multiprocessing.get_context("forkserver")
@@ -114,6 +117,43 @@ class Harness:
                                                                   lane_cpu_s=value[1]))
         future.add_done_callback(lambda _: block.close())
         return future
+
+    def complete(self, expectations: Expectations | FlowExpectations | Future, ftz: frozenset,
+                 owner: str) -> Expectations | FlowExpectations | Future:
+        """``expectations`` (or a Future of them) with the flush-to-zero class ``ftz`` computed, for
+        ``owner``, which is about to run their program: they themselves where the class is there, else
+        a Future of them once it is (computed in the pool, or on this thread without one; one
+        computation of a class however many targets of it ask at once)."""
+        if isinstance(expectations, Future):
+            out: Future = Future()
+            expectations.add_done_callback(partial(self._completed, out, ftz, owner))
+            return out
+        if not isinstance(expectations, Expectations) or expectations.has(ftz):
+            return expectations
+        if self._pool is None:
+            return self._inline(owner, "expect", _with_class, expectations, ftz)
+        key = (id(expectations), ftz)
+        with self._lock:
+            if key not in self._classes:
+                program = expectations.program
+                block = Block(0)
+                future = self._submit(owner, "expect", _expect_task, (program.to_json(), (ftz,), block.path),
+                                      lambda value: expectations.adopt(
+                                          Expectations.unpacked(program, *exchange.take(value[0], block.path))))
+                future.add_done_callback(lambda _: (block.close(), self._classes.pop(key, None)))
+                self._classes[key] = future
+            return self._classes[key]
+
+    def _completed(self, out: Future, ftz: frozenset, owner: str, computed: Future) -> None:
+        try:
+            got = self.complete(computed.result(), ftz, owner)
+        except BaseException as e:  # noqa: BLE001 - the caller's, through the future
+            out.set_exception(e)
+            return
+        if isinstance(got, Future):
+            got.add_done_callback(partial(_chain, out))
+        else:
+            out.set_result(got)
 
     def judge(self, part: Part, target: Target, result: Result) -> Future:
         """A run of ``part`` judged (campaign.execute.judged): a Future of its outcome, the statements of
@@ -260,6 +300,18 @@ def expectations(program: Program | FlowProgram, ftz_classes: tuple[frozenset, .
     for ftz in ftz_classes if isinstance(out, Expectations) else ():
         out.get(ftz)
     return out
+
+
+def _chain(out: Future, source: Future) -> None:
+    try:
+        out.set_result(source.result())
+    except BaseException as e:  # noqa: BLE001 - the caller's, through the future
+        out.set_exception(e)
+
+
+def _with_class(expectations: Expectations, ftz: frozenset) -> Expectations:
+    expectations.get(ftz)
+    return expectations
 
 
 def drawn_inputs(program: Program, path: str) -> dict:

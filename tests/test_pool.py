@@ -98,6 +98,33 @@ def test_a_worker_process_draws_expects_and_judges_as_this_process_does(pool):
     assert pool.tasks["fake"] == {"draw": 1, "expect": 1, "judge": 1} and pool.cpu["fake"]["expect"] > 0
 
 
+def _same_lanes(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        [rule(int(i)).id for i in a[k].rule] == [rule(int(i)).id for i in b[k].rule]
+        and all(np.array_equal(x, y) for x, y in zip(a[k].allowed, b[k].allowed)) for k in a)
+
+
+@pytest.mark.parametrize("jobs", [0, 1])
+def test_a_class_is_computed_once_when_a_target_of_it_first_takes_the_program(pool, jobs):
+    """The drawing target's class first; another class's expectations, the same as computed here,
+    join the same object when a target of that class takes the program, once for many such targets."""
+    harness = pool if jobs else Harness(0, [TARGET])
+    program = _math_program()
+    flush = frozenset({"float"})
+    drawn = harness.expect(program, FTZ, "fake")  # a Future (a done one without a pool)
+    first = harness.complete(drawn, flush, "a")
+    second = harness.complete(drawn.result(60), flush, "b")
+    got = first.result(60)
+    assert got is drawn.result(60) and got.has(FTZ[0]) and got.has(flush)
+    assert second is first or second is got or second.result(60) is got  # one computation (or done already)
+    assert harness.complete(got, flush, "c") is got  # there: nothing to compute
+    here = expectations(program, (flush,))
+    assert _same_lanes(got.get(flush), here.get(flush))
+    assert not _same_lanes(got.get(FTZ[0]), here.get(flush))  # the classes differ in this program
+    asked = [harness.tasks.get(owner, {}).get("expect", 0) for owner in "abc"]
+    assert sum(asked) == 1 and asked[2] == 0  # a's or b's, whichever asked first
+
+
 def test_the_pool_hands_out_the_owners_tasks_in_turn():
     """A worker process that comes free takes the next owner's task, not the first come."""
     turns = Turns()
