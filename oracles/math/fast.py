@@ -31,7 +31,9 @@ be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
 -cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
 reference or whose reference fails its start-up check (sincos: sin's and cos's references, each
 result under sincos's bound and rule; the geometric functions: :mod:`oracles.math.fast_geometric`).
-fract, modf, frexp, remquo, mad, lgamma and lgamma_r need no reference:
+The exact functions (fmin, fmax, min, max, clamp, minmag, maxmag, fabs, copysign, fmod, remainder,
+remquo, nextafter, ceil, floor, trunc, rint, round, sign, step, fdim, ldexp, logb, ilogb, fract,
+modf, frexp; fma on half and float), mad, lgamma and lgamma_r need no reference:
 :mod:`oracles.math.fast_exact` gives their lanes (both results) where numpy computes them exactly,
 and every lane of a function the build leaves unjudged (``fast_exact.never_judged``: every function
 where the build voids every accuracy rule, ``oracles.math.bounds.accuracy_void``, and an exact

@@ -1,6 +1,7 @@
 """Vectorized lanes of the math built-ins whose accepted set needs no reference value: the exact
-functions with an out-parameter (fract, modf, frexp, remquo: OpenCL C 3.0.19 §6.15.2 Table 14, 0
-ulp or correctly rounded in Tables 65, 66, 68, 69), mad (Table 65: "Implemented either as a correctly
+functions (oracles.math.exact.EXACT: OpenCL C 3.0.19 §6.15.2 Table 14 and §6.15.4, 0 ulp or
+correctly rounded in Tables 65, 66, 68, 69; those with an out-parameter, fract, modf, frexp and
+remquo, give both results; fma on half and float only), mad (Table 65: "Implemented either as a correctly
 rounded fma or as a multiply followed by an add both of which are correctly rounded"), lgamma and
 lgamma_r (Table 65: the value is undefined off its prescribed points; lgamma_r's sign is Γ's
 sign), and every lane of a function the build leaves unjudged (:func:`never_judged`: every
@@ -110,7 +111,87 @@ def _quotient_masks(quo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mask, quo.astype(np.uint32) & mask
 
 
-_EXACT: dict[str, Callable[..., _Lanes]] = {"fract": _fract, "modf": _modf, "frexp": _frexp, "remquo": _remquo}
+def _all(x: np.ndarray, *_: object) -> np.ndarray:
+    return np.ones(len(x), bool)
+
+
+def _one(fn: Callable[..., np.ndarray]) -> Callable[..., _Lanes]:
+    """An exact function whose numpy form gives the exact path's value at every finite, normal,
+    nonzero operand set (oracles.math.exact.EXACT: the same definitions)."""
+    return lambda *args: (_all(*args), [fn(*args[:-1])])
+
+
+def _min_common(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(y < x, y, x)  # §6.15.4 min: "Returns y if y < x, otherwise it returns x"
+
+
+def _max_common(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(x < y, y, x)  # §6.15.4 max: "Returns y if x < y, otherwise it returns x"
+
+
+def _by_magnitude(x: np.ndarray, y: np.ndarray, smaller: bool) -> np.ndarray:
+    """minmag/maxmag (§6.15.2): the operand of smaller (larger) magnitude, fmin (fmax) where the
+    magnitudes are equal."""
+    ax, ay = np.abs(x), np.abs(y)
+    tie = np.fmin(x, y) if smaller else np.fmax(x, y)
+    return np.where(ax == ay, tie, np.where((ax < ay) == smaller, x, y))
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    """round (§6.15.2: halfway cases away from zero): x - trunc(x) is exact, and so is adding 1 to an
+    integer below 2^p; a zero keeps x's sign."""
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.copysign(x.dtype.type(1), x), whole)
+
+
+def _fdim(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
+    """fdim: x - y correctly rounded where x > y (where the wider difference is exact), else +0."""
+    d, ok = _exact_difference(x, y)
+    return ok | ~(x > y), [np.where(x > y, d.astype(x.dtype), x.dtype.type(0))]
+
+
+def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray, tname: str) -> _Lanes:
+    """fma on half and float: x·y is exact in float64 (at most 48 bits, no overflow or underflow for
+    normal operands), so the correctly rounded x·y + z is one :func:`_rounded_sum` (an exact zero
+    sum is +0, IEEE 754 §6.3, as in the exact path: its addends differ in sign); double's product
+    needs more bits than numpy has, left to the exact path."""
+    if x.dtype == np.float64:
+        return np.zeros(len(x), bool), [x]
+    r, ok = _rounded_sum(x.astype(np.float64) * y.astype(np.float64), z.astype(np.float64), x.dtype)
+    return ok, [r]
+
+
+def _ldexp(x: np.ndarray, k: np.ndarray, tname: str) -> _Lanes:
+    """ldexp: x·2^k, exact where it is a finite normal value (others are left by exact_lanes)."""
+    big = np.abs(k) > 4 * fmt(tname).emax  # keeps numpy's exponent within its int
+    return ~big, [np.ldexp(x, np.where(big, 0, k).astype(np.int32)).astype(x.dtype)]
+
+
+def _logb(x: np.ndarray, tname: str) -> _Lanes:
+    return _all(x), [(np.frexp(x)[1] - 1).astype(x.dtype)]
+
+
+def _ilogb(x: np.ndarray, tname: str) -> _Lanes:
+    return _all(x), [(np.frexp(x)[1] - 1).astype(np.int32)]
+
+
+def _clamp(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, tname: str) -> _Lanes:
+    """clamp (§6.15.4): fmin(fmax(x, minval), maxval); undefined where minval > maxval (the exact
+    path's lanes there name that rule)."""
+    return lo <= hi, [np.fmin(np.fmax(x, lo), hi)]
+
+
+_EXACT: dict[str, Callable[..., _Lanes]] = {
+    "fract": _fract, "modf": _modf, "frexp": _frexp, "remquo": _remquo,
+    "remainder": lambda x, y, t: (lambda ok, out: (ok, out[:1]))(*_remquo(x, y, t)),
+    "fmin": _one(np.fmin), "fmax": _one(np.fmax), "fmin_common": _one(_min_common), "fmax_common": _one(_max_common),
+    "minmag": _one(lambda x, y: _by_magnitude(x, y, True)), "maxmag": _one(lambda x, y: _by_magnitude(x, y, False)),
+    "fabs": _one(np.abs), "copysign": _one(np.copysign), "fmod": _one(np.fmod), "nextafter": _one(np.nextafter),
+    "ceil": _one(np.ceil), "floor": _one(np.floor), "trunc": _one(np.trunc), "rint": _one(np.rint),
+    "round": _one(_round_half_away), "sign": _one(lambda x: np.copysign(x.dtype.type(1), x)),
+    "step": _one(lambda e, x: np.where(x < e, x.dtype.type(0), x.dtype.type(1))),
+    "fdim": _fdim, "fma": _fma, "ldexp": _ldexp, "logb": _logb, "ilogb": _ilogb, "fclamp": _clamp,
+}
 
 
 def _rounded_sum(a: np.ndarray, b: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
