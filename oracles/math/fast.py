@@ -27,7 +27,9 @@ certain value, is NaN, infinite, zero or subnormal (the flush-to-zero alternativ
 edge cases of §7.5.1 and C99 F.9), an operand outside the function's general rule
 (``Reference.domain``: a prescribed value or a domain error), a result within 2·MIN of zero (a
 result subnormal before rounding may be flushed, §7.5.3) or near the largest value (infinity may
-be accepted, §7.4), half_sin/cos/tan beyond 2^16 (§7.4), a build with
+be accepted, §7.4) unless beyond doubt (``oracles.math.fast_decide.beyond``: past MAX by more than
+the bound, or within 2·MIN of zero where no flushed or unsigned zero is allowed, for a reference
+that meets its bound there too, ``oracles.math.references.trusted_beyond``), half_sin/cos/tan beyond 2^16 (§7.4), a build with
 -cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
 reference or whose reference fails its start-up check (sincos: sin's and cos's references, each
 result under sincos's bound and rule; the geometric functions: :mod:`oracles.math.fast_geometric`).
@@ -51,7 +53,8 @@ them values no reference decides).
 The error scale (``Expectation.error``) of a decided lane holds ``r`` (or mpmath's double-word)
 instead of mpmath's value rounded to a double-double: the error in ulps the judge measures from it
 (``clfuzz stats``, the largest-error search) moves by at most the reference's bound, under 2^-20
-ulp for float and half and under 0.01 ulp for double. It is a search score: no verdict depends on
+ulp for float and half and under 0.01 ulp for double (past the largest value, in an overflow, by
+a far smaller share of an error of astronomical ulps). It is a search score: no verdict depends on
 it.
 """
 
@@ -69,11 +72,12 @@ from oracles import rules
 from oracles.expect import ErrorScale, Expectation, concat
 from oracles.floats import fmt
 from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
-from oracles.math.fast_decide import decide
+from oracles.math.fast_decide import beyond, decide
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
 from oracles.math.fast_saturated import SATURATING, saturated
+from oracles.math.lanewise import flushable
 from oracles.math.precise import PRECISE
-from oracles.math.references import REFERENCES, trusted, working
+from oracles.math.references import REFERENCES, trusted, trusted_beyond, working
 
 
 @dataclass
@@ -206,6 +210,12 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
                                             v[candidates].astype(np.int64)) for v in values)).astype(w)
     decided, lanes = decide(r, ref.bound(tname), tname, k)
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
+    rest = np.flatnonzero(~decided)
+    if len(rest) and trusted_beyond(name, tname):  # an overflow or an underflow beyond any doubt
+        out, lanes = beyond(r[rest], ref.bound(tname), tname, k, not edges_void(env),
+                            not flushable(tname, env, f.name) and "nsz" not in env)
+        parts.append((candidates[rest[out]], r[rest[out]], None, [a[out] for a in lanes]))
+        decided[rest[out]] = True
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
     # the reference's ambiguous lanes: saturated at ±1, a closer value where one is cheap, else mpmath's
     if name in SATURATING and len(again):
@@ -231,7 +241,9 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     nearest, lo_end, hi_end, unit = (np.concatenate([p[3][i] for p in parts]) for i in range(4))
     m = len(index)
     head = top.astype(np.float64)
-    error = ErrorScale(head, ((top - head.astype(w)) + low).astype(np.float64), unit,
+    with np.errstate(invalid="ignore"):  # beyond float64's range (an overflow): no low part, as the exact path
+        tail = np.where(np.isfinite(head), ((top - head.astype(w)) + low).astype(np.float64), 0.0)
+    error = ErrorScale(head, tail, unit,
                        np.full(m, 0.5 if bound.kind == "cr" else bound.ulps()))
     s = scalar(tname)
     rid = rule_for(f.name, kind, profile_of(tname, env), bound)

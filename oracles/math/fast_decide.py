@@ -20,6 +20,8 @@ are those of the general case.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lang.types import scalar
@@ -160,3 +162,83 @@ def _beside(t: np.ndarray, low: np.ndarray | None, e: np.ndarray, dtype: np.dtyp
     gap = gap - low
     on = exact & (gap == 0)
     return np.where((gap * direction > 0) | on, c, step), (np.abs(gap) > e) | on
+
+
+
+def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: bool,
+           underflow: bool) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """:func:`decide` where it does not apply: references ``r`` of the working type (``|r - x| <=
+    rel·|x|``) that put the infinitely precise result ``x`` past the type's largest value or within
+    twice its least normal value of zero, where no value of their error changes the lane the exact
+    path builds (oracles.math.lanewise.bounded, oracles.floats.interval); that lane's nearest value,
+    ``lo``, ``hi`` and ulp (``k`` None: correctly rounded).
+
+    ``overflow``: ``|x|`` above MAX + k·ulp (k = 1/2 correctly rounded) by more than the margin, the
+    ulp of the top binade: the nearest value is the infinity of ``x``'s sign and no finite value is
+    within the bound (``lo > hi``; §7.4: infinity is allowed past MAX + ulp/2). A float64 reference
+    that overflowed for a half or float lane puts ``x`` past float64's MAX (its relative bound
+    allows no other), far past the lane type's. The caller passes it only where an infinite result
+    is judged. ``underflow``: :func:`_uniform`; the caller passes it only where no flushed or
+    unsigned zero joins the lane (§7.5.3, -cl-no-signed-zeros)."""
+    fm = fmt(tname)
+    dtype = scalar(tname).dtype
+    w = r.dtype.type
+    kk = 0.5 if k is None else float(k)
+    margin = (rel + 2.0 ** -(fm.prec - 9)) * (1 + 2.0**-20)
+    top = math.ldexp(1.0, fm.emax - fm.p + 1)
+    with np.errstate(all="ignore"):
+        mag = np.abs(r)
+        past = (w(fm.max) + w(kk) * w(top)) * w((1 + 2.0 ** -(fm.prec - 8)) * (1 + 2.0**-20))  # w: past double's MAX
+        over = np.isfinite(r) & (mag * w(1 - margin) > past) if overflow else np.zeros(len(r), bool)
+        if overflow and w is np.float64 and tname != "double":
+            over |= np.isinf(r)
+        sign = np.where(np.signbit(r), -1.0, 1.0)
+        lanes = (np.where(sign > 0, np.inf, -np.inf).astype(dtype),
+                 np.where(sign > 0, np.inf, -fm.max).astype(dtype),
+                 np.where(sign > 0, fm.max, -np.inf).astype(dtype), np.full(len(r), top))
+        if underflow:
+            under, small = _uniform(r, margin, fm, dtype, w, k)
+            under &= ~over
+            lanes = tuple(np.where(under, b, a) for a, b in zip(lanes, small))
+            over |= under
+    if k is None:
+        lanes = (lanes[0], lanes[0], lanes[0], lanes[3])
+    return over, lanes
+
+
+def _uniform(r: np.ndarray, margin: float, fm, dtype: np.dtype, w: type, k: float | None) -> tuple[np.ndarray, tuple]:
+    """The lanes of results ``|x| < 2·MIN``, where the type's values are the multiples of its least
+    subnormal ``d`` (ulp(x) = d, §7.4), from references that are normal values of the working type
+    (where their relative bound holds): ``f = r/d`` (exact) is where ``x`` lies on that grid, ``c``
+    its nearest integer and ``g = f - c`` (exact). The nearest value is ``c·d`` (the zero of ``x``'s
+    sign for c = 0) where ``|g|`` is farther than the margin from 1/2; the interval's ends are
+    ``ceil(f - k)·d`` and ``floor(f + k)·d``, computed as ``c ∓ floor(k)`` plus the ceiling (floor) of
+    ``g ∓ (k - floor(k))`` (within 2^-52 of its value), where that is farther than the margin from an
+    integer. The exact path computes ``x ∓ k·d`` at ``P`` bits (oracles.floats.interval: the
+    format's working precision plus 20), whose rounding, up to ``(|f| + k + 1)·2^-P`` in units of
+    ``d``, joins the margin; where ``|f|`` is below ``k·2^-(P+2)`` it rounds ``x ∓ k·d`` to ``∓k·d``
+    itself, so the ends are ``∓floor(k)·d``."""
+    d = fm.denorm_min
+    bits = fm.prec + 20
+    f = np.ldexp(r, -(fm.emin - fm.p + 1)).astype(np.float64)  # r/d, a power-of-two scaling: exact
+    mag = np.abs(f)
+    ok = np.isfinite(r) & (np.abs(r) >= w(np.finfo(w).tiny) * w(2.0**60)) & (mag * (1 + margin) < 2.0**fm.p)
+    kk = 0.5 if k is None else float(k)
+    e = mag * margin * (1 + 2.0**-20) + (mag + kk + 1) * 2.0 ** -(bits - 2)
+    c = np.rint(f)
+    g = f - c
+    ok &= np.abs(np.abs(g) - 0.5) > e
+    nearest = np.where(c == 0, np.copysign(0.0, f), c * d).astype(dtype)
+    if k is None:
+        return ok, (nearest, nearest, nearest, np.full(len(r), d))
+    whole = math.floor(kk)
+    part = kk - whole
+    below, above = g - part, g + part
+    up, down = np.ceil(below), np.floor(above)
+    e2 = e + 2.0**-52
+    collapse = mag < kk * 2.0 ** -(bits + 2)
+    ok &= collapse | ((up - below > e2) & (below - (up - 1) > e2) & (above - down > e2) & ((down + 1) - above > e2))
+    lo = np.where(collapse, -whole, c - whole + up)
+    hi = np.where(collapse, whole, c + whole + down)
+    lo = np.where(lo == 0, -0.0, lo * d)  # the ceiling of a negative end: -0, as the exact path rounds it
+    return ok, (nearest, lo.astype(dtype), (hi * d).astype(dtype), np.full(len(r), d))

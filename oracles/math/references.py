@@ -117,8 +117,11 @@ with mpmath.workprec(200):
 def _exp10(x):
     """10^x = 2^(x·log2 10) = 2^k·2^(f + x·lo) with x·hi = k + f exactly (hi: log2 10 to 11 bits, lo
     the rest, both as the working type holds them; |f + x·lo| < 0.6 is rounded once): the argument
-    of exp2 is within 2^-64 of its value for |x| < 330, under one ulp of the result with exp2's."""
+    of exp2 is within 2^-64 of its value for |x| < 330, under one ulp of the result with exp2's. An
+    operand beyond ±2^14 is clipped there: 10^x overflows or underflows every working type either
+    way (and k stays an integer numpy can scale by)."""
     w = x.dtype.type
+    x = np.clip(x, w(-(2.0**14)), w(2.0**14))
     a = x * w(_LOG2_10_HI)
     k = np.rint(a)
     return np.ldexp(np.exp2((a - k) + x * w(_LOG2_10_LO)), k.astype(np.int64))
@@ -348,3 +351,42 @@ def trusted(fn: str, tname: str) -> bool:
                 continue  # a result the filter never decides (oracles.math.fast: near zero or overflow)
             worst = max(worst, float(abs((exact(got[i]) - truth) / truth)))
     return worst <= rel / 2
+
+
+@cache
+def trusted_beyond(fn: str, tname: str) -> bool:
+    """Whether ``fn``'s reference, :func:`trusted` in the type's range, also meets half its stated
+    bound where the result is within twice the least normal value of zero or past the largest value
+    (the lanes oracles.math.fast_decide.beyond decides), on a sample of the whole range of operands
+    (:func:`sample`, most of whose lanes there come from its magnitudes over the normal range); a
+    reference of float64 for half and float lanes may overflow only past float64's largest value
+    (the true result's sign kept), and one that underflows to zero or a subnormal of its own type is
+    never used there."""
+    from lang.maths import FUNCTIONS  # the parameters' kinds
+
+    if not trusted(fn, tname):
+        return False
+    ref, fm, w = REFERENCES[fn], fmt(tname), working(tname)
+    params = FUNCTIONS[fn].inputs
+    cols = sample(fn, params, tname, np.random.default_rng(20261128), 2048)
+    ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
+    with np.errstate(all="ignore"):
+        ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
+        args = [np.ascontiguousarray(c[ok].astype(w) if c.dtype.kind == "f" else c[ok].astype(np.int64)) for c in cols]
+        got = ref.evaluate(*args).astype(w)
+    rel = ref.bound(tname)
+    with mpmath.workprec(2 * np.finfo(w).nmant + 60):
+        for i in np.flatnonzero(~((np.abs(got) >= fm.tiny * 2) & (np.abs(got) <= fm.max / 4))):
+            mp_args = [exact(a[i]) if a.dtype.kind == "f" else int(a[i]) for a in args]
+            try:
+                truth = PRECISE[fn](*mp_args)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                continue
+            if isinstance(truth, mpmath.mpc):
+                continue
+            if np.isnan(got[i]) or (np.isinf(got[i]) and (abs(truth) <= np.finfo(np.float64).max
+                                                           or (got[i] < 0) != (truth < 0))):
+                return False
+            if np.isfinite(got[i]) and abs(got[i]) >= np.finfo(w).tiny and abs(exact(got[i]) - truth) > rel / 2 * abs(truth):
+                return False
+    return True
