@@ -175,10 +175,11 @@ def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: boo
 
     ``overflow``: ``|x|`` above MAX + k·ulp (k = 1/2 correctly rounded) by more than the margin, the
     ulp of the top binade: the nearest value is the infinity of ``x``'s sign and no finite value is
-    within the bound (``lo > hi``; §7.4: infinity is allowed past MAX + ulp/2). A float64 reference
-    that overflowed for a half or float lane puts ``x`` past float64's MAX (its relative bound
-    allows no other), far past the lane type's. The caller passes it only where an infinite result
-    is judged. ``underflow``: :func:`_uniform`; the caller passes it only where no flushed or
+    within the bound (``lo > hi``; §7.4: infinity is allowed past MAX + ulp/2). A reference that
+    overflowed its working type, whose range is far wider than the lane type's (float64 for half
+    and float, the x87 long double for double), puts ``x`` far past the lane type's MAX
+    (oracles.math.references.trusted_beyond checks it does so only there). The caller passes it
+    only where an infinite result is judged. ``underflow``: :func:`_uniform`; the caller passes it only where no flushed or
     unsigned zero joins the lane (§7.5.3, -cl-no-signed-zeros)."""
     fm = fmt(tname)
     dtype = scalar(tname).dtype
@@ -190,7 +191,7 @@ def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: boo
         mag = np.abs(r)
         past = (w(fm.max) + w(kk) * w(top)) * w((1 + 2.0 ** -(fm.prec - 8)) * (1 + 2.0**-20))  # w: past double's MAX
         over = np.isfinite(r) & (mag * w(1 - margin) > past) if overflow else np.zeros(len(r), bool)
-        if overflow and w is np.float64 and tname != "double":
+        if overflow and np.finfo(w).max >= w(fm.max) * w(2.0**64):
             over |= np.isinf(r)
         sign = np.where(np.signbit(r), -1.0, 1.0)
         lanes = (np.where(sign > 0, np.inf, -np.inf).astype(dtype),
@@ -217,18 +218,22 @@ def _uniform(r: np.ndarray, margin: float, fm, dtype: np.dtype, w: type, k: floa
     integer. The exact path computes ``x ∓ k·d`` at ``P`` bits (oracles.floats.interval: the
     format's working precision plus 20), whose rounding, up to ``(|f| + k + 1)·2^-P`` in units of
     ``d``, joins the margin; where ``|f|`` is below ``k·2^-(P+2)`` it rounds ``x ∓ k·d`` to ``∓k·d``
-    itself, so the ends are ``∓floor(k)·d``."""
+    itself, so the ends are ``∓floor(k)·d``. A reference that underflowed its working type (zero or
+    within 2^60 of its least normal value: its relative bound no longer holds) stands for such an
+    ``x`` of its sign (oracles.math.references.trusted_beyond checks it does so only there)."""
     d = fm.denorm_min
     bits = fm.prec + 20
     f = np.ldexp(r, -(fm.emin - fm.p + 1)).astype(np.float64)  # r/d, a power-of-two scaling: exact
     mag = np.abs(f)
-    ok = np.isfinite(r) & (np.abs(r) >= w(np.finfo(w).tiny) * w(2.0**60)) & (mag * (1 + margin) < 2.0**fm.p)
+    vanished = np.abs(r) < w(np.finfo(w).tiny) * w(2.0**60)  # underflowed in the working type
+    ok = np.isfinite(r) & (mag * (1 + margin) < 2.0**fm.p)
     kk = 0.5 if k is None else float(k)
     e = mag * margin * (1 + 2.0**-20) + (mag + kk + 1) * 2.0 ** -(bits - 2)
     c = np.rint(f)
     g = f - c
     ok &= np.abs(np.abs(g) - 0.5) > e
-    nearest = np.where(c == 0, np.copysign(0.0, f), c * d).astype(dtype)
+    ok |= vanished
+    nearest = np.where((c == 0) | vanished, np.copysign(0.0, f), c * d).astype(dtype)
     if k is None:
         return ok, (nearest, nearest, nearest, np.full(len(r), d))
     whole = math.floor(kk)
@@ -236,7 +241,7 @@ def _uniform(r: np.ndarray, margin: float, fm, dtype: np.dtype, w: type, k: floa
     below, above = g - part, g + part
     up, down = np.ceil(below), np.floor(above)
     e2 = e + 2.0**-52
-    collapse = mag < kk * 2.0 ** -(bits + 2)
+    collapse = (mag < kk * 2.0 ** -(bits + 2)) | vanished
     ok &= collapse | ((up - below > e2) & (below - (up - 1) > e2) & (above - down > e2) & ((down + 1) - above > e2))
     lo = np.where(collapse, -whole, c - whole + up)
     hi = np.where(collapse, whole, c + whole + down)

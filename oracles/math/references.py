@@ -358,10 +358,11 @@ def trusted_beyond(fn: str, tname: str) -> bool:
     """Whether ``fn``'s reference, :func:`trusted` in the type's range, also meets half its stated
     bound where the result is within twice the least normal value of zero or past the largest value
     (the lanes oracles.math.fast_decide.beyond decides), on a sample of the whole range of operands
-    (:func:`sample`, most of whose lanes there come from its magnitudes over the normal range); a
-    reference of float64 for half and float lanes may overflow only past float64's largest value
-    (the true result's sign kept), and one that underflows to zero or a subnormal of its own type is
-    never used there."""
+    (:func:`sample`, most of whose lanes there come from its magnitudes over the normal range),
+    and overflows its working type only where the true result is past 2^64 times the lane type's
+    largest value, and underflows it (zero, or within 2^60 of its least normal value) only where
+    the true result is below 2^-(P+3) of the least subnormal (``P`` the interval's precision,
+    oracles.math.fast_decide._uniform), each with the true result's sign."""
     from lang.maths import FUNCTIONS  # the parameters' kinds
 
     if not trusted(fn, tname):
@@ -384,9 +385,12 @@ def trusted_beyond(fn: str, tname: str) -> bool:
                 continue
             if isinstance(truth, mpmath.mpc):
                 continue
-            if np.isnan(got[i]) or (np.isinf(got[i]) and (abs(truth) <= np.finfo(np.float64).max
-                                                           or (got[i] < 0) != (truth < 0))):
+            sign = bool(np.signbit(got[i])) == (truth < 0)
+            if np.isnan(got[i]) or (np.isinf(got[i]) and not (abs(truth) > fm.max * mpmath.mpf(2) ** 64 and sign)):
                 return False
-            if np.isfinite(got[i]) and abs(got[i]) >= np.finfo(w).tiny and abs(exact(got[i]) - truth) > rel / 2 * abs(truth):
+            if abs(got[i]) < np.finfo(w).tiny * w(2.0**60):
+                if not (abs(truth) < mpmath.ldexp(fm.denorm_min, -(fm.prec + 23)) and sign):
+                    return False
+            elif np.isfinite(got[i]) and abs(exact(got[i]) - truth) > rel / 2 * abs(truth):
                 return False
     return True

@@ -191,14 +191,16 @@ def test_filter_decides_most_ordinary_lanes():
         assert len(decided.index) >= 0.95 * 2000, (fn, tname, len(decided.rest))
 
 
-BEYOND = [("exp", "float", [1000.0, 100.0, -104.0, -110.0, -200.0, 88.8, 89.0]),
+BEYOND = [("exp", "float", [1000.0, 100.0, -104.0, -110.0, -200.0, 88.8, 89.0, -1000.0]),
           ("exp2", "half", [20.0, 17.0, -26.0, -30.0, -25.5]),
           ("sinh", "float", [-200.0, 200.0, 90.0]),
-          ("exp10", "double", [400.0, -400.0, -320.0, -323.5, 308.3]),
+          ("exp10", "double", [400.0, -400.0, -320.0, -323.5, 308.3, 1e30, -1e30]),
           ("pow", "float", [(3.0, 200.0), (0.5, 200.0), (-3.0, 101.0), (0.3, 87.0)]),
           ("tgamma", "float", [40.0, -40.5, -45.5, 35.5])]
 """Results past MAX (an overflow: infinity the nearest value, no finite value within the bound), and
-within 2·MIN of zero: far below the least subnormal (the interval's ends ∓k·d), and on its grid."""
+within 2·MIN of zero: far below the least subnormal (the interval's ends ∓k·d), and on its grid;
+some beyond the working type's range too (exp(-1000) is 0 in float64, exp10(1e30) infinite in the
+long double)."""
 
 
 @pytest.mark.parametrize(("fn", "tname", "values"), BEYOND, ids=[f"{fn}-{t}" for fn, t, _ in BEYOND])
@@ -218,17 +220,20 @@ def test_results_beyond_the_range_are_decided_as_mpmath(fn, tname, values):
             assert_same(a, b)
 
 
-def test_a_reference_out_of_its_range_is_not_trusted_there(monkeypatch):
-    """A reference that meets its bound in the type's range but not beyond it (overflowing where the
-    true result underflows) decides no lane beyond the range: mpmath does."""
+@pytest.mark.parametrize("beyond", [lambda x, r: np.where(x < -50, np.inf, r),  # overflowing for an underflow
+                                    lambda x, r: np.where(x < -200, -0.0, r)],  # a zero of the wrong sign
+                         ids=["infinite", "signed-zero"])
+def test_a_reference_out_of_its_range_is_not_trusted_there(monkeypatch, beyond):
+    """A reference that meets its bound in the type's range but not beyond it decides no lane beyond
+    the range: mpmath does."""
     real = math_references.REFERENCES["exp"]
-    wrong = dataclasses.replace(real, evaluate=lambda x: np.where(x < -50, np.inf, real.evaluate(x)))
+    wrong = dataclasses.replace(real, evaluate=lambda x: beyond(x, real.evaluate(x)))
     monkeypatch.setitem(math_references.REFERENCES, "exp", wrong)
     math_references.trusted.cache_clear()
     math_references.trusted_beyond.cache_clear()
     try:
         assert math_references.trusted("exp", "float") and not math_references.trusted_beyond("exp", "float")
-        args = [Expectation.exact("float", np.array([-200.0, 1.5], np.float32))]
+        args = [Expectation.exact("float", np.array([-1000.0, 1.5], np.float32))]
         decided = filtered(FUNCTIONS["exp"], "float", frozenset(), args, [None])
         assert decided.index.tolist() == [1]
     finally:
