@@ -11,7 +11,7 @@ import numpy as np
 
 from lang.ir import Program
 from lang.layout import input_values
-from oracles import ErrorScale, Expectation, Histories, adopt_rules, expected, histories, portable_rules
+from oracles import ErrorScale, Expectation, Histories, adopt_rules, expected, histories, path_neutral, portable_rules
 
 
 class Expectations:
@@ -31,18 +31,32 @@ class Expectations:
         self._by_ftz: dict[frozenset, dict[str, Expectation]] = {} if _by_ftz is None else _by_ftz
         self._histories: Histories | None = None
         self._lane_cpu_s = _lane_cpu_s
+        self._path_neutral: bool | None = None
+        self._computed = 0  # classes the oracle computed here
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         """The expectations of the flush-to-zero class ``ftz`` (computed now if not yet)."""
-        if ftz not in self._by_ftz:
+        if not self.has(ftz):
             t0 = time.process_time()
             self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
             self._oracle_s += time.process_time() - t0
+            self._computed += 1
         return self._by_ftz[ftz]
 
     def has(self, ftz: frozenset[str]) -> bool:
-        """Whether the expectations of the flush-to-zero class ``ftz`` are computed."""
+        """Whether the expectations of the flush-to-zero class ``ftz`` are here without computing:
+        computed, or those of the same class on the other path where the program's are the same
+        on both (oracles.path_neutral: then they are that class's, shared)."""
+        if ftz not in self._by_ftz:
+            twin = self._by_ftz.get(ftz ^ {"spirv"})
+            if twin is not None and self._neutral():
+                self._by_ftz[ftz] = twin
         return ftz in self._by_ftz
+
+    def _neutral(self) -> bool:
+        if self._path_neutral is None:
+            self._path_neutral = path_neutral(self.program)
+        return self._path_neutral
 
     def adopt(self, other: "Expectations") -> "Expectations":
         """This object, with the flush-to-zero classes that ``other`` (the same program's expectations,
@@ -59,7 +73,7 @@ class Expectations:
         where this process computed none of them (and the process that did told none)."""
         if self._lane_cpu_s is None and self._oracle_s:
             lanes = sum(b.type.mem_lanes for b in self.program.outputs) * self.program.global_size
-            self._lane_cpu_s = (self._draw_s + self._oracle_s / len(self._by_ftz)) / max(1, lanes)
+            self._lane_cpu_s = (self._draw_s + self._oracle_s / self._computed) / max(1, lanes)
         return self._lane_cpu_s
 
     def histories(self) -> Histories | None:
@@ -89,6 +103,8 @@ class Expectations:
         """The inputs and the expectations computed so far (of the flush-to-zero class ``ftz`` only,
         if given) as :meth:`unpacked` takes them in another process; the histories are computed
         again there (from the program and its inputs)."""
+        if ftz is not None:
+            self.has(ftz)  # the other path's, where the program's are the same on both
         by_ftz = {f: {name: pack(e) for name, e in exp.items()} for f, exp in list(self._by_ftz.items())
                   if ftz is None or f == ftz}
         return self.inputs, by_ftz

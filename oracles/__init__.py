@@ -35,7 +35,7 @@ from oracles.arith import arith_is_defined
 from oracles.atomics import Histories, Violation, check, histories
 from oracles.classes import input_class
 from oracles.deviation import Classifier, Deviation
-from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected, rederive
+from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected, path_neutral, rederive
 from oracles.expect import ErrorScale, Expectation, as_bits
 from oracles.floats import fmt
 from oracles.flow import input_values as flow_inputs
@@ -66,6 +66,6 @@ __all__ = [
     "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
     "adopt_rules", "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
     "evaluate", "expected", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor",
-    "operator_type", "portable_rules", "rederive", "rule",
+    "operator_type", "path_neutral", "portable_rules", "rederive", "rule",
     "severity_of", "undefined_results",
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lang.ir import Expr, Literal, Load, Program
+from lang.ir import Expr, Literal, Load, Op, Program, walk
 from lang.layout import input_values
 from lang.maths import build_flags
 from lang.types import Type, scalar
@@ -24,11 +24,19 @@ from oracles.atomics.histories import Histories, final_values
 from oracles.atomics.histories import histories as histories_of
 from oracles.expect import Expectation, concat
 from oracles.math import engine
+from oracles.math.bounds import CR_DIVIDE_SQRT
 from oracles.math.lanewise import REFERENCE_ONLY
+from oracles.math.specials import SPIRV_SPECIALS
 from oracles.operands import UndefinedBehaviour, convert_to
 from oracles.references import REFERENCES
 
-__all__ = ["UndefinedBehaviour", "evaluate", "expected", "rederive"]
+__all__ = ["UndefinedBehaviour", "evaluate", "expected", "path_neutral", "rederive"]
+
+SPIRV_READERS = frozenset({*SPIRV_SPECIALS, *CR_DIVIDE_SQRT, "convert"})
+"""The operations whose references read the SPIR-V path (``spirv`` in the float environment): the
+values only the SPIR-V environment prescribes (oracles.math.specials.SPIRV_SPECIALS), the build
+option that makes float / and sqrt correctly rounded on the OpenCL C path only
+(oracles.math.bounds.CR_DIVIDE_SQRT), and a saturated conversion's NaN rule (oracles.conversions)."""
 
 
 def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: frozenset,
@@ -73,6 +81,14 @@ def environment(program: Program, ftz: frozenset) -> frozenset:
     """The float environment of ``program`` on a device and path whose own flags are ``ftz``
     (fuzz.drivers.capabilities.ftz_for): with the flags of how the program is built."""
     return ftz | build_flags(program.options, program.requires)
+
+
+def path_neutral(program: Program) -> bool:
+    """Whether ``program``'s expectations are the same on a SPIR-V path as on the OpenCL C path:
+    none of its operations reads the path (:data:`SPIRV_READERS`) and no store converts its value."""
+    return all(s.value.type == program.buffer(s.buffer).type
+               and not any(isinstance(n, Op) and n.op in SPIRV_READERS for n in walk(s.value))
+               for s in program.body)
 
 
 def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None,

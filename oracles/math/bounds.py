@@ -112,6 +112,11 @@ def rule_for(fn: str, kind: str, profile: str, bound: Bound | None = None) -> st
     return rid
 
 
+CR_DIVIDE_SQRT = frozenset({"fdiv", "sqrt"})
+"""The functions -cl-fp32-correctly-rounded-divide-sqrt makes correctly rounded on float, on the
+OpenCL C path only (:func:`bound_for`)."""
+
+
 def profile_of(tname: str, env: frozenset) -> str:
     """The profile whose table bounds ``tname`` (``_ep``: the embedded profile's, for float and half)."""
     return tname + ("_ep" if "embedded" in env and tname != "double" else "")
@@ -157,7 +162,7 @@ def bound_for(f: MathFn, tname: str, env: frozenset) -> tuple[Bound, str]:
     # -cl-fp32-correctly-rounded-divide-sqrt makes float / and sqrt "used in the program source"
     # correctly rounded (OpenCL 3.0 API §5.8.6.2); a SPIR-V module keeps the SPIR-V environment's
     # bounds (OpenCL SPIR-V Environment §6.6.1: OpFDiv Float32 <= 2.5 ulp, no build option named)
-    if "cr" in env and "spirv" not in env and tname == "float" and f.name in ("fdiv", "sqrt"):
+    if "cr" in env and "spirv" not in env and tname == "float" and f.name in CR_DIVIDE_SQRT:
         b = Bound("cr")
     return b, b.kind
 
