@@ -2,7 +2,8 @@
 
 A campaign draws programs one at a time (fuzz.strategies.draws; the area is the scheduler's pick
 for the target that asks, campaign.scheduler), stores each in the corpus before anything runs it
-and computes its expectations for every flush-to-zero class in use. The target that asked runs
+and computes its expectations (for the flush-to-zero class of the target that asked; another
+class's when a target of it takes the program: campaign.pool.Harness.complete). The target that asked runs
 it at once; every other target that takes it (fuzz.drivers.capabilities.supports) finds it in its
 *backlog*. No target waits for another: a target that needs a program takes, in order,
 
