@@ -211,11 +211,12 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     decided, lanes = decide(r, ref.bound(tname), tname, k)
     parts = [(candidates[decided], r[decided], None, [a[decided] for a in lanes])]
     rest = np.flatnonzero(~decided)
-    if len(rest) and trusted_beyond(name, tname):  # an overflow or an underflow beyond any doubt
+    if len(rest):  # an overflow or an underflow beyond any doubt, from a reference checked there
         out, lanes = beyond(r[rest], ref.bound(tname), tname, k, not edges_void(env),
                             not flushable(tname, env, f.name) and "nsz" not in env)
-        parts.append((candidates[rest[out]], r[rest[out]], None, [a[out] for a in lanes]))
-        decided[rest[out]] = True
+        if out.any() and trusted_beyond(name, tname):
+            parts.append((candidates[rest[out]], r[rest[out]], None, [a[out] for a in lanes]))
+            decided[rest[out]] = True
     again = candidates[~decided & np.isfinite(r) & (np.abs(r) >= 2 * fm.tiny) & (np.abs(r) < fm.max / 4)]
     # the reference's ambiguous lanes: saturated at ±1, a closer value where one is cheap, else mpmath's
     if name in SATURATING and len(again):

@@ -369,7 +369,7 @@ def trusted_beyond(fn: str, tname: str) -> bool:
         return False
     ref, fm, w = REFERENCES[fn], fmt(tname), working(tname)
     params = FUNCTIONS[fn].inputs
-    cols = sample(fn, params, tname, np.random.default_rng(20261128), 2048)
+    cols = sample(fn, params, tname, np.random.default_rng(20261128), 1024)
     ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
     with np.errstate(all="ignore"):
         ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
