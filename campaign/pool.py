@@ -111,10 +111,15 @@ class Harness:
         program's, campaign.flow.FlowExpectations, are computed when its first run is judged)."""
         if self._pool is None or isinstance(program, FlowProgram):
             return self._inline(owner, "expect", expectations, program, ftz_classes)
+        return self._expected_there(program, ftz_classes, owner)
+
+    def _expected_there(self, program: Program, ftz_classes: tuple[frozenset, ...], owner: str,
+                        finish: Callable[[Expectations], Any] = lambda e: e) -> Future:
+        """``program``'s expectations computed in a worker process, handed to ``finish``."""
         block = Block(0)  # the expectations' arrays come back in it (campaign.exchange)
         future = self._submit(owner, "expect", _expect_task, (program.to_json(), ftz_classes, block.path),
-                              lambda value: Expectations.unpacked(program, *exchange.take(value[0], block.path),
-                                                                  lane_cpu_s=value[1]))
+                              lambda value: finish(Expectations.unpacked(program, *exchange.take(value[0], block.path),
+                                                                         lane_cpu_s=value[1])))
         future.add_done_callback(lambda _: block.close())
         return future
 
@@ -134,15 +139,12 @@ class Harness:
             return self._inline(owner, "expect", _with_class, expectations, ftz)
         key = (id(expectations), ftz)
         with self._lock:
-            if key not in self._classes:
-                program = expectations.program
-                block = Block(0)
-                future = self._submit(owner, "expect", _expect_task, (program.to_json(), (ftz,), block.path),
-                                      lambda value: expectations.adopt(
-                                          Expectations.unpacked(program, *exchange.take(value[0], block.path))))
-                future.add_done_callback(lambda _: (block.close(), self._classes.pop(key, None)))
-                self._classes[key] = future
-            return self._classes[key]
+            future = self._classes.get(key)
+            if future is None:
+                future = self._classes[key] = self._expected_there(expectations.program, (ftz,), owner,
+                                                                   expectations.adopt)
+                future.add_done_callback(lambda _: self._classes.pop(key, None))  # at once if done already
+            return future
 
     def _completed(self, out: Future, ftz: frozenset, owner: str, computed: Future) -> None:
         try:

@@ -15,8 +15,8 @@ shared memory (campaign.exchange). It is judged in *windows* of :data:`WINDOW_LA
 more: each window is a program of its own (the part's statements over a range of its work-items:
 reproducible alone, a part of the program in the corpus) whose expectations and verdict one
 harness worker process computes from the window's program and its ranges of the output, which it
-reads from shared memory (campaign.pool: no expectation crosses between processes), recorded as a run of its own with the
-extension's build and run time shared among the windows by work-items. A CPU device (the local
+reads from shared memory (campaign.pool: no expectation crosses between processes), recorded as a
+run of its own with the extension's build and run time shared among the windows by work-items. A CPU device (the local
 drivers, PoCL beside a GPU) shares the harness's cores, and a program's own work-items stay those
 the campaign drew: it gets no extension.
 

@@ -1,5 +1,5 @@
-"""Shared fixtures: an in-memory corpus, the corpora of past schemas, small policies, and the local
-drivers (skipped if absent)."""
+"""Shared fixtures: an in-memory corpus, the corpora of past schemas, small policies, the local
+drivers (skipped if absent), and a comparison of two computations of a program's expectations."""
 
 from __future__ import annotations
 
@@ -8,12 +8,25 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from corpus.store import Corpus
 from lang.policy import Policy
+from oracles import rule
 
 SMALL = Policy(statements=6, global_size=32)
+
+def same_expectations(a: dict, b: dict) -> bool:
+    """Two computations of a program's expectations (buffer -> Expectation) accept the same bits in
+    every lane, under the same rules (by id: each process numbers its rules apart)."""
+    return a.keys() == b.keys() and all(
+        len(a[k].allowed) == len(b[k].allowed) and all(np.array_equal(x, y) for x, y in zip(a[k].allowed, b[k].allowed))
+        and np.array_equal(a[k].judged, b[k].judged) and np.array_equal(a[k].any_nan, b[k].any_nan)
+        and [rule(int(i)).id for i in a[k].rule] == [rule(int(i)).id for i in b[k].rule]
+        and all(np.array_equal(x, y) and np.array_equal(p, q) for (x, p), (y, q) in zip(a[k].ranges, b[k].ranges))
+        for k in a)
+
 
 OLD_CORPORA = Path(__file__).parent / "data" / "corpora"
 """A small corpus written by the clfuzz of each past schema: ``schema-N.sqlite`` (make_old_corpus.py there)."""

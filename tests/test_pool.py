@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SMALL
+from conftest import SMALL, same_expectations
 
 from campaign.execute import Part, conclude
 from campaign.expectations import Expectations, pack, unpack
@@ -98,12 +98,6 @@ def test_a_worker_process_draws_expects_and_judges_as_this_process_does(pool):
     assert pool.tasks["fake"] == {"draw": 1, "expect": 1, "judge": 1} and pool.cpu["fake"]["expect"] > 0
 
 
-def _same_lanes(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(
-        [rule(int(i)).id for i in a[k].rule] == [rule(int(i)).id for i in b[k].rule]
-        and all(np.array_equal(x, y) for x, y in zip(a[k].allowed, b[k].allowed)) for k in a)
-
-
 @pytest.mark.parametrize("jobs", [0, 1])
 def test_a_class_is_computed_once_when_a_target_of_it_first_takes_the_program(pool, jobs):
     """The drawing target's class first; another class's expectations, the same as computed here,
@@ -119,8 +113,8 @@ def test_a_class_is_computed_once_when_a_target_of_it_first_takes_the_program(po
     assert second is first or second is got or second.result(60) is got  # one computation (or done already)
     assert harness.complete(got, flush, "c") is got  # there: nothing to compute
     here = expectations(program, (flush,))
-    assert _same_lanes(got.get(flush), here.get(flush))
-    assert not _same_lanes(got.get(FTZ[0]), here.get(flush))  # the classes differ in this program
+    assert same_expectations(got.get(flush), here.get(flush))
+    assert not same_expectations(got.get(FTZ[0]), here.get(flush))  # the classes differ in this program
     asked = [harness.tasks.get(owner, {}).get("expect", 0) for owner in "abc"]
     assert sum(asked) == 1 and asked[2] == 0  # a's or b's, whichever asked first
 

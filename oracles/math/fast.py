@@ -29,10 +29,11 @@ edge cases of §7.5.1 and C99 F.9), an operand outside the function's general ru
 result subnormal before rounding may be flushed, §7.5.3) or near the largest value (infinity may
 be accepted, §7.4) unless beyond doubt (``oracles.math.fast_decide.beyond``: past MAX by more than
 the bound, or within 2·MIN of zero where no flushed or unsigned zero is allowed, for a reference
-that meets its bound there too, ``oracles.math.references.trusted_beyond``), half_sin/cos/tan beyond 2^16 (§7.4), a build with
--cl-unsafe-math-optimizations (Table 67's domains and absolute bounds), and functions without a
-reference or whose reference fails its start-up check (sincos: sin's and cos's references, each
-result under sincos's bound and rule; the geometric functions: :mod:`oracles.math.fast_geometric`).
+that meets its bound there too, ``oracles.math.references.trusted_beyond``), half_sin/cos/tan
+beyond 2^16 (§7.4), a build with -cl-unsafe-math-optimizations (Table 67's domains and absolute
+bounds), and functions without a reference or whose reference fails its start-up check (sincos:
+sin's and cos's references, each result under sincos's bound and rule; the geometric functions:
+:mod:`oracles.math.fast_geometric`).
 The exact functions (fmin, fmax, min, max, clamp, minmag, maxmag, fabs, copysign, fmod, remainder,
 remquo, nextafter, ceil, floor, trunc, rint, round, sign, step, fdim, ldexp, logb, ilogb, fract,
 modf, frexp; fma on half and float), mad, lgamma and lgamma_r need no reference:

@@ -164,7 +164,6 @@ def _beside(t: np.ndarray, low: np.ndarray | None, e: np.ndarray, dtype: np.dtyp
     return np.where((gap * direction > 0) | on, c, step), (np.abs(gap) > e) | on
 
 
-
 def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: bool,
            underflow: bool) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """:func:`decide` where it does not apply: references ``r`` of the working type (``|r - x| <=
@@ -179,8 +178,8 @@ def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: boo
     overflowed its working type, whose range is far wider than the lane type's (float64 for half
     and float, the x87 long double for double), puts ``x`` far past the lane type's MAX
     (oracles.math.references.trusted_beyond checks it does so only there). The caller passes it
-    only where an infinite result is judged. ``underflow``: :func:`_uniform`; the caller passes it only where no flushed or
-    unsigned zero joins the lane (§7.5.3, -cl-no-signed-zeros)."""
+    only where an infinite result is judged. ``underflow``: :func:`_uniform`; the caller passes it
+    only where no flushed or unsigned zero joins the lane (§7.5.3, -cl-no-signed-zeros)."""
     fm = fmt(tname)
     dtype = scalar(tname).dtype
     w = r.dtype.type
@@ -189,7 +188,8 @@ def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: boo
     top = math.ldexp(1.0, fm.emax - fm.p + 1)
     with np.errstate(all="ignore"):
         mag = np.abs(r)
-        past = (w(fm.max) + w(kk) * w(top)) * w((1 + 2.0 ** -(fm.prec - 8)) * (1 + 2.0**-20))  # w: past double's MAX
+        # MAX + k ulp and the oracle's slack, in the working type (past double's MAX for double)
+        past = (w(fm.max) + w(kk) * w(top)) * w((1 + 2.0 ** -(fm.prec - 8)) * (1 + 2.0**-20))
         over = np.isfinite(r) & (mag * w(1 - margin) > past) if overflow else np.zeros(len(r), bool)
         if overflow and np.finfo(w).max >= w(fm.max) * w(2.0**64):
             over |= np.isinf(r)
@@ -207,7 +207,8 @@ def beyond(r: np.ndarray, rel: float, tname: str, k: float | None, overflow: boo
     return over, lanes
 
 
-def _uniform(r: np.ndarray, margin: float, fm, dtype: np.dtype, w: type, k: float | None) -> tuple[np.ndarray, tuple]:
+def _uniform(r: np.ndarray, margin: float, fm, dtype: np.dtype, w: type,
+             k: float | None) -> tuple[np.ndarray, tuple]:
     """The lanes of results ``|x| < 2·MIN``, where the type's values are the multiples of its least
     subnormal ``d`` (ulp(x) = d, §7.4), from references that are normal values of the working type
     (where their relative bound holds): ``f = r/d`` (exact) is where ``x`` lies on that grid, ``c``

@@ -175,6 +175,12 @@ def _ilogb(x: np.ndarray, tname: str) -> _Lanes:
     return _all(x), [(np.frexp(x)[1] - 1).astype(np.int32)]
 
 
+def _remainder(x: np.ndarray, y: np.ndarray, tname: str) -> _Lanes:
+    """remainder: remquo's remainder (oracles.math.exact.EXACT, C99 F.9.7.2)."""
+    ok, (r, _) = _remquo(x, y, tname)
+    return ok, [r]
+
+
 def _clamp(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, tname: str) -> _Lanes:
     """clamp (§6.15.4): fmin(fmax(x, minval), maxval); undefined where minval > maxval (the exact
     path's lanes there name that rule)."""
@@ -183,7 +189,7 @@ def _clamp(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, tname: str) -> _Lanes:
 
 _EXACT: dict[str, Callable[..., _Lanes]] = {
     "fract": _fract, "modf": _modf, "frexp": _frexp, "remquo": _remquo,
-    "remainder": lambda x, y, t: (lambda ok, out: (ok, out[:1]))(*_remquo(x, y, t)),
+    "remainder": _remainder,
     "fmin": _one(np.fmin), "fmax": _one(np.fmax), "fmin_common": _one(_min_common), "fmax_common": _one(_max_common),
     "minmag": _one(lambda x, y: _by_magnitude(x, y, True)), "maxmag": _one(lambda x, y: _by_magnitude(x, y, False)),
     "fabs": _one(np.abs), "copysign": _one(np.copysign), "fmod": _one(np.fmod), "nextafter": _one(np.nextafter),

@@ -311,6 +311,27 @@ def exact(v) -> mpmath.mpf:
     return mpmath.ldexp(mpmath.mpf(int(np.ldexp(m, 64))), int(e) - 64)
 
 
+def _evaluated(ref: "Reference", tname: str, cols: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """The operand sets of ``cols`` on the reference's general rule (finite, nonzero, in its domain),
+    in the working type as the filter passes them (one contiguous array each), and its values there."""
+    ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
+    w = working(tname)
+    with np.errstate(all="ignore"):
+        ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
+        args = [np.ascontiguousarray(c[ok].astype(w) if c.dtype.kind == "f" else c[ok].astype(np.int64)) for c in cols]
+        return args, ref.evaluate(*args).astype(w)
+
+
+def _truth(fn: str, args: list[np.ndarray], i: int) -> mpmath.mpf | None:
+    """mpmath's value of ``fn`` at operand set ``i`` of ``args`` (at the caller's precision); None
+    where mpmath cannot take the operands or the value is complex."""
+    try:
+        truth = PRECISE[fn](*[exact(a[i]) if a.dtype.kind == "f" else int(a[i]) for a in args])
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return None
+    return None if isinstance(truth, mpmath.mpc) else truth
+
+
 @cache
 def trusted(fn: str, tname: str) -> bool:
     """Whether ``fn``'s reference meets half its stated bound for lanes of ``tname`` on the
@@ -329,26 +350,16 @@ def trusted(fn: str, tname: str) -> bool:
         hard = ref.hard(rng, tname) if len(params) == 1 else []
     if hard:
         cols[0] = np.concatenate([cols[0], np.array([h[0] for h in hard], cols[0].dtype)])
-    ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
-    with np.errstate(all="ignore"):
-        ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
-        w = working(tname)
-        args = [np.ascontiguousarray(c[ok].astype(w) if c.dtype.kind == "f" else c[ok].astype(np.int64)) for c in cols]
-        got = ref.evaluate(*args)
-    prec = 2 * np.finfo(w).nmant + 60
+    args, got = _evaluated(ref, tname, cols)
     fm = fmt(tname)
     worst = 0.0
-    with mpmath.workprec(prec):
+    with mpmath.workprec(2 * np.finfo(working(tname)).nmant + 60):
         for i in range(len(got)):
             if not np.isfinite(got[i]) or got[i] == 0:
                 continue
-            mp_args = [exact(a[i]) if a.dtype.kind == "f" else int(a[i]) for a in args]
-            try:
-                truth = PRECISE[fn](*mp_args)
-            except (OverflowError, ZeroDivisionError, ValueError):
-                continue
-            if isinstance(truth, mpmath.mpc) or not fm.tiny <= abs(truth) <= fm.max:
-                continue  # a result the filter never decides (oracles.math.fast: near zero or overflow)
+            truth = _truth(fn, args, i)
+            if truth is None or not fm.tiny <= abs(truth) <= fm.max:
+                continue  # a result the filter never decides here (oracles.math.fast: near zero or overflow)
             worst = max(worst, float(abs((exact(got[i]) - truth) / truth)))
     return worst <= rel / 2
 
@@ -368,22 +379,13 @@ def trusted_beyond(fn: str, tname: str) -> bool:
     if not trusted(fn, tname):
         return False
     ref, fm, w = REFERENCES[fn], fmt(tname), working(tname)
-    params = FUNCTIONS[fn].inputs
-    cols = sample(fn, params, tname, np.random.default_rng(20261128), 1024)
-    ops = [c.astype(np.float64) if c.dtype.kind == "f" else c.astype(np.int64) for c in cols]
-    with np.errstate(all="ignore"):
-        ok = ref.domain(*ops) & np.all([np.isfinite(o) & (o != 0) for o in ops], axis=0)
-        args = [np.ascontiguousarray(c[ok].astype(w) if c.dtype.kind == "f" else c[ok].astype(np.int64)) for c in cols]
-        got = ref.evaluate(*args).astype(w)
+    cols = sample(fn, FUNCTIONS[fn].inputs, tname, np.random.default_rng(20261128), 1024)
+    args, got = _evaluated(ref, tname, cols)
     rel = ref.bound(tname)
     with mpmath.workprec(2 * np.finfo(w).nmant + 60):
         for i in np.flatnonzero(~((np.abs(got) >= fm.tiny * 2) & (np.abs(got) <= fm.max / 4))):
-            mp_args = [exact(a[i]) if a.dtype.kind == "f" else int(a[i]) for a in args]
-            try:
-                truth = PRECISE[fn](*mp_args)
-            except (OverflowError, ZeroDivisionError, ValueError):
-                continue
-            if isinstance(truth, mpmath.mpc):
+            truth = _truth(fn, args, i)
+            if truth is None:
                 continue
             sign = bool(np.signbit(got[i])) == (truth < 0)
             if np.isnan(got[i]) or (np.isinf(got[i]) and not (abs(truth) > fm.max * mpmath.mpf(2) ** 64 and sign)):

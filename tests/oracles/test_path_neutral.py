@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 
-import numpy as np
+from conftest import same_expectations
 
 from campaign.expectations import Expectations
 from fuzz.strategies.conversions import Caps
@@ -16,19 +16,10 @@ from fuzz.strategies.maths import math_programs
 from lang.ir import Op, walk
 from lang.maths import FUNCTIONS
 from lang.policy import Policy
-from oracles import expected, path_neutral, rule
+from oracles import expected, path_neutral
 from oracles.math.lanewise import lanewise_at
 
 SPIRV = frozenset({"spirv"})
-
-
-def _same(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(
-        len(a[k].allowed) == len(b[k].allowed) and all(np.array_equal(x, y) for x, y in zip(a[k].allowed, b[k].allowed))
-        and np.array_equal(a[k].judged, b[k].judged) and np.array_equal(a[k].any_nan, b[k].any_nan)
-        and [rule(int(i)).id for i in a[k].rule] == [rule(int(i)).id for i in b[k].rule]
-        and all(np.array_equal(x, y) and np.array_equal(p, q) for (x, p), (y, q) in zip(a[k].ranges, b[k].ranges))
-        for k in a)
 
 
 def test_path_neutral_programs_expect_the_same_on_both_paths():
@@ -38,7 +29,7 @@ def test_path_neutral_programs_expect_the_same_on_both_paths():
     assert 5 <= len(neutral) < len(programs)  # not vacuous either way
     for p in neutral:
         for ftz in (frozenset(), frozenset({"float"})):
-            assert _same(expected(p, ftz), expected(p, ftz | SPIRV)), p.id
+            assert same_expectations(expected(p, ftz), expected(p, ftz | SPIRV)), p.id
 
 
 def test_exp10_reads_the_path():
