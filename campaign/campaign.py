@@ -243,7 +243,7 @@ def run_campaign(
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
                           depth, harness=harness, started=start,
-                          widths=Widths(harness.jobs / len(targets), t.fingerprint.get("max_mem_alloc_size", 0),
+                          widths=Widths(partial(harness.share, t.name), t.fingerprint.get("max_mem_alloc_size", 0),
                                                  stats[t.name].widened))
              for t in targets}  # each lane opens its device while the first program is drawn
     feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start,

@@ -59,6 +59,9 @@ from lang.policy import Policy
 KINDS = ("draw", "expect", "judge")
 """What the harness's workers do: draw programs, compute their expectations, judge runs."""
 
+SHARE_WINDOW_S = 30.0
+"""The recent past over which :meth:`Harness.share` counts what the other targets used of the pool."""
+
 MIN_JOBS = 2
 """The fewest worker processes worth a pool: with fewer free cores (the driver workers take one
 each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/performance.md)."""
@@ -85,6 +88,10 @@ class Harness:
         self.cpu: dict[str, dict[str, float]] = {}  # owner (a target) -> kind -> CPU seconds
         self.tasks: dict[str, dict[str, int]] = {}  # owner -> kind -> tasks
         self._lock = threading.RLock()
+        self._owners = max(1, len(targets))
+        self.clock: Callable[[], float] = time.monotonic  # share()'s
+        self._started = self.clock()
+        self._used: deque[tuple[float, str, float]] = deque()  # (when, owner, CPU seconds) of the last tasks
         self._waiting = Turns()
         self._running = 0
         self._draws = draws
@@ -195,6 +202,24 @@ class Harness:
                                                                   path, ranges),
                             partial(_window_restored, program, target))
 
+    def share(self, owner: str) -> float:
+        """The worker processes ``owner``'s target can count on now (campaign.widening sizes its
+        extensions by it): its fair share, the pool over the targets, or what the other targets'
+        tasks left of the pool in the last :data:`SHARE_WINDOW_S` seconds (their CPU seconds over
+        that time) where that is more. A share the others leave idle is the fast target's to use
+        (measured on an H200 machine, images, NVIDIA beside PoCL 5.0: PoCL's tasks took 2 s of CPU
+        in 30 s of its 7 processes' share, and NVIDIA's extensions were sized by the other 7);
+        the pool's turns (:class:`Turns`) still give every target's next task the next free process."""
+        now = self.clock()
+        fair = self.jobs / self._owners
+        with self._lock:
+            self._forget(now)
+            others = sum(cpu_s for _, who, cpu_s in self._used if who != owner)
+        span = min(SHARE_WINDOW_S, now - self._started)
+        if span < SHARE_WINDOW_S / 6:  # too early to tell what the others use
+            return fair
+        return max(fair, self.jobs - others / span)
+
     def close(self) -> None:
         """Stop the worker processes now (a task running is not waited for: its caller is closing)."""
         if self._pool is None:
@@ -262,6 +287,13 @@ class Harness:
         with self._lock:
             self.cpu.setdefault(owner, dict.fromkeys(KINDS, 0.0))[kind] += cpu_s
             self.tasks.setdefault(owner, dict.fromkeys(KINDS, 0))[kind] += 1
+            self._used.append((self.clock(), owner, cpu_s))
+            self._forget(self._used[-1][0])
+
+    def _forget(self, now: float) -> None:
+        """Drop the tasks older than :data:`SHARE_WINDOW_S` from :meth:`share`'s count (under the lock)."""
+        while self._used and self._used[0][0] < now - SHARE_WINDOW_S:
+            self._used.popleft()
 
 
 class Turns:

@@ -28,7 +28,8 @@ campaign measured so far), the fewest of:
   before the first one from the parts' own runs, which their fixed costs make an overestimate);
 - pool: the harness's worker processes keep pace with the target: the CPU seconds of expectations
   and judging (``c`` per lane; ``λ`` lanes per work-item) of the part and its extension fit
-  :data:`POOL_USE` of the target's share ``J`` of the pool in the time the target spends on them,
+  :data:`POOL_USE` of the target's share ``J`` of the pool (its fair share, or what the other
+  targets leave of the pool where that is more: campaign.pool.Harness.share) in the time the target spends on them,
   ``c λ (G + n) <= POOL_USE J (B + r (G + n))`` (``G`` the part's work-items; ``2B`` where the
   extension is one launch of a kernel of its own, built too: :func:`extension`). ``c`` is the part's
   own: the CPU seconds a lane of its expectations took (campaign.expectations.Expectations.lane_cpu_s:
@@ -49,6 +50,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 from fuzz.drivers import Result, Target
 from lang.derive import independent, window
@@ -108,14 +110,15 @@ class _Area:
 
 class Widths:
     """One target's extension sizes per area (module docstring). ``jobs``: the harness's worker
-    processes the target can count on (its share of the pool; 0: no extensions). ``bound``
+    processes the target can count on (its share of the pool, or a function that tells it now:
+    campaign.pool.Harness.share; 0: no extensions). ``bound``
     counts, per area, which limit decided each extension's size (``pace``, ``pool``, ``memory``,
     or ``measure``: the first, before the harness's cost is known), into the counter given
     (campaign.progress.TargetStats.widened). Thread-safe: the lane's host thread and the pool's
     callbacks report to it."""
 
-    def __init__(self, jobs: float, max_alloc: int = 0, bound: Counter | None = None) -> None:
-        self.jobs = jobs
+    def __init__(self, jobs: float | Callable[[], float], max_alloc: int = 0, bound: Counter | None = None) -> None:
+        self.jobs = jobs if callable(jobs) else lambda: jobs
         self.max_bytes = min(MAX_BYTES, max_alloc // 4) if max_alloc else MAX_BYTES
         self.bound: Counter[tuple[str, str]] = Counter() if bound is None else bound
         self._areas: dict[str, _Area] = {}
@@ -157,7 +160,8 @@ class Widths:
             build, judging = a.build_s.value, a.judging.value
             cpu = own * (judging or 1.0) if own else a.lane_cpu_s.value
             run = a.extension_item_s.value if a.extension_item_s.value is not None else a.run_item_s.value
-        if not self.jobs or build is None or run is None:
+        jobs = self.jobs()
+        if not jobs or build is None or run is None:
             return 0
         lay = layout(part)
         caps = {"memory": self.max_bytes * g // max(lay.in_bytes, lay.out_bytes, 1)}
@@ -166,10 +170,10 @@ class Widths:
         if cpu is None:  # the first extension: the part's own work-items, to measure the harness on
             caps["measure"] = g
         else:
-            need, have = cpu * lanes, POOL_USE * self.jobs * run  # per work-item: CPU seconds needed, had
+            need, have = cpu * lanes, POOL_USE * jobs * run  # per work-item: CPU seconds needed, had
             if need > have:
                 def pool(builds: float) -> float:
-                    return (POOL_USE * self.jobs * (builds + run * g) - need * g) / (need - have)
+                    return (POOL_USE * jobs * (builds + run * g) - need * g) / (need - have)
                 caps["pool"] = pool(build)
                 if caps["pool"] > MAX_LAUNCHES * g and g < window_items(part):  # one launch of a kernel
                     caps["pool"] = max(MAX_LAUNCHES * g, pool(2 * build))  # of its own: a build more

@@ -31,6 +31,23 @@ def test_the_pool_takes_the_cores_left_after_one_per_driver():
     assert default_jobs(3, cores=2) == 0
 
 
+def test_a_target_may_count_on_what_the_others_leave_of_the_pool():
+    harness = Harness(8, [TARGET, Target("slow", {}, "fp-slow", "", 0, 0)])  # no task: no process starts
+    clock = [harness.clock()]
+    harness.clock = lambda: clock[0]
+    try:
+        assert harness.share("fake") == 4.0  # the fair share before anything is known
+        clock[0] += 20.0
+        harness._count("slow", "expect", 10.0)  # the other target's tasks: 10 CPU seconds in 20 s
+        harness._count("fake", "judge", 100.0)  # its own do not count against it
+        assert harness.share("fake") == pytest.approx(8 - 10 / 20, abs=1e-3)
+        assert harness.share("slow") == 4.0  # 8 - 100 / 20 is less than the fair share
+        clock[0] += 40.0  # past SHARE_WINDOW_S (30 s): those tasks are forgotten
+        assert harness.share("fake") == 8.0
+    finally:
+        harness.close()
+
+
 def test_rule_indices_cross_as_codes_into_a_table_of_rule_ids():
     a = register("test.pool.a", "a", "§1")
     b = register("test.pool.b", "b", "§2")

@@ -94,6 +94,19 @@ def test_the_pool_caps_an_extension_once_its_windows_are_measured(monkeypatch):
     assert small.items("conversions", _program()) == 262_144
 
 
+def test_the_pool_caps_an_extension_by_the_share_the_target_has_now(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 1)
+    share = [4.0]
+    w = Widths(jobs=lambda: share[0])  # campaign.pool.Harness.share: what the other targets leave
+    w.built("conversions", build_s=0.4, run_s=0.001, items=G)
+    w.extended("conversions", run_s=0.05, items=409_600)
+    w.judged("conversions", cpu_s=0.5, lanes=409_600)
+    assert w.items("conversions", _program()) == 1504 * G  # as with jobs=4 above
+    share[0] = 8.0  # the other target left half the pool idle:
+    # (0.8 * 8 * (0.4 + r * 1024) - c * 1024) / (c - 0.8 * 8 * r) = 2.5588 / 4.3945e-7 = 5,822,720, pace 3,276,800
+    assert w.items("conversions", _program()) == 3_276_800 and w.bound["conversions", "pace"] == 1
+
+
 def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
     p = _program()

@@ -120,4 +120,24 @@ def axis_candidates(u: np.ndarray, size: int, sampler: Sampler) -> tuple[np.ndar
                 i0, i1, b = _linear(point, size, sampler)
                 cols.extend([i0, i1])
             bad = bad | b
-    return np.stack(cols, axis=1), bad
+    return distinct(np.stack(cols, axis=1)), bad
+
+
+def distinct(cand: np.ndarray) -> np.ndarray:
+    """Each row of ``cand`` (n, K) with its distinct values first, in the order they first appear,
+    then its first value repeated; as few columns as the row with the most distinct values needs.
+    A lane's set of candidates is unchanged, and its first one too (a read's reference): the
+    formulas at three points along an axis select two or three texels, not six, and the texels of a
+    read are every combination of one candidate per axis (``expect_read``), so this cuts LINEAR's
+    combinations from 36 to 9 in 2D and from 216 to 27 in 3D."""
+    n, k = cand.shape
+    cols = list(np.ascontiguousarray(cand.T))
+    new = np.ones((n, k), bool)  # a value no column before it holds
+    for j in range(1, k):
+        for i in range(j):
+            new[:, j] &= cols[i] != cols[j]
+    place = np.cumsum(new, axis=1) - 1  # its column in the result
+    out = np.repeat(cand[:, :1], int(place[:, -1].max()) + 1 if n else 1, axis=1)
+    r, c = np.nonzero(new)
+    out[r, place[r, c]] = cand[r, c]
+    return out

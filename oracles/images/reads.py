@@ -145,13 +145,11 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
             cand, b = axis_candidates(c[:, a], size, sampler)
             axis_cols.append((cand, size))
             bad |= b
-    flat = np.zeros((n, 1), np.int64)
-    border = np.zeros((n, 1), bool)
+    flat = np.zeros((n, 1), np.int64)  # each combination of a candidate per axis, as a row of the table
     stride = 1
-    for cand, size in axis_cols:
-        border = border[:, :, None] | (cand < 0)[:, None, :] | (cand >= size)[:, None, :]
-        flat = flat[:, :, None] + (np.clip(cand, 0, size - 1) * stride)[:, None, :]
-        flat, border = flat.reshape(n, -1), border.reshape(n, -1)
+    for cand, size in axis_cols:  # a candidate outside the image counts past every texel: the border row
+        offset = np.where((cand < 0) | (cand >= size), image.texels, cand * stride)
+        flat = (flat[:, :, None] + offset[:, None, :]).reshape(n, -1)
         stride *= size
     layer_rule = np.zeros(n, bool)
     if dim.arrayed:
@@ -160,7 +158,7 @@ def expect_read(op: Op, coords: Expectation, program: Program, inputs: dict[str,
         flat = flat + (np.clip(layer, 0, shape[dim.spatial] - 1) * stride)[:, None]
         if sampler is not None:
             layer_rule = _layer_decides(c[:, dim.spatial], shape[dim.spatial])
-    rows = np.where(border, image.texels, flat)  # (n, K)
+    rows = np.minimum(flat, image.texels)  # (n, K)
     rows[bad] = image.texels
     judged = np.repeat(~bad, 4)
     if exact:
@@ -210,7 +208,7 @@ def _layer_decides(w: np.ndarray, count: int) -> np.ndarray:
 
 
 def _gather(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    return a[rows].ravel()
+    return np.take(a, rows, axis=0).ravel()
 
 
 def _exact(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.ndarray) -> Expectation:
@@ -218,18 +216,23 @@ def _exact(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule: np.nd
     rule = _gather(table.rule, rows)
     if np.any(layer_rule):  # a fractional or out-of-range layer coordinate: the layer selection decided the lane
         rule = np.where(np.repeat(layer_rule, 4) & (rule != RULE_BORDER), RULE_LAYER, rule)
-    flush = _gather(table.flush, rows)
     bits = _gather(table.bits, rows)
-    allowed = [bits, _gather(table.alt, rows)]
-    if flush.any():
+    # the table's columns that no texel sets are not gathered (a table has a row per texel, a
+    # read a row per work-item): they would add nothing to the expectation
+    allowed = [bits] + ([_gather(table.alt, rows)] if table.has_alt else [])
+    if table.flush_any:
+        flush = _gather(table.flush, rows)
         allowed += [np.where(flush, 0, bits), np.where(flush, 1 << (f.bits - 1), bits)]
-    ranged = _gather(table.ranged, rows)
-    # lanes without an interval get an empty one (lo > hi), in the result's own type
-    empty_lo, empty_hi = (np.inf, -np.inf) if f.is_float else (np.iinfo(f.dtype).max, np.iinfo(f.dtype).min)
-    lo = np.where(ranged, _gather(table.lo, rows), np.array(empty_lo, f.dtype)).astype(f.dtype)
-    hi = np.where(ranged, _gather(table.hi, rows), np.array(empty_hi, f.dtype)).astype(f.dtype)
-    e = Expectation(table.result, [allowed[0]], judged, _gather(table.nan, rows) & judged, rule,
-                    [(lo, hi)] if ranged.any() else [])
+    ranges = []
+    if table.ranged_any:
+        ranged = _gather(table.ranged, rows)
+        # lanes without an interval get an empty one (lo > hi), in the result's own type
+        empty_lo, empty_hi = (np.inf, -np.inf) if f.is_float else (np.iinfo(f.dtype).max, np.iinfo(f.dtype).min)
+        lo = np.where(ranged, _gather(table.lo, rows), np.array(empty_lo, f.dtype)).astype(f.dtype)
+        hi = np.where(ranged, _gather(table.hi, rows), np.array(empty_hi, f.dtype)).astype(f.dtype)
+        ranges = [(lo, hi)] if ranged.any() else []
+    nan = _gather(table.nan, rows) & judged if table.nan_any else np.zeros(len(judged), bool)
+    e = Expectation(table.result, [allowed[0]], judged, nan, rule, ranges)
     return e.with_alternatives(allowed[1:])
 
 
@@ -256,10 +259,13 @@ def _alternatives(table: Table, rows: np.ndarray, judged: np.ndarray, layer_rule
 def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: frozenset) -> Expectation:
     """LINEAR: between the least and greatest candidate texel values, widened for the arithmetic."""
     f = scalar(table.result)
-    lo = _over(np.minimum, table.lo, rows)  # (n, 4)
-    hi = _over(np.maximum, table.hi, rows)
-    special = _over(np.logical_or, table.special, rows)
-    flush = _over(np.logical_or, table.flush, rows)
+    if table.ranged_any:
+        (lo,), (hi,) = _over(table.lo, rows, np.minimum), _over(table.hi, rows, np.maximum)  # (n, 4) each
+    else:  # every texel's interval is its value
+        lo, hi = _over(table.lo, rows, np.minimum, np.maximum)
+    # a flag that no texel has stays off without gathering it
+    special = _over(table.special, rows, np.logical_or)[0] if table.special_any else np.zeros(lo.shape, bool)
+    flush = _over(table.flush, rows, np.logical_or)[0] if table.flush_any else np.zeros(lo.shape, bool)
     with np.errstate(all="ignore"):
         top = np.maximum(np.abs(lo), np.abs(hi)).astype(np.float64)
         ulp = np.exp2(np.floor(np.log2(np.maximum(top, 2.0**f.min_exp))) - (f.mant_bits - 1))
@@ -277,12 +283,16 @@ def _hull(table: Table, rows: np.ndarray, judged: np.ndarray, axes: int, ftz: fr
                        np.full(n, RULE_LINEAR_TOLERANCE, np.int16), [(lo_f, hi_f)])
 
 
-def _over(combine: np.ufunc, a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``combine`` of ``a``'s rows over each lane's candidates (``rows``' columns): the reduction
-    over a middle axis, a column at a time (a quarter of the time of ``a[rows]`` reduced)."""
-    out = a[rows[:, 0]]
+def _over(a: np.ndarray, rows: np.ndarray, *combines: np.ufunc) -> list[np.ndarray]:
+    """Each of ``combines`` of ``a``'s rows over each lane's candidates (``rows``' columns): the
+    reduction over a middle axis, a column at a time (a quarter of the time of ``a[rows]``
+    reduced), each column gathered once for all of them."""
+    out = [a[rows[:, 0]] for _ in combines]
+    column = np.empty_like(out[0])
     for k in range(1, rows.shape[1]):
-        combine(out, a[rows[:, k]], out=out)
+        np.take(a, rows[:, k], axis=0, out=column)
+        for combine, o in zip(combines, out):
+            combine(o, column, out=o)
     return out
 
 

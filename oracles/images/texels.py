@@ -77,6 +77,11 @@ class Table:
     special: np.ndarray
     rule: np.ndarray
 
+    def __post_init__(self) -> None:
+        self.has_alt = not np.array_equal(self.alt, self.bits)  # a second pattern somewhere
+        self.ranged_any, self.nan_any, self.flush_any = self.ranged.any(), self.nan.any(), self.flush.any()
+        self.special_any = self.special.any()
+
 
 # ---- channel conversions (§8.3) -------------------------------------------------------------------
 

@@ -7,11 +7,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lang.images import read_form
 from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
 from lang.types import Type
 from oracles import Expectation, rule
+import oracles.images.addressing as addressing_module
 from oracles.images import (
     RULE_BORDER,
     RULE_LAYER,
@@ -22,6 +25,7 @@ from oracles.images import (
 )
 
 F32 = np.float32
+distinct = addressing_module.distinct
 
 
 def read(dim, shape, texels, coords, sampler=None, order="R", channel="FLOAT", result="float", ftz=frozenset()):
@@ -277,3 +281,45 @@ def test_norm_interval_matches_fractions(bits, signed, result):
     _, lo, hi = norm_interval(codes, signed, bits, result)
     for c, l, h in zip(codes, lo, hi):
         assert (float(l), float(h)) == _exact_interval(int(c), M, dtype), c
+
+
+# ---- every combination of the axes' candidates, computed once each ---------------------------------
+
+
+def test_distinct_keeps_each_lanes_candidates_and_its_first():
+    cand = np.array([[3, 4, 3, 4, 4, 5], [7, 7, 7, 7, 7, 7], [0, 1, 9, 0, 1, 9]])
+    out = distinct(cand)
+    assert out.shape == (3, 3)  # the row with the most distinct values: 3
+    assert out.tolist() == [[3, 4, 5], [7, 7, 7], [0, 1, 9]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(dim=st.sampled_from(["2d", "3d"]), normalized=st.booleans(),
+       addressing=st.sampled_from(["clamp_to_edge", "clamp", "repeat", "mirrored_repeat"]),
+       filter_=st.sampled_from(["nearest", "linear"]), data=st.data())
+def test_reads_accept_what_every_combination_of_the_formulas_selections_gives(dim, normalized, addressing,
+                                                                             filter_, data):
+    """A read's candidates are every combination of a texel per axis (§8.2's formulas at the coordinate
+    and DELTA around it): the same values accepted, lane by lane, as from the formulas' six (LINEAR) or
+    three (NEAREST) selections per axis without removing repeats."""
+    if addressing in ("repeat", "mirrored_repeat") and not normalized:
+        normalized = True  # §6.15.15.1: REPEAT and MIRRORED_REPEAT need normalized coordinates
+    shape = (4, 3) if dim == "2d" else (3, 2, 3)
+    texels = np.arange(np.prod(shape), dtype=F32) * 1.5 + 1
+    scale = 1.0 if normalized else float(max(shape))
+    coords = data.draw(st.lists(st.lists(st.floats(-0.25, 1.25, width=32).map(lambda x: x * scale),
+                                         min_size=len(shape), max_size=len(shape)).map(lambda c: c + [0.0] * (dim == "3d")),
+                                min_size=1, max_size=12))
+    sampler = S(normalized, addressing, filter_)
+    e = read(dim, shape, texels, coords, sampler)
+    addressing_module.distinct = lambda cand: cand  # every selection, repeats and all
+    try:
+        full = read(dim, shape, texels, coords, sampler)
+    finally:
+        addressing_module.distinct = distinct
+    assert np.array_equal(e.judged, full.judged) and np.array_equal(e.rule, full.rule)
+    assert np.array_equal(e.allowed[0], full.allowed[0])  # the reference: the first combination's
+    probes = np.concatenate([*full.allowed, *(r for pair in full.ranges for r in pair)]).view(F32)
+    for value in np.unique(np.concatenate([probes, probes + F32(0.25)])):
+        bits = np.full(len(e), np.array(value, F32).view(np.uint32))
+        assert np.array_equal(e.accepts(bits), full.accepts(bits))
