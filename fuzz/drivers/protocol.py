@@ -118,7 +118,7 @@ class Result:
     """What came of a Job."""
 
     status: str  # one of STATUSES
-    outputs: dict[str, bytes] = field(default_factory=dict)  # read-back buffers (status ok)
+    outputs: dict[str, bytes | bytearray] = field(default_factory=dict)  # read-back buffers (status ok)
     log: str = ""  # build log, exception text, signal name, or the worker's stderr tail
     build_s: float = 0.0  # seconds in program creation + clBuildProgram
     run_s: float = 0.0  # seconds from first enqueue to finish + read back
