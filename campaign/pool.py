@@ -47,13 +47,12 @@ from campaign.execute import Outcome, Part, expectations_of, judged
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations
 from campaign.record import Run
-from campaign.widening import window_result
+from campaign.widening import draw_inputs, input_ranges, window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
 from fuzz.strategies import AREAS, Caps, Draws
 from lang.flow import FlowProgram, program_from_json
 from lang.ir import Program
-from lang.layout import input_bytes, input_values
 from lang.policy import Policy
 
 KINDS = ("draw", "expect", "judge")
@@ -182,11 +181,13 @@ class Harness:
     def inputs(self, program: Program, owner: str, block: Block) -> Future:
         """``program``'s packed ``in`` argument (lang.layout.input_bytes) written into ``block``, drawn
         for ``owner`` (an extension's launch, campaign.widening: 0.1-0.25 s of CPU per 16,384
-        work-items): a Future of its images' values (lang.layout.input_values), which are not per
-        work-item and are few."""
+        work-items; a task per range of campaign.widening.input_ranges): a Future of its images'
+        values (lang.layout.input_values), which are not per work-item and are few."""
         if self._pool is None:
-            return self._inline(owner, "draw", drawn_inputs, program, block.path)
-        return self._submit(owner, "draw", _inputs_task, (program.to_json(), block.path), lambda values: values)
+            return self._inline(owner, "draw", draw_inputs, program, block.path, 0, program.global_size)
+        text = program.to_json()  # its ranges of work-items drawn by as many worker processes at once
+        return _joined([self._submit(owner, "draw", _inputs_task, (text, block.path, start, items), lambda v: v)
+                        for start, items in input_ranges(program)])
 
     def window(self, program: Program, target: Target, result: Result, share: float, block: Block | None,
                ranges: dict[str, tuple[int, int]]) -> Future:
@@ -206,10 +207,9 @@ class Harness:
         """The worker processes ``owner``'s target can count on now (campaign.widening sizes its
         extensions by it): its fair share, the pool over the targets, or what the other targets'
         tasks left of the pool in the last :data:`SHARE_WINDOW_S` seconds (their CPU seconds over
-        that time) where that is more. A share the others leave idle is the fast target's to use
-        (measured on an H200 machine, images, NVIDIA beside PoCL 5.0: PoCL's tasks took 2 s of CPU
-        in 30 s of its 7 processes' share, and NVIDIA's extensions were sized by the other 7);
-        the pool's turns (:class:`Turns`) still give every target's next task the next free process."""
+        that time) where that is more (an H200 machine, images, NVIDIA beside PoCL 5.0: PoCL's tasks
+        took 2 s of CPU in 30 s of its 7 processes' share); the pool's turns (:class:`Turns`) still
+        give every target's next task the next free process."""
         now = self.clock()
         fair = self.jobs / self._owners
         with self._lock:
@@ -348,12 +348,25 @@ def _with_class(expectations: Expectations, ftz: frozenset) -> Expectations:
     return expectations
 
 
-def drawn_inputs(program: Program, path: str) -> dict:
-    """:meth:`Harness.inputs`'s task: ``program``'s packed ``in`` argument written into the shared
-    block at ``path`` (campaign.exchange); its images' values returned."""
-    values = input_values(program)
-    exchange.write(path, input_bytes(program, values))
-    return {i.name: values[i.name] for i in program.images}
+def _joined(futures: list[Future]) -> Future:
+    """A Future of the first of ``futures``' values, once every one is done (the first error, if any)."""
+    out: Future = Future()
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def one(_: Future) -> None:
+        with lock:
+            left[0] -= 1
+            if left[0]:
+                return
+        error = next((f.exception() for f in futures if f.exception() is not None), None)
+        if error is None:
+            out.set_result(futures[0].result())
+        else:
+            out.set_exception(error)
+    for f in futures:
+        f.add_done_callback(one)
+    return out
 
 
 def window_judged(program: Program, target: Target, result: Result, share: float, path: str,
@@ -422,8 +435,8 @@ def _window_task(program_json: str, target: str, result: Result, share: float, p
     return outcome, run.result, (run.status, run.log, run.verdict, run.rows, run.errors, run.defects), cpu_s
 
 
-def _inputs_task(program_json: str, path: str) -> dict:
-    return drawn_inputs(Program.from_json(program_json), path)
+def _inputs_task(program_json: str, path: str, start: int, items: int) -> dict:
+    return draw_inputs(Program.from_json(program_json), path, start, items)
 
 
 def _judge_task(program_json: str, packed: exchange.Packed, path: str, target: str, result: Result) -> tuple:

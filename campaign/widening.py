@@ -55,7 +55,8 @@ from typing import Callable
 from fuzz.drivers import Result, Target
 from lang.derive import independent, window
 from lang.ir import Program
-from lang.layout import layout
+from campaign import exchange
+from lang.layout import input_values, layout
 
 RUN_SHARE = 1.0
 """An extension's run takes at most this share of its part's build time."""
@@ -233,3 +234,24 @@ def window_result(program: Program, result: Result, share: float) -> Result:
         offset = lay.outputs[name].offset
         out[offset:offset + len(data)] = data
     return Result("ok", {"out": bytes(out)}, build_s=result.build_s * share, run_s=result.run_s * share)
+
+
+def input_ranges(ext: Program) -> list[tuple[int, int]]:
+    """The ranges of work-items (first, count) of a launch ``ext`` whose inputs the harness draws
+    each in a task of its own (campaign.pool.Harness.inputs): a window's work-items each, so that a
+    launch of many windows (an image part's extension: one launch) is drawn by several worker
+    processes at once rather than by one while the GPU waits."""
+    size = window_items(ext)
+    return [(start, min(size, ext.global_size - start)) for start in range(0, ext.global_size, size)]
+
+
+def draw_inputs(ext: Program, path: str, start: int, items: int) -> dict:
+    """The inputs of work-items ``start`` to ``start + items`` of ``ext`` (lang.derive.window: the
+    same lanes as the whole launch's there) written where they lie in its packed ``in`` argument
+    (lang.layout), into the shared block at ``path`` (campaign.exchange: zeros elsewhere until
+    written); its images' values returned with the first range (they are not per work-item)."""
+    values = input_values(window(ext, start, items))
+    regions = layout(ext).inputs
+    for b in ext.inputs:
+        exchange.write(path, values[b.name].tobytes(), regions[b.name].offset + start * b.type.size)
+    return {i.name: values[i.name] for i in ext.images} if start == 0 else {}

@@ -18,7 +18,8 @@ from campaign.pool import Harness
 from campaign.progress import TargetStats
 from campaign.timeouts import Timeouts
 from campaign.exchange import Block
-from campaign.widening import Widths, extensible, extension, ranges, window_result, windows
+from campaign.widening import (Widths, draw_inputs, extensible, extension, input_ranges, ranges, window_result,
+                               windows)
 from fuzz.drivers import Result, Target
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies import AREAS, Caps, Draws
@@ -311,3 +312,23 @@ def test_an_extension_that_crashes_is_one_failure_of_its_own(monkeypatch, jobs):
     assert [o.status for o in got] == ["ok", "crash"]  # the part judged; the extension's launch, whole
     [row] = [r for o in got for r in o.failures]
     assert row["kind"] == "crash" and stats.mismatches == 0
+
+
+def test_an_extensions_inputs_drawn_by_ranges_of_work_items_are_the_whole_launchs(monkeypatch):
+    monkeypatch.setattr(widening, "WINDOW_LANES", 3 * G + 5)  # ranges of 3,077 work-items, the last shorter
+    ext = window(_program(Fill(5)), G, 10 * G)
+    assert [items for _, items in input_ranges(ext)] == [3 * G + 5] * 3 + [10 * G - 3 * (3 * G + 5)]
+    block = Block(layout(ext).in_bytes)
+    try:
+        images = [draw_inputs(ext, block.path, start, items) for start, items in reversed(input_ranges(ext))]
+        assert block.read() == input_bytes(ext) and images[-1] == {}
+    finally:
+        block.close()
+    harness = Harness(2, [GPU])  # the same through the pool's worker processes, a task per range
+    try:
+        block = Block(layout(ext).in_bytes)
+        assert harness.inputs(ext, "gpu", block).result(60) == {} and block.read() == input_bytes(ext)
+        assert harness.tasks["gpu"]["draw"] == 4
+    finally:
+        block.close()
+        harness.close()
