@@ -404,7 +404,7 @@ class Lane:
             record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
             block = Block(len(result.outputs["out"]))  # read by the windows' tasks (campaign.exchange)
             block.write(result.outputs["out"])
-            todo = [(w, ranges(ext, start, w.global_size)) for start, w in cut]
+            todo = list(zip([w for _, w in cut], ranges(ext, cut)))
             block.hold(len(todo))
             result = replace(result, outputs={})
         else:

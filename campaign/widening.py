@@ -216,11 +216,13 @@ def windows(ext: Program) -> list[tuple[int, Program]]:
             for start in range(0, ext.global_size, size)]
 
 
-def ranges(ext: Program, start: int, items: int) -> dict[str, tuple[int, int]]:
-    """Where each output buffer's bytes of work-items ``start`` to ``start + items`` lie in
-    ``ext``'s packed ``out`` argument, as (offset, size): what a window's judging reads of the run."""
+def ranges(ext: Program, cut: list[tuple[int, Program]]) -> list[dict[str, tuple[int, int]]]:
+    """For each window of ``cut`` (:func:`windows`), where each output buffer's bytes of its
+    work-items lie in ``ext``'s packed ``out`` argument, as (offset, size): what its judging reads
+    of the run."""
     regions = layout(ext).outputs
-    return {b.name: (regions[b.name].offset + start * b.type.size, items * b.type.size) for b in ext.outputs}
+    return [{b.name: (regions[b.name].offset + start * b.type.size, w.global_size * b.type.size) for b in ext.outputs}
+            for start, w in cut]
 
 
 def window_result(program: Program, result: Result, share: float) -> Result:

@@ -118,7 +118,7 @@ def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
     out = _outputs(ext)
     block = Block(len(out))  # shared with the harness's worker processes (campaign.exchange)
     block.write(out)
-    where = ranges(ext, 100_000, 100_000)
+    where = ranges(ext, cut)[1]
     assert where == {"out0": (layout(ext).outputs["out0"].offset + 400_000, 400_000)}
     got = exchange.read(block.path, where)["out0"]
     assert got == out[layout(ext).outputs["out0"].offset + 400_000:][:400_000] and block.read() == out
