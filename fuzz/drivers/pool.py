@@ -34,16 +34,6 @@ LOG_TRUNCATE_BYTES = 64 << 20  # a worker log above this is emptied between jobs
 _counter = itertools.count()
 
 
-def _copied(region: np.ndarray) -> bytearray:
-    """``region``'s bytes, copied by numpy, which lets the process's other threads run meanwhile:
-    a GPU's extension reads back up to 256 MiB (campaign.widening), and ``tobytes`` held the GIL
-    for the whole copy (measured with ``py-spy --gil`` on an H200 machine, a 30-s conversions
-    campaign of NVIDIA beside PoCL: 5 s of the campaign process's GIL on this line)."""
-    out = bytearray(region.size)
-    np.copyto(np.frombuffer(out, np.uint8), region)
-    return out
-
-
 class WorkerStartError(RuntimeError):
     """The worker process could not open its device."""
 
@@ -436,13 +426,11 @@ class Worker:
             return Result("worker_error", log=clip_log(f"unexpected message: {message!r}"))
         _, result, healthy = message
         if result.ok:
-            view = self._res.shared.bytes_view()
             result.outputs = {
-                arg.name: _copied(view[p.offset : p.offset + p.nbytes])
+                arg.name: self._res.shared.copy(p.offset, p.nbytes)
                 for arg, p in zip(job.args, run.places)
                 if isinstance(arg, BufferArg) and arg.read_back
             }
-            del view
         tail = self._log_tail(offset)
         if tail:
             result.log = clip_log(f"{result.log}\n{tail}" if result.log else tail)
