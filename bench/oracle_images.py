@@ -13,11 +13,10 @@ Run: python3 bench/oracle_images.py [--programs 12] [--repeat 3] [--seed 7] [--b
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+
+from _common import child_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,8 +47,7 @@ print(json.dumps({{"lanes": lanes, "cpu_s": cpu}}))
 
 def measure(root: Path, args: argparse.Namespace) -> dict:
     code = CHILD.format(root=str(root), seed=args.seed, programs=args.programs)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(code, root)
 
 
 def main() -> None:

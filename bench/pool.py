@@ -16,14 +16,11 @@ Run: python3 bench/pool.py [--minutes 1] [--repeat 3] [--seed 7] [--drivers ...]
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-import _common  # noqa: F401  (puts the repository on sys.path)
+from _common import child_json  # and the repository on sys.path
 
 from campaign.pool import default_jobs
 from fuzz.drivers import discover, select
@@ -54,8 +51,7 @@ def campaign(root: Path, names: list[str], areas: tuple[str, ...], minutes: floa
     """One campaign in a process of its own on the checkout at ``root`` (``jobs`` None: its default)."""
     code = CHILD.format(root=str(root), names=names, jobs=jobs, path=str(path), minutes=minutes, seed=seed,
                         areas=areas)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return child_json(code, root)
 
 
 def main() -> None:

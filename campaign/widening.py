@@ -52,10 +52,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from campaign import exchange
 from fuzz.drivers import Result, Target
 from lang.derive import independent, window
 from lang.ir import Program
-from campaign import exchange
 from lang.layout import input_values, layout
 
 RUN_SHARE = 1.0
