@@ -9,7 +9,8 @@ wall time: campaign.progress.TargetStats). The fast target's busy fraction in th
 is what independent queues are for: in lockstep it waited for the slow one. ``--after S``: also each
 target's judged lanes per second of wall time from S seconds into the joint campaign to its end
 (after the area's corner sweep: campaign.widening's extensions are for the programs drawn after it),
-and its wait for the harness as a share of the wall time, and below the table what limited its
+and its wait for the harness as a share of the wall time (with the part of it in the worker's
+calls beyond build and run: campaign.progress.TargetStats.calls_s), and below the table what limited its
 extensions' sizes (campaign.widening.Widths.bound) and the harness's CPU seconds; ``--joint``: the joint campaigns only;
 ``--no-sweep``: no corner sweep first (Policy.corner_sweep: what the targets run once it is done).
 Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint] [--no-sweep]
@@ -69,7 +70,7 @@ def main() -> None:
     found = discover()
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pace-"))
     print("| pair, area | target | solo programs | joint programs | joint/solo | solo lanes/s | joint lanes/s "
-          f"| solo busy | joint busy | joint lanes/s after {args.after:g} s | joint harness |")
+          f"| solo busy | joint busy | joint lanes/s after {args.after:g} s | joint harness (in calls) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     limits = []  # what decided the size of each target's extensions (campaign.widening)
     for spec in filter(None, args.pairs.split(";")):
@@ -86,7 +87,8 @@ def main() -> None:
             s, j = solo.get(t.name, TargetStats()), joint[t.name]
             print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {f'{j.programs / s.programs:.2f}' if s.programs else '-'} "
                   f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
-                  f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} |", flush=True)
+                  f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} "
+                  f"({j.calls_s / j.wall_s if j.wall_s else 0:.1%} in calls) |", flush=True)
             if j.widened:
                 limits.append(f"{names} {area}, {t.name}: " + ", ".join(f"{limit} {n}" for (_, limit), n in sorted(j.widened.items())))
     if limits:

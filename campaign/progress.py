@@ -23,7 +23,10 @@ class TargetStats:
     short: at their limit, or by the campaign's stop), ``isolating_s`` (the rest of the re-runs of
     halves that isolate a failure), ``triage_s`` (work beside the campaign: confirming and reducing
     buckets, the whole of each task) and ``idle_s`` (nothing to run: the draws over, every area
-    closed to it). :class:`Clock` measures the waits, :meth:`spent` the worker's calls."""
+    closed to it). :class:`Clock` measures the waits, :meth:`spent` the worker's calls; ``calls_s``
+    is the part of ``harness_s`` in the worker's calls of whole runs beyond the driver's build and
+    run (buffers moved into and out of its shared memory, its messages: what a GPU's large
+    extensions add there), the rest of ``harness_s`` the waits."""
 
     programs: int = 0
     runs: int = 0
@@ -39,6 +42,7 @@ class TargetStats:
     isolating_s: float = 0.0
     triage_s: float = 0.0
     idle_s: float = 0.0
+    calls_s: float = 0.0  # of harness_s: the worker's calls beyond build and run
     skipped: int = 0  # programs of its backlog it never ran (campaign.feed.BACKLOG)
     statuses: dict[str, int] = field(default_factory=dict)
     kinds: set = field(default_factory=set)
@@ -71,6 +75,8 @@ class TargetStats:
         rest = max(0.0, wall_s - build_s - run_s)
         column = "harness_s" if how == "run" else f"{how}_s"
         setattr(self, column, getattr(self, column) + rest)
+        if how == "run":
+            self.calls_s += rest
 
     def add(self, outcome: Outcome, whole: bool = True) -> None:
         """Count one run; its status only if it ran a whole part (not a half made to isolate)."""

@@ -184,6 +184,7 @@ def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
     stats.wall_s = 13.0
     assert (stats.build_s, stats.run_s, stats.timeouts_s) == (1.0, 2.0, 2.0)
     assert stats.harness_s == 1.0 + 2.0 + 1.0 + 1.0  # set-up, drawing, buffers, judging
+    assert stats.calls_s == 1.0  # of it, in the worker's call: the buffers moved
     assert stats.idle_s == 3.0  # after the draws: 10 to 13 s
     assert stats.accounted_s == stats.wall_s
     assert stats.busy_s == 5.0  # build, run, the timeout
