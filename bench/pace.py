@@ -11,7 +11,8 @@ target's judged lanes per second of wall time from S seconds into the joint camp
 (after the area's corner sweep: campaign.widening's extensions are for the programs drawn after it),
 and its wait for the harness as a share of the wall time (with the part of it in the worker's
 calls beyond build and run: campaign.progress.TargetStats.calls_s), and below the table what limited its
-extensions' sizes (campaign.widening.Widths.bound) and the harness's CPU seconds; ``--joint``: the joint campaigns only;
+extensions' sizes (campaign.widening.Widths.bound), the harness's CPU seconds and what the target's
+waits for the harness were waits for (campaign.progress.TargetStats.waits); ``--joint``: the joint campaigns only;
 ``--no-sweep``: no corner sweep first (Policy.corner_sweep: what the targets run once it is done).
 Run: python3 bench/pace.py [--minutes 1] [--pairs ...] [--seed 11] [--after 60] [--joint] [--no-sweep]
 """
@@ -89,6 +90,9 @@ def main() -> None:
                   f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
                   f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} "
                   f"({j.calls_s / j.wall_s if j.wall_s else 0:.1%} in calls) |", flush=True)
+            if j.waits:
+                limits.append(f"{names} {area}, {t.name} waited (host thread {j.host_s:.1f} s): " + ", ".join(
+                    f"{why} {s:.1f} s" for why, s in j.waits.most_common()))
             if j.widened:
                 limits.append(f"{names} {area}, {t.name}: " + ", ".join(f"{limit} {n}" for (_, limit), n in sorted(j.widened.items())))
     if limits:

@@ -207,7 +207,9 @@ def execute(
 def kernel_wide(verdict: Verdict, program: Program) -> bool:
     """Whether a run looks like code was dropped rather than computed wrongly: most statements
     disagree at once, or several are wrong on every lane (PoCL 3.1 drops the code after a
-    statement it miscompiles)."""
+    statement it miscompiles); never a part of one statement (isolated already)."""
+    if len(program.body) < 2:
+        return False
     if program.base_area == "math":  # edge-case disagreements in most statements are the norm there:
         return verdict.wholly_wrong >= 2  # only statements wrong on every lane suggest dropped code
     return verdict.failing_statements >= 2 and (

@@ -1,5 +1,5 @@
 """What a lane (campaign.pipeline) keeps around its worker: the programs in flight (:class:`Ticket`),
-a spare worker starting in the background (:func:`start_worker`) and the worker as work beside the
+a spare worker starting in the background (:class:`Spare`) and the worker as work beside the
 campaign sees it (:class:`Guarded`), which raises :class:`LaneClosed` once the lane stops."""
 
 from __future__ import annotations
@@ -51,15 +51,51 @@ class Guarded:
         return out
 
 
-def start_worker(worker: Worker, started: Future) -> None:
-    """Start ``worker`` and hand it over through ``started`` (its WorkerStartError, closed, instead)."""
-    try:
-        worker.start()
-    except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
-        worker.close()
-        started.set_exception(e)
-        return
-    started.set_result(worker)
+class Spare:
+    """A fresh worker of a lane's target started in the background for triage's next restart
+    (campaign.pipeline.Lane.renew: a process start, a second or more on a loaded machine, is not
+    waited for)."""
+
+    def __init__(self) -> None:
+        self._next: Future | None = None
+
+    def renew(self, worker: Worker) -> Worker:
+        """A fresh worker in place of ``worker`` (nothing it built or ran is left): the spare started
+        since the last renewal (``worker`` closed in the background), else ``worker`` restarted;
+        then the next spare starts."""
+        fresh = None
+        if self._next is not None:
+            try:
+                fresh = self._next.result()
+            except Exception:  # noqa: BLE001 - the spare did not start: a restart instead
+                pass
+        if fresh is None:
+            worker.restart()
+            fresh = worker
+        else:
+            threading.Thread(target=worker.close, daemon=True).start()
+        self._next = Future()
+        threading.Thread(target=self._start, args=(Worker(worker.target, timeout_s=worker.timeout_s), self._next),
+                         daemon=True).start()
+        return fresh
+
+    def close(self) -> None:
+        """Close the spare, once started (one that failed to start is closed already)."""
+        if self._next is not None:
+            try:
+                self._next.result().close()
+            except Exception:  # noqa: BLE001 - it did not start: nothing to close
+                pass
+
+    @staticmethod
+    def _start(worker: Worker, started: Future) -> None:
+        try:
+            worker.start()
+        except Exception as e:  # noqa: BLE001 - handed over: the lane restarts its own worker instead
+            worker.close()
+            started.set_exception(e)
+            return
+        started.set_result(worker)
 
 
 class Ticket:

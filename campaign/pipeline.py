@@ -47,7 +47,7 @@ from campaign.learned import FAILURES, Learned
 from campaign.pool import Harness
 from campaign.progress import Clock, TargetStats
 from campaign.record import Run
-from campaign.inflight import Guarded, LaneClosed, Ticket, start_worker
+from campaign.inflight import Guarded, LaneClosed, Spare, Ticket
 from campaign.timeouts import Timeouts
 from campaign.widening import Widths, extensible, extension, ranges, windows
 from corpus.store import Corpus
@@ -78,8 +78,10 @@ class Lane:
         self.widths = widths  # the sizes of its parts' extensions (campaign.widening; None: none)
         self.stats = stats
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
-        self.clock = Clock(stats, started)  # the target's timeline between the worker's calls
+        self.clock = Clock(stats, started, self.why)  # the target's timeline between the worker's calls
         self._elsewhere = 0  # events computed in the harness's pool: expectations, judgments
+        self._awaited, self._handling = [0, 0, 0, 0], False  # of them by event kind; the host thread's state
+        self.depth = depth
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
@@ -88,7 +90,7 @@ class Lane:
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
         self._order = itertools.count()
-        self._spare: Future | None = None  # a fresh worker starting for triage's next restart (renew)
+        self._spare = Spare()  # a fresh worker starting for triage's next restart (renew)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self.closing = threading.Event()
         self._tickets: set[Ticket] = set()  # programs in flight
@@ -112,7 +114,7 @@ class Lane:
         self._check()
         self.clock.work(+1)
         if isinstance(expectations, Future):
-            self._later(expectations, lambda f: (PROGRAM, program, f, done))
+            self._later(expectations, lambda f: (PROGRAM, program, f, done), PROGRAM)
         else:
             self._inbox.put((PROGRAM, program, expectations, done))
 
@@ -160,25 +162,9 @@ class Lane:
         return self.call(timed)
 
     def renew(self) -> None:
-        """A fresh worker process for the lane (triage's restart: nothing an earlier run built or ran
-        is left): the spare started beside the campaign since the last renewal, else a restart; then a
-        new spare starts in the background (a process start, a second or more on a loaded machine,
-        is not waited for). On the runner thread only (:meth:`beside`)."""
-        spare, self._spare = self._spare, None
-        fresh = None
-        if spare is not None:
-            try:
-                fresh = spare.result()
-            except Exception:  # noqa: BLE001 - the spare did not start: a restart instead
-                pass
-        if fresh is None:
-            self.worker.restart()
-        else:
-            old, self.worker = self.worker, fresh
-            threading.Thread(target=old.close, daemon=True).start()
-        self._spare = Future()
-        threading.Thread(target=start_worker, args=(Worker(self.target, timeout_s=self.worker.timeout_s), self._spare),
-                         daemon=True).start()
+        """A fresh worker process for the lane (triage's restart: campaign.inflight.Spare.renew). On
+        the runner thread only (:meth:`beside`)."""
+        self.worker = self._spare.renew(self.worker)
 
     def unfinished(self) -> list[str]:
         """The parts (stored programs: whole programs, batches or halves) dispatched and not
@@ -216,11 +202,16 @@ class Lane:
         for wall_s, *_ in self._unjudged.values():  # run, but the stop came before its judgment: void
             self.clock.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
-        if self._spare is not None:
-            try:
-                self._spare.result().close()
-            except Exception:  # noqa: BLE001 - it did not start: nothing to close
-                pass
+        self._spare.close()
+
+    def why(self, in_flight: int) -> str:
+        """What the runner waits for with ``in_flight`` programs submitted (campaign.progress.Clock):
+        whether the lane takes another program ("full", "open"), then the first of: its host thread
+        ("host": busy, or events queued), the pool's expectations, an extension's inputs, judgments."""
+        awaited = self._awaited
+        what = ("host" if self._handling or self._inbox.qsize() else "expectations" if awaited[PROGRAM] else
+                "inputs" if awaited[INPUTS] else "judging" if awaited[JUDGED] else "draw")
+        return f"{'full' if in_flight >= self.depth else 'open'}: {what}"
 
     def _check(self) -> None:
         if self.error is not None:
@@ -268,15 +259,18 @@ class Lane:
     def _serve(self) -> None:
         while True:
             event = self._inbox.get()
+            t0, self._handling = time.perf_counter(), True
             try:
                 if event is None:
                     return
                 if self.error is None:
                     self._handle(event)
+                    self.stats.host_s += time.perf_counter() - t0
             except BaseException as e:  # a bug of ours: surfaced on the campaign's thread
                 self.error = e
                 self._slots.release()
             finally:
+                self._handling = False
                 self._inbox.task_done()
 
     def _handle(self, event: tuple) -> None:
@@ -359,7 +353,7 @@ class Lane:
             ticket.settle(Outcome("slow", runs=1), 0 if part.low else 1)
             return
         self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
-        self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f))
+        self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f), JUDGED)
 
     def _concluded(self, part: Part, ticket: Ticket, judged: Future) -> None:
         """A judged run: recorded, its halves (if it must be isolated) dispatched."""
@@ -390,7 +384,7 @@ class Lane:
         for ext in launches:  # its inputs drawn in the harness's pool, off this thread, into shared memory
             block = Block(layout(ext).in_bytes)
             self._later(self.harness.inputs(ext, self.target.name, block),
-                        lambda f, ext=ext, block=block: (INPUTS, ext, f, ticket, own, block))
+                        lambda f, ext=ext, block=block: (INPUTS, ext, f, ticket, own, block), INPUTS)
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
         """An extension's run: each window judged where its expectations are computed (a failed run
@@ -418,21 +412,25 @@ class Lane:
             judging = self.harness.window(program, self.target, result, share, block, where)
             if block is not None:
                 judging.add_done_callback(block.release)
-            self._later(judging, lambda f, p=piece: (JUDGED, p, ticket, f))
+            self._later(judging, lambda f, p=piece: (JUDGED, p, ticket, f), JUDGED)
 
-    def _later(self, future: Future, event: Callable[[Future], tuple]) -> None:
-        """Handle ``event(future)`` once ``future`` is done: now, on this thread, if it is (no pool);
-        else on the host thread once the pool's callback queues it."""
+    def _later(self, future: Future, event: Callable[[Future], tuple], kind: int) -> None:
+        """Handle ``event(future)`` (a host event of ``kind``) once ``future`` is done: now, on this
+        thread, if it is (no pool); else on the host thread once the pool's callback queues it."""
         if future.done() and threading.current_thread() is self._host:
             self._handle(event(future))
             return
         with self._count:
             self._elsewhere += 1
+            self._awaited[kind] += 1
+        self.clock.settle()  # what the runner waits for may have changed
 
         def arrived(f: Future) -> None:
             self._inbox.put(event(f))
             with self._count:
                 self._elsewhere -= 1
+                self._awaited[kind] -= 1
+            self.clock.settle()
 
         future.add_done_callback(arrived)
 

@@ -8,6 +8,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Callable
 
 from campaign.execute import Outcome
 from campaign.scheduler import Budget
@@ -26,7 +27,8 @@ class TargetStats:
     closed to it). :class:`Clock` measures the waits, :meth:`spent` the worker's calls; ``calls_s``
     is the part of ``harness_s`` in the worker's calls of whole runs beyond the driver's build and
     run (buffers moved into and out of its shared memory, its messages: what a GPU's large
-    extensions add there), the rest of ``harness_s`` the waits."""
+    extensions add there), the rest of ``harness_s`` the waits, which ``waits`` splits by what was
+    in flight when each began (:class:`Clock`'s ``why``)."""
 
     programs: int = 0
     runs: int = 0
@@ -43,6 +45,8 @@ class TargetStats:
     triage_s: float = 0.0
     idle_s: float = 0.0
     calls_s: float = 0.0  # of harness_s: the worker's calls beyond build and run
+    waits: Counter = field(default_factory=Counter)  # of harness_s: the runner's waits by what it waited for (Clock)
+    host_s: float = 0.0  # wall seconds the lane's host thread spent handling its events (campaign.pipeline)
     skipped: int = 0  # programs of its backlog it never ran (campaign.feed.BACKLOG)
     statuses: dict[str, int] = field(default_factory=dict)
     kinds: set = field(default_factory=set)
@@ -96,10 +100,14 @@ class Clock:
     thread waits for something to run is the harness's (``harness_s``: a program of the target is in
     flight, or its feeder is getting it one) or idle (``idle_s``); before the runner's first wait
     (the campaign's set-up, its worker starting) it is the harness's, after its stop idle. Times
-    are ``time.monotonic`` readings from ``started`` (the campaign's start)."""
+    are ``time.monotonic`` readings from ``started`` (the campaign's start). ``why`` names what the
+    target waits for as things stand (campaign.pipeline.Lane.why): each harness wait is added to
+    ``stats.waits`` under the name it had when it began (:meth:`settle` when that changes)."""
 
-    def __init__(self, stats: TargetStats, started: float | None = None) -> None:
+    def __init__(self, stats: TargetStats, started: float | None = None,
+                 why: Callable[[int], str] | None = None) -> None:
         self.stats = stats
+        self._why, self._reason = why, "starting"
         self._lock = threading.Lock()
         self._since = time.monotonic() if started is None else started
         self._state = "starting"  # starting, waiting, working, stopped
@@ -139,12 +147,16 @@ class Clock:
                 harness = self._state == "starting" or (self._state == "waiting" and (self._feeding or self._work > 0))
                 column = "harness_s" if harness else "idle_s"
                 setattr(self.stats, column, getattr(self.stats, column) + now - self._since)
+                if harness:
+                    self.stats.waits[self._reason] += now - self._since
             self._since = now
             if state is not None and self._state != "stopped":
                 self._state = state
             if feeding is not None:
                 self._feeding = feeding
             self._work += work
+            if self._state == "waiting":
+                self._reason = self._why(self._work) if self._why and self._work else "draw"
 
 
 @dataclass

@@ -120,16 +120,18 @@ def judge(
     the lane's rule and have no deviation (None: unclassified)."""
     verdict = Verdict()
     _judge_histories(program, expectations, actual, histories, verdict)
-    for stmt in program.body:
-        for buffer in (stmt.buffer, *([stmt.pointee] if stmt.pointee else [])):
-            _judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict, max_rows,
-                          explained)
+    for stmt in program.body:  # a statement fails (wholly) if its result or out-parameter does
+        wrong = [_judge_buffer(program, stmt, buffer, expectations[buffer], actual[buffer], inputs, verdict,
+                               max_rows, explained) for buffer in (stmt.buffer, *([stmt.pointee] if stmt.pointee else []))]
+        verdict.failing_statements += any(w is not None for w in wrong)
+        verdict.wholly_wrong += any(w for w in wrong)
     return verdict
 
 
 def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, got: np.ndarray,
-                  inputs: dict[str, np.ndarray], verdict: Verdict, max_rows: int, explained: int) -> None:
-    """One output buffer of a statement: its result, or a math built-in's out-parameter."""
+                  inputs: dict[str, np.ndarray], verdict: Verdict, max_rows: int, explained: int) -> bool | None:
+    """One output buffer of a statement: its result, or a math built-in's out-parameter. Returns
+    None where every lane agrees, else whether every judged lane disagrees."""
     bits = np.ascontiguousarray(got).view(scalar(exp.scalar).bits_dtype)
     ok = exp.accepts(bits)
     verdict.checks += len(exp)
@@ -144,9 +146,7 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
     bad = np.flatnonzero(~ok)
     verdict.mismatches += len(bad)
     if not len(bad):
-        return
-    verdict.failing_statements += 1
-    verdict.wholly_wrong += int(len(bad) == int(exp.judged.sum()))
+        return None
     explain = Classifier(program, stmt, buffer, exp, bits, inputs)
     for row, pos in enumerate(bad[:max_rows]):
         item, lane = divmod(int(pos), mem_lanes)
@@ -178,6 +178,7 @@ def _judge_buffer(program: Program, stmt: Store, buffer: str, exp: Expectation, 
             "deviation_detail": None if deviation is UNEXPLAINED else deviation.detail,
             **shaped(program),
         })
+    return len(bad) == int(exp.judged.sum())
 
 
 def accepted(exp: Expectation, pos: int) -> tuple[list[str], list[str], list[str]]:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from simulated import SimTarget, SimWorker, simulated, store_observed
 
-from campaign import pipeline
+from campaign import inflight
 from campaign.expectations import Expectations
 from campaign.pipeline import Lane, LaneClosed
 from campaign.progress import CampaignResult, TargetStats
@@ -36,6 +36,7 @@ class _Worker:
 
     timeout_s = 60.0
     pid = None
+    target = "target"
 
     def __init__(self) -> None:
         self.ran: list[str] = []
@@ -116,7 +117,7 @@ def test_a_restart_beside_the_campaign_takes_a_spare_worker(monkeypatch):
         spares[-1].ran.append("warm")
         return spares[-1]
 
-    monkeypatch.setattr(pipeline, "Worker", spare)
+    monkeypatch.setattr(inflight, "Worker", spare)
     worker = _Worker()
     worker.ran.append("warm")
     lane = Lane(TARGET, worker, None, "c", TargetStats())

@@ -6,7 +6,7 @@ import numpy as np
 from conftest import SMALL
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from campaign.execute import execute
+from campaign.execute import execute, judged
 from campaign.expectations import Expectations
 from corpus.store import Corpus
 from fuzz.drivers import Result
@@ -118,6 +118,38 @@ def test_a_part_whose_every_statement_disagrees_runs_each_alone_at_once():
             assert worker.jobs == 1 + len(program.body)
             alone += 1
     assert alone
+
+
+def _sincos_wrong(statements: int) -> tuple[Program, dict]:
+    """``statements`` sincos statements (a result and an out-parameter each) over two float4
+    work-items, and a run whose every lane of both outputs has its significand's top bit flipped."""
+    bits = tuple(int(b) for b in np.array(OPERANDS, np.float32).view(np.uint32))
+    buffers = [Buffer("in0", F4, "in", Fill(0, values=bits))]
+    body = []
+    for i in range(statements):
+        buffers += [Buffer(f"sin{i}", F4, "out"), Buffer(f"cos{i}", F4, "out")]
+        body.append(Store(f"sin{i}", Op("sincos", (Load("in0", F4),), F4, (("out", f"cos{i}"),))))
+    program = Program(tuple(buffers), tuple(body), 2, area="math")
+    exp = Expectations(program).get(frozenset())
+    lay = layout(program)
+    out = bytearray(lay.out_bytes)
+    for name, region in lay.outputs.items():
+        lanes = exp[name].allowed[0] ^ np.uint32(0x400000)
+        out[region.offset: region.offset + lanes.nbytes] = lanes.tobytes()
+    return program, {"out": bytes(out)}
+
+
+def test_a_statement_wrong_in_its_result_and_out_parameter_is_one_failing_statement():
+    """sincos's two outputs wrong on every lane are one statement wholly wrong, not two: a part of
+    one such statement is judged, not split again and again (it looked like two dropped statements)."""
+    program, outputs = _sincos_wrong(1)
+    outcome, cuts, run = judged(program, Expectations(program), FakeTarget(), Result("ok", outputs, "", 0.0, 0.0))
+    assert cuts == [] and run.status == "ok"
+    assert outcome.verdict.failing_statements == outcome.verdict.wholly_wrong == 1
+    assert {r["buffer"] for r in outcome.verdict.rows} == {"sin0", "cos0"}
+    program, outputs = _sincos_wrong(2)  # two statements wholly wrong: isolated, each alone
+    outcome, cuts, run = judged(program, Expectations(program), FakeTarget(), Result("ok", outputs, "", 0.0, 0.0))
+    assert run.status == "split" and cuts == [[0], [1]]
 
 
 # ---- every disagreement re-derived before it is recorded (campaign.rederive) --------------------------

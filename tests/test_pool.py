@@ -162,11 +162,12 @@ def test_an_owners_first_tasks_go_before_its_others_but_not_before_other_owners(
 def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
     """A hand-worked timeline: set-up until 1 s (harness), its feeder drawing until 3 s (harness), a run
     of 4 s (1 s build, 2 s run, 1 s moving buffers: harness), a judged program, a timeout, then the draws
-    over (idle) and the stop at 12 s; the columns add up to the 13 s of wall time."""
+    over (idle) and the stop at 12 s; the columns add up to the 13 s of wall time, and the harness's
+    waits are split by what the lane was waiting for as each began (the lane's ``why``)."""
     now = [0.0]
     monkeypatch.setattr("campaign.progress.time.monotonic", lambda: now[0])
     stats = TargetStats()
-    clock = Clock(stats, started=0.0)
+    clock = Clock(stats, started=0.0, why=lambda in_flight: f"{in_flight} in flight: judging")
 
     def at(t, *steps):
         now[0] = t
@@ -185,6 +186,7 @@ def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
     assert (stats.build_s, stats.run_s, stats.timeouts_s) == (1.0, 2.0, 2.0)
     assert stats.harness_s == 1.0 + 2.0 + 1.0 + 1.0  # set-up, drawing, buffers, judging
     assert stats.calls_s == 1.0  # of it, in the worker's call: the buffers moved
+    assert stats.waits == {"starting": 1.0, "draw": 2.0, "1 in flight: judging": 1.0}  # the rest of it
     assert stats.idle_s == 3.0  # after the draws: 10 to 13 s
     assert stats.accounted_s == stats.wall_s
     assert stats.busy_s == 5.0  # build, run, the timeout
