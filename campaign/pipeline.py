@@ -251,7 +251,8 @@ class Lane:
                 part, job, ticket = item
                 limit = part.timeout_s or self.timeouts.limit(part.program.area)
                 t0 = time.perf_counter()
-                result = self.worker.run(job, limit)
+                # an extension's output straight into the block its windows' judging reads (campaign.exchange)
+                result = self.worker.run(job, limit, sink=Block.of) if part.extends else self.worker.run(job, limit)
                 self._inbox.put((RESULT, part, result, ticket, time.perf_counter() - t0, limit))
             finally:
                 self._jobs.task_done()
@@ -396,8 +397,7 @@ class Lane:
             self.widths.extended(ext.area, result.run_s, ext.global_size)
             cut = windows(ext)
             record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
-            block = Block(len(result.outputs["out"]))  # read by the windows' tasks (campaign.exchange)
-            block.write(result.outputs["out"])
+            block = Block.of(result.outputs["out"])  # read by the windows' tasks (campaign.exchange)
             todo = list(zip([w for _, w in cut], ranges(ext, cut)))
             block.hold(len(todo))
             result = replace(result, outputs={})

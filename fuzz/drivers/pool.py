@@ -20,6 +20,7 @@ import time
 import weakref
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -360,13 +361,13 @@ class Worker:
     # -- jobs ---------------------------------------------------------------------------------
 
     def _place(self, job: Job) -> Run:
-        """Lay the job's buffers out in the shared memory (initial contents written, outputs
-        zeroed) and strip their bytes from the message."""
+        """Lay the job's buffers out in the shared memory (initial contents written; a zero-filled
+        buffer's are not: the worker fills it on the device) and strip their bytes from the message."""
         places: list[Placement | None] = []
         end = 0
         for arg in job.args:
             if isinstance(arg, MEMORY_ARGS):
-                places.append(Placement(end, arg.nbytes))
+                places.append(Placement(end, arg.nbytes, isinstance(arg, BufferArg) and arg.data is None))
                 end += -(-arg.nbytes // PAGE) * PAGE
             else:
                 places.append(None)
@@ -374,26 +375,24 @@ class Worker:
         shared.reserve(end)
         view = shared.bytes_view()
         for arg, p in zip(job.args, places):
-            if p is not None:
-                region = view[p.offset : p.offset + p.nbytes]
-                if arg.data is None:
-                    region[:] = 0
-                else:
-                    region[:] = np.frombuffer(arg.data, np.uint8)
+            if p is not None and not p.zeroed:
+                view[p.offset : p.offset + p.nbytes] = np.frombuffer(arg.data, np.uint8)
         del view
         stripped = tuple(replace(a, data=None) if isinstance(a, MEMORY_ARGS) else a for a in job.args)
         return Run(replace(job, args=stripped), shared.size, tuple(places))
 
-    def run(self, job: Job, timeout_s: float | None = None) -> Result:
+    def run(self, job: Job, timeout_s: float | None = None, sink: Callable[[np.ndarray], object] | None = None) -> Result:
         """Run one job within ``timeout_s`` (default: the worker's ``timeout_s``); never raises
-        for anything the driver does."""
+        for anything the driver does. A read-back buffer's bytes are copied out of the shared
+        memory, or handed to ``sink`` (a view, valid during the call), whose answer the result's
+        ``outputs`` then hold: a GPU's extension writes them where they are judged, one copy fewer."""
         t0 = time.perf_counter()
         try:
-            return self._run(job, self.timeout_s if timeout_s is None else timeout_s)
+            return self._run(job, self.timeout_s if timeout_s is None else timeout_s, sink)
         finally:
             self.last_wall_s = time.perf_counter() - t0
 
-    def _run(self, job: Job, timeout_s: float) -> Result:
+    def _run(self, job: Job, timeout_s: float, sink: Callable[[np.ndarray], object] | None) -> Result:
         if self._p is None:
             try:
                 self.start()
@@ -426,8 +425,9 @@ class Worker:
             return Result("worker_error", log=clip_log(f"unexpected message: {message!r}"))
         _, result, healthy = message
         if result.ok:
+            shared = self._res.shared
             result.outputs = {
-                arg.name: self._res.shared.copy(p.offset, p.nbytes)
+                arg.name: shared.copy(p.offset, p.nbytes) if sink is None else sink(shared.bytes_view()[p.offset:p.offset + p.nbytes])
                 for arg, p in zip(job.args, run.places)
                 if isinstance(arg, BufferArg) and arg.read_back
             }

@@ -167,10 +167,13 @@ def clip_log(text: str, limit: int = LOG_LIMIT) -> str:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where one buffer argument's bytes lie in the shared memory."""
+    """Where one buffer argument's bytes lie in the shared memory; ``zeroed``: a buffer that starts
+    as zeros (its initial contents None), whose bytes there are not written: the worker fills it on
+    the device (no transfer of zeros from the host)."""
 
     offset: int
     nbytes: int
+    zeroed: bool = False
 
 
 @dataclass(frozen=True)

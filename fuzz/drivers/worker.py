@@ -178,9 +178,14 @@ class Server:
             for i, (arg, place) in enumerate(zip(job.args, message.places)):
                 if isinstance(arg, BufferArg):
                     region = memory[place.offset : place.offset + place.nbytes]
-                    buf = cl.Buffer(
-                        self.ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=region
-                    )
+                    if place.zeroed:  # zeros filled on the device (OpenCL 1.2 clEnqueueFillBuffer)
+                        buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=place.nbytes)
+                        pattern = next(n for n in (128, 16, 4, 1) if place.nbytes % n == 0)  # few, wide stores
+                        cl.enqueue_fill_buffer(self.queue, buf, bytes(pattern), 0, place.nbytes)
+                    else:
+                        buf = cl.Buffer(
+                            self.ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=region
+                        )
                     buffers.append(buf)
                     kernel.set_arg(i, buf)
                     if arg.read_back:
