@@ -38,15 +38,6 @@ class Block:
         self._holders = 0
         self._lock = threading.Lock()
 
-    @classmethod
-    def of(cls, data: "bytes | memoryview | Block") -> "Block":
-        """A block holding ``data`` (bytes, or a uint8 array's; a block already: itself)."""
-        if isinstance(data, Block):
-            return data
-        block = cls(len(data))
-        block.write(data)
-        return block
-
     def write(self, data: bytes | memoryview, offset: int = 0) -> None:
         _pwrite(self._fd, data, offset)
 

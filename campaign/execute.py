@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from campaign import record
 from campaign.batching import Batch, parts
+from campaign.exchange import Block
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations, builds, flow_job, verdict_of
 from campaign.flow_variants import variants
@@ -30,7 +31,7 @@ from campaign.learned import Learned
 from campaign.record import Run
 from campaign.rederive import confirm
 from corpus.store import Corpus
-from fuzz.drivers import Job, Result, Target, Worker
+from fuzz.drivers import Job, Mapped, Result, Target, Worker
 from fuzz.drivers.capabilities import ftz_of, runnable
 from fuzz.drivers.routes import RouteFailure
 from fuzz.judge import Verdict, failure_row, judge
@@ -82,7 +83,13 @@ class Part:
     low: bool = False  # a statement of a class that timed out on the target: after the others (campaign.learned)
     extends: bool = False  # an extension or one of its windows (campaign.widening)
     variant: tuple[str, str] = ()  # an EMI variant's original program id and kind (campaign.flow_variants)
-    packed: bytes | None = None  # an extension's packed ``in`` argument, as the harness drew it (campaign.widening)
+    blocks: tuple[Block, Block] | None = None  # an extension's: its packed ``in`` argument as the harness drew it,
+    # and where its ``out`` argument is read back (campaign.widening, campaign.exchange: the driver's worker maps both)
+
+    def free(self) -> None:
+        """Close an extension's blocks (where its run failed, or never ran)."""
+        for block in self.blocks or ():
+            block.close()
 
     def half(self, statements: list[int]) -> "Part":
         sub = restrict(self.program, statements)
@@ -95,8 +102,9 @@ def prepare(part: Part, target: Target) -> Job | Result:
     try:
         if isinstance(part.program, FlowProgram):
             return flow_job(part.program, target.path, target.lineage, target.fingerprint)
+        mapped = (Mapped(part.blocks[0].path), Mapped(part.blocks[1].path, zeros=True)) if part.blocks else (None, None)
         return job_for(part.program, part.expectations.inputs, target.path, target.lineage, target.fingerprint,
-                       part.packed)
+                       *mapped)
     except RouteFailure as e:
         return Result(e.status, log=e.log)
 

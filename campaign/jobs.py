@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fuzz.drivers import BufferArg, Job
+from fuzz.drivers import BufferArg, Job, Mapped
 from fuzz.drivers.protocol import ImageArg, SamplerArg
 from fuzz.drivers.routes import PATH_OPENCL_C, RouteFailure, binary, route_of
 from fuzz.emit import spirv
@@ -21,14 +21,18 @@ from lang.layout import input_bytes, input_values, layout, output_bytes, sampler
 
 
 def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path: str = PATH_OPENCL_C,
-            lineage: str = "", fingerprint: dict | None = None, packed: bytes | None = None) -> Job:
+            lineage: str = "", fingerprint: dict | None = None, packed: bytes | Mapped | None = None,
+            out: Mapped | None = None) -> Job:
     """The worker job of a program over the packed ``in``/``out`` buffers: its OpenCL C source,
     or (``path="spirv"``) its SPIR-V module, validated, as the route of the ``lineage``'s device
     (routes.route_of its ``fingerprint``) takes it: the module itself (job kind ``il``), or a
     binary. Raises RouteFailure when the module is invalid or the route fails on it. ``packed``:
     the ``in`` argument already packed (lang.layout.input_bytes; ``inputs`` then needs only the
-    images' values)."""
+    images' values), or where it is (a GPU's extension: campaign.exchange); ``out``: where the
+    ``out`` argument is read back into (zeros at first: a program without global shared buffers)."""
     lay = layout(program)
+    if out is not None and any(b.role == "global" for b in program.buffers):
+        raise ValueError("a program with global shared buffers starts its out argument with their values, not zeros")
     inputs = input_values(program) if inputs is None else inputs
     options = build_options(program, path, lineage, fingerprint)
     if path == PATH_OPENCL_C:
@@ -42,7 +46,7 @@ def job_for(program: Program, inputs: dict[str, np.ndarray] | None = None, path:
         kernel=KERNEL_NAME,
         args=(
             BufferArg("in", input_bytes(program, inputs) if packed is None else packed, lay.in_bytes, False),
-            BufferArg("out", output_bytes(program, inputs), lay.out_bytes, True),
+            BufferArg("out", output_bytes(program, inputs) if out is None else out, lay.out_bytes, True),
             *(ImageArg(i.name, DIMS[i.dim].cl_type, ORDERS[i.order].code, CHANNEL_TYPES[i.channel].code, i.shape,
                        inputs[i.name].tobytes(), inputs[i.name].nbytes) for i in program.images),
             *(SamplerArg(s.name, s.normalized, ADDRESSING[s.addressing][0], FILTERS[s.filter][0])

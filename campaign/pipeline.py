@@ -7,8 +7,8 @@ harness, :mod:`campaign.pool`: in a worker process, or on the host thread withou
 hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and
 :func:`campaign.execute.conclude`, the steps :func:`campaign.execute.execute` runs one after the
 other). While the driver builds and runs one part, the harness judges the previous one and
-prepares the next, so the harness's own time is hidden behind the driver's instead of added to
-it. A run that must be isolated queues its halves behind the parts already prepared.
+prepares the next: its time is hidden behind the driver's. A run that must be isolated queues
+its halves behind the parts already prepared.
 
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
@@ -17,13 +17,10 @@ exceeds a limit below the ceiling is tried once more at the ceiling before it co
 and its class is learned (campaign.learned): in later programs the statements of that class run
 alone, after the campaign's other parts (:data:`LOW`), at the measured limit.
 Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
-the campaign's queued parts and with none of them between its runs (a reduction's candidates wait
-for no run of the campaign), so a driver's time is shared and never doubly booked; its restarts
-take a spare worker started in the background since the last one (:meth:`Lane.renew`: a process
-start is not waited for). Every worker call's wall time is accounted in the lane's
-:class:`~campaign.progress.TargetStats` (builds, runs, timeouts, isolation, when its run is
-recorded; triage: the whole time of a task beside the campaign, not the wait for the worker), and
-the runner's waits between calls by its :class:`~campaign.progress.Clock` (the harness's, or idle).
+the campaign's queued parts and with none of them between its runs, so a driver's time is never
+doubly booked. Every worker call's wall time is accounted in the lane's
+:class:`~campaign.progress.TargetStats` (triage: the whole time of a task beside the campaign),
+and the runner's waits between calls by its :class:`~campaign.progress.Clock`.
 """
 
 from __future__ import annotations
@@ -120,8 +117,7 @@ class Lane:
 
     def ready(self, timeout_s: float) -> bool:
         """Whether :meth:`submit` would take a program without waiting, waiting up to ``timeout_s``
-        for a program in flight to finish (only the lane's feeder submits: the answer holds); the
-        lane's stop ends the wait."""
+        for a program in flight to finish (only the lane's feeder submits); the stop ends the wait."""
         until = time.monotonic() + timeout_s
         while not (ready := self._slots.acquire(timeout=min(0.2, timeout_s))) and not self.closing.is_set():
             timeout_s = until - time.monotonic()
@@ -184,6 +180,8 @@ class Lane:
                 item = self._jobs.get_nowait()[-1]
                 if isinstance(item, tuple) and isinstance(item[-1], Future):
                     item[-1].set_exception(LaneClosed(self.target.name))
+                elif item is not None:
+                    item[0].free()
                 self._jobs.task_done()
             except queue.Empty:
                 break
@@ -251,8 +249,7 @@ class Lane:
                 part, job, ticket = item
                 limit = part.timeout_s or self.timeouts.limit(part.program.area)
                 t0 = time.perf_counter()
-                # an extension's output straight into the block its windows' judging reads (campaign.exchange)
-                result = self.worker.run(job, limit, sink=Block.of) if part.extends else self.worker.run(job, limit)
+                result = self.worker.run(job, limit)
                 self._inbox.put((RESULT, part, result, ticket, time.perf_counter() - t0, limit))
             finally:
                 self._jobs.task_done()
@@ -283,10 +280,12 @@ class Lane:
         elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
             ext, images, ticket, own, block = rest
             try:
-                part = Part(ext, Expectations.unpacked(ext, images.result(), {}, own), extends=True, packed=block.read())
-            finally:
+                expectations = Expectations.unpacked(ext, images.result(), {}, own)
+            except BaseException:
                 block.close()
-            self._dispatch(part, ticket)
+                raise
+            # the driver's worker maps its inputs' block and reads its output back into another (campaign.exchange)
+            self._dispatch(Part(ext, expectations, extends=True, blocks=(block, Block(layout(ext).out_bytes))), ticket)
         else:
             self._concluded(*rest)
 
@@ -321,6 +320,7 @@ class Lane:
         """A run's result: its time accounted, then judged (by the harness: campaign.pool)."""
         if self.closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
             self.clock.spent(wall_s, 0.0, 0.0, "timeouts")  # cut short: void, but the worker's time
+            part.free()
             return
         if part.extends:
             self._windows(part, result, ticket, wall_s)
@@ -397,11 +397,13 @@ class Lane:
             self.widths.extended(ext.area, result.run_s, ext.global_size)
             cut = windows(ext)
             record.store_parts(self.corpus, ext, [w for _, w in cut], self.campaign)
-            block = Block.of(result.outputs["out"])  # read by the windows' tasks (campaign.exchange)
+            part.blocks[0].close()
+            block = part.blocks[1]  # the run's output, read by the windows' tasks (campaign.exchange)
             todo = list(zip([w for _, w in cut], ranges(ext, cut)))
             block.hold(len(todo))
             result = replace(result, outputs={})
         else:
+            part.free()
             todo = [(ext, {})]
         ticket.left += len(todo) - 1
         how = "timeouts" if result.status == "timeout" else "run"
@@ -439,7 +441,9 @@ class Lane:
         job = prepare(part, self.target)
         if isinstance(job, Result):  # never reaches the driver: conclude it in turn
             self._inbox.put((RESULT, part, job, ticket, 0.0, 0.0))  # no wall time on the driver, no limit
-        elif not self.closing.is_set():
+        elif self.closing.is_set():
+            part.free()
+        else:
             self._put(LOW if part.low else EXTEND if part.extends else PART, (part, job, ticket))
 
     def _put(self, rank: int, item: tuple | None) -> None:

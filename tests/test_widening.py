@@ -20,7 +20,7 @@ from campaign.timeouts import Timeouts
 from campaign.exchange import Block
 from campaign.widening import (Widths, draw_inputs, extensible, extension, input_ranges, ranges, window_result,
                                windows)
-from fuzz.drivers import Result, Target
+from fuzz.drivers import Mapped, Result, Target
 from fuzz.emit.opencl_c import emit
 from fuzz.strategies import AREAS, Caps, Draws
 from lang.derive import window
@@ -170,10 +170,17 @@ class _Gpu:
     def close(self) -> None:
         pass
 
-    def run(self, job, timeout_s, sink=None):
+    def run(self, job, timeout_s):
+        """As fuzz.drivers.pool.Worker.run: an extension's input is read from its mapping (a block of
+        campaign.exchange) and its output written into the out argument's."""
+        if isinstance(job.args[0].data, Mapped):
+            size = job.args[0].nbytes
+            job = replace(job, args=(replace(job.args[0], data=exchange.read(job.args[0].data.path, {"in": (0, size)})["in"]),
+                                     *job.args[1:]))
         result = self._run(job)
-        if sink is not None and result.ok:  # as fuzz.drivers.pool.Worker.run: a view of the shared memory
-            result.outputs = {k: sink(np.frombuffer(v, np.uint8)) for k, v in result.outputs.items()}
+        if result.ok and isinstance(job.args[1].data, Mapped):
+            exchange.write(job.args[1].data.path, result.outputs["out"])
+            result.outputs = {"out": job.args[1].data}
         return result
 
     def _run(self, job):

@@ -8,12 +8,13 @@ hangs costs a recorded Result, never the campaign.
 from .discovery import ProbeWarning, Target, UnknownDriver, discover, select
 from .listing import describe, table
 from .pool import Worker, WorkerStartError
-from .protocol import BufferArg, Job, LocalArg, Result, ScalarArg
+from .protocol import BufferArg, Job, LocalArg, Mapped, Result, ScalarArg
 
 __all__ = [
     "BufferArg",
     "Job",
     "LocalArg",
+    "Mapped",
     "ProbeWarning",
     "Result",
     "ScalarArg",

@@ -20,14 +20,13 @@ import time
 import weakref
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from . import _proc
 from .discovery import Target
 from .icd import state_dir
-from .protocol import (HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Placement, Result, Run, clip_log, no_result, pack,
+from .protocol import (HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Mapped, Placement, Result, Run, clip_log, no_result, pack,
                        unpack_length)
 from .shared import PAGE, SharedMemory
 
@@ -366,7 +365,9 @@ class Worker:
         places: list[Placement | None] = []
         end = 0
         for arg in job.args:
-            if isinstance(arg, MEMORY_ARGS):
+            if isinstance(arg.data if isinstance(arg, BufferArg) else None, Mapped):
+                places.append(Placement(0, arg.nbytes, arg.data.zeros, arg.data.path))
+            elif isinstance(arg, MEMORY_ARGS):
                 places.append(Placement(end, arg.nbytes, isinstance(arg, BufferArg) and arg.data is None))
                 end += -(-arg.nbytes // PAGE) * PAGE
             else:
@@ -375,24 +376,24 @@ class Worker:
         shared.reserve(end)
         view = shared.bytes_view()
         for arg, p in zip(job.args, places):
-            if p is not None and not p.zeroed:
+            if p is not None and not p.zeroed and p.path is None:
                 view[p.offset : p.offset + p.nbytes] = np.frombuffer(arg.data, np.uint8)
         del view
         stripped = tuple(replace(a, data=None) if isinstance(a, MEMORY_ARGS) else a for a in job.args)
         return Run(replace(job, args=stripped), shared.size, tuple(places))
 
-    def run(self, job: Job, timeout_s: float | None = None, sink: Callable[[np.ndarray], object] | None = None) -> Result:
+    def run(self, job: Job, timeout_s: float | None = None) -> Result:
         """Run one job within ``timeout_s`` (default: the worker's ``timeout_s``); never raises
         for anything the driver does. A read-back buffer's bytes are copied out of the shared
-        memory, or handed to ``sink`` (a view, valid during the call), whose answer the result's
-        ``outputs`` then hold: a GPU's extension writes them where they are judged, one copy fewer."""
+        memory into the result's ``outputs``; a Mapped one's are in its mapping (``outputs`` holds
+        the Mapped)."""
         t0 = time.perf_counter()
         try:
-            return self._run(job, self.timeout_s if timeout_s is None else timeout_s, sink)
+            return self._run(job, self.timeout_s if timeout_s is None else timeout_s)
         finally:
             self.last_wall_s = time.perf_counter() - t0
 
-    def _run(self, job: Job, timeout_s: float, sink: Callable[[np.ndarray], object] | None) -> Result:
+    def _run(self, job: Job, timeout_s: float) -> Result:
         if self._p is None:
             try:
                 self.start()
@@ -425,9 +426,8 @@ class Worker:
             return Result("worker_error", log=clip_log(f"unexpected message: {message!r}"))
         _, result, healthy = message
         if result.ok:
-            shared = self._res.shared
             result.outputs = {
-                arg.name: shared.copy(p.offset, p.nbytes) if sink is None else sink(shared.bytes_view()[p.offset:p.offset + p.nbytes])
+                arg.name: arg.data if p.path is not None else self._res.shared.copy(p.offset, p.nbytes)
                 for arg, p in zip(job.args, run.places)
                 if isinstance(arg, BufferArg) and arg.read_back
             }

@@ -24,18 +24,30 @@ LOG_LIMIT = 8 * 1024  # bytes of log a Result carries at most
 
 
 @dataclass(frozen=True)
+class Mapped:
+    """A buffer's bytes in shared memory another process of the same user made (a memfd, opened by
+    its ``/proc`` path): the worker maps it and creates the buffer from it, or reads the buffer back
+    into it, instead of the bytes travelling through its own shared memory (a GPU's extensions:
+    campaign.exchange blocks of up to 256 MiB, each copy of them a GPU's wait). ``zeros``: the buffer
+    starts as zeros whatever the mapping holds (filled on the device)."""
+
+    path: str
+    zeros: bool = False
+
+
+@dataclass(frozen=True)
 class BufferArg:
     """One kernel argument: a global buffer."""
 
     name: str
-    data: bytes | None  # initial contents (None: zero-filled)
+    data: bytes | Mapped | None  # initial contents (None: zero-filled; Mapped: those of a mapping)
     nbytes: int
-    read_back: bool  # copy back after the run
+    read_back: bool  # copy back after the run (into the mapping where ``data`` is one)
 
     def __post_init__(self) -> None:
         if self.nbytes <= 0:
             raise ValueError(f"buffer {self.name!r}: nbytes must be positive, not {self.nbytes}")
-        if self.data is not None and len(self.data) != self.nbytes:
+        if isinstance(self.data, bytes) and len(self.data) != self.nbytes:
             raise ValueError(
                 f"buffer {self.name!r}: {len(self.data)} bytes of data for nbytes={self.nbytes}"
             )
@@ -118,7 +130,8 @@ class Result:
     """What came of a Job."""
 
     status: str  # one of STATUSES
-    outputs: dict[str, bytes | bytearray] = field(default_factory=dict)  # read-back buffers (status ok)
+    # read-back buffers (status ok): their bytes, or a Mapped argument's mapping, which holds them
+    outputs: dict[str, bytes | bytearray | Mapped] = field(default_factory=dict)
     log: str = ""  # build log, exception text, signal name, or the worker's stderr tail
     build_s: float = 0.0  # seconds in program creation + clBuildProgram
     run_s: float = 0.0  # seconds from first enqueue to finish + read back
@@ -167,13 +180,14 @@ def clip_log(text: str, limit: int = LOG_LIMIT) -> str:
 
 @dataclass(frozen=True)
 class Placement:
-    """Where one buffer argument's bytes lie in the shared memory; ``zeroed``: a buffer that starts
-    as zeros (its initial contents None), whose bytes there are not written: the worker fills it on
-    the device (no transfer of zeros from the host)."""
+    """Where one buffer argument's bytes lie in the shared memory (or in a :class:`Mapped` one's
+    memory: ``path``); ``zeroed``: a buffer that starts as zeros (its initial contents None), whose
+    bytes there are not written: the worker fills it on the device (no transfer of zeros)."""
 
     offset: int
     nbytes: int
     zeroed: bool = False
+    path: str | None = None  # at ``offset`` of this mapping instead (a Mapped argument)
 
 
 @dataclass(frozen=True)

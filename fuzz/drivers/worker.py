@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import mmap
 import os
 import sys
 import threading
@@ -177,7 +178,7 @@ class Server:
             reads = []
             for i, (arg, place) in enumerate(zip(job.args, message.places)):
                 if isinstance(arg, BufferArg):
-                    region = memory[place.offset : place.offset + place.nbytes]
+                    region = (memory if place.path is None else _mapped(place.path))[place.offset : place.offset + place.nbytes]
                     if place.zeroed:  # zeros filled on the device (OpenCL 1.2 clEnqueueFillBuffer)
                         buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=place.nbytes)
                         pattern = next(n for n in (128, 16, 4, 1) if place.nbytes % n == 0)  # few, wide stores
@@ -224,6 +225,16 @@ class Server:
                     buf.release()
                 except Exception:  # noqa: BLE001
                     pass
+
+
+def _mapped(path: str) -> memoryview:
+    """The shared memory at ``path`` (a memfd of the worker's parent, by its /proc path), mapped
+    read-write: a Mapped argument's bytes (unmapped once nothing refers to them)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        return memoryview(mmap.mmap(fd, 0))
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str] | None = None) -> None:

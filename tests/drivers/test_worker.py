@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from fuzz.drivers import BufferArg, Job, LocalArg, ScalarArg, Target, Worker
+from campaign.exchange import Block
+from fuzz.drivers import BufferArg, Job, LocalArg, Mapped, ScalarArg, Target, Worker
 from fuzz.drivers.protocol import LOG_LIMIT
 
 from .conftest import skip_without_icd
@@ -113,6 +114,31 @@ def test_buffers_of_growing_and_shrinking_size(worker):
         out = np.frombuffer(r.outputs["out"], np.uint32)
         np.testing.assert_array_equal(out[:n], ~data)
         assert not out[n:].any()  # never written: the zeroed initial contents
+
+
+def test_mapped_buffers_are_read_from_and_back_into_their_mapping(worker):
+    """A Mapped argument's bytes are those of another process's memfd (a campaign.exchange block: a
+    GPU's extension); the output is read back into its own block, zeros at first whatever that
+    block held (filled on the device), and the result names the mapping."""
+    n = 1 << 16
+    data = np.arange(n, dtype=np.uint32) * np.uint32(2654435761)
+    source, sink = Block(data.nbytes), Block(data.nbytes + 64)
+    try:
+        source.write(data.tobytes())
+        sink.write(b"\xa5" * sink.size)  # not the buffer's initial contents: zeros=True
+        job = Job("source", COPY, "", "copy", (BufferArg("in", Mapped(source.path), data.nbytes, False),
+                                               BufferArg("out", Mapped(sink.path, zeros=True), sink.size, True)),
+                  (n,), None)
+        r = worker.run(job)
+        assert r.status == "ok", r.log
+        assert r.outputs == {"out": Mapped(sink.path, zeros=True)}
+        out = np.frombuffer(sink.read(), np.uint32)
+        np.testing.assert_array_equal(out[:n], ~data)
+        assert not out[n:].any()
+        assert_add_ok(worker)  # the shared memory's own buffers after it
+    finally:
+        source.close()
+        sink.close()
 
 
 def test_local_memory(worker):
