@@ -195,7 +195,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     for notice in result.notices:
         click.echo(notice)
     if result.unrun:
-        click.echo(f"defect: {result.unrun} programs ran on no target (an area or share no target here takes)")
+        click.echo(f"defect: {result.unrun} programs ran on no target (a share of an area no target here takes)")
     left = beside.leave(result, triage_share, closing_s(minutes)) if beside else pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('joined', 0)} joined a known bug, "

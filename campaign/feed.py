@@ -26,6 +26,7 @@ target takes is counted as *unrun*: the scheduler drops an area a target keeps d
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -81,7 +82,7 @@ class Feed:
         self.open: dict[str, Entry] = {}  # by program id: entries some target still has to run
         self.drawn = 0  # programs drawn by this run (unfinished ones it resumed included)
         self.programs = 0  # programs finished on some target
-        self.unrun = 0  # programs drawn that no target takes
+        self.unrun: Counter = Counter()  # per area, programs drawn that no target takes
         self.skipped = {t.name: 0 for t in targets}  # backlog programs a target dropped (BACKLOG)
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
@@ -168,7 +169,7 @@ class Feed:
         entry = Entry(area, program, expectations, takers, hot=hot, first=first)
         with self.lock:
             if not takers:
-                self.unrun += 1
+                self.unrun[area] += 1
                 self.scheduler.untaken(area)
                 return entry
             self.open[program.id] = entry

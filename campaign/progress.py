@@ -181,7 +181,7 @@ class CampaignResult:
     wall_s: float
     targets: dict[str, TargetStats]
     interrupted: bool = False
-    unrun: int = 0  # programs drawn that no target took (a defect of the scheduling)
+    unrun: int = 0  # programs drawn that no target took, of areas not dropped (a defect of the scheduling)
     pending: int = 0  # programs left queued or running at the stop: a resumed run runs them first
     notices: list[str] = field(default_factory=list)  # one line each: areas dropped, ...
     pool: PoolStats = field(default_factory=PoolStats)  # the harness's CPU seconds

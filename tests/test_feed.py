@@ -135,7 +135,7 @@ def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     feed = Feed([plain], scheduler, lambda a, target: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
                 lambda p, target: Expectations(p), set())
     assert feed.next_for(plain, GO) is None
-    assert feed.unrun == WARMUP == feed.drawn and scheduler.dropped("conversions")
+    assert feed.unrun == {"conversions": WARMUP} and feed.drawn == WARMUP and scheduler.dropped("conversions")
 
 
 def test_the_draws_end_at_the_program_limit_then_backlogs_drain():
