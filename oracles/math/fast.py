@@ -75,6 +75,7 @@ from oracles.floats import fmt
 from oracles.math.bounds import bound_for, edges_void, profile_of, rule_for
 from oracles.math.fast_decide import beyond, decide
 from oracles.math.fast_exact import DECIDED, exact_lanes, never_judged, unjudged
+from oracles.math.fast_formula import FORMULA_FUNCTIONS, formula_lanes
 from oracles.math.fast_saturated import SATURATING, saturated
 from oracles.math.lanewise import flushable
 from oracles.math.precise import PRECISE
@@ -143,6 +144,10 @@ def filtered(f: MathFn, tname: str, env: frozenset, args: list[Expectation], spr
             got = exact_lanes(f, tname, env, [v[cand] for v in values])
             if got is not None:
                 index, expectations = cand[got[0]], got[1]
+        elif f.name in FORMULA_FUNCTIONS:
+            got = formula_lanes(f, tname, env, values, candidate)
+            if got is not None:
+                index, expectations = got
         else:
             got = _by_reference(f, tname, env, values, candidate)
             if got is not None:
