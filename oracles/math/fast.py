@@ -40,7 +40,9 @@ modf, frexp; fma on half and float), mad, lgamma and lgamma_r need no reference:
 :mod:`oracles.math.fast_exact` gives their lanes (both results) where numpy computes them exactly,
 and every lane of a function the build leaves unjudged (``fast_exact.never_judged``: every function
 where the build voids every accuracy rule, ``oracles.math.bounds.accuracy_void``, and an exact
-function whose bound is none). Where the build voids edge case behaviour
+function whose bound is none); the functions defined by a formula (mix, smoothstep) are decided by
+:mod:`oracles.math.fast_formula` (numpy's float32 operations are their in-type evaluations). Where
+the build voids edge case behaviour
 (``oracles.math.bounds.edges_void``: -cl-finite-math-only, -cl-unsafe-math-optimizations) a lane
 with a NaN or infinite operand is not judged (API §5.8.6.3: the compiler may assume there is
 none), whatever the function.
