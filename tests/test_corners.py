@@ -405,6 +405,40 @@ def test_when_each_corner_was_first_judged_and_why_the_others_were_missed(memory
     assert out["pocl"]["seconds_to"] == {"50": None, "90": None, "100": None}  # a few corners of the table
 
 
+def test_a_program_whose_operations_have_nothing_new_for_the_target_is_not_read(memory_corpus, monkeypatch):
+    """Once every corner the target can run of each of a program's operations was first judged at a
+    known time, the program is not parsed and classified (a GPU's windows): the coverage is the
+    same as reading every program; a target that has not timed them yet (no campaign: no time)
+    still reads it."""
+    import corpus.corners as corners_module
+    import corpus.store as store
+
+    sinpi = _sinpi_program()
+    twin = replace(sinpi, global_size=16)  # a window's like: the same statements, other work-items
+    triplet = replace(sinpi, global_size=24)
+    mine = reached(sinpi)
+    monkeypatch.setattr(corners_module, "runnable", lambda caps: tuple(sorted(mine, key=lambda c: c.name)))
+    calls = []
+    monkeypatch.setattr(corners_module, "reached", lambda program: calls.append(program) or reached(program))
+    now = [100.0]
+    monkeypatch.setattr(store, "_now", lambda: now[0])
+    pids = [memory_corpus.add_program(p) for p in (sinpi, twin, triplet)]
+    memory_corpus.add_target("pocl", "opencl-c", "f1", {})
+    memory_corpus.add_target("rusticl", "opencl-c", "f2", {})
+    memory_corpus.update_campaign("c", 7, {}, 0, 0)  # started at 100
+    run = {"checks": 0, "judged": 0, "mismatches": 0, "build_s": 0.0, "run_s": 0.0, "log": "", "path": "opencl-c",
+           "status": "ok"}
+    for at, pid, target, campaign in ((110.0, pids[0], "pocl", "c"), (120.0, pids[1], "pocl", "c"),
+                                      (130.0, pids[0], "rusticl", ""), (140.0, pids[2], "rusticl", "")):
+        now[0] = at
+        memory_corpus.add_run({**run, "program_id": pid, "target": target, "campaign": campaign,
+                               "fingerprint_id": "f1" if target == "pocl" else "f2"}, [])
+    cover = corners_module.coverage_by_target(memory_corpus)
+    assert {c: t for c, t in cover["pocl"].first.items()} == {c: 10.0 for c in mine}
+    assert set(cover["rusticl"].first) == mine and set(cover["rusticl"].first.values()) == {None}
+    assert [p.global_size for p in calls] == [8, 24]  # the twin not read for pocl; the triplet read for rusticl
+
+
 def test_corner_names():
     c = Corner("sinpi", "float", "x=-odd")
     assert c.name == "sinpi:float:x=-odd" and c.area == "math"
