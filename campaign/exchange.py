@@ -7,8 +7,9 @@ driver's worker through the campaign's process: tens of megabytes a launch, hund
 through the pool's pipes, each was pickled, written, read and unpickled by that one process:
 measured on a 2-core machine (PoCL taken for a GPU, a campaign of conversions:
 ``bench/stand_in_gpu.py``), the pipes' threads took most of its CPU, which became what the GPU
-waited for. A
-block's bytes are copied once each way. Like the driver workers' shared memory
+waited for. The driver's worker maps an extension's blocks itself (fuzz.drivers.protocol.Mapped): its
+inputs go from the block the pool wrote to the device, its output from the device into the block
+the windows' judging reads, with no copy in the campaign's process. Like the driver workers' shared memory
 (fuzz.drivers.shared), a block leaves nothing behind when a process is killed: the memory goes
 when the last descriptor and mapping of it close.
 """
