@@ -54,9 +54,11 @@ def formula_lanes(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray
     at = np.flatnonzero(candidate)
     first, second, third = (v[at].astype(np.float64) for v in values)
     undefined = ~((third >= 0) & (third <= 1)) if f.name == "mix" else ~(first < second)
-    if bound.kind != "abs" or tname != "float":  # half, double, the embedded profile: no bound (Table 65)
+    if bound.kind == "none":  # half, double, the embedded profile: no bound (Table 65)
         return at, [_unjudged(tname, np.where(undefined, rules.index(UNDEFINED[f.name].rule),
                                                 rules.index("unspecified")))]
+    if bound.kind != "abs" or tname != "float":
+        return None
     unjudged = at[undefined]  # §6.15.4: a result the spec leaves undefined
     at = at[~undefined]
     fm = fmt(tname)
