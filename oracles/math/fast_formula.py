@@ -87,10 +87,22 @@ def formula_lanes(f: MathFn, tname: str, env: frozenset, values: list[np.ndarray
             kept.append(keep)
             ends.append((t_lo, t_hi))
     index = np.flatnonzero(ok)
-    kept = [k[ok] for k in kept]
-    allowed = _listed(nearest[ok], [np.where(k & (v[ok] != nearest[ok]), v[ok], np.float32(np.nan))
-                                    for k, v in zip(kept, in_type)])
-    ranges = [(lo[ok], hi[ok])] + _compacted(kept, [(a[ok], b[ok]) for a, b in ends], tname)
+    kept, nearest, in_type = [k[ok] for k in kept], nearest[ok], [v[ok] for v in in_type]
+    # Lane.merge: E's nearest, then each kept value not yet listed; pack repeats a lane's last value
+    listed = []
+    for k, v in zip(kept, in_type):
+        listed.append(k & (v != nearest))
+        for earlier, w in zip(listed[:-1], in_type):
+            listed[-1] &= ~(earlier & (v == w))
+    slots, count = _in_order(listed, in_type, np.float32(np.nan))
+    allowed = [nearest]
+    for j, slot in enumerate(slots):
+        allowed.append(np.where(count > j, slot, allowed[-1]))
+    # one interval a reference, E's first, then each kept value's; pack leaves the rest empty
+    empty_lo, empty_hi = empty_ranges(tname, len(index))
+    los, _ = _in_order(kept, [a[ok] for a, _ in ends], empty_lo)
+    his, _ = _in_order(kept, [b[ok] for _, b in ends], empty_hi)
+    ranges = [(lo[ok], hi[ok]), *zip(los, his)]
     m = len(index)
     rid = rules.index(rule_for(f.name, "formula", profile_of(tname, env), bound))
     error = ErrorScale(exact[ok], np.zeros(m), unit[ok], np.full(m, np.nan))
@@ -123,46 +135,23 @@ def _decide_exact(exact: np.ndarray, err: np.ndarray, width: np.ndarray, tname: 
     return ok, lanes
 
 
-def _listed(nearest: np.ndarray, extra: list[np.ndarray]) -> list[np.ndarray]:
-    """Each lane's allowed values as the exact path's merge lists them (E's nearest, then each kept
-    in-type value not already there: NaN in ``extra`` where none) and packs them (the last
-    repeated), as many as the lanes need."""
-    out, count, seen = [nearest], np.zeros(len(nearest), np.int64), [nearest]
-    for x in extra:
-        present = ~np.isnan(x)
-        for y in seen:
-            present &= x != y
-        seen.append(np.where(present, x, nearest))
-        count += present
-        if len(out) <= int(count.max(initial=0)):
-            out.append(out[-1].copy())
-        for j in range(1, len(out)):
-            out[j] = np.where(present & (count == j), x, out[j])
-    for j in range(1, len(out)):  # after a lane's own values: its last one again
-        out[j] = np.where(count >= j, out[j], out[j - 1])
-    return out
-
-
-def _compacted(kept: list[np.ndarray], ends: list[tuple[np.ndarray, np.ndarray]], tname: str):
-    """The kept in-type values' intervals, each lane's in order from the first slot on (empty
-    after them), as many slots as the lanes need."""
-    n = len(kept[0]) if kept else 0
-    count = np.zeros(n, np.int64)
-    slots = []
-    for keep, (lo, hi) in zip(kept, ends):
-        for j in range(len(kept)):
+def _in_order(present: list[np.ndarray], items: list[np.ndarray], fill) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per lane, the ``items`` ``present`` there, in order from the first slot on and ``fill`` after
+    them, as many slots as the lanes need; and how many each lane has."""
+    count = np.zeros(len(present[0]) if present else 0, np.int64)
+    slots: list[np.ndarray] = []
+    for p, x in zip(present, items):
+        for j in range(int((count + p).max(initial=0))):
             if j == len(slots):
-                slots.append(empty_ranges(tname, n))
-            at = keep & (count == j)
-            slots[j] = (np.where(at, lo, slots[j][0]), np.where(at, hi, slots[j][1]))
-        count += keep
-    return slots[:int(count.max(initial=0))]
+                slots.append(np.full(len(count), fill))
+            slots[j] = np.where(p & (count == j), x, slots[j])
+        count += p
+    return slots, count
 
 
 def _mix(x32, y32, a32, x, y, a):
     """``mix(x, y, a)`` = x + (y - x)·a (§6.15.4 Table 16): the lanes this path takes, E and its
     absolute error beside REL, the in-type steps, and the in-type values (apart, then fused)."""
-    ok = np.ones(len(a), bool)
     d32 = y32 - x32
     m32 = d32 * a32
     apart = x32 + m32
@@ -171,7 +160,7 @@ def _mix(x32, y32, a32, x, y, a):
     back = s - p
     inexact = (p - (s - back)) + (x - back) != 0
     midpoint = (s.view(np.uint64) & np.uint64((1 << 29) - 1)) == np.uint64(1 << 28)
-    ok &= ~(inexact & midpoint)
+    ok = ~(inexact & midpoint)
     fused = s.astype(np.float32)
     d = y - x
     product = d * a
