@@ -76,8 +76,8 @@ class Lane:
         self.stats = stats
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
         self.clock = Clock(stats, started, self.why)  # the target's timeline between the worker's calls
-        self._elsewhere = 0  # events computed in the harness's pool: expectations, judgments
-        self._awaited, self._handling = [0, 0, 0, 0], False  # of them by event kind; the host thread's state
+        self._awaited = [0, 0, 0, 0]  # events computed in the harness's pool, by kind (expectations, judgments ...)
+        self._handling = False  # the host thread is handling an event
         self.depth = depth
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
@@ -169,7 +169,7 @@ class Lane:
 
     def idle(self) -> bool:
         """Whether nothing submitted is left to run or judge."""
-        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks or self._elsewhere)
+        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks or any(self._awaited))
 
     def close(self) -> None:
         """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
@@ -423,14 +423,12 @@ class Lane:
             self._handle(event(future))
             return
         with self._count:
-            self._elsewhere += 1
             self._awaited[kind] += 1
         self.clock.settle()  # what the runner waits for may have changed
 
         def arrived(f: Future) -> None:
             self._inbox.put(event(f))
             with self._count:
-                self._elsewhere -= 1
                 self._awaited[kind] -= 1
             self.clock.settle()
 

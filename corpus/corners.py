@@ -106,7 +106,7 @@ def coverage_by_target(corpus: Corpus, campaign: str | None = None) -> dict[str,
                     if row["seconds"] is not None and c in can[target]:
                         left[target][c.op] -= 1
         elif row["status"] not in IGNORED:
-            for c in parsed[row["program_id"]]:
+            for c in parsed[pid]:
                 cover.failed.setdefault(c, row["status"])
     for cover in out.values():
         can = set(cover.can)
