@@ -29,15 +29,17 @@ ALIGN = 64
 class Block:
     """``size`` bytes of shared memory in the campaign's process (zeros until written; a write past
     the end grows it, so a block for another process's result starts empty), closed once
-    :meth:`release` was called as many times as :meth:`hold` said (or at once by :meth:`close`)."""
+    :meth:`release` was called as many times as :meth:`hold` said (or at once by :meth:`close`).
+    A block taken from :class:`Blocks` goes back there when closed, its pages still allocated."""
 
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, size: int, home: Blocks | None = None) -> None:
+        self.size = self.capacity = size
         self._fd = os.memfd_create("clfuzz-exchange")
         os.ftruncate(self._fd, size)
         self.path = f"/proc/{os.getpid()}/fd/{self._fd}"
         self._holders = 0
         self._lock = threading.Lock()
+        self._home = home
 
     def write(self, data: bytes | memoryview, offset: int = 0) -> None:
         _pwrite(self._fd, data, offset)
@@ -61,10 +63,66 @@ class Block:
             self.close()
 
     def close(self) -> None:
+        """Done with: back to its :class:`Blocks` if it has room, else the memory is freed (a second
+        close of the same use does nothing)."""
+        if self._home is not None and self._home.back(self):
+            return
         with self._lock:
             fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
+
+
+class Blocks:
+    """The output blocks of a GPU's extensions, used again (campaign.pipeline: one per target).
+
+    Measured on an H200 (NVIDIA beside PoCL 5.0, ``bench/pace.py``): reading a 256-MiB extension's
+    output back into a fresh block allocated and zeroed 65,536 pages inside the run (the driver's
+    copy touches them first), which more than doubled the run column of a 5-minute campaign. A block
+    whose readers are done keeps its pages here for the next launch (the driver's worker keeps its
+    mapping of it too: fuzz.drivers.worker); only a block its next user overwrites whole may be taken
+    (an ``out`` argument read back whole), never one whose bytes are read as written."""
+
+    KEEP = 4
+    """Idle blocks kept at most: a lane's extension running, one queued, the windows of one or two
+    being judged."""
+
+    def __init__(self) -> None:
+        self._idle: list[Block] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def take(self, size: int) -> Block:
+        """A block of at least ``size`` bytes (the smallest idle one that fits, else a new one) whose
+        :attr:`Block.size` is ``size``; its bytes are what its last user left."""
+        with self._lock:
+            fits = [b for b in self._idle if b.capacity >= size]
+            block = min(fits, key=lambda b: b.capacity) if fits else None
+            if block is not None:
+                self._idle.remove(block)
+        if block is None:
+            return Block(size, self)
+        block.size, block._holders = size, 0
+        return block
+
+    def back(self, block: Block) -> bool:
+        """Keep ``block`` for a later :meth:`take` (True where it is kept already; False: no room,
+        or closed: free it)."""
+        with self._lock:
+            if any(b is block for b in self._idle):
+                return True
+            if self._closed or len(self._idle) >= self.KEEP:
+                block._home = None
+                return False
+            self._idle.append(block)
+            return True
+
+    def close(self) -> None:
+        """Free the idle blocks; those in use are freed when they are closed."""
+        with self._lock:
+            self._closed, idle, self._idle = True, self._idle, []
+        for block in idle:
+            block.close()
 
 
 def write(path: str, data: bytes | memoryview, offset: int = 0) -> None:

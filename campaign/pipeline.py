@@ -37,7 +37,7 @@ from typing import Callable, TypeVar
 
 from campaign import record
 from campaign.batching import Batches
-from campaign.exchange import Block
+from campaign.exchange import Block, Blocks
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
 from campaign.learned import FAILURES, Learned
@@ -88,6 +88,7 @@ class Lane:
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
         self._order = itertools.count()
         self._spare = Spare()  # a fresh worker starting for triage's next restart (renew)
+        self._outs = Blocks()  # its extensions' output blocks, used again (campaign.exchange)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self.closing = threading.Event()
         self._tickets: set[Ticket] = set()  # programs in flight
@@ -201,6 +202,7 @@ class Lane:
             self.clock.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
         self._spare.close()
+        self._outs.close()
 
     def why(self, in_flight: int) -> str:
         """What the runner waits for with ``in_flight`` programs submitted (campaign.progress.Clock):
@@ -284,8 +286,8 @@ class Lane:
             except BaseException:
                 block.close()
                 raise
-            # the driver's worker maps its inputs' block and reads its output back into another (campaign.exchange)
-            self._dispatch(Part(ext, expectations, extends=True, blocks=(block, Block(layout(ext).out_bytes))), ticket)
+            out = self._outs.take(layout(ext).out_bytes)  # the driver's worker maps both (campaign.exchange)
+            self._dispatch(Part(ext, expectations, extends=True, blocks=(block, out)), ticket)
         else:
             self._concluded(*rest)
 

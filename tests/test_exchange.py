@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from campaign import exchange
-from campaign.exchange import Block
+from campaign.exchange import Block, Blocks
 
 
 def _put_there(path: str, q) -> None:
@@ -44,3 +44,36 @@ def test_another_process_writes_into_a_block_by_its_path():
     assert np.array_equal(got["a"], np.arange(1000, dtype=np.uint64)) and got["n"] == 7
     block.close()
     assert not os.path.exists(block.path)
+
+
+def test_blocks_are_used_again_smallest_first_and_no_more_kept_than_room():
+    blocks = Blocks()
+    big, small = blocks.take(1 << 20), blocks.take(1 << 12)
+    big.write(b"left")
+    big.hold(2)
+    big.release()
+    small.close()
+    assert blocks.take(100) is small  # the smallest idle one that fits, its size the one asked
+    assert small.size == 100 and small.capacity == 1 << 12
+    other = blocks.take(100)
+    assert other is not big  # still held by a reader: a new block
+    big.release()
+    other.close()
+    small.close()
+    again = blocks.take(1 << 16)
+    assert again is big and again.read()[:4] == b"left"  # its bytes as its last user left them
+    again.close()
+    again.close()  # a second close of one use does not put it back twice
+    taken = [blocks.take(1 << 20), blocks.take(1 << 20)]
+    assert taken[0] is big and taken[1] is not big
+    for block in taken:
+        block.close()
+    kept = [other, small, big, taken[1]]  # Blocks.KEEP of them
+    extra = blocks.take(1 << 21)  # none idle fits: new
+    extra.close()  # no room: freed
+    assert extra._fd < 0 and all(b._fd >= 0 for b in kept)
+    blocks.close()
+    assert all(b._fd < 0 for b in kept)  # the idle ones freed with the lane
+    late = blocks.take(64)
+    late.close()  # taken after: freed when closed
+    assert late._fd < 0

@@ -203,6 +203,18 @@ def _launched(p: Program, n: int, data: bytes) -> Program:
     return next(w for start in range(G, 500 * G, G) if input_bytes(w := window(p, start, n)) == data)
 
 
+def _exchange_fds() -> list[str]:
+    """This process's descriptors of campaign.exchange blocks (one closed as it is read is not)."""
+    fds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if "clfuzz-exchange" in os.readlink(f"/proc/self/fd/{fd}"):
+                fds.append(fd)
+        except FileNotFoundError:
+            pass
+    return fds
+
+
 def _run_lane(p: Program, gpu: _Gpu, widths: Widths, jobs: int = 0) -> tuple[list, TargetStats]:
     stats = TargetStats()
     harness = Harness(jobs, [GPU])
@@ -226,8 +238,7 @@ def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch, job
     widths = Widths(jobs=4)
     widths.judged("conversions", cpu_s=1e-6, lanes=1_000)  # as if measured: the pool keeps pace
     got, stats = _run_lane(p, gpu, widths, jobs)
-    assert not [f for f in os.listdir("/proc/self/fd")  # every shared block closed (campaign.exchange)
-                if "clfuzz-exchange" in (os.readlink(f"/proc/self/fd/{f}") if os.path.exists(f"/proc/self/fd/{f}") else "")]
+    assert not _exchange_fds()  # every shared block closed, the lane's idle ones too (campaign.exchange)
     assert gpu.runs == [G, 409_600]  # the part, then its extension (pace: 0.4 s of runs after a 0.4-s build)
     assert len(got) == 1 + 5  # the part and five windows of 100,000 work-items (the last of 9,600)
     assert stats.judged == G + 409_600 and stats.mismatches == 1

@@ -141,6 +141,35 @@ def test_mapped_buffers_are_read_from_and_back_into_their_mapping(worker):
         sink.close()
 
 
+def _copied_into(worker, sink: Block, seed: int) -> None:
+    """Run the copy kernel with its output read back into ``sink`` and check what it holds."""
+    data = np.random.default_rng(seed).integers(0, 1 << 32, 1 << 14, dtype=np.uint32)
+    job = Job("source", COPY, "", "copy", (BufferArg("in", data.tobytes(), data.nbytes, False),
+                                           BufferArg("out", Mapped(sink.path, zeros=True), sink.size, True)),
+              (data.size,), None)
+    r = worker.run(job)
+    assert r.status == "ok", r.log
+    np.testing.assert_array_equal(np.frombuffer(sink.read(), np.uint32), ~data)
+
+
+def test_a_kept_mapping_follows_its_memfd(worker):
+    """The worker keeps its mapping of a zero-started buffer's block, which the campaign uses again
+    (campaign.exchange.Blocks): a second run reads back into the same block, and a new memfd under
+    the same /proc path (its descriptor's number given out again) is mapped anew, not written
+    through the old mapping."""
+    sink = Block(4 << 14)
+    _copied_into(worker, sink, 1)
+    _copied_into(worker, sink, 2)
+    path = sink.path
+    sink.close()
+    sink = Block(4 << 14)
+    try:
+        assert sink.path == path  # the lowest free descriptor: the same number, another memfd
+        _copied_into(worker, sink, 3)
+    finally:
+        sink.close()
+
+
 def test_local_memory(worker):
     data = np.arange(N, dtype=np.uint32)
     job = Job(
