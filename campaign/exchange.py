@@ -74,18 +74,20 @@ class Block:
 
 
 class Blocks:
-    """The output blocks of a GPU's extensions, used again (campaign.pipeline: one per target).
+    """The blocks of a GPU's extensions, used again (campaign.pipeline: one set per target).
 
     Measured on an H200 (NVIDIA beside PoCL 5.0, ``bench/pace.py``): reading a 256-MiB extension's
     output back into a fresh block allocated and zeroed 65,536 pages inside the run (the driver's
-    copy touches them first), which more than doubled the run column of a 5-minute campaign. A block
-    whose readers are done keeps its pages here for the next launch (the driver's worker keeps its
-    mapping of it too: fuzz.drivers.worker); only a block its next user overwrites whole may be taken
-    (an ``out`` argument read back whole), never one whose bytes are read as written."""
+    copy touches them first), which more than doubled the run column of a 5-minute campaign; the
+    inputs' block, drawn fresh, was paged in by the driver's worker as it made the input buffer. A
+    block whose readers are done keeps its pages here for the next launch, and the driver's worker
+    keeps its mapping of it (fuzz.drivers.worker). Its next user overwrites every byte that is read:
+    an ``out`` argument is read back whole; an ``in`` argument's regions are drawn whole
+    (campaign.widening.draw_inputs), and the alignment padding between them is read by no kernel."""
 
-    KEEP = 4
-    """Idle blocks kept at most: a lane's extension running, one queued, the windows of one or two
-    being judged."""
+    KEEP = 8
+    """Idle blocks kept at most: a lane's extension running and one queued (inputs and output each),
+    the windows of one or two being judged, the next one's inputs being drawn."""
 
     def __init__(self) -> None:
         self._idle: list[Block] = []

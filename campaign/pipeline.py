@@ -37,7 +37,7 @@ from typing import Callable, TypeVar
 
 from campaign import record
 from campaign.batching import Batches
-from campaign.exchange import Block, Blocks
+from campaign.exchange import Blocks
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
 from campaign.learned import FAILURES, Learned
@@ -88,7 +88,7 @@ class Lane:
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
         self._order = itertools.count()
         self._spare = Spare()  # a fresh worker starting for triage's next restart (renew)
-        self._outs = Blocks()  # its extensions' output blocks, used again (campaign.exchange)
+        self._blocks = Blocks()  # its extensions' input and output blocks, used again (campaign.exchange)
         self._inbox: queue.Queue = queue.Queue()  # programs and results for the host; None ends it
         self.closing = threading.Event()
         self._tickets: set[Ticket] = set()  # programs in flight
@@ -202,7 +202,7 @@ class Lane:
             self.clock.spent(wall_s, 0.0, 0.0, "timeouts")
         self.worker.close()
         self._spare.close()
-        self._outs.close()
+        self._blocks.close()
 
     def why(self, in_flight: int) -> str:
         """What the runner waits for with ``in_flight`` programs submitted (campaign.progress.Clock):
@@ -286,7 +286,7 @@ class Lane:
             except BaseException:
                 block.close()
                 raise
-            out = self._outs.take(layout(ext).out_bytes)  # the driver's worker maps both (campaign.exchange)
+            out = self._blocks.take(layout(ext).out_bytes)  # the driver's worker maps both (campaign.exchange)
             self._dispatch(Part(ext, expectations, extends=True, blocks=(block, out)), ticket)
         else:
             self._concluded(*rest)
@@ -385,7 +385,7 @@ class Lane:
         record.store_parts(self.corpus, part.program, launches, self.campaign)
         ticket.left += len(launches)
         for ext in launches:  # its inputs drawn in the harness's pool, off this thread, into shared memory
-            block = Block(layout(ext).in_bytes)
+            block = self._blocks.take(layout(ext).in_bytes)
             self._later(self.harness.inputs(ext, self.target.name, block),
                         lambda f, ext=ext, block=block: (INPUTS, ext, f, ticket, own, block), INPUTS)
 

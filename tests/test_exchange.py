@@ -46,7 +46,8 @@ def test_another_process_writes_into_a_block_by_its_path():
     assert not os.path.exists(block.path)
 
 
-def test_blocks_are_used_again_smallest_first_and_no_more_kept_than_room():
+def test_blocks_are_used_again_smallest_first_and_no_more_kept_than_room(monkeypatch):
+    monkeypatch.setattr(Blocks, "KEEP", 4)
     blocks = Blocks()
     big, small = blocks.take(1 << 20), blocks.take(1 << 12)
     big.write(b"left")

@@ -47,7 +47,7 @@ from .protocol import (
 from .shared import SharedMemory
 
 PROGRAM_CACHE_SIZE = 8  # built programs kept per worker, keyed by (kind, program, options)
-MAPPINGS_KEPT = 4  # mappings of zero-started buffers' memfds kept per worker (campaign.exchange.Blocks)
+MAPPINGS_KEPT = 8  # mappings of Mapped arguments' memfds kept per worker (campaign.exchange.Blocks)
 
 try:
     _libc: ctypes.CDLL | None = ctypes.CDLL(None)
@@ -115,7 +115,7 @@ class Server:
         self.ctx = cl.Context([self.device])
         self.queue = cl.CommandQueue(self.ctx)
         self.programs: OrderedDict[tuple, object] = OrderedDict()
-        self.mappings: OrderedDict[str, tuple[int, memoryview]] = OrderedDict()  # by path: (inode, mapping)
+        self.mappings: OrderedDict[str, tuple[tuple, memoryview]] = OrderedDict()  # by path: (inode, size), mapping
 
     def info(self) -> dict:
         return {
@@ -156,25 +156,25 @@ class Server:
         except Exception:  # noqa: BLE001
             return ""
 
-    def _mapped(self, path: str, keep: bool) -> memoryview:
+    def _mapped(self, path: str) -> memoryview:
         """The shared memory at ``path`` (a memfd of the worker's parent, by its /proc path), mapped
-        read-write: a Mapped argument's bytes. ``keep``: a zero-started buffer's, which the campaign
-        reads back into blocks it uses again (campaign.exchange.Blocks): the mapping is kept while
-        ``path`` names the same memfd, so the read-back finds its pages mapped in this process."""
+        read-write: a Mapped argument's bytes. The campaign uses its blocks again
+        (campaign.exchange.Blocks): a mapping is kept while ``path`` names the same memfd, so that a
+        buffer made from it or read back into it finds its pages mapped in this process."""
         fd = os.open(path, os.O_RDWR)
         try:
-            inode = os.fstat(fd).st_ino  # unique while the kept mapping holds the memfd open
+            stat = os.fstat(fd)
+            key = (stat.st_ino, stat.st_size)  # an inode is unique while the kept mapping holds its memfd
             kept = self.mappings.get(path)
-            if kept is not None and kept[0] == inode:
+            if kept is not None and kept[0] == key:
                 self.mappings.move_to_end(path)
                 return kept[1]
             view = memoryview(mmap.mmap(fd, 0))
         finally:
             os.close(fd)
-        if keep:
-            self.mappings[path] = (inode, view)
-            while len(self.mappings) > MAPPINGS_KEPT:
-                self.mappings.popitem(last=False)
+        self.mappings[path] = (key, view)
+        while len(self.mappings) > MAPPINGS_KEPT:
+            self.mappings.popitem(last=False)
         return view
 
     def run(self, message: Run, shared: SharedMemory) -> tuple[Result, bool]:
@@ -201,7 +201,7 @@ class Server:
             reads = []
             for i, (arg, place) in enumerate(zip(job.args, message.places)):
                 if isinstance(arg, BufferArg):
-                    region = (memory if place.path is None else self._mapped(place.path, place.zeroed))[
+                    region = (memory if place.path is None else self._mapped(place.path))[
                         place.offset : place.offset + place.nbytes]
                     if place.zeroed:  # zeros filled on the device (OpenCL 1.2 clEnqueueFillBuffer)
                         buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=place.nbytes)
