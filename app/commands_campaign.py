@@ -194,8 +194,9 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     console.print(pool_table(result.pool))
     for notice in result.notices:
         click.echo(notice)
-    if result.unrun:
-        click.echo(f"defect: {result.unrun} programs ran on no target (a share of an area no target here takes)")
+    if result.unrun:  # not a defect: a program of an area the targets take may need more than any one has
+        areas = ", ".join(f"{area} {n}" for area, n in sorted(result.unrun.items()))
+        click.echo(f"{sum(result.unrun.values())} programs drawn that no target here takes ({areas}): not run")
     left = beside.leave(result, triage_share, closing_s(minutes)) if beside else pending(corpus, result.name)
     click.echo(f"triage: {triaged.get('confirmed', 0)} buckets confirmed, {triaged.get('flaky', 0)} flaky, "
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('joined', 0)} joined a known bug, "

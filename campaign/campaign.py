@@ -300,7 +300,7 @@ def run_campaign(
             search.close()
         report()  # the stop's state: what is still pending runs first on resume
     return CampaignResult(name, seed, feed.programs, time.monotonic() - start, stats, interrupted,
-                          unrun=sum(n for a, n in feed.unrun.items() if not scheduler.dropped(a)),  # a dropped area's: its notice
+                          unrun={a: n for a, n in feed.unrun.items() if not scheduler.dropped(a)},  # a dropped area's: its notice
                           pending=len(feed.pending(running)), notices=notices,
                           pool=PoolStats(harness.jobs, harness.cpu, harness.tasks, time.process_time() - cpu0))
 

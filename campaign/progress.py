@@ -181,7 +181,8 @@ class CampaignResult:
     wall_s: float
     targets: dict[str, TargetStats]
     interrupted: bool = False
-    unrun: int = 0  # programs drawn that no target took, of areas not dropped (a defect of the scheduling)
+    unrun: dict[str, int] = field(default_factory=dict)  # per area not dropped, programs drawn that no target
+    # here takes: the areas draw within what any target can take (campaign.caps), a program may need more than one has
     pending: int = 0  # programs left queued or running at the stop: a resumed run runs them first
     notices: list[str] = field(default_factory=list)  # one line each: areas dropped, ...
     pool: PoolStats = field(default_factory=PoolStats)  # the harness's CPU seconds

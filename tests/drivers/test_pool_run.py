@@ -37,7 +37,7 @@ def test_a_short_campaign_s_time_table_adds_up_and_agrees_with_stats(tmp_path, m
     takes = feed.supports
     monkeypatch.setattr(feed, "supports", lambda target, program: program.area != "spirv" and takes(target, program))
     corpus, result, _ = _campaign(tmp_path, monkeypatch, jobs, ("conversions", "spirv"))
-    assert "area spirv: no target of this run takes its programs; dropped" in result.notices and result.unrun == 0
+    assert "area spirv: no target of this run takes its programs; dropped" in result.notices and not result.unrun
     s = result.targets["oclgrind"]
     assert s.judged > 0 and s.wall_s > 0
     assert abs(s.accounted_s - s.wall_s) <= 0.05 * s.wall_s
