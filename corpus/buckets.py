@@ -65,9 +65,10 @@ WRONG_CODE = "wrong-code"
 compiler mis-handles the structure, not the built-in (a culprit's ``kind``; its rows keep theirs)."""
 INTERACTION = "interaction"
 """The kind of a bucket whose wrong lanes show only when several statements run together: no
-statement of the smallest set triage found shows them alone (triage.reduce: Oclgrind's OpenCL C
-path returns 0 for a statement beside one that calls an out-parameter function such as ``sincos``).
-A culprit's ``kind``, as for :data:`WRONG_CODE`; its rows keep theirs."""
+statement of the smallest set triage found shows them alone (triage.reduce). A culprit's ``kind``, as
+for :data:`WRONG_CODE`; its rows keep theirs. (Until 2026-11-28 Oclgrind's OpenCL C path made many
+such buckets, "modf + tanpi": the work-item stopped at the out-parameter's addrspacecast and left
+the other statement's output unwritten; that run is now a runtime error, fuzz.drivers.protocol.aborted.)"""
 LANE_KINDS = RESULT_KINDS + (WRONG_CODE, INTERACTION)
 """Bucket kinds of wrong lanes (every other bucket kind is a failure of the run: build error, crash, ...)."""
 
@@ -78,7 +79,8 @@ _REMARK = re.compile(r"<unknown>:\d+:\d+: ")  # an LLVM optimisation remark PoCL
 _NOT_ERRORS = re.compile(r"^\s*(?:\S+:\d+:\d+: )?(?:warning|remark|note)\b|instructions in function|"
                          r"(?:loop|SLP) (?:not )?vectorized|^stack backtrace:|^note: |RUST_BACKTRACE", re.I)
 _ERRORS = (  # the line that names the failure, most telling first
-    re.compile(r"Cannot find symbol|undefined (?:symbol|reference)|unresolved external", re.I),
+    re.compile(r"Cannot find symbol|undefined (?:symbol|reference)|unresolved external|Undefined external function|"
+               r"Unsupported instruction", re.I),  # the last two: the line after Oclgrind's "OCLGRIND FATAL ERROR (...)"
     re.compile(r"Assertion .* failed|assert(?:ion)? failed|panicked at|LLVM ERROR|UNREACHABLE|Segmentation fault",
                re.I),
     re.compile(r"\berror\b[: ]", re.I),

@@ -63,3 +63,15 @@ def test_a_clipped_log_keeps_an_error_that_comes_before_pages_of_remarks():
     assert failure_message(first_error(clipped)) == failure_message("Cannot find symbol _Z9half_sqrtf in kernel library")
     crash = "x" * 3 * LOG_LIMIT + "\nAssertion `ok' failed."
     assert first_error(clip_log(crash)) == "Assertion `ok' failed."
+
+
+def test_oclgrind_s_fatal_error_keys_on_what_it_could_not_do():
+    """Oclgrind prints its fatal errors' source line first; the next line says what failed, and two
+    such failures (an instruction it cannot simulate, a built-in it does not have) are two."""
+    cast = ("OCLGRIND FATAL ERROR (./src/core/WorkItem.cpp:282)\nUnsupported instruction: addrspacecast\n"
+            "\tKernel: clfuzz\n\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)")
+    missing = ("setup: LogicError: clCreateKernel failed: INVALID_KERNEL_NAME\n"
+               "OCLGRIND FATAL ERROR (./src/core/WorkItem.cpp:1681)\nUndefined external function: fmin_common\n"
+               "When creating kernel 'clfuzz'")
+    assert failure_message(cast) == "Unsupported instruction: addrspacecast"
+    assert failure_message(missing) == "Undefined external function: fmin_common"

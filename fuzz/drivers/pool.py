@@ -26,8 +26,8 @@ import numpy as np
 from . import _proc
 from .discovery import Target
 from .icd import state_dir
-from .protocol import (HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Mapped, Placement, Result, Run, clip_log, no_result, pack,
-                       unpack_length)
+from .protocol import (HEADER_BYTES, MEMORY_ARGS, BufferArg, Job, Mapped, Placement, Result, Run, aborted, clip_log,
+                       no_result, pack, unpack_length)
 from .shared import PAGE, SharedMemory
 
 LOG_TRUNCATE_BYTES = 64 << 20  # a worker log above this is emptied between jobs
@@ -432,6 +432,8 @@ class Worker:
                 if isinstance(arg, BufferArg) and arg.read_back
             }
         tail = self._log_tail(offset)
+        if result.ok and aborted(tail):  # the calls succeeded, but the kernel did not run to its end
+            result = Result("runtime_error", build_s=result.build_s, run_s=result.run_s)
         if tail:
             result.log = clip_log(f"{result.log}\n{tail}" if result.log else tail)
         if not healthy:  # its context may be broken: replace it before the next job

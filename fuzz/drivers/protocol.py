@@ -4,7 +4,9 @@ The parent sends a ``Job``; the worker answers a ``Result``. Statuses:
 
 - ``ok``: the kernel ran; ``outputs`` holds every ``read_back`` buffer.
 - ``build_error``: program creation or clBuildProgram failed; ``log`` is the build log.
-- ``runtime_error``: any other OpenCL error (kernel creation, arguments, enqueue, read back).
+- ``runtime_error``: any other OpenCL error (kernel creation, arguments, enqueue, read back), or a
+  run whose calls all succeeded but whose driver said on its output that it stopped executing the
+  kernel (:func:`aborted`).
 - ``crash``: the worker died (signal or exit); ``log`` names it and ends with its stderr tail.
 - ``timeout``: the worker overran the deadline and was killed; ``log`` begins with
   :func:`no_result`, which states the seconds it was given (:func:`time_given` reads them back).
@@ -21,6 +23,24 @@ from dataclasses import dataclass, field
 STATUSES = ("ok", "build_error", "runtime_error", "crash", "timeout", "worker_error", "invalid_module")
 JOB_KINDS = ("source", "binary", "il")
 LOG_LIMIT = 8 * 1024  # bytes of log a Result carries at most
+
+ABORTS = (
+    # Oclgrind 21.10 (src/core/WorkItem.cpp) on an instruction it cannot simulate, e.g.
+    # "Unsupported instruction: addrspacecast" for a built-in's out-parameter that points to global
+    # memory under -cl-std=CL2.0 (the generic address space): the work-item stops there, its later
+    # statements never run, and clEnqueueNDRangeKernel and clFinish still return CL_SUCCESS. Judged
+    # as a run, its unwritten outputs were reported as other built-ins' wrong values ("modf + tanpi:
+    # interaction", a 3-minute math campaign of 2026-11-28).
+    "OCLGRIND FATAL ERROR",
+)
+"""What a driver writes to its process's output when it stopped executing a kernel whose OpenCL
+calls succeeded."""
+
+
+def aborted(output: str) -> bool:
+    """Whether ``output`` (what the worker wrote during one run) says the driver stopped executing
+    the kernel (:data:`ABORTS`): its outputs are not the kernel's, the run is a ``runtime_error``."""
+    return any(marker in output for marker in ABORTS)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from campaign.exchange import Block
 from fuzz.drivers import BufferArg, Job, LocalArg, Mapped, ScalarArg, Target, Worker
 from fuzz.drivers.protocol import LOG_LIMIT
 
-from .conftest import skip_without_icd
+from .conftest import skip_without_icd, target_named
 
 skip_without_icd()
 pytestmark = pytest.mark.drivers
@@ -304,3 +304,29 @@ def test_garbage_binary(worker, target):
     else:  # rusticl 22.3 aborts the process on a binary it does not know
         assert r.status in ("build_error", "crash"), r.log
     assert_add_ok(worker)
+
+
+MODF_CL2 = b"""
+kernel void k(global const float* in, global float* out) {
+    size_t i = get_global_id(0);
+    out[2 * i] = modf(in[i], &out[2 * i + 1]);
+}
+"""
+
+
+def test_a_kernel_the_driver_stopped_executing_is_a_runtime_error():
+    """Oclgrind 21.10 cannot simulate addrspacecast (a built-in's out-parameter pointing to global
+    memory under -cl-std=CL2.0): it prints a fatal error, the work-item stops, and every OpenCL call
+    still succeeds. The run is a runtime_error with that message, not outputs to judge."""
+    target = target_named("oclgrind")
+    data = np.array([1.5], np.float32)
+    with Worker(target, timeout_s=60) as w:
+        for options, status in (("-cl-std=CL2.0", "runtime_error"), ("-cl-std=CL1.2", "ok")):
+            job = Job("source", MODF_CL2, options, "k", (BufferArg("in", data.tobytes(), 4, False),
+                                                         BufferArg("out", None, 8, True)), (1,), None)
+            r = w.run(job)
+            assert r.status == status, r.log
+            if status == "ok":
+                assert np.frombuffer(r.outputs["out"], np.float32).tolist() == [0.5, 1.0]
+            else:
+                assert "Unsupported instruction: addrspacecast" in r.log and not r.outputs
