@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-SIGNATURE_VERSION = 10
+SIGNATURE_VERSION = 11
 """Which :func:`signature` a corpus's buckets were keyed with; a corpus keyed otherwise is re-keyed
 when opened (corpus.keying.rekey), statuses kept. 1: as written up to schema 5. 2: a failure (build error,
 crash, timeout) keys on the line that says what failed (:func:`first_error`, mangled names as their
@@ -52,7 +52,10 @@ a missing kernel-library symbol as a family only for the prefixes of one library
 ``convert_short_rtn(-0x1p-149f)`` = 0 read as a flush) takes the place of ``other-rounding``, which
 older rows key as (:data:`RENAMED`); the class ``smallest-normal`` is new. A reduced flow program's
 ``wrong-code`` rows key on their culprit, the reduced case's first failing row (triage.flow_triage);
-no row had one before, so the version stays."""
+no row had one before, so the version stays. 11: Oclgrind's fatal errors key on the line after
+``OCLGRIND FATAL ERROR (file:line)`` that says what failed (:func:`first_error`:
+``Unsupported instruction: addrspacecast`` and ``Undefined external function: fmin_common`` were one
+bucket)."""
 
 STATUSES = ("new", "reported", "fixed", "ignored")
 """A bucket's status, set by people (``clfuzz mark``): ``new`` until someone looks at it,
