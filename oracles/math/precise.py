@@ -27,6 +27,16 @@ def _pi_scaled(fn: Callable) -> Callable:
     return lambda *a: fn(*a) / mpmath.pi
 
 
+def _atan2pi(y, x):
+    """atan2pi(y, x)/π, and exactly ±1/4 or ±3/4 where |y| = |x| (the diagonals: atan2(x, x) = π/4
+    for x > 0, 3π/4 for the mirrored quadrant, the sign of y), which mpmath's quotient of two rounded
+    values misses by a unit of its precision (0.25 - 2^-90 at float's working precision: below the
+    power of two, so the lane's ulp was the binade's below)."""
+    if abs(y) == abs(x):
+        return mpmath.sign(y) * mpmath.mpf(0.25 if x > 0 else 0.75)
+    return mpmath.atan2(y, x) / mpmath.pi
+
+
 def _cbrt(x):
     return mpmath.sign(x) * mpmath.cbrt(abs(x))
 
@@ -56,7 +66,7 @@ PRECISE: dict[str, Callable] = {
     "cosh": mpmath.cosh, "tanh": mpmath.tanh, "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan,
     "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh, "asinpi": _pi_scaled(mpmath.asin),
     "acospi": _pi_scaled(mpmath.acos), "atanpi": _pi_scaled(mpmath.atan), "atan2": mpmath.atan2,
-    "atan2pi": _pi_scaled(mpmath.atan2), "hypot": mpmath.hypot, "erf": mpmath.erf, "erfc": _erfc,
+    "atan2pi": _atan2pi, "hypot": mpmath.hypot, "erf": mpmath.erf, "erfc": _erfc,
     "tgamma": mpmath.gamma, "pow": mpmath.power, "powr": mpmath.power, "pown": lambda x, n: mpmath.power(x, n),
     "rootn": _rootn, "degrees": lambda x: x * 180 / mpmath.pi, "radians": lambda x: x * mpmath.pi / 180,
     "sincos": mpmath.sin,

@@ -33,7 +33,7 @@ lo`` of the working type within ``rel·|x|`` of the infinitely precise result x 
 ``hi`` is the very value the exact path computes with): pown at n = 1 and at a power of two (x^n
 is exact), hypot of operands more than 2^20 apart (|x|·sqrt(1 + t²) = |x| + |x|·t²/(1 + sqrt(1 +
 t²)) with t = y/x: the small second term's relative error, under 16 ulps, is under 2^-37 ulp of the
-sum). The filter decides those
+sum), atan2pi of |y| = |x| (±1/4 or ±3/4 exactly). The filter decides those
 of the reference's ambiguous lanes with it before it asks mpmath.
 
 ``fixed`` gives the operands off the general rule where a value is prescribed, and that value:
@@ -150,6 +150,13 @@ def _pown_exact(prec, x, n):
     return (n == 1) | (np.abs(m) == 0.5), np.where(n == 1, x, power), np.zeros(len(x), x.dtype), np.zeros(len(x))
 
 
+def _atan2pi_diagonal(prec, y, x):
+    """atan2pi where |y| = |x|: ±1/4 or ±3/4 exactly, the exact path's own value
+    (oracles.math.precise)."""
+    hi = np.where(x > 0, 0.25, 0.75) * np.sign(y)
+    return np.abs(y) == np.abs(x), hi.astype(x.dtype), np.zeros(len(x), x.dtype), np.zeros(len(x))
+
+
 def _hypot_apart(prec, x, y):
     """hypot where one operand is more than 2^20 times the other (``refine``, module docstring); where
     t² <= 2^-(prec+6) mpmath's value is the larger operand itself (it rounds x² + y² to prec + 4 bits,
@@ -257,7 +264,8 @@ _REFS: dict[str, Reference] = {
     "asinpi": Reference(_over_pi(np.arcsin), 128, 8, lambda x: np.abs(x) <= 1, _near(0.99999994, -1.0)),
     "acospi": Reference(_over_pi(np.arccos), 128, 8, lambda x: (np.abs(x) <= 1) & (x != 1), _near(-1.0)),
     "atanpi": Reference(_over_pi(np.arctan), 128, 8),
-    "atan2": Reference(np.arctan2, 64, 4), "atan2pi": Reference(_over_pi(np.arctan2), 128, 8),
+    "atan2": Reference(np.arctan2, 64, 4),
+    "atan2pi": Reference(_over_pi(np.arctan2), 128, 8, refine=_atan2pi_diagonal),
     "hypot": Reference(np.hypot, 64, 4, refine=_hypot_apart),
     "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1)),
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),

@@ -397,3 +397,26 @@ def test_every_output_has_its_buffers_type_under_every_build(env):
         want = [op.type.scalar] + ([f.operand_type(f.out, Type(tname)).scalar] if f.out else [])
         assert [e.scalar for e in got] == want, (fn, tname)
         assert all(len(a) == 8 for e in got for a in e.allowed), (fn, tname)
+
+
+def test_atan2pi_on_the_diagonals_is_exact_and_decided_by_the_filter():
+    """atan2pi(y, x) with |y| = |x| is exactly ±1/4 or ±3/4. mpmath's atan2(y, x)/π missed 1/4 by a
+    unit of float's working precision (below the power of two), so the filter could not decide these
+    lanes (the strategies draw atan2pi(a, a)) and the upper end of the 6-ulp interval came out at 4
+    ulps. Hand-worked for float (Table 65: 6 ulp; at a power of two the ulp is the gap below,
+    2^-26 at 1/4): atan2pi(1, 1) accepts 1/4 ± 6·2^-26 and nothing beyond."""
+    y = np.array([1.0, -3.5, 7e10, 2.0**-100, -1.0], np.float32)
+    x = np.array([1.0, -3.5, -7e10, 2.0**-100, 1.0], np.float32)
+    args = [Expectation.exact("float", y), Expectation.exact("float", x)]
+    decided = filtered(FUNCTIONS["atan2pi"], "float", frozenset(), args, [None, None])
+    assert sorted(decided.index.tolist()) == [0, 1, 2, 3, 4]
+    op = _op("atan2pi", "float", 1)
+    fast, slow = engine.outputs(op, args, 5, frozenset()), engine.outputs(op, args, 5, frozenset(), fast=False)
+    assert_same(fast[0], slow[0])
+    want = [0.25, -0.75, 0.75, 0.25, -0.25]
+    assert fast[0].allowed[0].view(np.float32).tolist() == want
+    quarter = np.float32(0.25).view(np.uint32)
+    inside = np.array([quarter - 6, quarter + 3], np.uint32)  # 6 steps of 2^-26 below, 3 of 2^-25 above
+    outside = np.array([quarter - 7, quarter + 4], np.uint32)
+    first = fast[0].select(np.array([0, 0]))
+    assert first.accepts(inside).all() and not first.accepts(outside).any()
