@@ -259,13 +259,15 @@ def _reference_lanes(name: str, f: MathFn, tname: str, env: frozenset, values: l
     exp = Expectation(tname, [nearest.view(s.bits_dtype)], np.ones(m, bool), np.zeros(m, bool),
                       np.full(m, rules.index(rid), np.int16), [] if bound.kind == "cr" else [(lo_end, hi_end)],
                       error=error)
-    if ref.fixed is not None:  # a value prescribed off the general rule (§7.5.1), exact: not judged where
-        at, value = ref.fixed(*ops)  # the build voids edge case behaviour (API §5.8.6.3)
+    if ref.fixed is not None:  # a value prescribed off the general rule (§7.5.1), exact (a NaN: any NaN):
+        at, value = ref.fixed(*ops)  # not judged where the build voids edge case behaviour (API §5.8.6.3)
         at = np.flatnonzero(candidate & at)
         if len(at):
+            value = np.broadcast_to(np.asarray(value, s.dtype), candidate.shape)[at]
             prescribed = (unjudged(f, tname, len(at))[0] if edges_void(env) else Expectation.exact(
-                tname, np.full(len(at), value, s.dtype), rules.index(rule_for(f.name, "special", profile_of(tname, env)))))
-            index, exp = np.concatenate([index, at]), concat([exp, prescribed])
+                tname, value, rules.index(rule_for(f.name, "special", profile_of(tname, env)))))
+            prescribed.any_nan[:] = np.isnan(value) & prescribed.judged
+            index, exp = np.concatenate([index, at]), concat([exp, prescribed]) if m else prescribed
     return index, exp, len(again)
 
 

@@ -36,8 +36,9 @@ t²)) with t = y/x: the small second term's relative error, under 16 ulps, is un
 sum), atan2pi of |y| = |x| (±1/4 or ±3/4 exactly). The filter decides those
 of the reference's ambiguous lanes with it before it asks mpmath.
 
-``fixed`` gives the operands off the general rule where a value is prescribed, and that value:
-pown(x, 0) = 1 for any x (§7.5.1).
+``fixed`` gives the operands off the general rule where a value is prescribed, and that value (one
+for all, or one per lane; a NaN: any NaN): pown(x, 0) = 1 for any x (§7.5.1), pow(+1, y) = 1 and
+pow of a negative x and a non-integer y, a NaN (C99 F.9.4.4).
 
 ``domain`` gives, per lane of finite nonzero normal operands, whether the function's general
 rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
@@ -150,6 +151,13 @@ def _pown_exact(prec, x, n):
     return (n == 1) | (np.abs(m) == 0.5), np.where(n == 1, x, power), np.zeros(len(x), x.dtype), np.zeros(len(x))
 
 
+def _pow_fixed(x, y):
+    """pow(+1, y) = 1 for any y, and a NaN (the invalid exception) for a finite x < 0 and a finite
+    non-integer y: C99 F.9.4.4, incorporated by OpenCL C 3.0.19 §7.5 ("shall conform"). ``fixed``
+    (module docstring): the operands are finite here."""
+    return (x == 1) | ((x < 0) & (np.floor(y) != y)), np.where(x == 1, 1.0, np.nan)
+
+
 def _atan2pi_diagonal(prec, y, x):
     """atan2pi where |y| = |x|: ±1/4 or ±3/4 exactly, the exact path's own value
     (oracles.math.precise)."""
@@ -202,7 +210,7 @@ class Reference:
     domain: Callable[..., np.ndarray] = _true  # operands (float64 view, ints as int64) on the general rule
     hard: Callable[[np.random.Generator, str], list[tuple]] = lambda rng, t: []  # the check's hard operands
     refine: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None  # module docstring
-    fixed: Callable[..., tuple[np.ndarray, float]] | None = None  # operands off the domain with a prescribed value
+    fixed: Callable[..., tuple[np.ndarray, float | np.ndarray]] | None = None  # operands off the domain, prescribed
 
     def bound(self, tname: str) -> float | None:
         """The stated relative bound for lanes of ``tname`` (None where there is no reference)."""
@@ -267,7 +275,7 @@ _REFS: dict[str, Reference] = {
     "atan2": Reference(np.arctan2, 64, 4),
     "atan2pi": Reference(_over_pi(np.arctan2), 128, 8, refine=_atan2pi_diagonal),
     "hypot": Reference(np.hypot, 64, 4, refine=_hypot_apart),
-    "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1)),
+    "pow": Reference(np.power, 64, 4, lambda x, y: ((x > 0) | (y == np.floor(y))) & (x != 1), fixed=_pow_fixed),
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
     "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0, refine=_pown_exact,
                       fixed=lambda x, n: (n == 0, 1.0)),

@@ -420,3 +420,23 @@ def test_atan2pi_on_the_diagonals_is_exact_and_decided_by_the_filter():
     outside = np.array([quarter - 7, quarter + 4], np.uint32)
     first = fast[0].select(np.array([0, 0]))
     assert first.accepts(inside).all() and not first.accepts(outside).any()
+
+
+@pytest.mark.parametrize("env", [frozenset(), frozenset({"finite"})], ids=["default", "finite-math-only"])
+def test_pow_of_one_and_of_a_negative_base_to_a_fraction_are_prescribed_and_decided(env):
+    """C99 F.9.4.4 (OpenCL C 3.0.19 §7.5): pow(+1, y) = 1 for any y; a finite x < 0 to a finite
+    non-integer y is a NaN (any NaN, §7.5.1). The filter decides both as the exact path does, and
+    -cl-finite-math-only, which voids edge case behaviour (API §5.8.6.3), leaves them unjudged."""
+    x = np.array([1.0, 1.0, -2.5, -0.3], np.float32)
+    y = np.array([-0.5, 3e20, 0.5, -7.25], np.float32)
+    args = [Expectation.exact("float", x), Expectation.exact("float", y)]
+    decided = filtered(FUNCTIONS["pow"], "float", env, args, [None, None])
+    assert sorted(decided.index.tolist()) == [0, 1, 2, 3]
+    op = _op("pow", "float", 1)
+    fast, slow = engine.outputs(op, args, 4, env)[0], engine.outputs(op, args, 4, env, fast=False)[0]
+    assert_same(fast, slow)
+    if env:
+        assert not fast.judged.any()
+    else:
+        assert fast.judged.all() and fast.any_nan.tolist() == [False, False, True, True]
+        assert fast.allowed[0][:2].view(np.float32).tolist() == [1.0, 1.0]
