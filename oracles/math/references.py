@@ -38,7 +38,8 @@ of the reference's ambiguous lanes with it before it asks mpmath.
 
 ``fixed`` gives the operands off the general rule where a value is prescribed, and that value (one
 for all, or one per lane; a NaN: any NaN): pown(x, 0) = 1 for any x (§7.5.1), pow(+1, y) = 1 and
-pow of a negative x and a non-integer y, a NaN (C99 F.9.4.4).
+pow of a negative x and a non-integer y, a NaN (C99 F.9.4.4), tgamma of a negative integer, a NaN
+(F.9.5.4), rootn(x, 0) and rootn of a negative x and an even n, a NaN (OpenCL C 3.0.19 §7.5.1).
 
 ``domain`` gives, per lane of finite nonzero normal operands, whether the function's general
 rule applies there: the operands where OpenCL C 3.0.19 §7.5.1 or C99 Annex F.9 (incorporated by
@@ -279,11 +280,13 @@ _REFS: dict[str, Reference] = {
     "powr": Reference(np.power, 64, 4, lambda x, y: _log_domain(x)),
     "pown": Reference(lambda x, n: np.power(x, n.astype(x.dtype)), 64, 4, lambda x, n: n != 0, refine=_pown_exact,
                       fixed=lambda x, n: (n == 0, 1.0)),
-    "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0))),
+    "rootn": Reference(_rootn, 256, None, lambda x, n: (n != 0) & ((x > 0) | (n % 2 != 0)),
+                       fixed=lambda x, n: ((n == 0) | ((x < 0) & (n % 2 == 0)), np.nan)),  # §7.5.1 rootn
     "erf": Reference(_python(math.erf), 64, None, hard=_near(1e-8, 0.47, 3.9, -2.5)),
     "erfc": Reference(_python(math.erfc), 64, None, hard=_near(0.47, 3.9, 9.1, 26.5, -0.3)),
     "tgamma": Reference(_python(math.gamma), 64, None, lambda x: (x < 171) & ((x > 0) | _not_int(x)),
-                        _near(1.0, 2.0, 1.4616321, 35.0, -0.5, -1.0, -2.0, -33.99)),
+                        _near(1.0, 2.0, 1.4616321, 35.0, -0.5, -1.0, -2.0, -33.99),
+                        fixed=lambda x: ((x < 0) & (np.floor(x) == x), np.nan)),  # C99 F.9.5.4: a negative integer
     "degrees": Reference(lambda x: x * (180 / _pi(x)), 4, 4),
     "radians": Reference(lambda x: x * (_pi(x) / 180), 4, 4),
 }

@@ -422,21 +422,32 @@ def test_atan2pi_on_the_diagonals_is_exact_and_decided_by_the_filter():
     assert first.accepts(inside).all() and not first.accepts(outside).any()
 
 
+PRESCRIBED = {  # operands the general rule leaves, each with its prescribed value (None: any NaN)
+    # C99 F.9.4.4 (OpenCL C 3.0.19 §7.5): pow(+1, y) = 1 for any y; finite x < 0, finite non-integer y: NaN
+    "pow": ([np.float32([1.0, 1.0, -2.5, -0.3]), np.float32([-0.5, 3e20, 0.5, -7.25])], [1.0, 1.0, None, None]),
+    # §7.5.1: rootn(x, 0) returns a NaN; a NaN for x < 0 and an even n
+    "rootn": ([np.float32([2.0, -0.5, -1.0, -3.0]), np.int32([0, 0, -2, 1 << 30])], [None] * 4),
+    # C99 F.9.5.4: tgamma of a negative integer is a NaN
+    "tgamma": ([np.float32([-1.0, -2.0**31, -4.07e26, -33.0])], [None] * 4),
+}
+
+
 @pytest.mark.parametrize("env", [frozenset(), frozenset({"finite"})], ids=["default", "finite-math-only"])
-def test_pow_of_one_and_of_a_negative_base_to_a_fraction_are_prescribed_and_decided(env):
-    """C99 F.9.4.4 (OpenCL C 3.0.19 §7.5): pow(+1, y) = 1 for any y; a finite x < 0 to a finite
-    non-integer y is a NaN (any NaN, §7.5.1). The filter decides both as the exact path does, and
-    -cl-finite-math-only, which voids edge case behaviour (API §5.8.6.3), leaves them unjudged."""
-    x = np.array([1.0, 1.0, -2.5, -0.3], np.float32)
-    y = np.array([-0.5, 3e20, 0.5, -7.25], np.float32)
-    args = [Expectation.exact("float", x), Expectation.exact("float", y)]
-    decided = filtered(FUNCTIONS["pow"], "float", env, args, [None, None])
+@pytest.mark.parametrize("fn", sorted(PRESCRIBED))
+def test_prescribed_values_off_the_general_rule_are_decided_by_the_filter(fn, env):
+    """Each lane of :data:`PRESCRIBED` is decided by the filter as the exact path decides it (any NaN
+    where a NaN is prescribed), and -cl-finite-math-only, which voids edge case behaviour (API
+    §5.8.6.3), leaves them unjudged."""
+    cols, want = PRESCRIBED[fn]
+    args = [Expectation.exact("float" if c.dtype.kind == "f" else "int", c) for c in cols]
+    decided = filtered(FUNCTIONS[fn], "float", env, args, [None] * len(cols))
     assert sorted(decided.index.tolist()) == [0, 1, 2, 3]
-    op = _op("pow", "float", 1)
+    op = _op(fn, "float", 1)
     fast, slow = engine.outputs(op, args, 4, env)[0], engine.outputs(op, args, 4, env, fast=False)[0]
     assert_same(fast, slow)
     if env:
         assert not fast.judged.any()
     else:
-        assert fast.judged.all() and fast.any_nan.tolist() == [False, False, True, True]
-        assert fast.allowed[0][:2].view(np.float32).tolist() == [1.0, 1.0]
+        assert fast.judged.all() and fast.any_nan.tolist() == [w is None for w in want]
+        values = fast.allowed[0].view(np.float32)
+        assert all(w is None or values[i] == w for i, w in enumerate(want))
