@@ -5,7 +5,10 @@ compressed; and that data (:func:`checks`: the lanes it compares, :func:`job_dat
 The script checks every front end the report names, each in a child process of its own (a crash
 or a hang of the driver is then an outcome, not the end of the script), and exits 1 while the bug
 is present on any of them (it says which), 0 once it is fixed on all, 2 when it cannot tell (no
-matching device, a kernel that no longer builds, a child that did not finish).
+matching device, a kernel that no longer builds, a child that did not finish). A child whose driver
+wrote that it stopped executing the kernel (fuzz.drivers.protocol.ABORTS: Oclgrind's fatal errors,
+after which every OpenCL call still succeeds) shows a runtime error, and nothing about a wrong
+value.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import numpy as np
 
 from campaign.expectations import Expectations
 from fuzz.drivers import Job, image_setup
-from fuzz.drivers.protocol import BufferArg, ImageArg, SamplerArg
+from fuzz.drivers.protocol import ABORTS, BufferArg, ImageArg, SamplerArg
 from lang.ir import Program
 from lang.layout import layout
 from lang.types import format_value, scalar
@@ -120,7 +123,7 @@ def check(front, want):
         print(f"the kernel failed: {{e}}")
         return PRESENT if CASE["kind"] == "runtime_error" else CANNOT
     if CASE["kind"] not in ("wrong-result", "imprecise-result", "wrong-code"):
-        print("the kernel built and ran: the failure is gone")
+        print("the kernel built and ran without an OpenCL error")
         return FIXED
     wrong = 0
     for c in front["checks"]:
@@ -158,13 +161,20 @@ def main():
         print(f"== {{front['label']}} ({{front['path']}})", flush=True)
         command = [sys.executable, __file__, "--one", front["path"]] + (["--device", args.device] if args.device else [])
         try:
-            rc = subprocess.run(command, timeout=args.timeout).returncode
-        except subprocess.TimeoutExpired:
+            child = subprocess.run(command, timeout=args.timeout, stderr=subprocess.PIPE, text=True, errors="replace")
+            rc, said = child.returncode, child.stderr
+        except subprocess.TimeoutExpired as e:
             print(f"no result after {{args.timeout:g}} s (--timeout)")
-            rc = PRESENT if CASE["kind"] == "timeout" else CANNOT
+            rc, said = (PRESENT if CASE["kind"] == "timeout" else CANNOT), e.stderr or ""
+        said = said.decode(errors="replace") if isinstance(said, bytes) else said
+        sys.stderr.write(said)
         if rc not in (PRESENT, FIXED, CANNOT):
             print(f"the process running the kernel ended with status {{rc}} (a crash of the driver)")
             rc = PRESENT if CASE["kind"] == "crash" else CANNOT
+        elif rc == FIXED and any(marker in said for marker in CASE["aborts"]):
+            # its calls succeeded, but the driver says it stopped executing the kernel: no outputs to trust
+            print("the driver stopped executing the kernel (its message is above)")
+            rc = PRESENT if CASE["kind"] == "runtime_error" else CANNOT
         verdicts[front["path"]] = rc
     present = [p for p, rc in verdicts.items() if rc == PRESENT]
     unknown = [p for p, rc in verdicts.items() if rc == CANNOT]
@@ -188,6 +198,7 @@ def repro_source(data: dict) -> str:
     front end may take) and ``fronts`` (one per front end: ``path``, ``label``, ``platform``,
     ``device``, ``job`` and ``checks``:
     triage.report.write_report); it embeds the image set-up a worker does (fuzz.drivers.image_setup)."""
+    data = {**data, "aborts": list(ABORTS)}  # a driver's words for a kernel it stopped executing
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
     title = data["title"].replace("\\", "\\\\").replace('"', '\\"')  # a docstring whatever the driver's message

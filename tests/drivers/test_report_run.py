@@ -99,3 +99,28 @@ def test_a_report_of_a_bug_the_driver_does_not_have_exits_0(tmp_path):
                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0 and "fixed on: opencl-c" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_runtime_error_the_driver_only_printed_is_present_in_repro_py(tmp_path):
+    """Oclgrind's fatal error (a built-in's out-parameter under -cl-std=CL2.0: addrspacecast) leaves
+    every OpenCL call successful: repro.py of such a runtime_error reads the driver's words and
+    exits 1 (it had said the failure was gone)."""
+    from fuzz.drivers import BufferArg, Job
+    from triage.repro_script import job_data, repro_source
+
+    from .test_worker import MODF_CL2
+
+    target = target_named("oclgrind")
+    job = Job("source", MODF_CL2, "-cl-std=CL2.0", "k", (BufferArg("in", b"\0\0\xc0\x3f", 4, False),
+                                                        BufferArg("out", None, 8, True)), (1,), None)
+    front = {"path": "opencl-c", "label": "OpenCL C", "platform": target.fingerprint["platform_name"],
+             "device": target.fingerprint["device_name"], "job": job_data(job), "checks": []}
+    (tmp_path / "repro.py").write_text(repro_source({"title": "oclgrind: runtime_error", "bucket": "b",
+                                                     "kind": "runtime_error", "timeout_s": 120, "fronts": [front]}))
+    icd = tmp_path / "oclgrind-icd"  # as the README of an Oclgrind report says
+    icd.mkdir()
+    (icd / "oclgrind.icd").write_text("/usr/lib/oclgrind/liboclgrind-rt-icd.so\n")
+    done = subprocess.run([sys.executable, "repro.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OCL_ICD_VENDORS": str(icd)})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the driver stopped executing the kernel" in done.stdout and "addrspacecast" in done.stderr
