@@ -207,10 +207,11 @@ class Server:
                         buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=place.nbytes)
                         pattern = next(n for n in (128, 16, 4, 1) if place.nbytes % n == 0)  # few, wide stores
                         cl.enqueue_fill_buffer(self.queue, buf, bytes(pattern), 0, place.nbytes)
-                    else:
-                        buf = cl.Buffer(
-                            self.ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=region
-                        )
+                    else:  # a Mapped input (an extension's, read by the kernel only): the driver takes it
+                        # from the mapping when the kernel needs it (USE_HOST_PTR), not at creation
+                        host = cl.mem_flags.USE_HOST_PTR if place.path is not None and not arg.read_back else (
+                            cl.mem_flags.COPY_HOST_PTR)
+                        buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE | host, hostbuf=region)
                     buffers.append(buf)
                     kernel.set_arg(i, buf)
                     if arg.read_back:
