@@ -373,8 +373,10 @@ def test_when_each_corner_was_first_judged_and_why_the_others_were_missed(memory
     from corpus.corners import ELSEWHERE, UNREACHED, corners, seconds_to
 
     a, b, c, d = table()[:4]
-    assert seconds_to({a: 5.0, b: 1.0, c: None, d: 9.0}, 4) == {"50": 5.0, "90": None, "100": None}
-    assert seconds_to({a: 5.0, b: 1.0, c: 9.0}, 3) == {"50": 5.0, "90": 9.0, "100": 9.0}
+    assert seconds_to({a: 5.0, b: 1.0, c: None, d: 9.0}, 4) == {"50": 5.0, "90": None, "99": None, "100": None}
+    assert seconds_to({a: 5.0, b: 1.0, c: 9.0}, 3) == {"50": 5.0, "90": 9.0, "99": 9.0, "100": 9.0}
+    hundred = {i: (float(i) if i < 99 else None) for i in range(100)}  # 99 of 100 judged, the i-th at i s
+    assert seconds_to(hundred, 100) == {"50": 49.0, "90": 89.0, "99": 98.0, "100": None}
     now = [100.0]
     monkeypatch.setattr(store, "_now", lambda: now[0])
     sinpi = _sinpi_program()
@@ -402,7 +404,7 @@ def test_when_each_corner_was_first_judged_and_why_the_others_were_missed(memory
     assert why["sinpi:float:x=nan"] == UNREACHED and ELSEWHERE not in why.values()
     ranks = [corner_rank(name.split(":", 2)[2]) for name in out["pocl"]["missing"]]
     assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 3
-    assert out["pocl"]["seconds_to"] == {"50": None, "90": None, "100": None}  # a few corners of the table
+    assert out["pocl"]["seconds_to"] == {"50": None, "90": None, "99": None, "100": None}  # a few corners of the table
 
 
 def test_a_program_whose_operations_have_nothing_new_for_the_target_is_not_read(memory_corpus, monkeypatch):
