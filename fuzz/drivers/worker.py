@@ -207,10 +207,10 @@ class Server:
                         buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=place.nbytes)
                         pattern = next(n for n in (128, 16, 4, 1) if place.nbytes % n == 0)  # few, wide stores
                         cl.enqueue_fill_buffer(self.queue, buf, bytes(pattern), 0, place.nbytes)
-                    else:  # a Mapped input (an extension's, read by the kernel only): the driver takes it
-                        # from the mapping when the kernel needs it (USE_HOST_PTR), not at creation
-                        host = cl.mem_flags.USE_HOST_PTR if place.path is not None and not arg.read_back else (
-                            cl.mem_flags.COPY_HOST_PTR)
+                    else:  # a Mapped input the kernel only reads (an extension's): the driver takes it from
+                        # the mapping when the kernel needs it (USE_HOST_PTR), not in a copy at creation
+                        lent = place.path is not None and not arg.read_back
+                        host = cl.mem_flags.USE_HOST_PTR if lent else cl.mem_flags.COPY_HOST_PTR
                         buf = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE | host, hostbuf=region)
                     buffers.append(buf)
                     kernel.set_arg(i, buf)

@@ -28,10 +28,10 @@ def _pi_scaled(fn: Callable) -> Callable:
 
 
 def _atan2pi(y, x):
-    """atan2pi(y, x)/π, and exactly ±1/4 or ±3/4 where |y| = |x| (the diagonals: atan2(x, x) = π/4
-    for x > 0, 3π/4 for the mirrored quadrant, the sign of y), which mpmath's quotient of two rounded
-    values misses by a unit of its precision (0.25 - 2^-90 at float's working precision: below the
-    power of two, so the lane's ulp was the binade's below)."""
+    """atan2pi(y, x) = atan2(y, x)/π, exactly ±1/4 or ±3/4 where |y| = |x| (the diagonals:
+    atan2(x, x) = π/4 for x > 0, 3π/4 for the mirrored quadrant, the sign of y), which mpmath's
+    quotient of two rounded values misses by a unit of its precision (0.25 - 2^-90 at float's working
+    precision: below the power of two, so the lane's ulp was the binade's below)."""
     if abs(y) == abs(x):
         return mpmath.sign(y) * mpmath.mpf(0.25 if x > 0 else 0.75)
     return mpmath.atan2(y, x) / mpmath.pi
