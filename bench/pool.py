@@ -10,7 +10,7 @@ median judged lanes per second of wall time (campaign.progress.TargetStats.check
 to ``--jobs 0``'s, and the median share of the wall time the target waited for the harness (the
 code before the pool does not measure it: "-").
 Run: python3 bench/pool.py [--minutes 1] [--repeat 3] [--seed 7] [--drivers ...] [--areas ...] [--pools 1,2]
-     [--before /path/to/checkout]
+     [--before /path/to/checkout] [--no-sweep]
 """
 
 from __future__ import annotations
@@ -34,10 +34,11 @@ sys.path.insert(0, {root!r})
 from campaign.campaign import run_campaign
 from corpus.store import Corpus
 from fuzz.drivers import discover
+from lang.policy import Policy
 targets = [t for t in discover() if t.name in {names!r}]
 jobs = {jobs!r}
 result = run_campaign(Corpus({path!r}), targets, minutes={minutes!r}, seed={seed!r}, areas={areas!r}, name="pool",
-                      **({{}} if jobs is None else {{"jobs": jobs}}))
+                      policy=Policy(corner_sweep={sweep!r}), **({{}} if jobs is None else {{"jobs": jobs}}))
 timeline = hasattr(result, "pool")  # the code before the pool counted no wait for the harness
 print(json.dumps({{"targets": {{n: {{"lanes_s": s.checks_per_s,
                                    "harness": s.harness_s / s.wall_s if timeline else None}}
@@ -47,10 +48,11 @@ print(json.dumps({{"targets": {{n: {{"lanes_s": s.checks_per_s,
 
 
 def campaign(root: Path, names: list[str], areas: tuple[str, ...], minutes: float, seed: int, jobs: int | None,
-             path: Path) -> dict:
-    """One campaign in a process of its own on the checkout at ``root`` (``jobs`` None: its default)."""
+             path: Path, sweep: bool = True) -> dict:
+    """One campaign in a process of its own on the checkout at ``root`` (``jobs`` None: its default;
+    ``sweep`` False: no corner sweep, every program from the areas' streams)."""
     code = CHILD.format(root=str(root), names=names, jobs=jobs, path=str(path), minutes=minutes, seed=seed,
-                        areas=areas)
+                        areas=areas, sweep=sweep)
     return child_json(code, root)
 
 
@@ -63,6 +65,9 @@ def main() -> None:
     ap.add_argument("--areas", default=",".join(AREAS))
     ap.add_argument("--pools", help="comma-separated pool sizes to compare with 0 (default: this machine's)")
     ap.add_argument("--before", help="a checkout of the code before the pool, run beside (its default)")
+    ap.add_argument("--no-sweep", action="store_true",
+                    help="no corner sweep on either side: every program from the areas' streams (a sweep's "
+                         "programs, packed differently by each checkout, judge different numbers of lanes)")
     args = ap.parse_args()
     found = discover()
     names = [t.name for t in (select(found, args.drivers.split(",")) if args.drivers else found)]
@@ -76,7 +81,7 @@ def main() -> None:
     for i in range(args.repeat):
         for side, root, jobs in sides:
             path = folder / f"{side.replace(' ', '')}-{i}.db"
-            got = campaign(root, names, areas, args.minutes, args.seed, jobs, path)
+            got = campaign(root, names, areas, args.minutes, args.seed, jobs, path, not args.no_sweep)
             results[side].append(got)
             lanes = ", ".join(f"{n} {t['lanes_s']:,.0f}" for n, t in got["targets"].items())
             cpu = f"; campaign process CPU {got['cpu_s']:.1f} s" if got["cpu_s"] else ""
@@ -86,8 +91,8 @@ def main() -> None:
         values = [r["targets"][name][key] for r in results[side]]
         return None if None in values else statistics.median(values)
 
-    print(f"\n{args.repeat} runs of {args.minutes:g} min per side, seed {args.seed}, areas {','.join(areas)}; "
-          "medians; ratio: to jobs 0\n")
+    print(f"\n{args.repeat} runs of {args.minutes:g} min per side, seed {args.seed}, areas {','.join(areas)}"
+          f"{', no corner sweep' if args.no_sweep else ''}; medians; ratio: to jobs 0\n")
     print("| target | side | lanes/s | ratio | harness share |")
     print("|---|---|---|---|---|")
     for name in names:

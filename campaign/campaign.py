@@ -198,58 +198,65 @@ def run_campaign(
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
     record.register_targets(corpus, targets)
-    settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
-    unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
-    shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
-    plans = {a: sweep_plan(a, caps, run_policy) for a in areas} if policy.corner_sweep else {}
-    sweeps = {a: (sweep_key_of(a, [p for _, p in plan]), [p for _, p in plan]) for a, plan in plans.items()}
-    scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
-                          targets=tuple(t.name for t in targets), floor=policy.area_floor,
-                          sweeps={a: (sweeps[a][0], tuple(k for k, _ in plan)) for a, plan in plans.items()})
+    # the harness's processes start and each lane opens its device while the corners are planned
     harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
-    drawer = _Drawer(harness, {}, scheduler, shares, seed, cells, sweeps)
-    # the math area's search climbs toward larger observed errors (score reported after the run);
-    # the others toward coverage gaps (scored when drawn): campaign.targeted
-    drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
-                                      None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
-    ftz = {t.name: ftz_of(t) for t in targets}
-
-    def expect(program: Program, owner: str) -> Future:
-        """The drawing target's class now; each other class when a target of it takes the program
-        (campaign.pool.Harness.complete: most programs of a fast target run on it alone)."""
-        return harness.expect(program, (ftz[owner],) if owner in ftz else (), owner)
-
-    def drawn(program: Program) -> None:
-        drawer.drawn(program)
-        record.store_program(corpus, program, name)  # in the corpus before anything runs it
-
-    known = bucket_ids(corpus)
-    feed = Feed(targets, scheduler, drawer.draw, expect, known, unfinished, max_programs, drawer.first_run,
-                everywhere=drawer.everywhere, drawn=drawn)
-    done_before = stored["programs"] if stored else 0
-
-    running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished
-
-    def state() -> dict:
-        return {**scheduler.to_state(), "pending": feed.pending(running)}
-
-    record.save_campaign(corpus, name, seed, settings_row, done_before, stored["checks"] if stored else 0, state())
     stats = {t.name: TargetStats() for t in targets}
-    stop = threading.Event()
-    started_at = time.time()
-    interrupted = False
-    notices: list[str] = []
-    errors: list[BaseException] = []
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
                           depth, harness=harness, started=start,
                           widths=Widths(partial(harness.share, t.name), t.fingerprint.get("max_mem_alloc_size", 0),
-                                                 stats[t.name].widened))
-             for t in targets}  # each lane opens its device while the first program is drawn
-    feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start,
-                                                   deadline - closing_s(minutes), deadline, errors),
-                                name=f"{t.name}-feeder", daemon=True) for t in targets]
-    buckets = _BucketWatch(corpus, started_at)
+                                        stats[t.name].widened))
+             for t in targets}
+    try:
+        settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
+        unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
+        shares = {a: policy.p_targeted_error if a == "math" else policy.p_targeted for a in areas}
+        plans = {a: sweep_plan(a, caps, run_policy) for a in areas} if policy.corner_sweep else {}
+        sweeps = {a: (sweep_key_of(a, [p for _, p in plan]), [p for _, p in plan]) for a, plan in plans.items()}
+        scheduler = Scheduler(tuple(areas), settings.budgets, stored["state"] if stored else None, seed,
+                              targets=tuple(t.name for t in targets), floor=policy.area_floor,
+                              sweeps={a: (sweeps[a][0], tuple(k for k, _ in plan)) for a, plan in plans.items()})
+        drawer = _Drawer(harness, {}, scheduler, shares, seed, cells, sweeps)
+        # the math area's search climbs toward larger observed errors (score reported after the run);
+        # the others toward coverage gaps (scored when drawn): campaign.targeted
+        drawer.searches.update({a: Search(AREAS[a](caps, run_policy), CorpusDatabase(corpus, f"{name}/{a}"),
+                                          None if a == "math" else drawer.novelty, a) for a in areas if shares[a] > 0})
+        ftz = {t.name: ftz_of(t) for t in targets}
+
+        def expect(program: Program, owner: str) -> Future:
+            """The drawing target's class now; each other class when a target of it takes the program
+            (campaign.pool.Harness.complete: most programs of a fast target run on it alone)."""
+            return harness.expect(program, (ftz[owner],) if owner in ftz else (), owner)
+
+        def drawn(program: Program) -> None:
+            drawer.drawn(program)
+            record.store_program(corpus, program, name)  # in the corpus before anything runs it
+
+        known = bucket_ids(corpus)
+        feed = Feed(targets, scheduler, drawer.draw, expect, known, unfinished, max_programs, drawer.first_run,
+                    everywhere=drawer.everywhere, drawn=drawn)
+        done_before = stored["programs"] if stored else 0
+
+        running: dict[str, list[str]] | None = None  # after the stop: the parts each lane left unfinished
+
+        def state() -> dict:
+            return {**scheduler.to_state(), "pending": feed.pending(running)}
+
+        record.save_campaign(corpus, name, seed, settings_row, done_before, stored["checks"] if stored else 0, state())
+        stop = threading.Event()
+        started_at = time.time()
+        interrupted = False
+        notices: list[str] = []
+        errors: list[BaseException] = []
+        feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start,
+                                                       deadline - closing_s(minutes), deadline, errors),
+                                    name=f"{t.name}-feeder", daemon=True) for t in targets]
+        buckets = _BucketWatch(corpus, started_at)
+    except BaseException:  # nothing ran: the lanes' workers and the harness's processes stop with the set-up
+        for lane in lanes.values():
+            lane.close()
+        harness.close()
+        raise
 
     def save() -> None:
         checks = (stored["checks"] if stored else 0) + sum(s.judged for s in stats.values())

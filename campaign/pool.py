@@ -47,6 +47,7 @@ from campaign.execute import Outcome, Part, expectations_of, judged
 from campaign.expectations import Expectations
 from campaign.flow import FlowExpectations
 from campaign.record import Run
+from campaign.turns import Turns
 from campaign.widening import draw_inputs, input_ranges, window_result
 from fuzz.drivers import Result, Target
 from fuzz.drivers.capabilities import ftz_of
@@ -103,6 +104,15 @@ class Harness:
             self._pids = context.SimpleQueue()  # each worker process's, as it starts (close() stops them)
             self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_setup,
                                              initargs=(targets, draws, self._pids))
+            threading.Thread(target=self._start, args=(jobs,), daemon=True).start()  # beside the set-up
+
+    def _start(self, jobs: int) -> None:
+        """Start every worker process now, not at the campaign's first tasks."""
+        try:
+            for _ in range(jobs):  # each task while none is idle starts a process
+                self._pool.submit(os.getpid)
+        except RuntimeError:  # closed meanwhile
+            pass
 
     # -- the tasks -----------------------------------------------------------------------------
 
@@ -294,37 +304,6 @@ class Harness:
         """Drop the tasks older than :data:`SHARE_WINDOW_S` from :meth:`share`'s count (under the lock)."""
         while self._used and self._used[0][0] < now - SHARE_WINDOW_S:
             self._used.popleft()
-
-
-class Turns:
-    """Tasks waiting, a queue per owner, handed out one owner after another: an owner with many
-    tasks waiting has the next one only after every other owner waiting has had one. An owner's
-    ``first`` tasks go before its others: the draws and expectations its target waits for
-    (campaign.pipeline: its next program, an extension's inputs) before the judging of what it ran,
-    which its programs in flight bound (measured on an H100 machine: with a GPU's extensions of 12
-    parts, its next program's expectations queued behind their windows and it waited for the
-    harness half of its time)."""
-
-    def __init__(self) -> None:
-        self._queues: dict[str, tuple[deque, deque]] = {}  # owner -> (first, the rest)
-        self._turn: deque[str] = deque()  # owners with tasks waiting, in turn
-
-    def __bool__(self) -> bool:
-        return bool(self._turn)
-
-    def put(self, owner: str, task: Any, first: bool = False) -> None:
-        self._queues.setdefault(owner, (deque(), deque()))[0 if first else 1].append(task)
-        if owner not in self._turn:
-            self._turn.append(owner)
-
-    def next(self) -> Any:
-        """The task whose turn it is (IndexError if none waits)."""
-        owner = self._turn.popleft()
-        first, rest = self._queues[owner]
-        task = (first or rest).popleft()
-        if first or rest:
-            self._turn.append(owner)
-        return task
 
 
 def expectations(program: Program | FlowProgram, ftz_classes: tuple[frozenset, ...]) -> Expectations | FlowExpectations:

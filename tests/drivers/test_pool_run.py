@@ -52,3 +52,23 @@ def test_the_pool_draws_the_same_programs_in_the_same_order(tmp_path, monkeypatc
     _, pooled, drawn_pooled = _campaign(tmp_path, monkeypatch, 2)
     assert len(drawn_here) == 6 and drawn_pooled == drawn_here
     assert pooled.pool.tasks["oclgrind"]["draw"] == 6 and pooled.pool.cpu["oclgrind"]["expect"] > 0
+
+
+def test_a_set_up_that_fails_stops_the_lanes_and_the_harness_it_started(tmp_path, monkeypatch):
+    """The lanes open their devices and the harness starts its processes while the corners are
+    planned (campaign.campaign): a failure there leaves no worker running."""
+    import campaign.campaign as loop
+    from campaign.pipeline import Lane
+    from campaign.pool import Harness
+
+    closed, lanes = [], []
+    close_lane, close_harness, lane = Lane.close, Harness.close, Lane.__init__
+    monkeypatch.setattr(Lane, "__init__", lambda self, *a, **k: (lanes.append(self), lane(self, *a, **k))[1])
+    monkeypatch.setattr(Lane, "close", lambda self: (closed.append(self.target.name), close_lane(self))[1])
+    monkeypatch.setattr(Harness, "close", lambda self: (closed.append("harness"), close_harness(self))[1])
+    monkeypatch.setattr(loop, "sweep_plan", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        run_campaign(Corpus(tmp_path / "c.db"), [target_named("oclgrind")], minutes=0.5, seed=3,
+                     areas=("conversions",), policy=Policy(statements=6, global_size=64), jobs=1)
+    assert closed == ["oclgrind", "harness"]
+    assert len(lanes) == 1 and not lanes[0].worker.alive
