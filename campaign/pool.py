@@ -104,15 +104,6 @@ class Harness:
             self._pids = context.SimpleQueue()  # each worker process's, as it starts (close() stops them)
             self._pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_setup,
                                              initargs=(targets, draws, self._pids))
-            threading.Thread(target=self._start, args=(jobs,), daemon=True).start()  # beside the set-up
-
-    def _start(self, jobs: int) -> None:
-        """Start every worker process now, not at the campaign's first tasks."""
-        try:
-            for _ in range(jobs):  # each task while none is idle starts a process
-                self._pool.submit(os.getpid)
-        except RuntimeError:  # closed meanwhile
-            pass
 
     # -- the tasks -----------------------------------------------------------------------------
 

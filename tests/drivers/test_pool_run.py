@@ -55,8 +55,8 @@ def test_the_pool_draws_the_same_programs_in_the_same_order(tmp_path, monkeypatc
 
 
 def test_a_set_up_that_fails_stops_the_lanes_and_the_harness_it_started(tmp_path, monkeypatch):
-    """The lanes open their devices and the harness starts its processes while the corners are
-    planned (campaign.campaign): a failure there leaves no worker running."""
+    """The lanes open their devices while the corners are planned (campaign.campaign): a failure
+    there leaves no worker running."""
     import campaign.campaign as loop
     from campaign.pipeline import Lane
     from campaign.pool import Harness
