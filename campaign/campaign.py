@@ -198,10 +198,10 @@ def run_campaign(
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
     record.register_targets(corpus, targets)
-    # each lane opens its device (its worker starts) while the corners are planned
     harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
     stats = {t.name: TargetStats() for t in targets}
     depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
+    # each lane opens its device (its worker starts) while the corners are planned
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
                           depth, harness=harness, started=start,
                           widths=Widths(partial(harness.share, t.name), t.fingerprint.get("max_mem_alloc_size", 0),
