@@ -105,6 +105,30 @@ def test_build_failures_missing_another_symbol_of_one_library_are_one_bug(memory
     assert len(bugs) == 3
 
 
+def test_runtime_errors_missing_another_symbol_are_one_bug(memory_corpus):
+    """Oclgrind's SPIR-V path misses OpenCL.std's ``fmin_common`` and ``fmax_common`` when the kernel
+    is created (a runtime error, keyed on the line after its fatal error's: corpus.buckets): one
+    library without the built-ins; an instruction it cannot simulate is another bug."""
+    def fails(message: str, program: str) -> None:
+        lane(memory_corpus, "oclgrind", "fmin", "float", "1", "0", "", program, kind="runtime_error", path="spirv",
+             extra={"actual_value": message, "deviation": None, "rule": None})
+
+    for i, symbol in enumerate(("fmin_common", "fmax_common")):
+        fails(f"setup: LogicError: clCreateKernel failed: INVALID_KERNEL_NAME\nOCLGRIND FATAL ERROR "
+              f"(./src/core/WorkItem.cpp:1681)\nUndefined external function: {symbol}", f"p{i}")
+    fails("OCLGRIND FATAL ERROR (./src/core/WorkItem.cpp:282)\nUnsupported instruction: addrspacecast", "p2")
+    bugs, entries = listed(memory_corpus)
+    assert len(entries) == 3 and sorted(len(b.buckets) for b in bugs) == [1, 2]
+    [library] = [b for b in bugs if len(b.buckets) > 1]
+    assert sorted(b["operation"] for b in library.buckets) == [
+        f"Undefined external function: {s}" for s in ("fmax_common", "fmin_common")]
+    assert [e["kind"] for e in library.evidence] == ["same-failure"]
+    from triage.bug_report import _bug_lines  # the report's "why these are one bug" names no build failure
+
+    assert "the same failure, `Undefined external function: *`, for another missing symbol" in "\n".join(
+        _bug_lines(memory_corpus, library))
+
+
 def test_buckets_of_two_drivers_are_never_one_bug(memory_corpus):
     lane(memory_corpus, "oclgrind", "sign", "float", "-0", "0", "signed-zero", "p1")
     lane(memory_corpus, "rusticl", "sign", "float", "-0", "0", "signed-zero", "p2")

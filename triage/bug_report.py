@@ -60,7 +60,7 @@ def _evidence_text(e: dict) -> str:
         return (f"each is wrong only as `{e.get('type', '')}`: the same operands as scalars, one work-item a "
                 f"lane, are right on the same front end (programs `{'`, `'.join(e.get('programs') or [])}`)")
     if e["kind"] == "same-failure":
-        return (f"the same build failure, `{e.get('message', '')}`, for another missing symbol "
+        return (f"the same failure, `{e.get('message', '')}`, for another missing symbol "
                 f"(`{'`, `'.join(e.get('symbols') or [])}`)")
     cases = e.get("cases") or []
     shown = "; ".join(f"`{c['expression']}` with {inputs_text(c['inputs'])} gives {c['actual']}" for c in cases)

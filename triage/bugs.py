@@ -19,9 +19,10 @@ the cases that showed it:
   such call whose own wrong lanes all read that value, on the same front ends only (Oclgrind's
   OpenCL C path leaves ``modf(x, &ip)``'s outputs at their initial +0 as it leaves the
   statements' beside such a call);
-- ``same-failure``: build failures of one driver on the same front ends whose messages say that
-  a symbol is missing and differ only in the symbol (:data:`MISSING_SYMBOL`: PoCL's SPIR-V path
-  ``Cannot find symbol fmin_common in kernel library`` and ``... fmax_common ...``): the driver
+- ``same-failure``: build failures (or runtime errors) of one driver on the same front ends whose
+  messages say that a symbol is missing and differ only in the symbol (:data:`MISSING_SYMBOL`:
+  PoCL's SPIR-V path ``Cannot find symbol fmin_common in kernel library`` and ``... fmax_common
+  ...``; Oclgrind's, at kernel creation, ``Undefined external function: fmin_common``): the driver
   says the cause itself, one kernel library without the built-ins its front end calls;
 - ``same-width``: buckets of one driver whose reduced cases each fail only at one vector type,
   the same on the same front ends (triage.width: the same operands as scalars, one work-item a
@@ -56,7 +57,8 @@ from oracles import SEVERITIES
 from triage.buglist import bug_list, deviation_text, options_text, reduced_text
 from triage.width import KIND as WIDTH
 
-MISSING_SYMBOL = re.compile(r"(Cannot find symbol|undefined (?:symbol|reference)(?: to)?:?)\s+`?([\w*.$]+)'?`?", re.I)
+MISSING_SYMBOL = re.compile(r"(Cannot find symbol|undefined (?:symbol|reference)(?: to)?:?|Undefined external function:)"
+                            r"\s+`?([\w*.$]+)'?`?", re.I)
 """A driver's message that a symbol its program needs is missing (corpus.buckets.first_error's
 first kind of failure line); group 2 is the symbol."""
 WHOLE = frozenset({"read_image", *(n for n, f in FUNCTIONS.items() if f.group == "geometric")})
@@ -223,11 +225,12 @@ def _trigger_evidence(groups: _Groups, buckets: dict[str, dict], cases: list[dic
 
 
 def _failure_evidence(groups: _Groups, buckets: dict[str, dict]) -> None:
-    """``same-failure`` evidence between build failures of one driver and front ends that miss
-    another symbol in the same message (:data:`MISSING_SYMBOL`)."""
+    """``same-failure`` evidence between build failures (or runtime errors: Oclgrind misses a symbol
+    when the kernel is created) of one driver and front ends that miss another symbol in the same
+    message (:data:`MISSING_SYMBOL`)."""
     seen: dict[tuple, dict] = {}  # (driver, kind, paths, message without the symbol) -> first bucket
     for b in sorted(buckets.values(), key=lambda b: b["id"]):
-        m = MISSING_SYMBOL.search(b["operation"]) if b["kind"] == "build_error" else None
+        m = MISSING_SYMBOL.search(b["operation"]) if b["kind"] in ("build_error", "runtime_error") else None
         if m is None:
             continue
         key = (b["driver"], b["kind"], tuple(sorted(b["paths"])),
