@@ -3,8 +3,9 @@
 In one run of this script, ``--repeat`` times, alternating: a campaign of ``--minutes`` on the chosen
 targets (default: every local target) with ``--jobs 0`` (no pool: the campaign's process draws,
 computes expectations and judges) and with each ``--pools`` size (default: this machine's
-campaign.pool.default_jobs, at least 1), and with ``--before PATH`` also the campaign of the
-checkout at PATH (the code before the pool, run as it runs by default); the same seed and areas,
+campaign.pool.default_jobs, at least 1), and with ``--before PATH`` (repeatable) also the campaign
+of each checkout at PATH (the code before the pool, or any other checkout: run as it runs by
+default; its side is named "before" with one, else by its folder's name); the same seed and areas,
 no triage, each in a process of its own and into a fresh corpus. Reported per target and side: the
 median judged lanes per second of wall time (campaign.progress.TargetStats.checks_per_s), its ratio
 to ``--jobs 0``'s, and the median share of the wall time the target waited for the harness (the
@@ -64,7 +65,9 @@ def main() -> None:
     ap.add_argument("--drivers", help="comma-separated driver names (default: every local target)")
     ap.add_argument("--areas", default=",".join(AREAS))
     ap.add_argument("--pools", help="comma-separated pool sizes to compare with 0 (default: this machine's)")
-    ap.add_argument("--before", help="a checkout of the code before the pool, run beside (its default)")
+    ap.add_argument("--before", action="append", default=[],
+                    help="a checkout of other code (the code before the pool), run beside as it runs by default "
+                         "(repeatable)")
     ap.add_argument("--no-sweep", action="store_true",
                     help="no corner sweep on either side: every program from the areas' streams (a sweep's "
                          "programs, packed differently by each checkout, judge different numbers of lanes)")
@@ -75,7 +78,9 @@ def main() -> None:
     pools = ([int(p) for p in args.pools.split(",") if p] if args.pools is not None
              else [max(1, default_jobs(len(names)))])  # --pools '': jobs 0 against --before only
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pool-"))
-    sides: list[tuple[str, Path, int | None]] = [("before", Path(args.before).resolve(), None)] if args.before else []
+    checkouts = [Path(path).resolve() for path in args.before]
+    sides: list[tuple[str, Path, int | None]] = [("before" if len(checkouts) == 1 else f"before {c.name}", c, None)
+                                                 for c in checkouts]
     sides += [(f"jobs {jobs}", ROOT, jobs) for jobs in (0, *pools)]
     results: dict[str, list[dict]] = {side: [] for side, _, _ in sides}
     for i in range(args.repeat):

@@ -200,7 +200,10 @@ def run_campaign(
     record.register_targets(corpus, targets)
     harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
     stats = {t.name: TargetStats() for t in targets}
-    depth = 2 + -(-harness.jobs // len(targets))  # programs in flight per target: its share of the pool busy
+    # programs in flight per target: two ready beside the one running and the one being judged, or
+    # its share of the pool busy where that is more (without a pool the feeder's own draws and
+    # expectations take seconds of wall time on a machine its drivers share: docs/campaigns.md)
+    depth = 2 + max(2, -(-harness.jobs // len(targets)))
     # each lane opens its device (its worker starts) while the corners are planned
     lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
                           depth, harness=harness, started=start,
