@@ -1,0 +1,76 @@
+"""Another checkout's default campaign, then this checkout's, one after the other on one machine
+(the GPU machine: docs/gpu.md), each into a corpus of its own; then both corpora read by this
+code: per target its programs, judged lanes and corners (`clfuzz stats --json`), and the bug list's
+count (`clfuzz buckets`), with each campaign's own summary (its time table) printed as it ended.
+
+Each side runs its own `deploy/gpu.sh` (its wheels, carried in this checkout's .whl/, installed into
+a folder of its own), with the same seed and every area. The two campaigns take longer than one
+call of the device tool: start it detached and read its output when it is over, e.g.
+    setsid nohup python3 bench/gpu_pair.py --before out/base --minutes 9 --after-minutes 10 \\
+        --folder /tmp/pair > /tmp/pair.log 2>&1 < /dev/null &
+Run: python3 bench/gpu_pair.py --before CHECKOUT [--minutes 9] [--after-minutes 10] [--seed 0]
+     [--folder /tmp/pair]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def campaign(root: Path, minutes: float, seed: int, corpus: Path, site: Path) -> None:
+    """The default campaign of the checkout at ``root`` through its own deploy/gpu.sh."""
+    if not (root / ".whl").exists():
+        shutil.copytree(ROOT / ".whl", root / ".whl")
+    env = {**os.environ, "CLFUZZ_SITE": str(site)}
+    subprocess.run(["bash", "deploy/gpu.sh", "--minutes", str(minutes), "--seed", str(seed), "--corpus", str(corpus)],
+                   cwd=root, env=env, check=False)
+
+
+def read(corpus: Path, site: Path) -> tuple[dict, str]:
+    """``clfuzz stats --json`` of ``corpus`` and the last line of its bug list, by this code."""
+    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}"}
+
+    def cli(*args: str) -> str:
+        return subprocess.run([sys.executable, "-m", "app.cli", *args, "--corpus", str(corpus)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, check=True).stdout
+
+    bugs = [line for line in cli("buckets").splitlines() if line.startswith("bug-")]
+    return json.loads(cli("stats", "--json")), f"{len(bugs)} bugs"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", required=True, help="the other checkout (run first)")
+    ap.add_argument("--minutes", type=float, default=9.0, help="its campaign's minutes")
+    ap.add_argument("--after-minutes", type=float, help="this checkout's (default: --minutes)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--folder", default="/tmp/pair", help="the corpora and the wheels' folders")
+    args = ap.parse_args()
+    folder = Path(args.folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    sides = [("before", Path(args.before).resolve(), args.minutes),
+             ("after", ROOT, args.after_minutes or args.minutes)]
+    for side, root, minutes in sides:
+        print(f"== {side}: {root}, {minutes:g} minutes", flush=True)
+        campaign(root, minutes, args.seed, folder / f"{side}.db", folder / f"site-{side}")
+    print("\n| side | target | programs | judged lanes | corners reached | 90% at (s) | bug list |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for side, _, _ in sides:
+        stats, bugs = read(folder / f"{side}.db", folder / "site-after")
+        for name, target in stats["targets"].items():
+            corners = stats["corners"].get(name, {})
+            print(f"| {side} | {name} | {target.get('programs', '-')} | {target.get('judged', 0):,} "
+                  f"| {corners.get('reached', '-')} of {corners.get('total', '-')} "
+                  f"| {corners.get('seconds_to', {}).get('90')} | {bugs} |")
+
+
+if __name__ == "__main__":
+    main()
