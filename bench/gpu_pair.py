@@ -61,7 +61,9 @@ def main() -> None:
     for side, root, minutes in sides:
         print(f"== {side}: {root}, {minutes:g} minutes", flush=True)
         campaign(root, minutes, args.seed, folder / f"{side}.db", folder / f"site-{side}")
-    print("\n| side | target | programs | judged lanes | corners reached | 90% at (s) | bug list |")
+        if not (folder / f"{side}.db").exists():
+            sys.exit(f"gpu_pair: the {side} campaign wrote no corpus (its output above says why)")
+    print("\n| side | target | programs (stats) | judged lanes | corners reached | 90% at (s) | bug list (buckets) |")
     print("|---|---|---:|---:|---:|---:|---|")
     for side, _, _ in sides:
         stats, bugs = read(folder / f"{side}.db", folder / "site-after")
