@@ -5,7 +5,7 @@ targets (default: every local target) with ``--jobs 0`` (no pool: the campaign's
 computes expectations and judges) and with each ``--pools`` size (default: this machine's
 campaign.pool.default_jobs, at least 1), and with ``--before PATH`` (repeatable) also the campaign
 of each checkout at PATH (the code before the pool, or any other checkout: run as it runs by
-default; its side is named "before" with one, else by its folder's name); the same seed and areas,
+default; its side is named "before" with one, else "before PATH"); the same seed and areas,
 no triage, each in a process of its own and into a fresh corpus. Reported per target and side: the
 median judged lanes per second of wall time (campaign.progress.TargetStats.checks_per_s), its ratio
 to ``--jobs 0``'s, and the median share of the wall time the target waited for the harness (the
@@ -78,9 +78,8 @@ def main() -> None:
     pools = ([int(p) for p in args.pools.split(",") if p] if args.pools is not None
              else [max(1, default_jobs(len(names)))])  # --pools '': jobs 0 against --before only
     folder = Path(tempfile.mkdtemp(prefix="clfuzz-pool-"))
-    checkouts = [Path(path).resolve() for path in args.before]
-    sides: list[tuple[str, Path, int | None]] = [("before" if len(checkouts) == 1 else f"before {c.name}", c, None)
-                                                 for c in checkouts]
+    sides: list[tuple[str, Path, int | None]] = [("before" if len(args.before) == 1 else f"before {path}",
+                                                  Path(path).resolve(), None) for path in dict.fromkeys(args.before)]
     sides += [(f"jobs {jobs}", ROOT, jobs) for jobs in (0, *pools)]
     results: dict[str, list[dict]] = {side: [] for side, _, _ in sides}
     for i in range(args.repeat):
