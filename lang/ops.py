@@ -57,6 +57,11 @@ class OpSpec:
     by_operand: bool = False  # coverage counts the operand's type (a predicate's result is int)
     since: str = "1.0"  # the OpenCL C version that introduced it (C_VERSIONS: what a device must list)
     lane_wise: bool = False  # an n-vector form computes each lane as the scalar form does on it
+    lanes: str = "each"  # which operand lanes a result lane is computed from (LANES)
+
+    def __post_init__(self) -> None:
+        if self.lanes not in LANES:
+            raise ValueError(f"operation {self.name!r}: lanes {self.lanes!r} is not one of {', '.join(LANES)}")
 
     @property
     def requires(self) -> frozenset[str]:
@@ -250,6 +255,17 @@ def _math_variant(op: Op) -> str:
     return "scalar" if f.form(op.type, tuple(a.type for a in op.args)) == f.scalar_form else "vector"
 
 
+LANES: dict[str, str] = {
+    "each": "lane i of each operand of as many lanes, every lane of an operand of another width (a scalar "
+            "widened, a reinterpretation)",
+    "moved": "the operand lane it copies (its reference keeps that lane's rule: oracles.lanes.with_rule)",
+    "whole": "every lane of each operand (a geometric function such as cross or normalize; OpVectorShuffle, "
+             "whose reference does not keep its lanes' rules)",
+}
+"""``OpSpec.lanes``: what a result lane depends on; the oracle carries a rule softer than the
+operation's own (a should, a tolerance, the letter) from those operand lanes to it
+(oracles.interpreter.evaluate)."""
+
 OPS: dict[str, OpSpec] = {
     o.name: o
     for o in (
@@ -269,7 +285,7 @@ OPS: dict[str, OpSpec] = {
                SPIRV_ONLY),
         OpSpec("vector_shuffle", "spirv", 2, "SPIR-V §3.42.12 OpVectorShuffle",
                "OpVectorShuffle of two vectors with at least one undefined (0xFFFFFFFF) component",
-               SPIRV_ONLY, lambda op: "same" if op.args[0].type == op.args[1].type else "mixed"),
+               SPIRV_ONLY, lambda op: "same" if op.args[0].type == op.args[1].type else "mixed", lanes="whole"),
         OpSpec("rem", "spirv", 2, "SPIR-V §3.42.13 OpSRem/OpSMod/OpUMod/OpFRem/OpFMod",
                "remainder with the sign of the dividend (rem) or of the divisor (mod); a divisor "
                "that would make it undefined (0, or -1 under MIN) is replaced by 1 first",
@@ -286,29 +302,29 @@ OPS: dict[str, OpSpec] = {
         # expressions over scalars and vectors (area "expressions")
         OpSpec("swizzle", "expressions", 1, "OpenCL C 3.0 §6.3.7",
                "component selection .xyzw / .sN / .SN / .lo .hi .even .odd (repeats allowed; the w "
-               "lane a 3-vector's .hi/.odd reads is undefined)", variant=lambda op: op.attr("form")),
+               "lane a 3-vector's .hi/.odd reads is undefined)", variant=lambda op: op.attr("form"), lanes="moved"),
         OpSpec("insert", "expressions", 2, "OpenCL C 3.0 §6.3.7, §6.5.15",
                "assignment to a swizzle of distinct components of a vector variable",
-               variant=lambda op: op.attr("form")),
+               variant=lambda op: op.attr("form"), lanes="moved"),
         OpSpec("vec", "expressions", -1, "OpenCL C 3.0 §6.3.6",
                "vector literal (Tn)(...) from one scalar (replicated) or parts of the element type",
-               variant=lambda op: "splat" if len(op.args) == 1 else "parts"),
+               variant=lambda op: "splat" if len(op.args) == 1 else "parts", lanes="moved"),
         OpSpec("vload", "expressions", 1, "OpenCL C 3.0 §6.15.7",
                "vloadn(offset, p) from the scalars of an input element",
-               variant=lambda op: f"vload{op.type.width}"),
+               variant=lambda op: f"vload{op.type.width}", lanes="moved"),
         OpSpec("vstore", "expressions", 1, "OpenCL C 3.0 §6.15.7",
                "vstoren(value, offset, p) into the scalars of an output element (a statement's root)",
-               variant=lambda op: f"vstore{op.args[0].type.width}"),
+               variant=lambda op: f"vstore{op.args[0].type.width}", lanes="moved"),
         OpSpec("shuffle", "expressions", 2, "OpenCL C 3.0 §6.15.13",
-               "shuffle(x, mask) with a runtime mask (only its low ilogb(2m-1) bits count)"),
+               "shuffle(x, mask) with a runtime mask (only its low ilogb(2m-1) bits count)", lanes="moved"),
         OpSpec("shuffle2", "expressions", 3, "OpenCL C 3.0 §6.15.13",
-               "shuffle2(x, y, mask) with a runtime mask (one more bit than shuffle)"),
+               "shuffle2(x, y, mask) with a runtime mask (one more bit than shuffle)", lanes="moved"),
         OpSpec("select", "expressions", 3, "OpenCL C 3.0 §6.15.6",
-               "select(a, b, c): c ? b : a for scalars, MSB of c[i] for vectors"),
+               "select(a, b, c): c ? b : a for scalars, MSB of c[i] for vectors", lanes="moved"),
         OpSpec("bitselect", "expressions", 3, "OpenCL C 3.0 §6.15.6", "(a & ~c) | (b & c) on the bits", lane_wise=True),
         OpSpec("ternary", "expressions", 3, "OpenCL C 3.0 §6.5.9",
                "c ? x : y; with vectors it is select(y, x, c) (MSB of each c lane)",
-               variant=lambda op: "vector" if op.type.is_vector else "scalar"),
+               variant=lambda op: "vector" if op.type.is_vector else "scalar", lanes="moved"),
         OpSpec("compare", "expressions", 2, "OpenCL C 3.0 §6.5.4, §6.5.5",
                "relational and equality operators: int 1/0 for scalars, -1/0 lanes for vectors",
                variant=lambda op: op.attr("operator"), by_operand=True),
@@ -348,7 +364,8 @@ OPS: dict[str, OpSpec] = {
         # the output buffer the attribute ``out`` names (statement roots only)
         *(OpSpec(f.name, "math", len(f.inputs), f.section,
                  f"{'x / y on floats' if f.name == 'fdiv' else f.name}: {f.bound('float')} on float",
-                 variant=_math_variant if f.scalar_form else None)
+                 variant=_math_variant if f.scalar_form else None,
+                 lanes="whole" if f.group == "geometric" else "each")
           for f in FUNCTIONS.values()),
     )
 }

@@ -14,12 +14,16 @@ say.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from lang.ir import Expr, Literal, Load, Op, Program, walk
 from lang.layout import input_values
 from lang.maths import build_flags
+from lang.ops import OPS
 from lang.types import Type, scalar
+from oracles import rules
 from oracles.atomics.histories import Histories, final_values
 from oracles.atomics.histories import histories as histories_of
 from oracles.expect import Expectation, concat
@@ -43,7 +47,8 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
              seen: dict[int, Expectation] | None = None) -> Expectation:
     """The expectation of ``expr`` for every work-item, ``global_size * width`` lanes. Given
     ``seen``, every operation's expectation is kept in it under ``id`` of its node (what
-    :mod:`oracles.undefined` looks through)."""
+    :mod:`oracles.undefined` looks through). A lane computed from an operand lane that rests on a
+    rule softer than its own is decided by that rule (:func:`resting`)."""
     n = program.global_size
     if isinstance(expr, Load):
         values = inputs[expr.buffer]
@@ -60,9 +65,43 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
         out = ref(expr, args, n, ftz, program=program, inputs=inputs)
     else:
         out = ref(expr, args, n, ftz)
+    spec = OPS.get(expr.op)
+    computed = [a for a, e in zip(args, expr.args) if isinstance(e, Op)]  # a load or literal rests on no rule
+    if computed and spec is not None and spec.lanes != "moved":
+        out = resting(out, computed, n, spec.lanes)
     if seen is not None:
         seen[id(expr)] = out
     return out
+
+
+def resting(out: Expectation, operands: list[Expectation], n: int, lanes: str = "each") -> Expectation:
+    """``out`` with each judged lane computed from an operand lane that rests on a rule softer than
+    the lane's own (rules.softness: a should, a tolerance, the letter) decided by that rule: an
+    operation's result is prescribed only as far as its operands are, so a wrong value there breaks
+    no more than that rule. OpenCL C 3.0.19 §6.4.3.3: a saturated conversion's NaN "should be
+    converted to 0", so ``convert_double(convert_uchar_sat(NaN))`` is 0 only as that should says.
+    Which operand lanes (lang.ops.LANES): ``each``, lane i of an operand of as many lanes, every lane
+    of the work-item's operand of another width; ``whole``, every lane of the work-item's operands.
+    Where several operand lanes rest on soft rules, the softest decides."""
+    soft = rules.softness()
+    m = len(out)
+    best = rule = None
+    for a in operands:
+        ranks = np.where(a.judged, soft[a.rule], np.int8(0))
+        if not ranks.any():
+            continue
+        if lanes == "each" and len(a) == m:
+            r, which = ranks, a.rule
+        else:  # the softest lane of the work-item's operand, for every lane of its result
+            per, rules_of = ranks.reshape(n, -1), a.rule.reshape(n, -1)
+            j = per.argmax(axis=1)
+            r = np.repeat(per[np.arange(n), j], m // n)
+            which = np.repeat(rules_of[np.arange(n), j], m // n)
+        if best is None:  # an unjudged lane keeps its reason
+            best, rule = np.where(out.judged, soft[out.rule], np.int8(127)), out.rule
+        take = r > best
+        best, rule = np.where(take, r, best), np.where(take, which, rule)
+    return out if rule is None else replace(out, rule=rule.astype(np.int16))
 
 
 def _to_memory(e: Expectation, t: Type, n: int) -> Expectation:
@@ -104,11 +143,11 @@ def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, n
         target = program.buffer(s.buffer).type
         value = evaluate(s.value, program, inputs, env)
         if s.value.type != target:
-            value = convert_to(value, s.value.type, target, env)
+            value = resting(convert_to(value, s.value.type, target, env), [value], program.global_size)
         out[s.buffer] = _to_memory(value, target, program.global_size)
         if s.pointee:  # a math built-in's out-parameter (lang.maths), stored in its own buffer
             args = [evaluate(a, program, inputs, env) for a in s.value.args]
-            second = engine.outputs(s.value, args, program.global_size, env)[1]
+            second = resting(engine.outputs(s.value, args, program.global_size, env)[1], args, program.global_size)
             out[s.pointee] = _to_memory(second, program.buffer(s.pointee).type, program.global_size)
     if program.shared:
         out.update(final_values(histories or histories_of(program, inputs)))

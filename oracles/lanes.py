@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from lang.types import scalar
+from oracles import rules
 from oracles.expect import Expectation, as_bits, concat, is_nan_bits
 from oracles.operands import MAX_CANDIDATES, flush_variants
 
@@ -33,12 +34,15 @@ def unjudge(e: Expectation, mask: np.ndarray, rule: int) -> Expectation:
 
 
 def with_rule(e: Expectation, rule: int) -> Expectation:
-    """The same lanes, decided by ``rule`` where they are judged (an unjudged lane keeps its reason).
+    """The same lanes, decided by ``rule`` where they are judged (an unjudged lane keeps its reason,
+    and a moved value that rests on a rule softer than ``rule`` keeps that rule: rules.softness).
     A NaN that an operation moves may come out as any NaN: its payload and sign are not specified
     (OpenCL C 3.0.19 §7.5.1, OpenCL SPIR-V environment §6.7.1), and devices do quiet signalling NaNs
     they copy."""
     any_nan = e.any_nan | is_nan_bits(e.allowed[0], e.scalar) if scalar(e.scalar).is_float else e.any_nan
-    return Expectation(e.scalar, e.allowed, e.judged, any_nan, np.where(e.judged, np.int16(rule), e.rule))
+    soft = rules.softness()
+    keep = ~e.judged | (soft[e.rule] > soft[rule])
+    return Expectation(e.scalar, e.allowed, e.judged, any_nan, np.where(keep, e.rule, np.int16(rule)))
 
 
 def combine(fn: Callable[..., np.ndarray], operands: list[Expectation], out: str, rule: int,

@@ -160,6 +160,22 @@ def severity_of(rule_id: str) -> str:
     return found.severity if found else "violation"
 
 
+_SOFTNESS: list[np.ndarray] = [np.zeros(0, np.int8)]
+
+
+def softness() -> np.ndarray:
+    """Per rule index, how much weaker than a violation its severity is (0: a violation or a failure;
+    the order of :data:`SEVERITIES`): a lane whose expected value rests on a rule of softness above 0
+    (a should, a tolerance, the letter) is prescribed only as far as that rule goes. Grows as rules
+    register (a math rule when first used)."""
+    table = _SOFTNESS[0]
+    if len(table) != len(RULES):
+        order = list(SEVERITIES)
+        table = np.array([order.index(r.severity) for r in RULES], np.int8)
+        _SOFTNESS[0] = table
+    return table
+
+
 def at_least(severity: str, floor: str) -> bool:
     """Whether ``severity`` is ``floor`` or more serious (the order of :data:`SEVERITIES`)."""
     order = list(SEVERITIES)

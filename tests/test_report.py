@@ -218,6 +218,7 @@ def test_the_report_gives_the_bug_lists_severity_and_cites_only_the_specificatio
     text = readme(case_of(corpus, bucket["id"]))
     assert bucket_severity(bucket) == "recommendation"
     assert "Severity: **recommendation**, as clfuzz's bug list gives it" in text
+    assert " where OpenCL recommends (a should) 0." in text.split("## Driver")[0]  # the summary, not "requires"
     rule = text.split("## The rule")[1].split("## Expected")[0]
     assert "> — OpenCL C 3.0.19 §6.4.3.3 ('NaN should be converted to 0': a recommendation)" in rule
     assert "The specification recommends this: it says should" in rule

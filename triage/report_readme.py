@@ -119,19 +119,30 @@ def bucket_section(case: dict[str, Any], level: int = 2) -> list[str]:
     return lines
 
 
+WANTS: dict[str, str] = {
+    "violation": "OpenCL requires",
+    "recommendation": "OpenCL recommends (a should)",
+    "tolerance": "clfuzz's reading of a bound OpenCL leaves loose gives",
+    "letter": "the letter of OpenCL requires",
+    "performance": "OpenCL requires",
+}
+"""What the summary says of the expected value, by the bucket's severity (oracles.SEVERITIES)."""
+
+
 def _summary(case: dict) -> str:
     bucket, fp, first = case["bucket"], case["fingerprint"], case["rows"][0]
     sig = bucket["signature"]
     fronts = " and ".join(front_label(f["path"]) for f in case["fronts"] if f["shown"] in ("stored", "run"))
     who = f"{fp.get('device_name', sig['driver']).strip()} ({sig['driver']}, {fronts or front_label(case['path'])})"
     spelled = f"`{first['expression']}`" if first["expression"] else "the kernel"
+    wants = f"where {WANTS[bucket_severity(bucket)]} {first['expected_value']}"
     if sig["kind"] == WRONG_CODE:
-        text = (f"{who} computes {spelled} as {first['actual_value']} where OpenCL requires {first['expected_value']}, "
+        text = (f"{who} computes {spelled} as {first['actual_value']} {wants}, "
                 f"but only inside this kernel's structure ({sig['shape']}): the same statements without it (twin.cl, "
                 "twin.spvasm) compute every lane right on this driver. Wrong code: the compiler mis-handles the "
                 "structure, not the built-in.")
     elif sig["kind"] in RESULT_KINDS:
-        text = f"{who} computes {spelled} as {first['actual_value']} where OpenCL requires {first['expected_value']}."
+        text = f"{who} computes {spelled} as {first['actual_value']} {wants}."
     else:
         text = f"{who}: a valid kernel fails: {sig['kind']}."
     if undefined_of(bucket):
