@@ -10,10 +10,10 @@ import click
 
 from app.options import corpus_option, fail, local_targets, open_corpus, output_path
 from corpus.store import CorpusError
+from lang.declared import check_program
 from lang.flow import FlowProgram, program_from_json
 from lang.flow_rules import check
 from lang.ir import InvalidProgram, Program
-from lang.ops import check_program
 
 
 def _load_program(ref: str, corpus_path: str, judged: bool = False) -> Program | FlowProgram:

@@ -19,10 +19,10 @@ route cannot take it).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterable, TypeVar
+from typing import Callable, Generic, TypeVar
 
 from lang.images import read_function
-from lang.ir import InvalidProgram, Op, Program, walk
+from lang.ir import Op
 from lang.maths import C_NAMES, FUNCTIONS
 from lang.types import Type
 
@@ -438,28 +438,3 @@ def atomic_function(op_name: str, attrs: dict) -> str:
         c11 += "_weak" if attrs.get("weak") else "_strong"
     return c11 + ("_explicit" if form == "explicit" else "")
 
-
-def check_reader(reader: str, handled: Iterable[str], needed: Iterable[str]) -> None:
-    """Fail at import when a reader of the declarations (an emitter, the oracle, the strategies)
-    lacks a handler for a declared operation, or handles one that is not declared."""
-    handled, needed = set(handled), set(needed)
-    if needed - handled:
-        raise ImportError(f"{reader} handles no {', '.join(sorted(needed - handled))}: declared in lang.ops")
-    if handled - OPS.keys():
-        raise ImportError(f"{reader} handles undeclared {', '.join(sorted(handled - OPS.keys()))}")
-
-
-def check_program(program: Program) -> Program:
-    """``program`` if every operation it uses is declared here with the operands it is declared
-    with, else :class:`lang.ir.InvalidProgram` naming the first that is not (a program file
-    written by hand or by another tool: its readers index this table)."""
-    for statement in program.body:
-        for node in walk(statement.value):
-            if not isinstance(node, Op):
-                continue
-            spec = OPS.get(node.op)
-            if spec is None:
-                raise InvalidProgram(f"unknown operation {node.op!r} (lang.ops declares the operations clfuzz knows)")
-            if spec.arity >= 0 and len(node.args) != spec.arity:
-                raise InvalidProgram(f"{node.op} takes {spec.arity} operands, not {len(node.args)}")
-    return program

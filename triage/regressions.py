@@ -20,8 +20,8 @@ from corpus.buckets import bucket_id, signature
 from corpus.store import Corpus
 from fuzz.drivers import Target, Worker
 from fuzz.drivers.capabilities import ftz_of, supports
+from lang.declared import check_program
 from lang.ir import Program, from_data, to_data
-from lang.ops import check_program
 from triage.observe import observe
 from triage.report import case_of
 from triage.repro_script import checks
@@ -106,7 +106,7 @@ def _export_one(corpus: Corpus, ref: str, targets: list[Target], folder: Path,
 
 
 def load(path: Path) -> dict[str, Any]:
-    """A regression file, its program parsed (lang.ir.from_data validates it, lang.ops.check_program
+    """A regression file, its program parsed (lang.ir.from_data validates it, lang.declared.check_program
     checks its operations)."""
     data = json.loads(path.read_text())
     data["program"] = check_program(from_data(data["program"]))

@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 
 from fuzz.emit.opencl_shapes import helpers, index_lines, wrap_lines
+from lang.declared import check_reader
 from lang.images import ADDRESSING, DIMS, FILTERS
 from lang.ir import Buffer, Expr, Literal, Load, Op, Program, Sampler
 from lang.layout import layout, sampler_arguments
@@ -25,7 +26,6 @@ from lang.ops import (
     RELATIONAL_BUILTINS,
     Handlers,
     atomic_function,
-    check_reader,
     spelling,
     swizzle_suffix,
 )

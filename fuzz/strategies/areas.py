@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from fuzz.strategies import atomics, conversions, expressions, flow, images, maths, shapes, spirv_only, trees
 from fuzz.strategies.conversions import Caps
+from lang.declared import check_reader
 from lang.flow import FlowProgram
 from lang.ir import Program
-from lang.ops import OPS, check_reader
+from lang.ops import OPS
 from lang.policy import Policy
 
 AREAS = {"conversions": conversions.conversion_programs, "spirv": spirv_only.spirv_programs,

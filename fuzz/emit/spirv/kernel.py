@@ -20,9 +20,10 @@ from fuzz.emit.spirv.module import Emitter, Module, barrier
 from fuzz.emit.spirv.opcodes import SCOPES
 from fuzz.emit.spirv.shapes import Shapes
 from fuzz.emit.spirv.values import operand
+from lang.declared import check_reader
 from lang.ir import Expr, Literal, Load, Program
 from lang.layout import layout, sampler_arguments
-from lang.ops import OPS, Handlers, check_reader
+from lang.ops import OPS, Handlers
 from lang.types import Type
 
 EMITTERS: Handlers[Emitter] = Handlers({**conversions.EMITTERS, **only.EMITTERS, **expressions.EMITTERS,
