@@ -65,10 +65,9 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
         out = ref(expr, args, n, ftz, program=program, inputs=inputs)
     else:
         out = ref(expr, args, n, ftz)
-    spec = OPS.get(expr.op)
     computed = [a for a, e in zip(args, expr.args) if isinstance(e, Op)]  # a load or literal rests on no rule
-    if computed and spec is not None and spec.lanes != "moved":
-        out = resting(out, computed, n, spec.lanes)
+    if computed and OPS[expr.op].lanes != "moved":
+        out = resting(out, computed, n, OPS[expr.op].lanes)
     if seen is not None:
         seen[id(expr)] = out
     return out
