@@ -187,11 +187,13 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     finally:
         if live:
             live.stop()
-    from app.display import pool_table, targets_table, time_table
+    from app.display import extensions_table, pool_table, targets_table, time_table
 
     console.print(targets_table(result.programs, result.targets, result.wall_s, minutes))
     console.print(time_table(result.targets))
     console.print(pool_table(result.pool))
+    if widened := extensions_table(result.targets):
+        console.print(widened)
     for notice in result.notices:
         click.echo(notice)
     if result.unrun:  # not a defect: a program of an area the targets take may need more than any one has

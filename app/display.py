@@ -54,6 +54,31 @@ def pool_table(pool: PoolStats) -> Table:
     return t
 
 
+def extensions_table(stats: dict) -> Table | None:
+    """Per target and area, its extensions (campaign.widening: more work-items of a part that ran
+    on a GPU) and which limit sized them: ``pace`` (the run's share of the build), ``pool`` (the
+    harness's worker processes), ``memory`` (the buffers' size), ``measure`` (the first, the part's
+    own size); None where no target ran one."""
+    rows = [(name, area, n) for name, s in stats.items() for area, n in
+            _by_area(s.widened).items()]
+    if not rows:
+        return None
+    limits = ("pace", "pool", "memory", "measure")
+    t = Table(title="extensions (campaign.widening): what limited their sizes")
+    for col in ("target", "area", "extensions", *limits):
+        t.add_column(col, justify="right" if col not in ("target", "area") else "left")
+    for name, area, n in rows:
+        t.add_row(name, area, str(sum(n.values())), *(str(n.get(limit, 0)) for limit in limits))
+    return t
+
+
+def _by_area(widened: dict) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (area, limit), n in sorted(widened.items()):
+        out.setdefault(area, {})[limit] = n
+    return out
+
+
 def areas_table(progress: Progress) -> Table:
     """Per area: what the scheduler gave it and what it covered."""
     t = Table(title="areas (campaign.scheduler: each area's floor, the rest where new bugs turn up)")

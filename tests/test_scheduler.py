@@ -113,6 +113,18 @@ def test_a_costly_area_needs_more_finds_per_program():
     assert picks["conversions"] > 0.7 * 600
 
 
+def test_areas_without_finds_tie_whatever_their_cost():
+    """Where no area finds anything, every area gets about the same driver time, a cheap area
+    more programs: each holds ~100 decayed misses, so the draws Beta(1, 1 + misses) are alike and
+    their division by the cost makes an area's chance of a pick go as one over its cost (here the
+    0.1-s area about twenty times the programs of a 2-s one, a third of the time)."""
+    cost = {"conversions": 0.1, "images": 2.0, "atomics": 2.0}
+    picks = _run(Scheduler(AREAS, seed=0), 3000, {a: 0.0 for a in AREAS}, cost)
+    seconds = {a: picks[a] * cost[a] for a in AREAS}
+    total = sum(seconds.values())
+    assert all(0.2 < seconds[a] / total < 0.47 for a in AREAS), seconds
+
+
 def test_budgets_stop_areas_and_then_the_campaign():
     s = Scheduler(AREAS, {"images": Budget(programs=5), "atomics": Budget(seconds=3.0),
                           "conversions": Budget(programs=20)}, seed=0)

@@ -356,3 +356,21 @@ def test_an_extensions_inputs_drawn_by_ranges_of_work_items_are_the_whole_launch
     finally:
         block.close()
         harness.close()
+
+
+def test_the_summary_shows_which_limit_sized_each_targets_extensions():
+    """The campaign's summary has a table of the extensions per target and area, and the count
+    of each limit that sized them (what a GPU's lanes are bound by); none without extensions."""
+    from rich.console import Console
+
+    from app.display import extensions_table
+    from campaign.progress import TargetStats
+
+    gpu, cpu = TargetStats(), TargetStats()
+    gpu.widened.update({("conversions", "pool"): 7, ("conversions", "memory"): 2, ("images", "pace"): 3})
+    assert extensions_table({"pocl": cpu}) is None
+    console = Console(width=200, record=True)
+    console.print(extensions_table({"nvidia": gpu, "pocl": cpu}))
+    rows = [line.split() for line in console.export_text().splitlines() if "nvidia" in line]
+    assert [[c for c in r if c not in "│┃|"] for r in rows] == [["nvidia", "conversions", "9", "0", "7", "2", "0"],
+                                                              ["nvidia", "images", "3", "3", "0", "0", "0"]]
