@@ -58,10 +58,8 @@ from lang.derive import independent, window
 from lang.ir import Program
 from lang.layout import input_values, layout
 
-RUN_SHARE = 2.0
-"""An extension's run takes at most this share of its part's build time: where the pace decides,
-at least a third of the target's time on the area's extensible parts goes to builds (new programs)
-and up to two thirds to more lanes of them (1.0 until 2026-11-29: docs/gpu.md)."""
+RUN_SHARE = 1.0
+"""An extension's run takes at most this share of its part's build time."""
 
 POOL_USE = 0.8
 """The share of the target's part of the harness's pool an extension may keep busy."""

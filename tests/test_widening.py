@@ -73,7 +73,7 @@ def test_the_first_extension_is_the_parts_own_size_and_paced_by_the_build():
     w.built("conversions", build_s=0.4, run_s=0.001, items=G)
     assert w.items("conversions", _program()) == G  # the harness not yet measured
     slow = Widths(jobs=4)
-    slow.built("conversions", build_s=0.4, run_s=1.6, items=G)  # pace: 2.0 * 0.4 s / (1.6 s / 1024) = 512
+    slow.built("conversions", build_s=0.4, run_s=0.8, items=G)  # pace: 1.0 * 0.4 s / (0.8 s / 1024) = 512
     assert slow.items("conversions", _program()) == 0  # under one part's work-items: none
     assert Widths(jobs=0).items("conversions", _program()) == 0  # no pool: no extension
 
@@ -84,7 +84,7 @@ def test_the_pool_caps_an_extension_once_its_windows_are_measured(monkeypatch):
     w.built("conversions", build_s=0.4, run_s=0.001, items=G)
     w.extended("conversions", run_s=0.05, items=409_600)  # r = 1.220703125e-7 s a work-item
     w.judged("conversions", cpu_s=0.5, lanes=409_600)  # c = 1.220703125e-6 s a lane
-    # pace: 2 * 0.4 / r = 6,553,600; memory: 32 MiB * 1024 / 4096 = 8,388,608; pool:
+    # pace: 0.4 / r = 3,276,800; memory: 32 MiB * 1024 / 4096 = 8,388,608; pool:
     # (0.8 * 4 * (0.4 + r * 1024) - c * 1024) / (c - 0.8 * 4 * r) = 1.27915 / 8.30078125e-7 = 1,540,998.8
     assert w.items("conversions", _program()) == 1504 * G
     w.built("conversions", build_s=0.8, run_s=0.001, items=G)  # the build's average: 0.6 s
@@ -104,10 +104,8 @@ def test_the_pool_caps_an_extension_by_the_share_the_target_has_now(monkeypatch)
     w.judged("conversions", cpu_s=0.5, lanes=409_600)
     assert w.items("conversions", _program()) == 1504 * G  # as with jobs=4 above
     share[0] = 8.0  # the other target left half the pool idle:
-    # (0.8 * 8 * (0.4 + r * 1024) - c * 1024) / (c - 0.8 * 8 * r) = 2.5595 / 4.3945e-7 = 5,824,398, pace 6,553,600
-    assert w.items("conversions", _program()) == 5_823_488 and w.bound["conversions", "pool"] == 2
-    share[0] = 16.0  # the whole pool keeps pace with the runs (c < 0.8 * 16 * r): the pace decides
-    assert w.items("conversions", _program()) == 6_553_600 and w.bound["conversions", "pace"] == 1
+    # (0.8 * 8 * (0.4 + r * 1024) - c * 1024) / (c - 0.8 * 8 * r) = 2.5588 / 4.3945e-7 = 5,822,720, pace 3,276,800
+    assert w.items("conversions", _program()) == 3_276_800 and w.bound["conversions", "pace"] == 1
 
 
 def test_windows_cut_an_extension_and_judge_their_own_bytes(monkeypatch):
@@ -235,7 +233,6 @@ def _run_lane(p: Program, gpu: _Gpu, widths: Widths, jobs: int = 0) -> tuple[lis
 @pytest.mark.parametrize("jobs", [0, 1])  # the harness in this process, or a worker process of its own
 def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch, jobs):
     monkeypatch.setattr(widening, "WINDOW_LANES", 100_000)
-    monkeypatch.setattr(widening, "RUN_SHARE", 1.0)  # the numbers below: runs of at most the build's time
     p = _program()
     gpu = _Gpu(p, wrong=G + 250_123)
     widths = Widths(jobs=4)
@@ -252,8 +249,7 @@ def test_a_lane_runs_a_parts_extension_and_judges_it_in_windows(monkeypatch, job
     assert stats.statuses == {"ok": 1}  # the part; the windows are runs, not parts
 
 
-def test_a_short_extension_runs_on_the_parts_build(monkeypatch):
-    monkeypatch.setattr(widening, "RUN_SHARE", 1.0)  # the numbers below: runs of at most the build's time
+def test_a_short_extension_runs_on_the_parts_build():
     p = _program()
     gpu = _Gpu(p, wrong=G + 2 * G + 5, part_s=0.4 / 3.5)  # pace: 0.4 s / (0.4 / 3.5 / 1024 s) = 3.5 parts
     widths = Widths(jobs=4)
