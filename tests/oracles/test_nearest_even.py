@@ -1,0 +1,37 @@
+"""oracles.rounding.nearest_even (numpy's casts, rounding to nearest even) gives what the integer
+rounding oracles.rounding.round_binary gives in mode "rte", for every pair of an integer or
+floating type and a floating type, on edge-biased values (rounding ties and their neighbours,
+limits, subnormals, overflows: tests.oracles.test_conversions.sample). The conversions to
+floating types by default use it (OpenCL C 3.0.19 §6.4.3.2: round to nearest even);
+tests/oracles/test_conversions.py checks them against exact fractions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lang.types import scalar
+from oracles.rounding import decode_float, decode_int, nearest_even, round_binary
+from tests.exact import FLOATS, INTS
+from tests.oracles.test_conversions import sample
+
+PAIRS = [(s, d) for s in (*INTS, *FLOATS) for d in FLOATS if s != d]
+
+
+@pytest.mark.parametrize("src, dst", PAIRS)
+def test_the_casts_round_as_the_integer_rounding_does(src, dst):
+    s, d = scalar(src), scalar(dst)
+    values = sample(src, 20_000, np.random.default_rng(len(src) * 7 + len(dst)))
+    if s.is_int:
+        sign, m = decode_int(values, s)
+        e, finite = np.zeros(m.shape, np.int64), np.ones(m.shape, bool)
+    else:
+        sign, m, e, nan, inf = decode_float(values, s)
+        finite = ~(nan | inf)
+    exact, fast = round_binary(sign, m, e, d, "rte"), nearest_even(values, s, d)
+    assert np.array_equal(fast.value[finite].view(np.uint64), exact.value[finite].view(np.uint64))
+    assert np.array_equal(fast.overflow[finite], exact.overflow[finite])
+    assert np.array_equal(fast.tiny[finite], exact.tiny[finite])
+    kept = finite & ~exact.overflow  # an overflow's rule is the overflow's, whether or not it was exact
+    assert np.array_equal(fast.exact[kept], exact.exact[kept])
+    assert exact.tiny.any() or s.is_int or d.min_exp <= s.min_exp  # the sample reaches the subnormals
