@@ -14,7 +14,10 @@ floating-point type, OpenCL C 3.0.19 §6.4.3.2) is :func:`nearest_even`, numpy's
 default floating-point environment; numpy's own routines for half). Every pair of types is
 checked against :func:`round_binary` in ``tests/oracles/test_nearest_even.py``; it is 5 to 19
 times faster into float and double, 1.0 to 1.6 times into half from the 32- and 64-bit types
-(numpy's half casts are software), ``bench/oracle_rounding.py``.
+(numpy's half casts are software), ``bench/oracle_rounding.py``. Where the process's casts do not
+round to nearest even with gradual underflow (:func:`ieee_casts`: another library in the process
+set flush-to-zero, denormals-are-zero or another rounding mode, as one linked with -ffast-math does
+when it is loaded), it is :func:`round_binary` again.
 """
 
 from __future__ import annotations
@@ -156,10 +159,33 @@ def round_binary(sign: np.ndarray, m: np.ndarray, e: np.ndarray, d: Scalar, mode
     return Rounded(val, ~inexact, tiny, overflow)
 
 
+_PROBE = np.array([1 + 2.0**-24, 1 + 2.0**-24 + 2.0**-40, -(1 + 2.0**-24 + 2.0**-40), 2.0**-140])
+_PROBE_BITS = np.array([0x3F800000, 0x3F800001, 0xBF800001, 0x00000200], np.uint32)
+"""float64 values (a tie, above a tie either side of 0, a float subnormal) and their float bits
+rounded to nearest even with gradual underflow."""
+
+
+def ieee_casts() -> bool:
+    """Whether this process's float casts round to nearest even with gradual underflow now: the
+    probe's ties and subnormal come out right and a float subnormal widens to a nonzero double (the
+    x86 MXCSR's rounding, flush-to-zero and denormals-are-zero bits are per thread and any library
+    may set them)."""
+    with np.errstate(under="ignore"):
+        cast = _PROBE.astype(np.float32)
+    return bool(np.array_equal(cast.view(np.uint32), _PROBE_BITS) and cast[3].astype(np.float64) != 0)
+
+
 def nearest_even(values: np.ndarray, s: Scalar, d: Scalar) -> Rounded:
     """What :func:`round_binary` gives in mode ``"rte"`` for the magnitudes of ``values`` (of type
     ``s``, an integer or floating type other than ``d``) rounded to the floating type ``d``, by
-    numpy's casts (module docstring). NaN and infinite operands are the caller's, as there."""
+    numpy's casts where they round that way (:func:`ieee_casts`), else by :func:`round_binary`
+    (module docstring). NaN and infinite operands are the caller's, as there."""
+    if not ieee_casts():
+        if s.is_int:
+            sign, m = decode_int(values, s)
+            return round_binary(sign, m, np.zeros(m.shape, np.int64), d, "rte")
+        sign, m, e, _, _ = decode_float(values, s)
+        return round_binary(sign, m, e, d, "rte")
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         cast = values.astype(d.dtype).astype(np.float64)
     if s.is_int:
