@@ -11,12 +11,15 @@ import numpy as np
 
 from lang.ir import Program
 from lang.layout import input_values
-from oracles import ErrorScale, Expectation, Histories, adopt_rules, expected, histories, path_neutral, portable_rules
+from oracles import (FLUSHED_TYPES, ErrorScale, Expectation, Histories, adopt_rules, expected, histories, path_neutral,
+                     portable_rules)
 
 
 class Expectations:
     """Oracle results for one program, computed once per flush-to-zero class of target, each class
-    when a target of that class first takes the program (campaign.pool.Harness.complete).
+    when a target of that class first takes the program (campaign.pool.Harness.complete); a class
+    computed after another that differs from it in flushed floating types only takes that one's
+    outputs of the statements with no floating value (oracles.ftz_neutral).
 
     ``view(part)`` serves a part of the program made by :func:`lang.derive.restrict` (a batch of its
     statements over a prefix of its work-items) from the same results, without re-running the
@@ -32,15 +35,18 @@ class Expectations:
         self._histories: Histories | None = None
         self._lane_cpu_s = _lane_cpu_s
         self._path_neutral: bool | None = None
-        self._computed = 0  # classes the oracle computed here
+        self._computed = 0  # classes the oracle computed here whole
 
     def get(self, ftz: frozenset[str]) -> dict[str, Expectation]:
         """The expectations of the flush-to-zero class ``ftz`` (computed now if not yet)."""
         if not self.has(ftz):
             t0 = time.process_time()
-            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories())
-            self._oracle_s += time.process_time() - t0
-            self._computed += 1
+            # another class's statements with no floating value are this one's too (oracles.ftz_neutral)
+            like = next((e for c, e in self._by_ftz.items() if (c ^ ftz) <= FLUSHED_TYPES), None)
+            self._by_ftz[ftz] = expected(self.program, ftz, self.inputs, self.histories(), like)
+            if like is None:  # what a class costs whole (lane_cpu_s: a window computes one whole)
+                self._oracle_s += time.process_time() - t0
+                self._computed += 1
         return self._by_ftz[ftz]
 
     def has(self, ftz: frozenset[str]) -> bool:
@@ -70,7 +76,7 @@ class Expectations:
     def lane_cpu_s(self) -> float | None:
         """CPU seconds per output lane of drawing the inputs and one flush-to-zero class's oracle:
         what the same statements cost the harness over other work-items (campaign.widening); None
-        where this process computed none of them (and the process that did told none)."""
+        where this process computed no class whole (and the process that did told none)."""
         if self._lane_cpu_s is None and self._oracle_s:
             lanes = sum(b.type.mem_lanes for b in self.program.outputs) * self.program.global_size
             self._lane_cpu_s = (self._draw_s + self._oracle_s / self._computed) / max(1, lanes)

@@ -35,7 +35,7 @@ from oracles.arith import arith_is_defined
 from oracles.atomics import Histories, Violation, check, histories
 from oracles.classes import input_class
 from oracles.deviation import Classifier, Deviation
-from oracles.interpreter import UndefinedBehaviour, environment, evaluate, expected, path_neutral, rederive
+from oracles.interpreter import FLUSHED_TYPES, UndefinedBehaviour, environment, evaluate, expected, ftz_neutral, path_neutral, rederive
 from oracles.expect import ErrorScale, Expectation, as_bits
 from oracles.floats import fmt
 from oracles.flow import input_values as flow_inputs
@@ -63,9 +63,9 @@ from oracles.undefined import UndefinedResult, undefined_results
 
 __all__ = [
     "FAILURE", "FAILURE_SPIRV", "LEAVES", "OPERATORS", "REFERENCES", "RULES", "SEVERITIES", "SLOW", "WRONG_CODE", "Classifier",
-    "Deviation", "ErrorScale", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
+    "Deviation", "ErrorScale", "FLUSHED_TYPES", "Expectation", "Histories", "Rule", "UndefinedBehaviour", "UndefinedResult", "Violation", "address",
     "adopt_rules", "arith_is_defined", "array_layer", "as_bits", "at_least", "axis_candidates", "by_id", "check", "environment",
-    "evaluate", "expected", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor",
+    "evaluate", "expected", "ftz_neutral", "failure_rule", "flow_inputs", "flow_outcomes", "fmt", "histories", "input_class", "int_floor",
     "operator_type", "path_neutral", "portable_rules", "rederive", "rule",
     "severity_of", "undefined_results",
 ]

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from lang.ir import Expr, Literal, Load, Op, Program, walk
+from lang.ir import Expr, Literal, Load, Op, Program, Store, walk
 from lang.layout import input_values
 from lang.maths import build_flags
 from lang.ops import OPS
@@ -129,16 +129,41 @@ def path_neutral(program: Program) -> bool:
                for s in program.body)
 
 
+FLUSHED_TYPES = frozenset({"half", "float", "double"})
+"""The flags of a float environment that name a floating type whose denormals the device may
+flush (fuzz.drivers.capabilities.ftz_for): the only ones two environments may differ in for
+:func:`ftz_neutral` statements to be shared between them."""
+
+
+def ftz_neutral(program: Program, statement: Store) -> bool:
+    """Whether ``statement``'s expectations are the same whichever floating types a device flushes
+    (OpenCL C 3.0.19 §7.2: flushing concerns floating-point values only): no value of its tree, nor
+    the buffer it stores to, is of a floating type, and it reads no image (whose texels' flushing
+    the environment decides, oracles.images.texels.may_flush)."""
+    if statement.pointee or program.buffer(statement.buffer).type.elem.is_float:
+        return False
+    for n in walk(statement.value):
+        elem = getattr(getattr(n, "type", None), "elem", None)
+        if elem is None or elem.is_float or (isinstance(n, Op) and getattr(REFERENCES[n.op], "reads_program", False)):
+            return False
+    return True
+
+
 def expected(program: Program, ftz: frozenset = frozenset(), inputs: dict[str, np.ndarray] | None = None,
-             histories: Histories | None = None) -> dict[str, Expectation]:
+             histories: Histories | None = None, like: dict[str, Expectation] | None = None) -> dict[str, Expectation]:
     """Expectations for every output buffer, in memory lane order (like the device writes them),
     and every shared buffer's final values (from ``histories``, computed here when not given).
     ``ftz`` is the device's float environment; how the program is built (its options, its OpenCL C
-    version) adds its flags (:func:`lang.maths.build_flags`)."""
+    version) adds its flags (:func:`lang.maths.build_flags`). ``like``: the program's expectations
+    in an environment that differs from ``ftz`` in :data:`FLUSHED_TYPES` only, whose outputs of
+    :func:`ftz_neutral` statements are taken as they are."""
     inputs = input_values(program) if inputs is None else inputs
     env = environment(program, ftz)
     out = {}
     for s in program.body:
+        if like is not None and ftz_neutral(program, s):
+            out[s.buffer] = like[s.buffer]
+            continue
         target = program.buffer(s.buffer).type
         value = evaluate(s.value, program, inputs, env)
         if s.value.type != target:
