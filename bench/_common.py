@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import timeit
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -25,3 +26,8 @@ def child_json(code: str, root: Path) -> dict:
     at ``root``, and return that object: each side of a before/after comparison runs its own code."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def best(fn, repeat: int = 3) -> float:
+    """The fastest of ``repeat`` timed calls of ``fn``, in seconds."""
+    return min(timeit.repeat(fn, number=1, repeat=repeat))

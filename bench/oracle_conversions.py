@@ -10,16 +10,12 @@ one-pass ``convert_all`` on 1,000,000 edge-biased values, and prints conversions
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import time
 
 import numpy as np
+from _common import best  # (and the repository on sys.path)
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")))
-
-from lang.types import SCALARS, scalar  # noqa: E402
-from oracles import conversions as cv  # noqa: E402
+from lang.types import SCALARS, scalar
+from oracles import conversions as cv
 
 CASES: dict[str, list[tuple[str, str, bool, str | None]]] = {
     "int->int": [("int", "char", True, None), ("long", "ulong", False, None), ("ushort", "int", False, None)],
@@ -55,15 +51,6 @@ def edge_values(name: str, n: int, rng: np.random.Generator) -> np.ndarray:
         edge = np.concatenate([pw.astype(s.dtype), lim])
     out = np.concatenate([u, edge])[:n]
     return out[rng.permutation(len(out))]
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """Rounding to nearest even into a floating type: numpy's casts (oracles.rounding.nearest_even)
-against the integer rounding (oracles.rounding.round_binary, mode "rte"), per pair of types, on
+against the integer rounding (oracles.rounding.round_exactly, mode "rte"), per pair of types, on
 1,000,000 edge-biased values (tests.oracles.test_conversions.sample), best of three; the ratio is
 measured in the same run.
 
@@ -9,26 +9,16 @@ measured in the same run.
 from __future__ import annotations
 
 import argparse
-import time
 
-import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
+from _common import best  # (and the repository on sys.path)
 
 from lang.types import scalar
-from oracles.rounding import decode_float, decode_int, nearest_even, round_binary
+from oracles.rounding import nearest_even, round_exactly
 from tests.exact import FLOATS
 from tests.oracles.test_conversions import sample
 
 SOURCES = ("short", "int", "uint", "long", "ulong", "half", "float", "double")
-
-
-def best(f, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -37,22 +27,13 @@ def main() -> None:
     n = ap.parse_args().n
     rng = np.random.default_rng(0)
     print(f"numpy {np.__version__}, {n:,} values a pair, best of 3 (millions a second)")
-    print("| pair | round_binary | nearest_even | ratio |\n|---|---:|---:|---:|")
+    print("| pair | round_exactly | nearest_even | ratio |\n|---|---:|---:|---:|")
     for src in SOURCES:
         for dst in FLOATS:
             if src == dst:
                 continue
             s, d, v = scalar(src), scalar(dst), sample(src, n, rng)
-
-            def integer() -> None:
-                if s.is_int:
-                    sign, m = decode_int(v, s)
-                    round_binary(sign, m, np.zeros(m.shape, np.int64), d, "rte")
-                else:
-                    sign, m, e, _, _ = decode_float(v, s)
-                    round_binary(sign, m, e, d, "rte")
-
-            slow, fast = best(integer), best(lambda: nearest_even(v, s, d))
+            slow, fast = best(lambda: round_exactly(v, s, d, "rte")), best(lambda: nearest_even(v, s, d))
             print(f"| {src} -> {dst} | {n / slow / 1e6:.1f} | {n / fast / 1e6:.1f} | {slow / fast:.1f} |")
 
 

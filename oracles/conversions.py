@@ -42,7 +42,7 @@ import numpy as np
 
 from lang.types import Scalar, scalar
 from oracles.expect import Expectation
-from oracles.rounding import Rounded, below_above, decode_float, decode_int, float64_to_int, nearest_even, round_binary
+from oracles.rounding import Rounded, below_above, float64_to_int, round_to
 from oracles.rules import register
 
 ROUNDINGS: tuple[str, ...] = ("rte", "rtz", "rtp", "rtn")
@@ -230,11 +230,7 @@ def _rule_to_float(rounded: Rounded) -> np.ndarray:
 
 
 def _int_to_float(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> _Result:
-    if mode == "rte":
-        sign, rounded = values < 0, nearest_even(values, s, d)
-    else:
-        sign, m = decode_int(values, s)
-        rounded = round_binary(sign, m, np.zeros(m.shape, np.int64), d, mode)
+    sign, rounded = values < 0, round_to(values, s, d, mode)
     value = _assemble_float(sign, rounded, d)
     n = values.shape[0]
     return _Result(value, np.ones(n, bool), _rule_to_float(rounded), rounded.tiny, np.zeros(n, bool))
@@ -254,12 +250,8 @@ def _float_to_float(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> _Res
         nan = np.isnan(values)
         rule = np.where(nan, RULE_NAN, RULE_IDENTITY).astype(np.int16)
         return _Result(values.copy(), np.ones(n, bool), rule, np.zeros(n, bool), nan)
-    if mode == "rte":
-        sign, nan, inf = np.signbit(values), np.isnan(values), np.isinf(values)
-        rounded = nearest_even(values, s, d)
-    else:
-        sign, m, e, nan, inf = decode_float(values, s)
-        rounded = round_binary(sign, m, e, d, mode)
+    sign, nan, inf = np.signbit(values), np.isnan(values), np.isinf(values)
+    rounded = round_to(values, s, d, mode)
     value = _assemble_float(sign, rounded, d)
     with np.errstate(over="ignore"):
         inf_value = np.where(sign, -np.inf, np.inf).astype(d.dtype)

@@ -17,7 +17,7 @@ times faster into float and double, 1.0 to 1.6 times into half from the 32- and 
 (numpy's half casts are software), ``bench/oracle_rounding.py``. Where the process's casts do not
 round to nearest even with gradual underflow (:func:`ieee_casts`: another library in the process
 set flush-to-zero, denormals-are-zero or another rounding mode, as one linked with -ffast-math does
-when it is loaded), it is :func:`round_binary` again.
+when it is loaded), :func:`round_to` rounds as integers again.
 """
 
 from __future__ import annotations
@@ -175,17 +175,26 @@ def ieee_casts() -> bool:
     return bool(np.array_equal(cast.view(np.uint32), _PROBE_BITS) and cast[3].astype(np.float64) != 0)
 
 
+def round_to(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> Rounded:
+    """The magnitudes of ``values`` (of type ``s``, an integer or floating type other than ``d``)
+    rounded to the floating type ``d`` in ``mode``: by numpy's casts where the mode is ``"rte"``
+    and they round that way here (:func:`nearest_even`, :func:`ieee_casts`), else by
+    :func:`round_exactly`. NaN and infinite operands are the caller's."""
+    return nearest_even(values, s, d) if mode == "rte" and ieee_casts() else round_exactly(values, s, d, mode)
+
+
+def round_exactly(values: np.ndarray, s: Scalar, d: Scalar, mode: str) -> Rounded:
+    """:func:`round_binary` of ``values``, decoded (:func:`decode_int`, :func:`decode_float`)."""
+    if s.is_int:
+        sign, m = decode_int(values, s)
+        return round_binary(sign, m, np.zeros(m.shape, np.int64), d, mode)
+    sign, m, e, _, _ = decode_float(values, s)
+    return round_binary(sign, m, e, d, mode)
+
+
 def nearest_even(values: np.ndarray, s: Scalar, d: Scalar) -> Rounded:
-    """What :func:`round_binary` gives in mode ``"rte"`` for the magnitudes of ``values`` (of type
-    ``s``, an integer or floating type other than ``d``) rounded to the floating type ``d``, by
-    numpy's casts where they round that way (:func:`ieee_casts`), else by :func:`round_binary`
-    (module docstring). NaN and infinite operands are the caller's, as there."""
-    if not ieee_casts():
-        if s.is_int:
-            sign, m = decode_int(values, s)
-            return round_binary(sign, m, np.zeros(m.shape, np.int64), d, "rte")
-        sign, m, e, _, _ = decode_float(values, s)
-        return round_binary(sign, m, e, d, "rte")
+    """What :func:`round_exactly` gives in mode ``"rte"``, by numpy's casts (module docstring:
+    right where :func:`ieee_casts` holds)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         cast = values.astype(d.dtype).astype(np.float64)
     if s.is_int:
