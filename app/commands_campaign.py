@@ -80,13 +80,16 @@ def drivers(as_json: bool, with_releases: bool, install_versions: bool, with_var
                    "0.4); the rest goes where new bugs turn up.")
 @click.option("--jobs", type=click.IntRange(min=0),
               help="Harness worker processes that draw, compute expectations and judge (default: the cores left "
-                   "after one per driver, none below 2; 0: the campaign's own process).")
+                   "after the driver workers, none below 2; 0: the campaign's own process).")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Driver worker processes per target, each building and running programs of its own (default: "
+                   "one, and for a GPU one more for every 4 spare cores, at most 3).")
 @click.option("--cluster", help="Dask scheduler address (tcp://HOST:8786): every worker fuzzes its own drivers "
                                 "(its CLFUZZ_DRIVERS) into this corpus; no triage (app.distributed).")
 def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None, budget: str | None, seed: int,
         name: str | None, statements: int | None, global_size: int | None, timeout: float,
         max_programs: int | None, summary_path: str | None, triage_share: float, do_reduce: bool,
-        area_floor: float | None, jobs: int | None, cluster: str | None) -> None:
+        area_floor: float | None, jobs: int | None, workers: int | None, cluster: str | None) -> None:
     """Run (or resume) a differential campaign on the local OpenCL drivers.
 
     A campaign's settings and state live in the corpus: running the same --name (default
@@ -181,7 +184,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
         result = run_campaign(corpus, targets, minutes=minutes, seed=seed, name=name, policy=policy,
                               areas=area_names, budgets=budgets, timeout_s=timeout, max_programs=max_programs,
                               on_progress=progress, side=beside.task if beside else None, side_share=triage_share,
-                              started=started, jobs=jobs)
+                              started=started, jobs=jobs, workers=workers)
     except CampaignError as e:
         raise fail(e) from None
     finally:

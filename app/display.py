@@ -29,15 +29,17 @@ def targets_table(programs: int, stats: dict, elapsed: float, minutes: float) ->
 
 def time_table(stats: dict) -> Table:
     """Per target, its timeline (campaign.progress.TargetStats): the driver's builds and runs, the
-    wait for the harness, timeouts, isolating failures, triage and idle add up to its wall time;
-    busy is the share of it its worker ran something (not waiting for the harness, not idle)."""
+    wait for the harness, timeouts, isolating failures, triage and idle add up to its wall time
+    (of all its driver workers together where it has several: the row says how many); busy is the
+    share of it its workers ran something (not waiting for the harness, not idle)."""
     t = Table(title="where the time went (s): wall = build + run + harness + timeouts + isolating + triage + idle")
     columns = TargetStats.TIMELINE
     for col in ("target", "wall", *(c[:-2] for c in columns), "busy", "skipped"):
         t.add_column(col, justify="right" if col != "target" else "left")
     for name, s in stats.items():
-        t.add_row(name, f"{s.wall_s:.0f}", *(f"{getattr(s, c):.1f}" for c in columns),
-                  f"{s.busy_s / s.wall_s:.0%}" if s.wall_s else "-", str(s.skipped))
+        t.add_row(name if s.workers == 1 else f"{name} ({s.workers} workers)", f"{s.worker_s:.0f}",
+                  *(f"{getattr(s, c):.1f}" for c in columns),
+                  f"{s.busy_s / s.worker_s:.0%}" if s.worker_s else "-", str(s.skipped))
     return t
 
 

@@ -55,7 +55,7 @@ def campaign(targets, area: str, minutes: float, seed: int, folder: Path, after:
 
 
 def busy(s: TargetStats) -> float:
-    return (s.busy_s - s.triage_s) / s.wall_s if s.wall_s else 0.0
+    return (s.busy_s - s.triage_s) / s.worker_s if s.worker_s else 0.0
 
 
 def main() -> None:
@@ -88,8 +88,8 @@ def main() -> None:
             s, j = solo.get(t.name, TargetStats()), joint[t.name]
             print(f"| {names} {area} | {t.name} | {s.programs} | {j.programs} | {f'{j.programs / s.programs:.2f}' if s.programs else '-'} "
                   f"| {s.checks_per_s:,.0f} | {j.checks_per_s:,.0f} | {busy(s):.0%} | {busy(j):.0%} "
-                  f"| {after[t.name]:,.0f} | {j.harness_s / j.wall_s if j.wall_s else 0:.1%} "
-                  f"({j.calls_s / j.wall_s if j.wall_s else 0:.1%} in calls) |", flush=True)
+                  f"| {after[t.name]:,.0f} | {j.harness_s / j.worker_s if j.worker_s else 0:.1%} "
+                  f"({j.calls_s / j.worker_s if j.worker_s else 0:.1%} in calls) |", flush=True)
             if j.waits:
                 limits.append(f"{names} {area}, {t.name} waited (host thread {j.host_s:.1f} s): " + ", ".join(
                     f"{why} {s:.1f} s" for why, s in j.waits.most_common()))

@@ -3,7 +3,7 @@
 In one run of this script, ``--repeat`` times, alternating: a campaign of ``--minutes`` on the chosen
 targets (default: every local target) with ``--jobs 0`` (no pool: the campaign's process draws,
 computes expectations and judges) and with each ``--pools`` size (default: this machine's
-campaign.pool.default_jobs, at least 1), and with ``--before PATH`` (repeatable) also the campaign
+campaign.cores.default_jobs, at least 1), and with ``--before PATH`` (repeatable) also the campaign
 of each checkout at PATH (the code before the pool, or any other checkout: run as it runs by
 default; its side is named "before" with one, else "before PATH"); the same seed and areas,
 no triage, each in a process of its own and into a fresh corpus. Reported per target and side: the
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import child_json  # and the repository on sys.path
 
-from campaign.pool import default_jobs
+from campaign.cores import default_jobs
 from fuzz.drivers import discover, select
 from fuzz.strategies import AREAS
 
@@ -42,7 +42,7 @@ result = run_campaign(Corpus({path!r}), targets, minutes={minutes!r}, seed={seed
                       policy=Policy(corner_sweep={sweep!r}), **({{}} if jobs is None else {{"jobs": jobs}}))
 timeline = hasattr(result, "pool")  # the code before the pool counted no wait for the harness
 print(json.dumps({{"targets": {{n: {{"lanes_s": s.checks_per_s,
-                                   "harness": s.harness_s / s.wall_s if timeline else None}}
+                                   "harness": s.harness_s / getattr(s, "worker_s", s.wall_s) if timeline else None}}
                                for n, s in result.targets.items()}},
                   "cpu_s": result.pool.process_cpu_s if timeline else None}}))
 """

@@ -1,7 +1,8 @@
 """The campaign loop: every target at its own pace, triage beside it, ended when it is told.
 
 Each target has a *feeder* thread and a lane (:mod:`campaign.pipeline`: its worker process, kept
-busy while the lane judges and records the verdicts). The feeder asks :mod:`campaign.feed` for the
+busy while the lane judges and records the verdicts) for each of its driver workers (one, or more
+for a GPU on a machine with cores to spare: :mod:`campaign.cores`). The feeder asks :mod:`campaign.feed` for the
 target's next program (a program another target found interesting, one of its backlog, or a
 fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for that target), so no
 target waits for another. Each area's first programs sweep its corner table
@@ -44,11 +45,13 @@ import numpy as np
 from campaign import record
 from campaign.batching import batch_for
 from campaign.caps import capabilities
+from campaign.cores import default_jobs, default_workers
 from campaign.execute import Outcome
 from campaign.feed import Entry, Feed
+from campaign.learned import Learned
 from campaign.pipeline import Lane, LaneClosed
 from campaign.widening import Widths
-from campaign.pool import Harness, default_jobs
+from campaign.pool import Harness
 from campaign.progress import AreaView, CampaignResult, PoolStats, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
@@ -175,6 +178,7 @@ def run_campaign(
     side_share: float = 0.25,
     started: float | None = None,
     jobs: int | None = None,
+    workers: int | None = None,
 ) -> CampaignResult:
     """Run the campaign ``name`` until ``minutes`` after ``started`` (a ``time.monotonic()``
     reading; default now), ``max_programs`` drawn, or every area's budget spent; a campaign the
@@ -182,7 +186,8 @@ def run_campaign(
     the campaign (triage), which takes up to ``side_share`` of the campaign's time on each target
     and what it needs in the closing stretch (:func:`closing_s`).
     ``jobs`` harness worker processes draw, compute expectations and judge (campaign.pool; None:
-    :func:`campaign.pool.default_jobs`, 0: this process's threads)."""
+    :func:`campaign.cores.default_jobs`, 0: this process's threads); each target has ``workers``
+    driver workers (None: :func:`campaign.cores.default_workers`), the first of which runs its triage."""
     start = time.monotonic() if started is None else started
     cpu0 = time.process_time()
     deadline = start + minutes * 60
@@ -198,18 +203,25 @@ def run_campaign(
     # no target uses more work-items than its batch: do not generate (or judge) more than that
     run_policy = replace(policy, global_size=min(policy.global_size, max(batch_for(t).global_size for t in targets)))
     record.register_targets(corpus, targets)
-    harness = Harness(default_jobs(len(targets)) if jobs is None else jobs, targets, (caps, run_policy, seed))
-    stats = {t.name: TargetStats() for t in targets}
-    # programs in flight per target: two ready beside the one running and the one being judged, or
+    count = default_workers(targets) if workers is None else {t.name: max(1, workers) for t in targets}
+    harness = Harness(default_jobs(sum(count.values())) if jobs is None else jobs, targets, (caps, run_policy, seed))
+    parts = {t.name: [TargetStats() for _ in range(count[t.name])] for t in targets}  # per driver worker
+    stats = {t.name: TargetStats.merged(parts[t.name], 0.0) for t in targets}
+    # programs in flight per lane: two ready beside the one running and the one being judged, or
     # its share of the pool busy where that is more (without a pool the feeder's own draws and
     # expectations take seconds of wall time on a machine its drivers share: docs/campaigns.md)
-    depth = 2 + max(2, -(-harness.jobs // len(targets)))
-    # each lane opens its device (its worker starts) while the corners are planned
-    lanes = {t.name: Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, stats[t.name], Timeouts(timeout_s),
-                          depth, harness=harness, started=start,
-                          widths=Widths(partial(harness.share, t.name), t.fingerprint.get("max_mem_alloc_size", 0),
-                                        stats[t.name].widened))
+    depth = 2 + max(2, -(-harness.jobs // sum(count.values())))
+    # each lane opens its device (its worker starts) while the corners are planned; a target's lanes
+    # share what they learn of its timeouts and slow classes, and its part of the pool (its extensions'
+    # size: campaign.widening)
+    shared = {t.name: (Timeouts(timeout_s), Learned()) for t in targets}
+    lanes = {t.name: [Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, part, shared[t.name][0], depth,
+                           harness=harness, started=start, learned=shared[t.name][1],
+                           widths=Widths(partial(_pool_part, harness, t.name, count[t.name]),
+                                         t.fingerprint.get("max_mem_alloc_size", 0), part.widened))
+                      for part in parts[t.name]]
              for t in targets}
+    every = [lane for of_target in lanes.values() for lane in of_target]
     try:
         settings_row = {**settings.to_row(), "targets": [t.name for t in targets], "timeout_s": timeout_s}
         unfinished, cells = _history(corpus, name, stored["state"]) if stored else ([], set())
@@ -251,12 +263,13 @@ def run_campaign(
         interrupted = False
         notices: list[str] = []
         errors: list[BaseException] = []
-        feeders = [threading.Thread(target=_feed, args=(lanes[t.name], feed, stop, side, side_share, start,
+        feeders = [threading.Thread(target=_feed, args=(lane, feed, stop, None if k else side, side_share, start,
                                                        deadline - closing_s(minutes), deadline, errors),
-                                    name=f"{t.name}-feeder", daemon=True) for t in targets]
+                                    name=f"{t.name}-feeder-{k}", daemon=True)
+                   for t in targets for k, lane in enumerate(lanes[t.name])]
         buckets = _BucketWatch(corpus, started_at)
     except BaseException:  # nothing ran: the lanes' workers and the harness's processes stop with the set-up
-        for lane in lanes.values():
+        for lane in every:
             lane.close()
         harness.close()
         raise
@@ -268,10 +281,12 @@ def run_campaign(
         record.save_campaign(corpus, name, seed, settings_row, done_before + programs, checks, state())
 
     def report() -> None:
-        for t, s in stats.items():
-            lanes[t].clock.settle()
-            s.wall_s, s.skipped = time.monotonic() - start, feed.skipped[t]
         elapsed = time.monotonic() - start
+        for t in stats:
+            for lane in lanes[t]:
+                lane.clock.settle()
+            stats[t] = TargetStats.merged(parts[t], elapsed)
+            stats[t].skipped = feed.skipped[t]
         with feed.lock:
             for area in areas:
                 line = f"area {area}: no target of this run takes its programs; dropped"
@@ -288,7 +303,7 @@ def run_campaign(
         while time.monotonic() < deadline:
             if errors:
                 raise errors[0]
-            if not any(f.is_alive() for f in feeders) and all(lane.idle() for lane in lanes.values()):
+            if not any(f.is_alive() for f in feeders) and all(lane.idle() for lane in every):
                 break  # the draws are over and every target has run its backlog
             time.sleep(min(0.25, max(0.0, deadline - time.monotonic())))
             report()
@@ -296,12 +311,13 @@ def run_campaign(
         interrupted = True
     finally:
         stop.set()
-        closing = [threading.Thread(target=lane.close) for lane in lanes.values()]  # all at once: each
+        closing = [threading.Thread(target=lane.close) for lane in every]  # all at once: each
         for c in closing:  # may wait half a second before it kills its worker's run
             c.start()
         for c in closing:
             c.join()
-        running = {t: lane.unfinished() for t, lane in lanes.items()}  # killed runs stay pending
+        running = {t: sorted({p for lane in of_target for p in lane.unfinished()})  # killed runs stay pending
+                   for t, of_target in lanes.items()}
         harness.close()  # a feeder waiting for a draw or expectations gets its cancellation
         until = time.monotonic() + 2.0
         for f in feeders:  # a feeder drawing a program finishes it (daemon threads: never waited for long)
@@ -313,6 +329,12 @@ def run_campaign(
                           unrun={a: n for a, n in feed.unrun.items() if not scheduler.dropped(a)},  # a dropped area's: its notice
                           pending=len(feed.pending(running)), notices=notices,
                           pool=PoolStats(harness.jobs, harness.cpu, harness.tasks, time.process_time() - cpu0))
+
+
+def _pool_part(harness: Harness, target: str, workers: int) -> float:
+    """The worker processes of the harness's pool one of ``target``'s ``workers`` lanes can count on
+    now (campaign.pool.Harness.share)."""
+    return harness.share(target) / workers
 
 
 SIDE_CHECK_S = 2.0

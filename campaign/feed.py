@@ -18,7 +18,8 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 
 A backlog holds at most :data:`BACKLOG` programs besides those of the first kind (a sweep is
 bounded by its own size, and its packed programs are small); beyond that the oldest one nobody found
-interesting is *skipped* on that target (counted per target). Once the draws are over (the
+interesting is *skipped* on that target (counted per target). A target with several driver workers
+(campaign.cores) has one backlog, from which each of its lanes takes the next program it runs. Once the draws are over (the
 program limit, every area's budget) the targets drain their backlogs. A program drawn that no
 target takes is counted as *unrun*: the scheduler drops an area a target keeps declining.
 """
@@ -131,6 +132,8 @@ class Feed:
             with self.lock:
                 if target.name in entry.takers and entry in self.backlog[target.name]:
                     return self._take(target, entry)
+                if target.name in entry.busy | entry.done:  # another worker of the target took it
+                    continue
                 self.scheduler.untaken(area, target.name)
         return None
 

@@ -10,9 +10,9 @@ the drawing target's flush-to-zero class, another class's when a target of it fi
 program: :meth:`Harness.complete`), and judging
 a run against them with its disagreements re-derived (campaign.execute.judged), and a GPU's
 extensions of its parts (campaign.widening: their inputs, and each window's expectations and verdict
-in one task). :func:`default_jobs`
-sizes the pool from the machine's cores, less one per target for its driver's worker process; on a
-machine where that leaves fewer than :data:`MIN_JOBS`, the pool is the campaign's own process
+in one task). campaign.cores.default_jobs
+sizes the pool from the machine's cores, less one for each driver worker process; on a
+machine where that leaves fewer than campaign.cores.MIN_JOBS, the pool is the campaign's own process
 (``jobs`` 0: each task runs on the thread that asks, as a campaign without a pool does), which
 ``bench/pool.py`` measured faster there (docs/performance.md).
 
@@ -61,22 +61,6 @@ KINDS = ("draw", "expect", "judge")
 
 SHARE_WINDOW_S = 30.0
 """The recent past over which :meth:`Harness.share` counts what the other targets used of the pool."""
-
-MIN_JOBS = 2
-"""The fewest worker processes worth a pool: with fewer free cores (the driver workers take one
-each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/performance.md)."""
-
-
-def default_jobs(targets: int, cores: int | None = None) -> int:
-    """Worker processes for a campaign on ``targets`` targets on a machine of ``cores`` cores (default:
-    this one's): the cores left after one per target's driver worker, or 0 (no pool: the campaign's
-    own process) where that is fewer than :data:`MIN_JOBS`, or where this process is a daemon (a
-    cluster's worker, app.distributed: a daemon process may start none)."""
-    if multiprocessing.current_process().daemon:
-        return 0
-    free = (os.cpu_count() or 1 if cores is None else cores) - targets
-    return free if free >= MIN_JOBS else 0
-
 
 class Harness:
     """The harness's worker processes, or none (``jobs`` 0: the tasks run on the calling thread);

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable
 
 from campaign.execute import Outcome
@@ -16,8 +16,8 @@ from campaign.scheduler import Budget
 
 @dataclass
 class TargetStats:
-    """One target's counts in a campaign and its timeline: every second of ``wall_s`` is in one of
-    ``build_s`` and ``run_s`` (what the driver reported of every run the campaign recorded, as
+    """One target's counts in a campaign and its timeline: every second of each of its driver
+    workers' ``wall_s`` (``worker_s`` in all: campaign.cores) is in one of ``build_s`` and ``run_s`` (what the driver reported of every run the campaign recorded, as
     ``clfuzz stats`` sums them), ``harness_s`` (the target waiting for the harness: moving buffers
     and starting workers around its runs, and the time its worker waited while the harness drew,
     computed expectations for, prepared or judged its programs), ``timeouts_s`` (the rest of runs cut
@@ -51,13 +51,34 @@ class TargetStats:
     statuses: dict[str, int] = field(default_factory=dict)
     kinds: set = field(default_factory=set)
     widened: Counter = field(default_factory=Counter)  # (area, limit): its extensions' sizes (campaign.widening)
+    workers: int = 1  # its driver workers (campaign.cores): each has a timeline of ``wall_s``
 
     TIMELINE = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
-    """The columns of the timeline: they add up to ``wall_s``."""
+    """The columns of the timeline: they add up to ``worker_s``."""
 
     @property
     def checks_per_s(self) -> float:
         return self.judged / self.wall_s if self.wall_s else 0.0
+
+    @property
+    def worker_s(self) -> float:
+        """The wall time of its driver workers together: what the timeline adds up to."""
+        return self.workers * self.wall_s
+
+    @classmethod
+    def merged(cls, parts: list[TargetStats], wall_s: float) -> TargetStats:
+        """One target's counts from those of each of its driver workers (``parts``, campaign.cores),
+        each running ``wall_s`` seconds: sums, the kinds seen by any, ``workers`` the number of parts."""
+        out = cls(wall_s=wall_s, workers=len(parts), kinds=set().union(*(p.kinds for p in parts)))
+        for f in fields(cls):
+            if f.name in ("wall_s", "workers", "kinds"):
+                continue
+            values = [getattr(p, f.name) for p in parts]
+            if isinstance(values[0], dict):
+                setattr(out, f.name, type(values[0])(sum((Counter(v) for v in values), Counter())))
+            else:
+                setattr(out, f.name, sum(values))
+        return out
 
     @property
     def busy_s(self) -> float:
@@ -67,7 +88,7 @@ class TargetStats:
 
     @property
     def accounted_s(self) -> float:
-        """The timeline's columns added up: ``wall_s`` within the accounting's gaps."""
+        """The timeline's columns added up: ``worker_s`` within the accounting's gaps."""
         return sum(getattr(self, c) for c in self.TIMELINE)
 
     def spent(self, wall_s: float, build_s: float, run_s: float, how: str) -> None:

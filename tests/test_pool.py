@@ -1,6 +1,6 @@
 """The harness's worker processes (campaign.pool) and each target's timeline (campaign.progress):
 a program's expectations and its judgment are the same computed in a worker process as here (rules
-cross by id, not by this process's index); the pool is sized from the cores and shared in turn; the
+cross by id, not by this process's index); the pool is shared in turn; the
 time table's columns add up to the wall time."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from conftest import SMALL, same_expectations
 
 from campaign.execute import Part, conclude
 from campaign.expectations import Expectations, pack, unpack
-from campaign.pool import Harness, default_jobs, expectations
+from campaign.pool import Harness, expectations
 from campaign.turns import Turns
 from campaign.progress import Clock, TargetStats
 from fuzz.drivers import Result, Target
@@ -22,14 +22,6 @@ from oracles.rules import register
 
 TARGET = Target("fake", {}, "fp-fake", "", 0, 0)
 FTZ = (frozenset(),)
-
-
-def test_the_pool_takes_the_cores_left_after_one_per_driver():
-    assert default_jobs(1, cores=16) == 15
-    assert default_jobs(2, cores=16) == 14
-    assert default_jobs(2, cores=4) == 2
-    assert default_jobs(1, cores=2) == 0  # one core left: the campaign's own process
-    assert default_jobs(3, cores=2) == 0
 
 
 def test_a_target_may_count_on_what_the_others_leave_of_the_pool():

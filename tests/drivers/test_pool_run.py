@@ -1,6 +1,7 @@
 """A real short campaign with and without the harness's worker processes (campaign.pool): the same
 programs drawn in the same order, and each target's time table adding up to its wall time, its
-builds and runs those `clfuzz stats --json` sums."""
+builds and runs those `clfuzz stats --json` sums; with two driver workers (campaign.cores) each
+program run once, by one of them."""
 
 from __future__ import annotations
 
@@ -20,13 +21,13 @@ POLICY = Policy(statements=6, global_size=64, corner_sweep=False, p_targeted_err
 STORE = record.store_program
 
 
-def _campaign(tmp_path, monkeypatch, jobs: int, areas: tuple[str, ...] = ("conversions",)):
+def _campaign(tmp_path, monkeypatch, jobs: int, areas: tuple[str, ...] = ("conversions",), workers: int = 1):
     drawn = []
     monkeypatch.setattr(record, "store_program", lambda corpus, program, name: (drawn.append(program.id),
                                                                                  STORE(corpus, program, name)))
-    corpus = Corpus(tmp_path / f"jobs{jobs}.db")
+    corpus = Corpus(tmp_path / f"jobs{jobs}-workers{workers}.db")
     result = run_campaign(corpus, [target_named("oclgrind")], minutes=0.5, seed=3, areas=areas,
-                          policy=POLICY, max_programs=6 + len(areas) - 1, jobs=jobs)
+                          policy=POLICY, max_programs=6 + len(areas) - 1, jobs=jobs, workers=workers)
     return corpus, result, drawn
 
 
@@ -52,6 +53,25 @@ def test_the_pool_draws_the_same_programs_in_the_same_order(tmp_path, monkeypatc
     _, pooled, drawn_pooled = _campaign(tmp_path, monkeypatch, 2)
     assert len(drawn_here) == 6 and drawn_pooled == drawn_here
     assert pooled.pool.tasks["oclgrind"]["draw"] == 6 and pooled.pool.cpu["oclgrind"]["expect"] > 0
+
+
+def test_two_workers_of_a_target_share_its_programs_and_each_runs_one_once(tmp_path, monkeypatch):
+    from fuzz.drivers import Worker
+    ran: list[tuple[int, str]] = []  # (worker process, program) of each run
+    run = Worker.run
+    monkeypatch.setattr(Worker, "run", lambda self, job, *a, **k: (ran.append((self.pid, job.program)),
+                                                                     run(self, job, *a, **k))[1])
+    _, one, drawn_one = _campaign(tmp_path, monkeypatch, 0)
+    ran.clear()
+    corpus, two, drawn_two = _campaign(tmp_path, monkeypatch, 0, workers=2)
+    assert sorted(drawn_two) == sorted(drawn_one) and len(drawn_two) == 6  # the same programs of the stream
+    s = two.targets["oclgrind"]
+    assert (s.workers, s.programs, one.targets["oclgrind"].workers) == (2, 6, 1)  # each program finished once
+    assert len({pid for pid, _ in ran}) == 2  # both workers ran programs
+    assert len({source for _, source in ran}) == len(ran)  # no program built twice
+    assert abs(s.accounted_s - s.worker_s) <= 0.05 * s.worker_s  # each worker's timeline adds up to the wall
+    stored = summarize(corpus, two.name)["targets"]["oclgrind"]
+    assert abs(stored["build_s"] - s.build_s) <= 0.05 * s.build_s
 
 
 def test_a_set_up_that_fails_stops_the_lanes_and_the_harness_it_started(tmp_path, monkeypatch):
