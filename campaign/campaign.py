@@ -187,7 +187,8 @@ def run_campaign(
     and what it needs in the closing stretch (:func:`closing_s`).
     ``jobs`` harness worker processes draw, compute expectations and judge (campaign.pool; None:
     :func:`campaign.cores.default_jobs`, 0: this process's threads); each target has ``workers``
-    driver workers (None: :func:`campaign.cores.default_workers`), the first of which runs its triage."""
+    driver workers (None: :func:`campaign.cores.default_workers`), each a lane of its own that
+    triages within its share of its own time."""
     start = time.monotonic() if started is None else started
     cpu0 = time.process_time()
     deadline = start + minutes * 60
@@ -263,7 +264,7 @@ def run_campaign(
         interrupted = False
         notices: list[str] = []
         errors: list[BaseException] = []
-        feeders = [threading.Thread(target=_feed, args=(lane, feed, stop, None if k else side, side_share, start,
+        feeders = [threading.Thread(target=_feed, args=(lane, feed, stop, side, side_share, start,
                                                        deadline - closing_s(minutes), deadline, errors),
                                     name=f"{t.name}-feeder-{k}", daemon=True)
                    for t in targets for k, lane in enumerate(lanes[t.name])]

@@ -249,10 +249,11 @@ class Beside:
         ended = time.time()
         for name, stats in result.targets.items():
             closed = min(closing, stats.wall_s)
-            allowed = share * (stats.wall_s - closed) + closed
+            allowed = stats.workers * (share * (stats.wall_s - closed) + closed)  # each worker's share
             others = self.done.get(name, 0)
             last = f", then all of its last {closed:.0f} s" if closed else ""
-            spent = (f"the triage share of {name} ({share:.0%} of {stats.wall_s - closed:.0f} s{last}) was spent on "
+            each = f"each of its {stats.workers} workers' " if stats.workers > 1 else ""
+            spent = (f"the triage share of {name} ({share:.0%} of {each}{stats.wall_s - closed:.0f} s{last}) was spent on "
                      f"{others} other buckets" if stats.triage_s >= allowed - FIRST_TURN_S else
                      f"{name}'s triage took {stats.triage_s:.0f} s of its {allowed:.0f} s share on {others} other "
                      f"buckets")
