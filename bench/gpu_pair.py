@@ -8,6 +8,9 @@ a folder of its own), with the same seed and every area. The two campaigns take 
 call of the device tool: start it detached and read its output when it is over, e.g.
     setsid nohup python3 bench/gpu_pair.py --before out/base --minutes 9 --after-minutes 10 \\
         --folder /tmp/pair > /tmp/pair.log 2>&1 < /dev/null &
+and in the next calls (each within the lent machine's idle release of the one before), wait for
+its end and copy what it wrote off the machine in the same call:
+    while pgrep -f gpu_pair.py > /dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md "$OUT"
 Run: python3 bench/gpu_pair.py --before CHECKOUT [--minutes 9] [--after-minutes 10] [--seed 0]
      [--folder /tmp/pair]
 """

@@ -40,7 +40,10 @@ def default_workers(targets: list[Target], cores: int | None = None) -> dict[str
     """Driver workers per target on a machine of ``cores`` cores (default: this one's): one each,
     and for the targets whose device is not the CPU (:func:`offloads`) one more for every
     :data:`CORES_PER_WORKER` cores left after one per target, shared among them, up to
-    :data:`MAX_WORKERS` each (module docstring)."""
+    :data:`MAX_WORKERS` each (module docstring); one each in a daemon process (a cluster's worker,
+    app.distributed), which has no pool to judge what more workers would run."""
+    if multiprocessing.current_process().daemon:
+        return {t.name: 1 for t in targets}
     cores = os.cpu_count() or 1 if cores is None else cores
     offloading = [t.name for t in targets if offloads(t)]
     extra = max(0, cores - len(targets)) // CORES_PER_WORKER // max(1, len(offloading))

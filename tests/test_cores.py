@@ -54,3 +54,11 @@ def test_a_targets_counts_are_its_workers_added_up():
     assert m.checks_per_s == 15.0  # judged lanes per second of wall time, not of worker time
     assert m.statuses == {"ok": 6, "crash": 1} and len(m.kinds) == 2
     assert m.waits == {"draw": 2.5, "judging": 0.5} and m.widened == {("math", "pace"): 3}
+
+
+def test_a_daemon_process_keeps_one_worker_a_target_and_no_pool(monkeypatch):
+    import multiprocessing
+    from types import SimpleNamespace
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: SimpleNamespace(daemon=True))
+    assert default_workers([GPU, CPU], cores=16) == {"nvidia": 1, "pocl": 1}
+    assert default_jobs(2, cores=16) == 0
