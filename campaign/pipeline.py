@@ -68,10 +68,9 @@ PROGRAM, RESULT, JUDGED, INPUTS = 0, 1, 2, 3
 class Lane:
     """A target, its worker, and the threads that keep the worker busy (module docstring)."""
 
-    def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str,
-                 stats: TargetStats, timeouts: Timeouts | None = None, depth: int = 2,
-                 harness: Harness | None = None, started: float | None = None, widths: Widths | None = None,
-                 learned: Learned | None = None) -> None:
+    def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str, stats: TargetStats,
+                 timeouts: Timeouts | None = None, depth: int = 2, harness: Harness | None = None,
+                 started: float | None = None, widths: Widths | None = None, learned: Learned | None = None) -> None:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.widths = widths  # the sizes of its parts' extensions (campaign.widening; None: none)
         self.stats = stats
@@ -83,8 +82,7 @@ class Lane:
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
-        self.learned = Learned() if learned is None else learned  # slow and failing classes (the target's other lanes may share them)
-        self.batches = Batches(target)  # statements per part
+        self.learned, self.batches = learned or Learned(), Batches(target)  # its target's slow classes; statements per part
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
