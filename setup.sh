@@ -47,5 +47,6 @@ elif [ "$job" = releases ]; then
   .venv/bin/clfuzz releases install "$@"   # one line per suite that failed (and why), exit 2
   exec .venv/bin/clfuzz drivers --releases
 else
-  exec .venv/bin/python -m pytest -q "$@"
+  # one process per core, at most 4, each test file in one of them (some files' tests share state in order)
+  exec .venv/bin/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile "$@"
 fi
