@@ -56,6 +56,7 @@ def test_the_pool_draws_the_same_programs_in_the_same_order(tmp_path, monkeypatc
 
 
 def test_two_workers_of_a_target_share_its_programs_and_each_runs_one_once(tmp_path, monkeypatch):
+    from campaign.pipeline import Lane
     from fuzz.drivers import Worker
     ran: list[tuple[int, str]] = []  # (worker process, program) of each run
     run = Worker.run
@@ -63,7 +64,10 @@ def test_two_workers_of_a_target_share_its_programs_and_each_runs_one_once(tmp_p
                                                                      run(self, job, *a, **k))[1])
     _, one, drawn_one = _campaign(tmp_path, monkeypatch, 0)
     ran.clear()
+    lanes, lane = [], Lane.__init__
+    monkeypatch.setattr(Lane, "__init__", lambda self, *a, **k: (lanes.append(self), lane(self, *a, **k))[1])
     corpus, two, drawn_two = _campaign(tmp_path, monkeypatch, 0, workers=2)
+    assert len(lanes) == 2 and lanes[0].learned is lanes[1].learned and lanes[0].timeouts is lanes[1].timeouts
     assert sorted(drawn_two) == sorted(drawn_one) and len(drawn_two) == 6  # the same programs of the stream
     s = two.targets["oclgrind"]
     assert (s.workers, s.programs, one.targets["oclgrind"].workers) == (2, 6, 1)  # each program finished once
