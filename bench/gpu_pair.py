@@ -11,8 +11,9 @@ call of the device tool: start it detached and read its output when it is over, 
 and in the next calls (each within the lent machine's idle release of the one before), wait for
 its end and copy what it wrote off the machine in the same call:
     while pgrep -f gpu_pair.py > /dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md "$OUT"
-Run: python3 bench/gpu_pair.py --before CHECKOUT [--minutes 9] [--after-minutes 10] [--seed 0]
-     [--folder /tmp/pair]
+One checkout against itself with other options on one side: --before . --before-options '--workers 1'.
+Run: python3 bench/gpu_pair.py --before CHECKOUT [--before-options '...'] [--minutes 9] [--after-minutes 10]
+     [--seed 0] [--folder /tmp/pair]
 """
 
 from __future__ import annotations
@@ -28,13 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def campaign(root: Path, minutes: float, seed: int, corpus: Path, site: Path) -> None:
-    """The default campaign of the checkout at ``root`` through its own deploy/gpu.sh."""
+def campaign(root: Path, minutes: float, seed: int, corpus: Path, site: Path, options: list[str]) -> None:
+    """The default campaign of the checkout at ``root`` through its own deploy/gpu.sh (with ``options``
+    of its ``clfuzz run`` besides)."""
     if not (root / ".whl").exists():
         shutil.copytree(ROOT / ".whl", root / ".whl")
     env = {**os.environ, "CLFUZZ_SITE": str(site)}
-    subprocess.run(["bash", "deploy/gpu.sh", "--minutes", str(minutes), "--seed", str(seed), "--corpus", str(corpus)],
-                   cwd=root, env=env, check=False)
+    subprocess.run(["bash", "deploy/gpu.sh", "--minutes", str(minutes), "--seed", str(seed), "--corpus", str(corpus),
+                    *options], cwd=root, env=env, check=False)
 
 
 def read(corpus: Path, site: Path) -> tuple[dict, str]:
@@ -51,7 +53,8 @@ def read(corpus: Path, site: Path) -> tuple[dict, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", required=True, help="the other checkout (run first)")
+    ap.add_argument("--before", required=True, help="the other checkout (run first; . for this one)")
+    ap.add_argument("--before-options", default="", help="options of its `clfuzz run` besides, e.g. '--workers 1'")
     ap.add_argument("--minutes", type=float, default=9.0, help="its campaign's minutes")
     ap.add_argument("--after-minutes", type=float, help="this checkout's (default: --minutes)")
     ap.add_argument("--seed", type=int, default=0)
@@ -59,16 +62,16 @@ def main() -> None:
     args = ap.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
-    sides = [("before", Path(args.before).resolve(), args.minutes),
-             ("after", ROOT, args.after_minutes or args.minutes)]
-    for side, root, minutes in sides:
-        print(f"== {side}: {root}, {minutes:g} minutes", flush=True)
-        campaign(root, minutes, args.seed, folder / f"{side}.db", folder / f"site-{side}")
+    sides = [("before", Path(args.before).resolve(), args.minutes, args.before_options.split()),
+             ("after", ROOT, args.after_minutes or args.minutes, [])]
+    for side, root, minutes, options in sides:
+        print(f"== {side}: {root}, {minutes:g} minutes {' '.join(options)}", flush=True)
+        campaign(root, minutes, args.seed, folder / f"{side}.db", folder / f"site-{side}", options)
         if not (folder / f"{side}.db").exists():
             sys.exit(f"gpu_pair: the {side} campaign wrote no corpus (its output above says why)")
     print("\n| side | target | programs (stats) | judged lanes | corners reached | 90% at (s) | bug list (buckets) |")
     print("|---|---|---:|---:|---:|---:|---|")
-    for side, _, _ in sides:
+    for side, *_ in sides:
         stats, bugs = read(folder / f"{side}.db", folder / "site-after")
         for name, target in stats["targets"].items():
             corners = stats["corners"].get(name, {})
