@@ -1,11 +1,11 @@
 """The campaign loop: every target at its own pace, triage beside it, ended when it is told.
 
 Each target has a *feeder* thread and a lane (:mod:`campaign.pipeline`: its worker process, kept
-busy while the lane judges and records the verdicts) for each of its driver workers (one, or more
-for a GPU on a machine with cores to spare: :mod:`campaign.cores`). The feeder asks :mod:`campaign.feed` for the
-target's next program (a program another target found interesting, one of its backlog, or a
-fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for that target), so no
-target waits for another. Each area's first programs sweep its corner table
+busy while the lane judges and records the verdicts) for each of its driver workers (one, or
+more for a GPU on a machine with cores to spare: :mod:`campaign.cores`). The feeder asks
+:mod:`campaign.feed` for the target's next program (a program another target found
+interesting, one of its backlog, or a fresh draw of the area the scheduler,
+:mod:`campaign.scheduler`, picks for that target), so no target waits for another. Each area's first programs sweep its corner table
 (:mod:`fuzz.strategies.sweeps`, every target runs them; the state keeps how far the sweep went, so
 a resumed campaign does not repeat it), then program ``i`` of an area is reproducible from the
 seed, ``i`` and the policy (:mod:`fuzz.strategies.draws`); each is written to the corpus *before*

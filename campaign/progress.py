@@ -17,7 +17,8 @@ from campaign.scheduler import Budget
 @dataclass
 class TargetStats:
     """One target's counts in a campaign and its timeline: every second of each of its driver
-    workers' ``wall_s`` (``worker_s`` in all: campaign.cores) is in one of ``build_s`` and ``run_s`` (what the driver reported of every run the campaign recorded, as
+    workers' ``wall_s`` (``worker_s`` in all: campaign.cores) is in one of ``build_s`` and
+    ``run_s`` (what the driver reported of every run the campaign recorded, as
     ``clfuzz stats`` sums them), ``harness_s`` (the target waiting for the harness: moving buffers
     and starting workers around its runs, and the time its worker waited while the harness drew,
     computed expectations for, prepared or judged its programs), ``timeouts_s`` (the rest of runs cut
