@@ -61,7 +61,7 @@ def evaluate(expr: Expr, program: Program, inputs: dict[str, np.ndarray], ftz: f
         return Expectation.exact(elem.name, bits.view(elem.dtype))
     args = [evaluate(a, program, inputs, ftz, seen) for a in expr.args]
     ref = REFERENCES[expr.op]
-    if getattr(ref, "reads_program", False):  # an image read needs the image and its sampler
+    if _reads_program(expr.op):  # an image read needs the image and its sampler
         out = ref(expr, args, n, ftz, program=program, inputs=inputs)
     else:
         out = ref(expr, args, n, ftz)
@@ -135,6 +135,11 @@ flush (fuzz.drivers.capabilities.ftz_for): the only ones two environments may di
 :func:`ftz_neutral` statements to be shared between them."""
 
 
+def _reads_program(op: str) -> bool:
+    """Whether ``op``'s reference reads the program itself (an image read: its image and sampler)."""
+    return getattr(REFERENCES[op], "reads_program", False)
+
+
 def ftz_neutral(program: Program, statement: Store) -> bool:
     """Whether ``statement``'s expectations are the same whichever floating types a device flushes
     (OpenCL C 3.0.19 §7.2: flushing concerns floating-point values only): no value of its tree, nor
@@ -144,7 +149,7 @@ def ftz_neutral(program: Program, statement: Store) -> bool:
         return False
     for n in walk(statement.value):
         elem = getattr(getattr(n, "type", None), "elem", None)
-        if elem is None or elem.is_float or (isinstance(n, Op) and getattr(REFERENCES[n.op], "reads_program", False)):
+        if elem is None or elem.is_float or (isinstance(n, Op) and _reads_program(n.op)):
             return False
     return True
 

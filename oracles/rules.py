@@ -48,6 +48,8 @@ SEVERITIES: dict[str, str] = {
 """How much a broken rule weighs, most serious first (bug list order, ``clfuzz ci --severity``); every
 correctness severity comes before ``performance``."""
 
+_RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}  # its place in that order
+
 LEAVES: tuple[str, ...] = ("undefined", "implementation-defined")
 """What a rule that marks lanes unjudged may say the specification leaves their result (``Rule.leaves``):
 a lane so marked makes its program not a defined one (oracles.undefined, triage.reduce's ``defined`` pass).
@@ -170,13 +172,11 @@ def softness() -> np.ndarray:
     register (a math rule when first used)."""
     table = _SOFTNESS[0]
     if len(table) != len(RULES):
-        order = list(SEVERITIES)
-        table = np.array([order.index(r.severity) for r in RULES], np.int8)
+        table = np.array([_RANK[r.severity] for r in RULES], np.int8)
         _SOFTNESS[0] = table
     return table
 
 
 def at_least(severity: str, floor: str) -> bool:
     """Whether ``severity`` is ``floor`` or more serious (the order of :data:`SEVERITIES`)."""
-    order = list(SEVERITIES)
-    return order.index(severity) <= order.index(floor)
+    return _RANK[severity] <= _RANK[floor]
