@@ -62,3 +62,20 @@ def test_a_daemon_process_keeps_one_worker_a_target_and_no_pool(monkeypatch):
     monkeypatch.setattr(multiprocessing, "current_process", lambda: SimpleNamespace(daemon=True))
     assert default_workers([GPU, CPU], cores=16) == {"nvidia": 1, "pocl": 1}
     assert default_jobs(2, cores=16) == 0
+
+
+def test_the_time_table_row_of_several_workers_adds_their_timelines():
+    from rich.console import Console
+
+    from app.display import time_table
+
+    one = TargetStats(build_s=40.0, run_s=10.0, harness_s=6.0, triage_s=4.0)  # 60 s each
+    two = TargetStats(build_s=30.0, run_s=14.0, harness_s=12.0, idle_s=4.0)
+    console = Console(width=200, record=True)
+    console.print(time_table({"nvidia": TargetStats.merged([one, two], 60.0), "pocl": TargetStats(wall_s=60.0,
+                                                                                                  run_s=60.0)}))
+    rows = {r[0]: r[1:] for r in ([c for c in line.split() if c not in "│┃|"] for line in console.export_text().splitlines())
+            if r and r[0] in ("nvidia", "pocl")}
+    # wall: the two workers' 60 s together; busy: build, run and triage over it (98 of 120 s)
+    assert rows["nvidia"] == ["(2", "workers)", "120", "70.0", "24.0", "18.0", "0.0", "0.0", "4.0", "4.0", "82%", "0"]
+    assert rows["pocl"] == ["60", "0.0", "60.0", "0.0", "0.0", "0.0", "0.0", "0.0", "100%", "0"]
