@@ -19,7 +19,7 @@ from fuzz.drivers import Target
 
 MIN_JOBS = 2
 """The fewest worker processes worth a pool: with fewer free cores (the driver workers take one
-each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/performance.md)."""
+each) the campaign's own process is faster (bench/pool.py on 2 cores: docs/campaigns.md)."""
 
 MAX_WORKERS = 3
 """Driver workers per target at most."""

@@ -14,7 +14,7 @@ in one task). campaign.cores.default_jobs
 sizes the pool from the machine's cores, less one for each driver worker process; on a
 machine where that leaves fewer than campaign.cores.MIN_JOBS, the pool is the campaign's own process
 (``jobs`` 0: each task runs on the thread that asks, as a campaign without a pool does), which
-``bench/pool.py`` measured faster there (docs/performance.md).
+``bench/pool.py`` measured faster there (docs/campaigns.md, "The harness's worker processes").
 
 The pool is shared fairly: each target has a queue of tasks (the draws and expectations its feeder
 asks for, the judging of its runs), and a worker process that comes free takes the next task of the
