@@ -6,11 +6,14 @@ count (`clfuzz buckets`), with each campaign's own summary (its time table) prin
 Each side runs its own `deploy/gpu.sh` (its wheels, carried in this checkout's .whl/, installed into
 a folder of its own), with the same seed and every area. The two campaigns take longer than one
 call of the device tool: start it detached and read its output when it is over, e.g.
-    setsid nohup python3 bench/gpu_pair.py --before out/base --minutes 9 --after-minutes 10 \\
-        --folder /tmp/pair > /tmp/pair.log 2>&1 < /dev/null &
+    setsid -w nohup python3 bench/gpu_pair.py --before out/base --minutes 9 --after-minutes 10 \\
+        --folder /tmp/pair > /tmp/pair.log 2>&1 < /dev/null & echo $! > /tmp/pair.pid
 and in the next calls (each within the lent machine's idle release of the one before), wait for
-its end and copy what it wrote off the machine in the same call:
-    while pgrep -f gpu_pair.py > /dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md "$OUT"
+its end by its pid (`pgrep -f gpu_pair.py` would match the waiting call's own shell, whose command
+line names it, and never end) and copy what it wrote off the machine in the same call:
+    while kill -0 "$(cat /tmp/pair.pid)" 2>/dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md "$OUT"
+Give that call a timeout that leaves a few seconds of device time, and copy /tmp/pair.log to $OUT
+in every waiting call too: what a call did not copy is lost with the machine.
 One checkout against itself with other options on one side: --before . --before-options '--workers 1'.
 Run: python3 bench/gpu_pair.py --before CHECKOUT [--before-options '...'] [--minutes 9] [--after-minutes 10]
      [--seed 0] [--folder /tmp/pair]
