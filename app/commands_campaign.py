@@ -11,7 +11,7 @@ from rich.live import Live
 from app.commands_versions import install_releases
 from app.json_forms import echo_json
 from app.options import budget_start, console, corpus_option, fail, local_targets, open_corpus, output_path
-from corpus.stats import markdown, summarize
+from corpus.stats import markdown, stall_line, summarize
 
 
 @click.command()
@@ -216,6 +216,8 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
     from triage.bugs import markdown as bug_markdown
 
     summary = summarize(corpus, result.name)
+    if stalled := stall_line(summary):
+        click.echo(stalled)
     head, _, rest = markdown(summary).partition("\n\n")
     found = listed(corpus, result.name)[0]
     summary_out.write_text(f"{head}\n\n{bug_markdown(found)}\n{rest}")

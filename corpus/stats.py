@@ -41,6 +41,9 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
         targets[key]["checks_per_driver_s"] = round((row["judged"] or 0) / row["driver_s"], 1) if row["driver_s"] else 0.0
         targets[key]["statuses"] = {}
         targets[key]["kinds"] = []
+    by_minute, running = judged_by_minute(corpus, campaign)
+    for key, minutes in by_minute.items():
+        targets.setdefault(key, {"statuses": {}, "kinds": []})["judged_by_minute"] = minutes
     for row in _sql.rows(corpus, f"select target, status, count(*) as n from runs {where} group by target, status",
                          params):
         targets.setdefault(row["target"], {"statuses": {}, "kinds": []})["statuses"][row["status"]] = row["n"]
@@ -69,7 +72,10 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
         })
     programs = _sql.rows(corpus, f"select count(*) as n from programs {where}", params)[0]["n"]
     buckets = corpus.buckets(campaign)
-    return {"corpus": corpus.path, "campaign": campaign, "programs": programs, "targets": targets,
+    stored = corpus.campaign(campaign) if campaign else None
+    minutes = round((stored["updated"] - stored["started"]) / 60) if stored else None  # the minutes it ran
+    return {"corpus": corpus.path, "campaign": campaign, "minutes": minutes, "running_minutes": sorted(running),
+            "programs": programs, "targets": targets,
             "paths": compare_paths(corpus, campaign), "coverage": coverage(corpus, campaign),
             "largest_errors": largest_errors(corpus, campaign),
             "oracle_defects": len(corpus.oracle_defects(campaign)),
@@ -77,6 +83,43 @@ def summarize(corpus: Corpus, campaign: str | None = None) -> dict[str, Any]:
                         **{k: sum(b["confirmation"] == k for b in buckets) for k in ("confirmed", "flaky")},
                         "reduced": sum(b["reduced"] is not None for b in buckets),
                         "new": sum(b["status"] == "new" for b in buckets)}}
+
+
+def judged_by_minute(corpus: Corpus, campaign: str | None = None) -> tuple[dict[str, list[int]], set[int]]:
+    """Per target, the lanes judged in each minute of its campaign (a run's lanes count in the minute
+    it ended; minute 0 is the campaign's first), from minute 0 to the last in which it ended a run;
+    and the minutes in which any target ended a run of any status (the campaign was running: a
+    resumed campaign's pause is not a stall). Over several campaigns, minute k of each is summed."""
+    where, params = ("where r.campaign = ?", [campaign]) if campaign else ("", [])
+    out: dict[str, list[int]] = {}
+    active: set[int] = set()
+    for row in _sql.rows(
+        corpus, f"""select r.target, cast((r.created - c.started) / 60 as integer) as minute, sum(r.judged) as judged
+            from runs r join campaigns c on c.name = r.campaign {where}
+            group by r.target, minute order by r.target, minute""", params):
+        if row["minute"] is None or row["minute"] < 0:
+            continue
+        active.add(row["minute"])
+        minutes = out.setdefault(row["target"], [])
+        minutes.extend([0] * (row["minute"] + 1 - len(minutes)))
+        minutes[row["minute"]] += row["judged"] or 0
+    return out, active
+
+
+def stall_line(summary: dict[str, Any]) -> str | None:
+    """One line naming each target that judged no lane in a minute of the summary's campaign in
+    which some target ended a run (``running_minutes``: :func:`judged_by_minute`), minutes numbered
+    from 1; None without a campaign, or when every target judged lanes in every such minute."""
+    whole = summary.get("minutes")
+    if not whole:
+        return None
+    running = [m for m in summary.get("running_minutes", []) if m < whole]
+    named = []
+    for name, t in summary["targets"].items():
+        lanes = t.get("judged_by_minute", [])
+        if stalled := [m + 1 for m in running if m >= len(lanes) or not lanes[m]]:
+            named.append(f"{name} (minute{'s' if len(stalled) > 1 else ''} {', '.join(map(str, stalled))})")
+    return f"judged no lane in a minute of {whole}: {'; '.join(named)}" if named else None
 
 
 def largest_errors(corpus: Corpus, campaign: str | None = None) -> list[dict[str, Any]]:
@@ -189,6 +232,8 @@ def markdown(summary: dict[str, Any]) -> str:
         lines.append(f"| {name} | {t.get('runs', 0)} | {t.get('judged', 0)} | {t.get('mismatches', 0)} | "
                      f"{t.get('checks_per_driver_s', 0)} | {statuses} | {len(t.get('kinds', []))} "
                      f"| {len({c[0] for c in cells})} / {len(cells)} |")
+    if stalled := stall_line(summary):
+        lines += ["", stalled[0].upper() + stalled[1:]]
     if summary.get("paths"):
         lines += ["", "## Which front end deviates (lanes of programs run through both paths)", "",
                   "| driver | operation | types | OpenCL C only | SPIR-V only | both |", "|---|---|---|---|---|---|"]
