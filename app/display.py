@@ -31,7 +31,9 @@ def time_table(stats: dict) -> Table:
     """Per target, its timeline (campaign.progress.TargetStats): the driver's builds and runs, the
     wait for the harness, timeouts, isolating failures, triage and idle add up to its wall time
     (of all its driver workers together where it has several: the row says how many); busy is the
-    share of it its workers ran something (not waiting for the harness, not idle)."""
+    share of it its workers ran something (not waiting for the harness, not idle). Below it, for a
+    target of several workers, the campaign's wall time of the workers as one target
+    (campaign.progress.Occupancy): a call in progress, else waiting for the harness, else idle."""
     t = Table(title="where the time went (s): wall = build + run + harness + timeouts + isolating + triage + idle")
     columns = TargetStats.TIMELINE
     for col in ("target", "wall", *(c[:-2] for c in columns), "busy", "skipped"):
@@ -40,7 +42,17 @@ def time_table(stats: dict) -> Table:
         t.add_row(name if s.workers == 1 else f"{name} ({s.workers} workers)", f"{s.worker_s:.0f}",
                   *(f"{getattr(s, c):.1f}" for c in columns),
                   f"{s.busy_s / s.worker_s:.0%}" if s.worker_s else "-", str(s.skipped))
+    t.caption = "\n".join(together_line(name, s) for name, s in stats.items() if s.workers > 1 and s.wall_s) or None
+    t.caption_justify = "left"
     return t
+
+
+def together_line(name: str, s: TargetStats) -> str:
+    """One line of a target of several workers as one (:func:`time_table`'s caption)."""
+    shares = {k: s.together.get(k, 0.0) / s.wall_s for k in ("working", "harness", "idle")}
+    return (f"{name}'s {s.workers} workers as one target: a call in progress {shares['working']:.1%} of the "
+            f"{s.wall_s:.0f} s, waiting for the harness with none in progress {shares['harness']:.1%}, "
+            f"idle {shares['idle']:.1%}")
 
 
 def pool_table(pool: PoolStats) -> Table:

@@ -52,7 +52,7 @@ from campaign.learned import Learned
 from campaign.pipeline import Lane, LaneClosed
 from campaign.widening import Widths
 from campaign.pool import Harness
-from campaign.progress import AreaView, CampaignResult, PoolStats, Progress, TargetStats
+from campaign.progress import AreaView, CampaignResult, Occupancy, PoolStats, Progress, TargetStats
 from campaign.scheduler import Budget, Scheduler
 from campaign.settings import CampaignError, Settings, check_areas, check_resumable
 from campaign.targeted import Search
@@ -216,11 +216,12 @@ def run_campaign(
     # share what they learn of its timeouts and slow classes, and its part of the pool (its extensions'
     # size: campaign.widening)
     shared = {t.name: (Timeouts(timeout_s), Learned()) for t in targets}
+    together = {t.name: Occupancy(count[t.name], start) for t in targets}  # its workers as one target
     lanes = {t.name: [Lane(t, Worker(t, timeout_s=timeout_s), corpus, name, part, shared[t.name][0], depth,
-                           harness=harness, started=start, learned=shared[t.name][1],
+                           harness=harness, started=start, learned=shared[t.name][1], together=(together[t.name], i),
                            widths=Widths(partial(_pool_part, harness, t.name, count[t.name]),
                                          t.fingerprint.get("max_mem_alloc_size", 0), part.widened))
-                      for part in parts[t.name]]
+                      for i, part in enumerate(parts[t.name])]
              for t in targets}
     every = [lane for of_target in lanes.values() for lane in of_target]
     try:
@@ -288,6 +289,7 @@ def run_campaign(
                 lane.clock.settle()
             stats[t] = TargetStats.merged(parts[t], elapsed)
             stats[t].skipped = feed.skipped[t]
+            stats[t].together = together[t].settle()
         with feed.lock:
             for area in areas:
                 line = f"area {area}: no target of this run takes its programs; dropped"

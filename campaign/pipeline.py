@@ -4,9 +4,8 @@ A :class:`Lane` owns a target's worker and two threads. Its *runner* thread does
 hand prepared jobs to the worker and pass the results on; its *host* thread prepares the jobs
 (OpenCL C source or validated, translated SPIR-V, packed inputs), has each result judged (the
 harness, :mod:`campaign.pool`: in a worker process, or on the host thread without a pool) and
-hands it to :mod:`campaign.record` (:func:`campaign.execute.prepare` and
-:func:`campaign.execute.conclude`, the steps :func:`campaign.execute.execute` runs one after the
-other). While the driver builds and runs one part, the harness judges the previous one and
+hands it to :mod:`campaign.record` (campaign.execute's ``prepare`` and ``conclude``, the steps its
+``execute`` runs one after the other). While the driver builds and runs one part, the harness judges the previous one and
 prepares the next: its time is hidden behind the driver's. A run that must be isolated queues
 its halves behind the parts already prepared.
 
@@ -18,9 +17,9 @@ and its class is learned (campaign.learned): in later programs the statements of
 alone, after the campaign's other parts (:data:`LOW`), at the measured limit.
 Work beside the campaign (triage) runs on the same worker through :meth:`Lane.beside`, ahead of
 the campaign's queued parts and with none of them between its runs, so a driver's time is never
-doubly booked. Every worker call's wall time is accounted in the lane's
-:class:`~campaign.progress.TargetStats` (triage: the whole time of a task beside the campaign),
-and the runner's waits between calls by its :class:`~campaign.progress.Clock`.
+doubly booked. Every worker call's wall time is accounted in the lane's TargetStats (triage: the
+whole time of a task beside the campaign), the runner's waits between calls by its Clock and, of
+a target's workers together, their Occupancy (:mod:`campaign.progress`).
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
 from campaign.learned import FAILURES, Learned
 from campaign.pool import Harness
-from campaign.progress import Clock, TargetStats
+from campaign.progress import Clock, Occupancy, TargetStats
 from campaign.record import Run
 from campaign.inflight import Guarded, LaneClosed, Spare, Ticket
 from campaign.timeouts import Timeouts
@@ -70,12 +69,13 @@ class Lane:
 
     def __init__(self, target: Target, worker: Worker, corpus: Corpus | None, campaign: str, stats: TargetStats,
                  timeouts: Timeouts | None = None, depth: int = 2, harness: Harness | None = None,
-                 started: float | None = None, widths: Widths | None = None, learned: Learned | None = None) -> None:
+                 started: float | None = None, widths: Widths | None = None, learned: Learned | None = None,
+                 together: tuple[Occupancy, int] | None = None) -> None:
         self.target, self.worker, self.corpus, self.campaign = target, worker, corpus, campaign
         self.widths = widths  # the sizes of its parts' extensions (campaign.widening; None: none)
         self.stats = stats
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
-        self.clock = Clock(stats, started, self.why)  # the target's timeline between the worker's calls
+        self.clock = Clock(stats, started, self.why, together)  # the target's timeline between the worker's calls
         self._awaited = [0, 0, 0, 0]  # events computed in the harness's pool, by kind (expectations, judgments ...)
         self._handling = False  # the host thread is handling an event
         self.depth = depth

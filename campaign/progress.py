@@ -53,6 +53,7 @@ class TargetStats:
     kinds: set = field(default_factory=set)
     widened: Counter = field(default_factory=Counter)  # (area, limit): its extensions' sizes (campaign.widening)
     workers: int = 1  # its driver workers (campaign.cores): each has a timeline of ``wall_s``
+    together: Counter = field(default_factory=Counter)  # its workers as one target: :class:`Occupancy`'s seconds
 
     TIMELINE = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
     """The columns of the timeline: they add up to ``worker_s``."""
@@ -72,7 +73,7 @@ class TargetStats:
         each running ``wall_s`` seconds: sums, the kinds seen by any, ``workers`` the number of parts."""
         out = cls(wall_s=wall_s, workers=len(parts), kinds=set().union(*(p.kinds for p in parts)))
         for f in fields(cls):
-            if f.name in ("wall_s", "workers", "kinds"):
+            if f.name in ("wall_s", "workers", "kinds", "together"):
                 continue
             values = [getattr(p, f.name) for p in parts]
             if isinstance(values[0], dict):
@@ -117,6 +118,40 @@ class TargetStats:
             self.kinds.add((r["kind"], r["operation"], r["src_type"], r["dst_type"]))
 
 
+class Occupancy:
+    """A target's driver workers as one (campaign.cores): each second of the campaign is the target's
+    ``working`` while at least one of its workers is in a call (the runner's job: a build and run,
+    a timeout, an isolating re-run, triage), else ``harness`` while one waits for the harness (as
+    :class:`Clock` counts a wait), else ``idle``; of a GPU shared by several workers, what a farm
+    asks: was a call of the driver in progress. Each worker's :class:`Clock` reports its state.
+    Thread-safe; times are ``time.monotonic`` readings from ``started``."""
+
+    STATES = ("working", "harness", "idle")
+
+    def __init__(self, workers: int, started: float | None = None) -> None:
+        self._lock = threading.Lock()
+        self._states = ["harness"] * workers  # starting: the harness's, as the Clock counts it
+        self._since = time.monotonic() if started is None else started
+        self.seconds: Counter = Counter()
+
+    def mark(self, worker: int, state: str, now: float | None = None) -> None:
+        """Worker ``worker`` is now in ``state`` (one of :data:`STATES`)."""
+        with self._lock:
+            self._settle(time.monotonic() if now is None else now)
+            self._states[worker] = state
+
+    def settle(self) -> Counter:
+        """The seconds of each state up to now."""
+        with self._lock:
+            self._settle(time.monotonic())
+            return Counter(self.seconds)
+
+    def _settle(self, now: float) -> None:
+        if now > self._since:
+            self.seconds[next(s for s in self.STATES if s in self._states or s == "idle")] += now - self._since
+            self._since = now
+
+
 class Clock:
     """A target's timeline between its worker's calls (campaign.pipeline): each second its runner
     thread waits for something to run is the harness's (``harness_s``: a program of the target is in
@@ -124,11 +159,14 @@ class Clock:
     (the campaign's set-up, its worker starting) it is the harness's, after its stop idle. Times
     are ``time.monotonic`` readings from ``started`` (the campaign's start). ``why`` names what the
     target waits for as things stand (campaign.pipeline.Lane.why): each harness wait is added to
-    ``stats.waits`` under the name it had when it began (:meth:`settle` when that changes)."""
+    ``stats.waits`` under the name it had when it began (:meth:`settle` when that changes). With
+    ``together`` (an :class:`Occupancy` and this worker's place in it), each change of state is
+    reported there too."""
 
     def __init__(self, stats: TargetStats, started: float | None = None,
-                 why: Callable[[int], str] | None = None) -> None:
+                 why: Callable[[int], str] | None = None, together: tuple[Occupancy, int] | None = None) -> None:
         self.stats = stats
+        self._together = together
         self._why, self._reason = why, "starting"
         self._lock = threading.Lock()
         self._since = time.monotonic() if started is None else started
@@ -166,7 +204,7 @@ class Clock:
         with self._lock:
             now = time.monotonic()
             if self._state != "working" and now > self._since:
-                harness = self._state == "starting" or (self._state == "waiting" and (self._feeding or self._work > 0))
+                harness = self._for_harness()
                 column = "harness_s" if harness else "idle_s"
                 setattr(self.stats, column, getattr(self.stats, column) + now - self._since)
                 if harness:
@@ -179,6 +217,14 @@ class Clock:
             self._work += work
             if self._state == "waiting":
                 self._reason = self._why(self._work) if self._why and self._work else "draw"
+            if self._together is not None:
+                occupancy, worker = self._together
+                state = "working" if self._state == "working" else "harness" if self._for_harness() else "idle"
+                occupancy.mark(worker, state, now)
+
+    def _for_harness(self) -> bool:
+        """Whether a wait now is the harness's (the class docstring), not idle."""
+        return self._state == "starting" or (self._state == "waiting" and (self._feeding or self._work > 0))
 
 
 @dataclass

@@ -79,3 +79,18 @@ def test_the_time_table_row_of_several_workers_adds_their_timelines():
     # wall: the two workers' 60 s together; busy: build, run and triage over it (98 of 120 s)
     assert rows["nvidia"] == ["(2", "workers)", "120", "70.0", "24.0", "18.0", "0.0", "0.0", "4.0", "4.0", "82%", "0"]
     assert rows["pocl"] == ["60", "0.0", "60.0", "0.0", "0.0", "0.0", "0.0", "0.0", "100%", "0"]
+
+
+def test_below_the_time_table_a_target_of_several_workers_as_one():
+    from rich.console import Console
+
+    from app.display import time_table
+
+    nvidia = TargetStats.merged([TargetStats(), TargetStats(), TargetStats()], 600.0)
+    nvidia.together.update({"working": 588.0, "harness": 9.0, "idle": 3.0})
+    console = Console(width=200, record=True)
+    console.print(time_table({"nvidia": nvidia, "pocl": TargetStats(wall_s=600.0, run_s=600.0)}))
+    text = " ".join(console.export_text().split())
+    assert ("nvidia's 3 workers as one target: a call in progress 98.0% of the 600 s, waiting for the harness "
+            "with none in progress 1.5%, idle 0.5%") in text
+    assert "pocl's" not in text  # one worker: its row says it all

@@ -13,7 +13,7 @@ from campaign.execute import Part, conclude
 from campaign.expectations import Expectations, pack, unpack
 from campaign.pool import Harness, expectations
 from campaign.turns import Turns
-from campaign.progress import Clock, TargetStats
+from campaign.progress import Clock, Occupancy, TargetStats
 from fuzz.drivers import Result, Target
 from fuzz.strategies import AREAS, Caps, Draws
 from lang.layout import layout
@@ -183,3 +183,29 @@ def test_the_timeline_of_a_hand_made_target_adds_up(monkeypatch):
     assert stats.idle_s == 3.0  # after the draws: 10 to 13 s
     assert stats.accounted_s == stats.wall_s
     assert stats.busy_s == 5.0  # build, run, the timeout
+
+
+def test_two_workers_as_one_target_are_working_while_either_is(monkeypatch):
+    """A hand-worked pair of timelines of one target's two workers (campaign.progress.Occupancy):
+    both start (harness) until 1 s; worker 0 runs from 1 to 5 s, worker 1 from 3 to 9 s; between 9
+    and 10 s worker 1 waits for its next program's expectations (harness) and worker 0, its draws
+    over, is idle; both idle from 10 to 12 s. The target: working 1-9 s (8 s), harness 0-1 and 9-10
+    s (2 s), idle 10-12 s (2 s): the 12 s of the campaign."""
+    now = [0.0]
+    monkeypatch.setattr("campaign.progress.time.monotonic", lambda: now[0])
+    together = Occupancy(2, started=0.0)
+    clocks = [Clock(TargetStats(), started=0.0, together=(together, i)) for i in (0, 1)]
+
+    def at(t, *steps):
+        now[0] = t
+        for step in steps:
+            step()
+
+    at(0.5, lambda: clocks[1].waiting(True))  # its worker started: it waits for a first program (the harness's)
+    at(1.0, lambda: clocks[0].waiting(False))
+    at(3.0, lambda: clocks[1].work(+1), lambda: clocks[1].waiting(False))
+    at(5.0, lambda: clocks[0].waiting(True), lambda: clocks[0].feeding(False))  # its draws over: idle
+    at(9.0, lambda: clocks[1].waiting(True))  # a program in flight: the wait is the harness's
+    at(10.0, lambda: clocks[1].work(-1), lambda: clocks[1].feeding(False))
+    at(12.0)
+    assert together.settle() == {"working": 8.0, "harness": 2.0, "idle": 2.0}

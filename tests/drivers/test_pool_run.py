@@ -74,6 +74,11 @@ def test_two_workers_of_a_target_share_its_programs_and_each_runs_one_once(tmp_p
     assert len({pid for pid, _ in ran}) == 2  # both workers ran programs
     assert len({source for _, source in ran}) == len(ran)  # no program built twice
     assert abs(s.accounted_s - s.worker_s) <= 0.05 * s.worker_s  # each worker's timeline adds up to the wall
+    # as one target: its states add up to the campaign's wall; a call in progress at least as long as
+    # either worker's own calls (its build and run), at most as long as both together
+    assert abs(sum(s.together.values()) - s.wall_s) <= 0.05 * s.wall_s
+    assert max(lane.stats.build_s + lane.stats.run_s for lane in lanes) <= s.together["working"] * 1.05
+    assert s.together["working"] <= (s.worker_s - s.harness_s - s.idle_s) * 1.05 + s.calls_s
     stored = summarize(corpus, two.name)["targets"]["oclgrind"]
     assert abs(stored["build_s"] - s.build_s) <= 0.05 * s.build_s
 
