@@ -13,7 +13,7 @@ from rich.table import Table
 from app.json_forms import echo_json
 from app.options import console, corpus_option, fail, open_corpus, output_path
 from corpus.corners import corners
-from corpus.stats import LARGEST_TITLE, summarize
+from corpus.stats import LARGEST_TITLE, stall_line, summarize
 from corpus.store import CorpusError
 from lang.types import SCALARS
 
@@ -50,6 +50,8 @@ def stats(corpus_path: str, campaign: str | None, as_json: bool, show_coverage: 
                   str(len(s.get("kinds", []))), f"{len({c[0] for c in cells})} / {len(cells)}",
                   ", ".join(f"{k} {v}" for k, v in sorted(s.get("statuses", {}).items())))
     console.print(t)
+    if stalled := stall_line(summary):
+        console.print(stalled)
     for name, s in summary["targets"].items():
         if not s.get("kinds"):
             continue

@@ -70,3 +70,20 @@ def test_no_line_when_every_target_judged_lanes_every_minute(corpus, clock):
     _run(corpus, clock, 80, "pocl", 1)
     assert stall_line(summarize(corpus, "c")) is None
     assert stall_line(summarize(corpus)) is None  # the whole corpus: no campaign's minutes
+
+
+def test_clfuzz_stats_names_the_stall(clock, tmp_path):
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    path = tmp_path / "c.db"
+    corpus = Corpus(path)
+    corpus.update_campaign("c", 0, {}, 0, 0)
+    _run(corpus, clock, 10, "pocl", 100)
+    _run(corpus, clock, 70, "rusticl", 5)
+    clock[0] = T0 + 119
+    corpus.update_campaign("c", 0, {}, 2, 105)
+    corpus.close()
+    out = CliRunner().invoke(cli, ["stats", "--corpus", str(path), "--campaign", "c"], terminal_width=200).output
+    assert "judged no lane in a minute of 2: pocl (minute 2); rusticl (minute 1)" in out
