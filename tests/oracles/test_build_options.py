@@ -152,6 +152,24 @@ def test_denorms_are_zero_accepts_a_flushed_result():
     assert e.judged[0] and accepts(e, 0.0) and accepts(e, TINY) and not accepts(e, 1.0)
 
 
+def test_minmag_of_denormals_under_denorms_are_zero():
+    """minmag (OpenCL C 3.0.19 §6.15.2: x if |x| < |y|, y if |y| < |x|, otherwise fmin(x, y)) of
+    denormal operands, worked by hand. Without options only the exact result; under
+    -cl-denorms-are-zero also what any operand read as zero gives (and a flushed result), here a
+    zero of either sign in every case, never the operand the exact rule did not pick:
+    minmag(3·0x1p-149f, -2·0x1p-149f) is -2·0x1p-149f, and 0 where either operand reads as 0
+    (minmag(±0, -2·0x1p-149f) = ±0, minmag(3·0x1p-149f, ±0) = ±0), never 3·0x1p-149f."""
+    cases = {(TINY, 1.0): TINY, (TINY, -TINY): -TINY,  # |x| = |y|: fmin(x, y)
+             (TINY, 2 * TINY): TINY, (3 * TINY, -2 * TINY): -2 * TINY}
+    for (x, y), exact in cases.items():
+        other = y if exact == x else x
+        e = lane("minmag", (x, y))
+        assert e.judged[0] and accepts(e, exact) and not accepts(e, 0.0) and not accepts(e, other)
+        e = lane("minmag", (x, y), DAZ)
+        assert e.judged[0] and accepts(e, exact) and accepts(e, 0.0) and accepts(e, -0.0)
+        assert not accepts(e, other)
+
+
 def test_edge_rules_of_every_kind_are_void_under_unsafe_math():
     """Under unsafe math in an OpenCL C 2.0 build (float keeps its accuracy rules) the edge rules
     judge nothing: an exact function at a zero operand (copysign), nextafter from a zero, lgamma_r's
