@@ -1,7 +1,8 @@
 """Another checkout's default campaign, then this checkout's, one after the other on one machine
 (the GPU machine: docs/gpu.md), each into a corpus of its own; then both corpora read by this
-code: per target its programs, judged lanes and corners (`clfuzz stats --json`), and the bug list's
-count (`clfuzz buckets`), with each campaign's own summary (its time table) printed as it ended.
+code: per target its programs, judged lanes and corners (`clfuzz stats --json`), the bug list's
+count (`clfuzz buckets`) and the minutes in which a target judged no lane (`clfuzz stats
+--campaign`), with each campaign's own summary (its time table) printed as it ended.
 
 Each side runs its own `deploy/gpu.sh` (its wheels, carried in this checkout's .whl/, installed into
 a folder of its own), with the same seed and every area. The two campaigns take longer than one
@@ -42,16 +43,20 @@ def campaign(root: Path, minutes: float, seed: int, corpus: Path, site: Path, op
                     *options], cwd=root, env=env, check=False)
 
 
-def read(corpus: Path, site: Path) -> tuple[dict, str]:
-    """``clfuzz stats --json`` of ``corpus`` and the last line of its bug list, by this code."""
-    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}"}
+def read(corpus: Path, site: Path, campaign: str) -> tuple[dict, str, str]:
+    """``clfuzz stats --json`` of ``corpus``, the count of its bug list, and the line of ``clfuzz
+    stats --campaign`` that names a target which judged no lane in a minute of ``campaign`` (else
+    "none"), by this code."""
+    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}", "COLUMNS": "400"}  # the line unwrapped
 
     def cli(*args: str) -> str:
         return subprocess.run([sys.executable, "-m", "app.cli", *args, "--corpus", str(corpus)], cwd=ROOT, env=env,
                               capture_output=True, text=True, check=True).stdout
 
     bugs = [line for line in cli("buckets").splitlines() if line.startswith("bug-")]
-    return json.loads(cli("stats", "--json")), f"{len(bugs)} bugs"
+    stalls = next((line.split(": ", 1)[1] for line in cli("stats", "--campaign", campaign).splitlines()
+                   if line.startswith("judged no lane")), "none")
+    return json.loads(cli("stats", "--json")), f"{len(bugs)} bugs", stalls
 
 
 def main() -> None:
@@ -72,15 +77,16 @@ def main() -> None:
         campaign(root, minutes, args.seed, folder / f"{side}.db", folder / f"site-{side}", options)
         if not (folder / f"{side}.db").exists():
             sys.exit(f"gpu_pair: the {side} campaign wrote no corpus (its output above says why)")
-    print("\n| side | target | programs (stats) | judged lanes | corners reached | 90% at (s) | bug list (buckets) |")
-    print("|---|---|---:|---:|---:|---:|---|")
+    print("\n| side | target | programs (stats) | judged lanes | corners reached | 90% at (s) | bug list (buckets) "
+          "| minutes without a judged lane |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
     for side, *_ in sides:
-        stats, bugs = read(folder / f"{side}.db", folder / "site-after")
+        stats, bugs, stalls = read(folder / f"{side}.db", folder / "site-after", f"campaign-{args.seed}")
         for name, target in stats["targets"].items():
             corners = stats["corners"].get(name, {})
             print(f"| {side} | {name} | {target.get('programs', '-')} | {target.get('judged', 0):,} "
                   f"| {corners.get('reached', '-')} of {corners.get('total', '-')} "
-                  f"| {corners.get('seconds_to', {}).get('90')} | {bugs} |")
+                  f"| {corners.get('seconds_to', {}).get('90')} | {bugs} | {stalls} |")
 
 
 if __name__ == "__main__":
