@@ -1,22 +1,22 @@
 """The campaign loop: every target at its own pace, triage beside it, ended when it is told.
 
 Each target has a *feeder* thread and a lane (:mod:`campaign.pipeline`: its worker process, kept
-busy while the lane judges and records the verdicts) for each of its driver workers (one, or
-more for a GPU on a machine with cores to spare: :mod:`campaign.cores`). The feeder asks
-:mod:`campaign.feed` for the target's next program (a program another target found
-interesting, one of its backlog, or a fresh draw of the area the scheduler,
-:mod:`campaign.scheduler`, picks for that target), so no target waits for another. Each area's first programs sweep its corner table
+busy while the lane judges and records the verdicts) for each of its driver workers (one, or more
+for a GPU on a machine with cores to spare: :mod:`campaign.cores`). The feeder asks
+:mod:`campaign.feed` for the target's next program (a program another target found interesting, one
+of its backlog, or a fresh draw of the area the scheduler, :mod:`campaign.scheduler`, picks for
+that target), so no target waits for another. Each area's first programs sweep its corner table
 (:mod:`fuzz.strategies.sweeps`, every target runs them; the state keeps how far the sweep went, so
 a resumed campaign does not repeat it), then program ``i`` of an area is reproducible from the
 seed, ``i`` and the policy (:mod:`fuzz.strategies.draws`); each is written to the corpus *before*
-anything runs it. While a target's triage time is under its share of the campaign's time so far, its feeder runs
-the work beside the campaign that the caller gives (``side``: triage.beside confirms and reduces
-the buckets of that target's driver) on the same worker, so triage shares the drivers' time (a
-target the campaign keeps busy gives triage that share of its busy time; one that waits for
-programs, as a fast simulator does, gives its idle time instead). In the campaign's *closing*
-stretch (its last :data:`CLOSING` of the time, at most :data:`CLOSING_MAX_S`) the share is lifted:
-a target with buckets waiting triages them first and runs programs only when none waits, so the
-buckets found near the end are reduced within the campaign as well.
+anything runs it. While a target's triage time is under its share of the campaign's time so far,
+its feeder runs the work beside the campaign that the caller gives (``side``: triage.beside
+confirms and reduces the buckets of that target's driver) on the same worker, so triage shares the
+drivers' time (a target the campaign keeps busy gives triage that share of its busy time; one that
+waits for programs, as a fast simulator does, gives its idle time instead). In the campaign's
+*closing* stretch (its last :data:`CLOSING` of the time, at most :data:`CLOSING_MAX_S`) the share
+is lifted: a target with buckets waiting triages them first and runs programs only when none waits,
+so the buckets found near the end are reduced within the campaign as well.
 
 A campaign ends at its deadline (``minutes`` after ``started``), at ``max_programs`` drawn, when
 every area's budget is spent (the targets then run what is left in their backlogs), or on Ctrl-C.

@@ -21,8 +21,8 @@ bounded by its own size, and its packed programs are small); beyond that the old
 interesting is *skipped* on that target (counted per target). A target with several driver
 workers (campaign.cores) has one backlog, from which each of its lanes takes the next program it
 runs. Once the draws are over (the program limit, every area's budget) the targets drain their
-backlogs. A program drawn that no
-target takes is counted as *unrun*: the scheduler drops an area a target keeps declining.
+backlogs. A program drawn that no target takes is counted as *unrun*: the scheduler drops an
+area a target keeps declining.
 """
 
 from __future__ import annotations

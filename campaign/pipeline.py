@@ -4,10 +4,10 @@ A :class:`Lane` owns a target's worker and two threads. Its *runner* thread does
 hand prepared jobs to the worker and pass the results on; its *host* thread prepares the jobs
 (OpenCL C source or validated, translated SPIR-V, packed inputs), has each result judged (the
 harness, :mod:`campaign.pool`: in a worker process, or on the host thread without a pool) and
-hands it to :mod:`campaign.record` (campaign.execute's ``prepare`` and ``conclude``, the steps its
-``execute`` runs one after the other). While the driver builds and runs one part, the harness judges the previous one and
-prepares the next: its time is hidden behind the driver's. A run that must be isolated queues
-its halves behind the parts already prepared.
+hands it to :mod:`campaign.record` (campaign.execute's ``prepare`` and ``conclude``, the steps
+its ``execute`` runs one after the other). While the driver builds and runs one part, the
+harness judges the previous one and prepares the next: its time is hidden behind the driver's. A
+run that must be isolated queues its halves behind the parts already prepared.
 
 At most ``depth`` programs are in flight per lane: :meth:`Lane.submit` blocks until one
 finishes, which keeps memory bounded; each lane is fed at its own pace (campaign.feed). Each run
@@ -82,7 +82,7 @@ class Lane:
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
         self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
-        self.learned, self.batches = learned or Learned(), Batches(target)  # its target's slow classes; statements per part
+        self.learned, self.batches = (Learned() if learned is None else learned), Batches(target)  # shared by its lanes
         self._slots = threading.Semaphore(depth)
         self._jobs: queue.PriorityQueue = queue.PriorityQueue()  # (rank, order, item) for the runner: calls
         # beside the campaign (fn, done) first, then parts (part, job, ticket) in order; None ends it
