@@ -1,8 +1,8 @@
 """Another checkout's default campaign, then this checkout's, one after the other on one machine
 (the GPU machine: docs/gpu.md), each into a corpus of its own; then both corpora read by this
 code: per target its programs, judged lanes and corners (`clfuzz stats --json`), the bug list's
-count (`clfuzz buckets`) and the minutes in which a target judged no lane (`clfuzz stats
---campaign`), with each campaign's own summary (its time table) printed as it ended.
+count (`clfuzz buckets`) and the minutes in which a target judged no lane
+(corpus.stats.stall_line), with each campaign's own summary (its time table) printed as it ended.
 
 Each side runs its own `deploy/gpu.sh` (its wheels, carried in this checkout's .whl/, installed into
 a folder of its own), with the same seed and every area. The two campaigns take longer than one
@@ -44,19 +44,22 @@ def campaign(root: Path, minutes: float, seed: int, corpus: Path, site: Path, op
 
 
 def read(corpus: Path, site: Path, campaign: str) -> tuple[dict, str, str]:
-    """``clfuzz stats --json`` of ``corpus``, the count of its bug list, and the line of ``clfuzz
-    stats --campaign`` that names a target which judged no lane in a minute of ``campaign`` (else
-    "none"), by this code."""
-    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}", "COLUMNS": "400"}  # the line unwrapped
+    """``clfuzz stats --json --campaign`` of ``corpus`` (one pass: it classifies the corners), the
+    count of its bug list, and the targets that judged no lane in a minute of ``campaign``
+    (corpus.stats.stall_line, imported from this checkout with ``site``'s packages; else "none"),
+    by this code."""
+    env = {**os.environ, "PYTHONPATH": f"{site}:{ROOT}"}
 
     def cli(*args: str) -> str:
         return subprocess.run([sys.executable, "-m", "app.cli", *args, "--corpus", str(corpus)], cwd=ROOT, env=env,
                               capture_output=True, text=True, check=True).stdout
 
+    sys.path[:0] = [p for p in (str(site), str(ROOT)) if p not in sys.path]
+    from corpus.stats import stall_line
+
     bugs = [line for line in cli("buckets").splitlines() if line.startswith("bug-")]
-    stalls = next((line.split(": ", 1)[1] for line in cli("stats", "--campaign", campaign).splitlines()
-                   if line.startswith("judged no lane")), "none")
-    return json.loads(cli("stats", "--json")), f"{len(bugs)} bugs", stalls
+    stats = json.loads(cli("stats", "--json", "--campaign", campaign))
+    return stats, f"{len(bugs)} bugs", (stall_line(stats) or ": none").split(": ", 1)[1]
 
 
 def main() -> None:
