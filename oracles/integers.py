@@ -57,7 +57,7 @@ RULE_INTEGER = rules.register(
     "halved (hadd, rhadd) or reduced as Table 13 says", f"{_S} §6.15.3 Table 13")
 RULE_24BIT = rules.register(
     "integer.mul24", "mul24 / mad24 on operands within 24 bits give the exact product (and sum); lanes whose "
-    "exact result does not fit the type are not judged", f"{_S} §6.15.3 Table 13")
+    "exact product, or mad24's exact sum, does not fit the type are not judged", f"{_S} §6.15.3 Table 13")
 RULE_MAD_HI = rules.register(
     "integer.mad_hi", "mad_hi is mul_hi(a, b) + c, wrapping for unsigned types; signed lanes whose sum "
     "overflows are not judged", f"{_S} §6.15.3 Table 13")
@@ -191,9 +191,11 @@ def _integer(name: str, s: Scalar, xs: tuple[np.ndarray, ...]) -> tuple[np.ndarr
         exact = _wide(hi) + wide[2]
         ok = None if not s.signed else (exact >= s.min) & (exact <= s.max)
         return _fit(exact, s), ok
-    if name in ("mul24", "mad24"):
-        exact = wide[0] * wide[1] + (wide[2] if name == "mad24" else 0)
-        return _fit(np.minimum(np.maximum(exact, s.min), s.max), s), (exact >= s.min) & (exact <= s.max)
+    if name in ("mul24", "mad24"):  # mad24 adds "the 32-bit integer result" of mul24 to z (Table 13)
+        product = wide[0] * wide[1]
+        exact = product + (wide[2] if name == "mad24" else 0)
+        fits = (product >= s.min) & (product <= s.max) & (exact >= s.min) & (exact <= s.max)
+        return _fit(np.minimum(np.maximum(exact, s.min), s.max), s), fits
     if name == "rotate":
         k = (xs[1].view(u).astype(np.uint64) & np.uint64(s.bits - 1))
         v = xs[0].view(u).astype(np.uint64)

@@ -141,11 +141,23 @@ def test_24_bit_products_are_exact_where_they_fit(fn, name, lo, hi):
     e = _ref(fn, [t] * (2 if fn == "mul24" else 3), t, [x, y] + ([z] if fn == "mad24" else []), N)
     tlo, thi = int_range(name)
     for lane in range(3 * N):
-        exact = int(x[lane]) * int(y[lane]) + (int(z[lane]) if fn == "mad24" else 0)
-        if tlo <= exact <= thi:
+        product = int(x[lane]) * int(y[lane])
+        exact = product + (int(z[lane]) if fn == "mad24" else 0)
+        if tlo <= product <= thi and tlo <= exact <= thi:
             assert e.judged[lane] and _got(e, name)[lane] == exact
         else:
             assert not e.judged[lane]  # the spec does not say what an oversize product gives
+
+
+def test_mad24_of_a_product_beyond_32_bits_is_not_judged_even_where_the_sum_fits():
+    """PoCL 5.0 (the GPU machine) gave mad24(8388607, 285, -2147483647) as -4051697948 (its 32-bit
+    product -1904214301, then a 64-bit sum); the exact sum 243269348 fits an int but the product
+    2390752995 does not: Table 13 adds mul24's "32-bit integer result" to z, which this product has not."""
+    t = Type("int")
+    e = _ref("mad24", [t] * 3, t, [np.array([8388607, 8388607], np.int32), np.array([285, 255], np.int32),
+                                    np.array([-2147483647, -2147483647], np.int32)], 1)
+    assert not e.judged[0]
+    assert e.judged[1] and _got(e, "int")[1] == 8388607 * 255 - 2147483647
 
 
 def test_mul24_outside_24_bits_is_a_generator_bug():
