@@ -13,7 +13,8 @@ anything runs it. While a target's triage time is under its share of the campaig
 its feeder runs the work beside the campaign that the caller gives (``side``: triage.beside
 confirms and reduces the buckets of that target's driver) on the same worker, so triage shares the
 drivers' time (a target the campaign keeps busy gives triage that share of its busy time; one that
-waits for programs, as a fast simulator does, gives its idle time instead). In the campaign's
+waits for programs, as a fast simulator does, gives its idle time instead), never in a block that
+leaves it :data:`QUIET_S` twice without a run answered. In the campaign's
 *closing* stretch (its last :data:`CLOSING` of the time, at most :data:`CLOSING_MAX_S`) the share
 is lifted: a target with buckets waiting triages them first and runs programs only when none waits,
 so the buckets found near the end are reduced within the campaign as well.
@@ -110,11 +111,12 @@ class _Drawer:
         with self._lock:
             return len(program_cells(program).keys() - self.generated)
 
-    def draw(self, area: str, owner: str) -> Program | Future:
-        """The program ``owner`` draws of ``area`` (under the feed's lock): a sweep's, a search's, or
-        a Future of the next of the area's stream (the harness draws it: campaign.pool)."""
+    def draw(self, area: str, owner: str, sweeping: bool = True) -> Program | Future:
+        """The program ``owner`` draws of ``area`` (under the feed's lock): a sweep's (where
+        ``sweeping``: campaign.feed), a search's, or a Future of the next of the area's stream (the
+        harness draws it: campaign.pool)."""
         key, sweep = self.sweeps.get(area, ("", []))
-        index = self.scheduler.sweeping(area, key, len(sweep)) if sweep else None
+        index = self.scheduler.sweeping(area, key, len(sweep)) if sweep and sweeping else None
         if index is not None:  # corners first (fuzz.strategies.sweeps)
             self._swept.add(sweep[index].id)
             return sweep[index]
@@ -355,6 +357,25 @@ CLOSING_MAX_S = 30.0
 target runs programs in every minute where triage leaves it time."""
 
 
+QUIET_S = 20.0
+"""Seconds in which the driver answered no run of a target (only timeouts, or nothing) after which
+it starts no triage task before the closing stretch; a task is held so that the target is not
+twice that long without an answer. Triage's share is its share, not a block of it: PoCL 5.0, its
+programs the math sweep's slow ones, judged no lane in a whole minute while it confirmed and
+reduced a crash."""
+
+
+def triage_hold(now: float, closing: float, deadline: float, left: float, quiet: float) -> float:
+    """The seconds a triage task may take on a target at ``now``, whose triage share has ``left``
+    seconds (to the ``deadline`` from ``closing`` on) and whose driver answered no run for
+    ``quiet`` seconds: 0 where none may start (:data:`QUIET_S`)."""
+    if now >= closing:
+        return left
+    if quiet >= QUIET_S:
+        return 0.0
+    return min(left, deadline - now, 2 * QUIET_S - quiet)
+
+
 def closing_s(minutes: float) -> float:
     """The seconds at the end of a ``minutes``-long campaign in which triage is not held to its
     share (module docstring)."""
@@ -365,7 +386,7 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
           share: float, start: float, closing: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
     campaign's time since ``start`` by :data:`MIN_TASK_S` (from ``closing`` on, whenever there is
-    some), held to the share it has left, else the target's next program (campaign.feed) once the
+    some), held to the share it has left and by :data:`QUIET_S` (:func:`triage_hold`), else the target's next program (campaign.feed) once the
     lane takes one (while it waits, work beside the campaign may come), until the stop or the end of
     the draws."""
     target, stats = lane.target, lane.stats
@@ -375,12 +396,13 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
             lane.clock.feeding(True)
             now = time.monotonic()
             left = share * (now - start) - stats.triage_s if now < closing else deadline - now
-            if side is not None and left >= MIN_TASK_S and now - asked > SIDE_CHECK_S:
+            hold = triage_hold(now, closing, deadline, left, now - stats.answered_at)
+            if side is not None and hold >= MIN_TASK_S and now - asked > SIDE_CHECK_S:
                 task = side(target)
                 if task is None:
                     asked = time.monotonic()
                 else:
-                    task(lane, min(deadline - now, left), left)
+                    task(lane, hold, left)
                     continue
             if not lane.ready(SIDE_CHECK_S):  # its programs in flight: a slow target's runs take long
                 continue

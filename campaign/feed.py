@@ -16,6 +16,13 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 3. a backlog program of the area the scheduler picks for it (oldest first),
 4. a fresh draw of that area.
 
+A sweep program that takes a target :data:`SLOW_SWEEP` times the median of its sweep programs so
+far (and at least :data:`SLOW_SWEEP_FLOOR_S`) makes the rest of the sweep *trickle* there: the
+target holds one sweep program in flight at most and takes another program between two of them
+(fresh draws included), so a sweep's slow tail shares the target with programs that judge lanes
+(PoCL 5.0 ran the math sweep's double ``fmod`` / ``remainder`` / ``remquo`` programs, 192 lanes
+in about 30 s each, for six minutes in which it judged almost nothing else).
+
 A backlog holds at most :data:`BACKLOG` programs besides those of the first kind (a sweep is
 bounded by its own size, and its packed programs are small); beyond that the oldest one nobody found
 interesting is *skipped* on that target (counted per target). A target with several driver
@@ -27,6 +34,7 @@ area a target keeps declining.
 
 from __future__ import annotations
 
+import statistics
 import threading
 from collections import Counter
 from concurrent.futures import Future
@@ -43,6 +51,16 @@ from lang.ir import Program
 
 BACKLOG = 64
 """Programs waiting for one target at most (memory stays bounded whatever the pace difference)."""
+
+SLOW_SWEEP = 4.0
+"""A sweep program this many times slower than the median of the target's sweep programs so far
+makes its sweep trickle (module docstring)."""
+
+SLOW_SWEEP_FLOOR_S = 5.0
+"""Driver seconds below which no sweep program is slow (a fast target's sweep never trickles)."""
+
+SLOW_SWEEP_SAMPLES = 5
+"""Sweep programs a target finishes before one can be slow."""
 
 
 @dataclass(eq=False)
@@ -63,16 +81,16 @@ class Feed:
     """The programs of a running campaign (module docstring). Thread-safe: every target's feeder
     thread calls :meth:`next_for` and its lane calls :meth:`finished`."""
 
-    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str, str], Program | Future],
+    def __init__(self, targets: list[Target], scheduler: Scheduler, draw: Callable[[str, str, bool], Program | Future],
                  expect: Callable[[Program, str], Expectations | Future], known: set[str],
                  unfinished: Iterable[tuple[str, Program, Iterable[str] | None]] = (), max_programs: int | None = None,
                  on_first: Callable[[str, Program, str, list[Outcome]], None] | None = None,
                  everywhere: Callable[[Program], bool] = lambda program: False,
                  drawn: Callable[[Program], None] = lambda program: None) -> None:
-        """``draw(area, target)``, called under the feed's lock, decides the program ``target`` draws
-        of ``area``: it returns it, or a Future of it (the harness's worker processes draw it:
-        campaign.pool), which the feed waits for outside the lock and hands to ``drawn`` (the
-        campaign stores it). ``expect(program, target)`` gives its expectations, or a Future of them."""
+        """``draw(area, target, sweep)``, called under the feed's lock, decides the program ``target``
+        draws of ``area`` (a corner-sweep program only where ``sweep``): it returns it, or a Future
+        of it (the harness's worker processes draw it: campaign.pool), which the feed waits for
+        outside the lock and hands to ``drawn`` (the campaign stores it). ``expect(program, target)`` gives its expectations, or a Future of them."""
         self.targets, self.scheduler = targets, scheduler
         self._draw, self._expect, self._on_first, self._everywhere = draw, expect, on_first, everywhere
         self._drawn = drawn
@@ -88,6 +106,9 @@ class Feed:
         self.skipped = {t.name: 0 for t in targets}  # backlog programs a target dropped (BACKLOG)
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
+        self.sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # driver seconds of its sweep programs
+        self.trickle: set[str] = set()  # targets whose sweep trickles (module docstring)
+        self._took_sweep = {t.name: False for t in targets}  # the last program it took was a sweep's
         for area, program, only in unfinished:
             self._add(area, program, self._expect(program, ""), hot=True, only=only, first=True)
             self.drawn += 1
@@ -117,7 +138,7 @@ class Feed:
                     self.changed.wait(0.2)
                     feeding(True)
                     continue
-                program = self._draw(area, target.name)
+                program = self._draw(area, target.name, self._sweep_turn(target.name))
                 self.drawn += 1
                 self.drawing += 1
             try:
@@ -143,13 +164,13 @@ class Feed:
         if not backlog:
             return None
         first = next((e for e in backlog if e.first), None)
-        if first is not None:
+        if first is not None and self._sweep_turn(target.name):
             return self._take(target, first)
-        hot = [e for e in backlog if e.hot]
+        hot = [e for e in backlog if e.hot and not e.first]
         if hot:
             return self._take(target, hot[-1])
         area = None if self.over else self.scheduler.pick(target.name)
-        of_area = [e for e in backlog if e.area == area]
+        of_area = [e for e in backlog if e.area == area and not e.first]
         if of_area:
             return self._take(target, of_area[0])
         if area is None:  # draining, or nothing this target could draw: oldest first
@@ -161,7 +182,14 @@ class Feed:
         if entry in backlog:
             backlog.remove(entry)
         entry.busy.add(target.name)
+        self._took_sweep[target.name] = entry.first
         return entry
+
+    def _sweep_turn(self, target: str) -> bool:
+        """Whether ``target`` may take a sweep program now: always, unless its sweep trickles and
+        it has one in flight or took one last (module docstring)."""
+        return target not in self.trickle or not (
+            self._took_sweep[target] or any(e.first and target in e.busy for e in self.open.values()))
 
     def _waiting(self, entry: Entry) -> set[str]:
         return set(entry.takers) - entry.done - entry.busy
@@ -208,6 +236,8 @@ class Feed:
             entry.busy.discard(target.name)
             entry.done.add(target.name)
             self.programs += first
+            if entry.first:
+                self._timed_sweep(target.name, sum(o.driver_s for o in outcomes))
             self.scheduler.observe(entry.area, bool(new), sum(o.driver_s for o in outcomes), target.name, first)
             if new and not entry.hot:
                 entry.hot = True
@@ -216,6 +246,14 @@ class Feed:
             self._settle(entry, target.name)
         if first and self._on_first is not None:
             self._on_first(entry.area, entry.program, target.name, outcomes)
+
+    def _timed_sweep(self, target: str, driver_s: float) -> None:
+        """A sweep program took ``target`` ``driver_s`` seconds: one :data:`SLOW_SWEEP` times its
+        median so far makes the target's sweep trickle from now on."""
+        times = self.sweep_s[target]
+        if len(times) >= SLOW_SWEEP_SAMPLES and driver_s >= max(SLOW_SWEEP_FLOOR_S, SLOW_SWEEP * statistics.median(times)):
+            self.trickle.add(target)
+        times.append(driver_s)
 
     def _settle(self, entry: Entry, target: str) -> None:
         """Forget ``entry`` once no target is running it or has it queued."""

@@ -54,6 +54,7 @@ class TargetStats:
     widened: Counter = field(default_factory=Counter)  # (area, limit): its extensions' sizes (campaign.widening)
     workers: int = 1  # its driver workers (campaign.cores): each has a timeline of ``wall_s``
     together: Counter = field(default_factory=Counter)  # its workers as one target: :class:`Occupancy`'s seconds
+    answered_at: float = field(default_factory=time.monotonic)  # when the driver last answered a run (not a timeout)
 
     TIMELINE = ("build_s", "run_s", "harness_s", "timeouts_s", "isolating_s", "triage_s", "idle_s")
     """The columns of the timeline: they add up to ``worker_s``."""
@@ -76,7 +77,9 @@ class TargetStats:
             if f.name in ("wall_s", "workers", "kinds", "together"):
                 continue
             values = [getattr(p, f.name) for p in parts]
-            if isinstance(values[0], dict):
+            if f.name == "answered_at":
+                out.answered_at = max(values)
+            elif isinstance(values[0], dict):
                 setattr(out, f.name, type(values[0])(sum((Counter(v) for v in values), Counter())))
             else:
                 setattr(out, f.name, sum(values))
@@ -110,6 +113,8 @@ class TargetStats:
         self.runs += outcome.runs
         self.checks += outcome.verdict.checks
         self.judged += outcome.verdict.judged
+        if outcome.status != "timeout":
+            self.answered_at = time.monotonic()
         self.mismatches += outcome.verdict.mismatches
         self.driver_s += outcome.driver_s
         if whole:

@@ -291,16 +291,19 @@ def test_triage_is_held_to_its_share_but_in_the_closing_stretch():
     """A target starts a task beside the campaign only with at least MIN_TASK_S of its triage share
     left, and the task may take what is left (not more); in the closing stretch
     (campaign.campaign.closing_s: a tenth of the campaign, at most 30 s) it triages a waiting bucket
-    first, whatever it spent, with the seconds to the deadline as its budget."""
-    from campaign.campaign import MIN_TASK_S, _feed, closing_s
+    first, whatever it spent, with the seconds to the deadline as its budget. Before it, a target
+    whose driver answered no run for QUIET_S starts none, and a task is held so that it is not
+    twice that long without one (PoCL 5.0 judged no lane in a whole minute while it triaged)."""
+    from campaign.campaign import MIN_TASK_S, QUIET_S, _feed, closing_s
 
     class _Clock:
         def feeding(self, on: bool) -> None:
             pass
 
-    def lane(triage_s: float):
+    def lane(triage_s: float, quiet: float = 0.0):
         class _FeedLane:
-            target, stats, clock = TARGET, TargetStats(triage_s=triage_s), _Clock()
+            target, clock = TARGET, _Clock()
+            stats = TargetStats(triage_s=triage_s, answered_at=time.monotonic() - quiet)
 
             def ready(self, wait: float) -> bool:
                 return True
@@ -326,3 +329,13 @@ def test_triage_is_held_to_its_share_but_in_the_closing_stretch():
     _feed(lane(100.0), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])  # the closing stretch
     assert stop.is_set() and 55 < budgets[1][0] <= 60 and 55 < budgets[1][1] <= 60
     assert closing_s(5) == 30 and closing_s(2) == 12 and closing_s(600) == 30
+    # the driver answered no run for QUIET_S (20 s): no task, whatever the share left, but at the close
+    stop.clear()
+    _feed(lane(0.0, quiet=QUIET_S + 1), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
+    assert len(budgets) == 2 and not stop.is_set()
+    _feed(lane(0.0, quiet=QUIET_S + 1), _NoDraws(), stop, side, 0.25, now - 200, now - 1, now + 60, [])
+    assert len(budgets) == 3 and stop.is_set()
+    stop.clear()
+    # 15 s without an answer and 50 s of share left: held to 2 * 20 - 15 = 25 s, not 50
+    _feed(lane(0.0, quiet=15.0), _NoDraws(), stop, side, 0.25, now - 200, now + 30, now + 60, [])
+    assert stop.is_set() and budgets[3] == (pytest.approx(25, abs=0.5), pytest.approx(50, abs=0.5))

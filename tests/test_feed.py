@@ -10,7 +10,7 @@ from conftest import SMALL
 
 from campaign.execute import Outcome
 from campaign.expectations import Expectations
-from campaign.feed import BACKLOG, Feed
+from campaign.feed import BACKLOG, SLOW_SWEEP, SLOW_SWEEP_FLOOR_S, SLOW_SWEEP_SAMPLES, Feed
 from campaign.scheduler import WARMUP, Scheduler
 from fuzz.drivers import Target
 from fuzz.judge import Verdict
@@ -27,7 +27,7 @@ def _target(name: str, **fp) -> Target:
 def _feed(targets, max_programs=None, area="conversions"):
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler((area,), targets=tuple(t.name for t in targets))
-    return Feed(targets, scheduler, lambda a, target: draws[scheduler.take(a)], lambda p, target: Expectations(p),
+    return Feed(targets, scheduler, lambda a, target, sweep: draws[scheduler.take(a)], lambda p, target: Expectations(p),
                 set(), max_programs=max_programs)
 
 
@@ -87,7 +87,7 @@ def test_a_slow_target_runs_the_sweep_in_its_order_and_skips_none_of_it():
     fast, slow = _target("fast"), _target("slow")
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler(("conversions",), targets=("fast", "slow"))
-    feed = Feed([fast, slow], scheduler, lambda a, target: draws[scheduler.take(a)], lambda p, target: Expectations(p), set(),
+    feed = Feed([fast, slow], scheduler, lambda a, target, sweep: draws[scheduler.take(a)], lambda p, target: Expectations(p), set(),
                 everywhere=lambda program: True)
     ran = [feed.next_for(fast, GO) for _ in range(BACKLOG + 6)]
     feed.finished(fast, ran[-1], _bug(fast))  # found interesting: still after the older sweep programs
@@ -95,6 +95,48 @@ def test_a_slow_target_runs_the_sweep_in_its_order_and_skips_none_of_it():
         feed.finished(fast, e, [Outcome("ok")])
     assert len(feed.backlog["slow"]) == BACKLOG + 6 and feed.skipped["slow"] == 0
     assert [feed.next_for(slow, GO) for _ in range(3)] == ran[:3]
+
+
+def test_a_slow_sweep_program_makes_the_sweep_trickle_between_other_programs():
+    """PoCL 5.0 ran the math sweep's double fmod programs, 192 lanes in about 30 s each, for six
+    minutes: once a sweep program takes SLOW_SWEEP times the median of the target's sweep programs
+    so far, the target holds one sweep program in flight at most and takes another program between
+    two of them; a fast target's sweep (every program near its median) never trickles."""
+    fast, slow = _target("fast"), _target("slow")
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    scheduler = Scheduler(("conversions",), targets=("fast", "slow"))
+    sweep = set()
+
+    def draw(area, target, sweeping):
+        program = draws[scheduler.take(area)]
+        if sweeping and len(sweep) < 20:
+            sweep.add(program.id)
+        return program
+
+    feed = Feed([fast, slow], scheduler, draw, lambda p, target: Expectations(p), set(),
+                everywhere=lambda program: program.id in sweep)
+    handed = [feed.next_for(fast, GO) for _ in range(20)]
+    for e in handed:
+        feed.finished(fast, e, [Outcome("ok", driver_s=1.0 + (e is handed[-1]))])  # no slow one: never trickles
+    assert all(e.first for e in handed) and "fast" not in feed.trickle
+    quick = [feed.next_for(slow, GO) for _ in range(SLOW_SWEEP_SAMPLES)]
+    assert quick == handed[:SLOW_SWEEP_SAMPLES]  # the sweep first, in its order
+    for e in quick:
+        feed.finished(slow, e, [Outcome("ok", driver_s=1.0)])
+    slow_one = feed.next_for(slow, GO)
+    ahead = feed.next_for(slow, GO)  # taken before the slow one finished: still the sweep's
+    assert ahead.first and "slow" not in feed.trickle
+    feed.finished(slow, slow_one, [Outcome("ok", driver_s=max(SLOW_SWEEP_FLOOR_S, SLOW_SWEEP * 1.0))])
+    assert "slow" in feed.trickle
+    assert not feed.next_for(slow, GO).first  # a sweep program in flight (ahead): another program
+    feed.finished(slow, ahead, [Outcome("ok", driver_s=30.0)])
+    taken = [feed.next_for(slow, GO) for _ in range(4)]
+    assert [e.first for e in taken] == [True, False, False, False]  # one in flight at most
+    feed.finished(slow, taken[0], [Outcome("ok", driver_s=30.0)])
+    again = feed.next_for(slow, GO)
+    assert again.first  # none in flight, another program last: the sweep's turn
+    feed.finished(slow, again, [Outcome("ok", driver_s=30.0)])
+    assert not feed.next_for(slow, GO).first  # none in flight, but a sweep program last: never two in a row
 
 
 def test_the_campaigns_drawer_marks_each_sweep_program_it_hands_out(monkeypatch):
@@ -132,7 +174,7 @@ def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     plain = _target("plain")
     draws = Draws(conversion_programs(Caps(), SMALL), 5)
     scheduler = Scheduler(("conversions",), targets=("plain",))
-    feed = Feed([plain], scheduler, lambda a, target: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
+    feed = Feed([plain], scheduler, lambda a, target, sweep: replace(draws[scheduler.take(a)], requires=frozenset({"images"})),
                 lambda p, target: Expectations(p), set())
     assert feed.next_for(plain, GO) is None
     assert feed.unrun == {"conversions": WARMUP} and feed.drawn == WARMUP and scheduler.dropped("conversions")
