@@ -14,7 +14,7 @@ its feeder runs the work beside the campaign that the caller gives (``side``: tr
 confirms and reduces the buckets of that target's driver) on the same worker, so triage shares the
 drivers' time (a target the campaign keeps busy gives triage that share of its busy time; one that
 waits for programs, as a fast simulator does, gives its idle time instead), never in a block that
-leaves it :data:`QUIET_S` twice without a run answered. In the campaign's
+leaves it twice campaign.feed.QUIET_S without a run answered. In the campaign's
 *closing* stretch (its last :data:`CLOSING` of the time, at most :data:`CLOSING_MAX_S`) the share
 is lifted: a target with buckets waiting triages them first and runs programs only when none waits,
 so the buckets found near the end are reduced within the campaign as well.
@@ -48,7 +48,7 @@ from campaign.batching import batch_for
 from campaign.caps import capabilities
 from campaign.cores import default_jobs, default_workers
 from campaign.execute import Outcome
-from campaign.feed import Entry, Feed
+from campaign.feed import QUIET_S, Entry, Feed
 from campaign.learned import Learned
 from campaign.pipeline import Lane, LaneClosed
 from campaign.widening import Widths
@@ -357,18 +357,12 @@ CLOSING_MAX_S = 30.0
 target runs programs in every minute where triage leaves it time."""
 
 
-QUIET_S = 20.0
-"""Seconds in which the driver answered no run of a target (only timeouts, or nothing) after which
-it starts no triage task before the closing stretch; a task is held so that the target is not
-twice that long without an answer. Triage's share is its share, not a block of it: PoCL 5.0, its
-programs the math sweep's slow ones, judged no lane in a whole minute while it confirmed and
-reduced a crash."""
-
-
 def triage_hold(now: float, closing: float, deadline: float, left: float, quiet: float) -> float:
     """The seconds a triage task may take on a target at ``now``, whose triage share has ``left``
-    seconds (to the ``deadline`` from ``closing`` on) and whose driver answered no run for
-    ``quiet`` seconds: 0 where none may start (:data:`QUIET_S`)."""
+    seconds (to the ``deadline`` from ``closing`` on) and whose driver answered no run (only
+    timeouts, or nothing) for ``quiet`` seconds: before ``closing``, none once that is
+    campaign.feed.QUIET_S, and held so that it is not twice that. Triage's share is its share,
+    not a block of it: PoCL 5.0 judged no lane in a whole minute while it triaged a crash."""
     if now >= closing:
         return left
     if quiet >= QUIET_S:
@@ -386,9 +380,9 @@ def _feed(lane: Lane, feed: Feed, stop: threading.Event, side: Callable[[Target]
           share: float, start: float, closing: float, deadline: float, errors: list[BaseException]) -> None:
     """One target's feeder thread: work beside the campaign while it is under its share of the
     campaign's time since ``start`` by :data:`MIN_TASK_S` (from ``closing`` on, whenever there is
-    some), held to the share it has left and by :data:`QUIET_S` (:func:`triage_hold`), else the target's next program (campaign.feed) once the
-    lane takes one (while it waits, work beside the campaign may come), until the stop or the end of
-    the draws."""
+    some), held to the share it has left and by campaign.feed.QUIET_S (:func:`triage_hold`), else
+    the target's next program (campaign.feed) once the lane takes one (while it waits, work beside
+    the campaign may come), until the stop or the end of the draws."""
     target, stats = lane.target, lane.stats
     asked = -SIDE_CHECK_S
     try:

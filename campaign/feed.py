@@ -17,7 +17,7 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 4. a fresh draw of that area.
 
 A sweep program that takes a target :data:`SLOW_SWEEP` times the median of its sweep programs so
-far (and at least :data:`SLOW_SWEEP_FLOOR_S`) makes the rest of the sweep *trickle* there: the
+far and at least :data:`QUIET_S` makes the rest of the sweep *trickle* there: the
 target holds one sweep program in flight at most and takes another program between two of them
 (fresh draws included), so a sweep's slow tail shares the target with programs that judge lanes
 (PoCL 5.0 ran the math sweep's double ``fmod`` / ``remainder`` / ``remquo`` programs, 192 lanes
@@ -52,12 +52,14 @@ from lang.ir import Program
 BACKLOG = 64
 """Programs waiting for one target at most (memory stays bounded whatever the pace difference)."""
 
+QUIET_S = 20.0
+"""Seconds a target should not go without its driver answering a run: a sweep program that takes
+longer (and :data:`SLOW_SWEEP` times its median) makes the sweep trickle, and a target that has
+had no answer for that long starts no triage task (campaign.campaign.triage_hold)."""
+
 SLOW_SWEEP = 4.0
 """A sweep program this many times slower than the median of the target's sweep programs so far
-makes its sweep trickle (module docstring)."""
-
-SLOW_SWEEP_FLOOR_S = 5.0
-"""Driver seconds below which no sweep program is slow (a fast target's sweep never trickles)."""
+(and at least :data:`QUIET_S`) makes its sweep trickle (module docstring)."""
 
 SLOW_SWEEP_SAMPLES = 5
 """Sweep programs a target finishes before one can be slow."""
@@ -249,9 +251,9 @@ class Feed:
 
     def _timed_sweep(self, target: str, driver_s: float) -> None:
         """A sweep program took ``target`` ``driver_s`` seconds: one :data:`SLOW_SWEEP` times its
-        median so far makes the target's sweep trickle from now on."""
+        median so far and :data:`QUIET_S` makes the target's sweep trickle from now on."""
         times = self.sweep_s[target]
-        if len(times) >= SLOW_SWEEP_SAMPLES and driver_s >= max(SLOW_SWEEP_FLOOR_S, SLOW_SWEEP * statistics.median(times)):
+        if len(times) >= SLOW_SWEEP_SAMPLES and driver_s >= max(QUIET_S, SLOW_SWEEP * statistics.median(times)):
             self.trickle.add(target)
         times.append(driver_s)
 

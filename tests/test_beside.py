@@ -294,7 +294,8 @@ def test_triage_is_held_to_its_share_but_in_the_closing_stretch():
     first, whatever it spent, with the seconds to the deadline as its budget. Before it, a target
     whose driver answered no run for QUIET_S starts none, and a task is held so that it is not
     twice that long without one (PoCL 5.0 judged no lane in a whole minute while it triaged)."""
-    from campaign.campaign import MIN_TASK_S, QUIET_S, _feed, closing_s
+    from campaign.campaign import MIN_TASK_S, _feed, closing_s
+    from campaign.feed import QUIET_S
 
     class _Clock:
         def feeding(self, on: bool) -> None:
