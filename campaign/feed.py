@@ -16,8 +16,8 @@ it at once; every other target that takes it (fuzz.drivers.capabilities.supports
 3. a backlog program of the area the scheduler picks for it (oldest first),
 4. a fresh draw of that area.
 
-A sweep program that takes a target :data:`SLOW_SWEEP` times the median of its sweep programs so
-far and at least :data:`QUIET_S` makes the rest of the sweep *trickle* there: the
+A sweep program whose longest run takes a target :data:`SLOW_SWEEP` times the median of its sweep
+programs so far and at least :data:`QUIET_S` makes the rest of the sweep *trickle* there: the
 target holds one sweep program in flight at most and takes another program between two of them
 (fresh draws included), so a sweep's slow tail shares the target with programs that judge lanes
 (PoCL 5.0 ran the math sweep's double ``fmod`` / ``remainder`` / ``remquo`` programs, 192 lanes
@@ -238,8 +238,8 @@ class Feed:
             entry.busy.discard(target.name)
             entry.done.add(target.name)
             self.programs += first
-            if entry.first:
-                self._timed_sweep(target.name, sum(o.driver_s for o in outcomes))
+            if entry.first:  # its longest run: a part's runs (halves isolating a failure) each answer
+                self._timed_sweep(target.name, max((o.driver_s / max(1, o.runs) for o in outcomes), default=0.0))
             self.scheduler.observe(entry.area, bool(new), sum(o.driver_s for o in outcomes), target.name, first)
             if new and not entry.hot:
                 entry.hot = True
@@ -250,8 +250,9 @@ class Feed:
             self._on_first(entry.area, entry.program, target.name, outcomes)
 
     def _timed_sweep(self, target: str, driver_s: float) -> None:
-        """A sweep program took ``target`` ``driver_s`` seconds: one :data:`SLOW_SWEEP` times its
-        median so far and :data:`QUIET_S` makes the target's sweep trickle from now on."""
+        """A run of a sweep program took ``target`` ``driver_s`` seconds (the longest of the
+        program's): one :data:`SLOW_SWEEP` times their median so far and :data:`QUIET_S` makes the
+        target's sweep trickle from now on."""
         times = self.sweep_s[target]
         if len(times) >= SLOW_SWEEP_SAMPLES and driver_s >= max(QUIET_S, SLOW_SWEEP * statistics.median(times)):
             self.trickle.add(target)

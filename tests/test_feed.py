@@ -124,7 +124,10 @@ def test_a_slow_sweep_program_makes_the_sweep_trickle_between_other_programs():
     quick = [feed.next_for(slow, GO) for _ in range(SLOW_SWEEP_SAMPLES)]
     assert quick == handed[:SLOW_SWEEP_SAMPLES]  # the sweep first, in its order
     for e in quick:  # the last ten times the median, but under QUIET_S: rusticl's 9.8-s sweep programs
-        feed.finished(slow, e, [Outcome("ok", driver_s=10.0 if e is quick[-1] else 1.0)])
+        feed.finished(slow, e, [Outcome("ok", driver_s=10.0 if e is quick[-1] else 1.0, runs=1)])
+    isolated = feed.next_for(slow, GO)  # 40 s in 20 runs that isolate a failure: each answered in 2 s
+    feed.finished(slow, isolated, [Outcome("ok", driver_s=1.0, runs=1), Outcome("ok", driver_s=40.0, runs=20)])
+    assert isolated.first and "slow" not in feed.trickle
     slow_one = feed.next_for(slow, GO)
     ahead = feed.next_for(slow, GO)  # taken before the slow one finished: still the sweep's
     assert ahead.first and "slow" not in feed.trickle
