@@ -293,10 +293,9 @@ def run_campaign(
             stats[t].skipped = feed.skipped[t]
             stats[t].together = together[t].settle()
         with feed.lock:
-            for area in areas:
-                line = f"area {area}: no target of this run takes its programs; dropped"
-                if scheduler.dropped(area) and line not in notices:
-                    notices.append(line)
+            lines = [f"area {a}: no target of this run takes its programs; dropped" for a in areas if scheduler.dropped(a)]
+            lines += [f"{t}: its corner sweep trickles from now on ({why})" for t, why in feed.trickle.items()]
+            notices.extend(line for line in lines if line not in notices)
         save()
         if on_progress:
             recent, count = buckets.poll()

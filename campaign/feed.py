@@ -109,7 +109,7 @@ class Feed:
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
         self.sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # driver seconds of its sweep programs
-        self.trickle: set[str] = set()  # targets whose sweep trickles (module docstring)
+        self.trickle: dict[str, str] = {}  # targets whose sweep trickles (module docstring): why
         self._took_sweep = {t.name: False for t in targets}  # the last program it took was a sweep's
         for area, program, only in unfinished:
             self._add(area, program, self._expect(program, ""), hot=True, only=only, first=True)
@@ -254,8 +254,10 @@ class Feed:
         program's): one :data:`SLOW_SWEEP` times their median so far and :data:`QUIET_S` makes the
         target's sweep trickle from now on."""
         times = self.sweep_s[target]
-        if len(times) >= SLOW_SWEEP_SAMPLES and driver_s >= max(QUIET_S, SLOW_SWEEP * statistics.median(times)):
-            self.trickle.add(target)
+        median = statistics.median(times) if len(times) >= SLOW_SWEEP_SAMPLES else None
+        if median is not None and driver_s >= max(QUIET_S, SLOW_SWEEP * median) and target not in self.trickle:
+            self.trickle[target] = (f"a run of a sweep program took {driver_s:.1f} s, the median of its "
+                                    f"{len(times)} before {median:.2f} s")
         times.append(driver_s)
 
     def _settle(self, entry: Entry, target: str) -> None:

@@ -132,7 +132,7 @@ def test_a_slow_sweep_program_makes_the_sweep_trickle_between_other_programs():
     ahead = feed.next_for(slow, GO)  # taken before the slow one finished: still the sweep's
     assert ahead.first and "slow" not in feed.trickle
     feed.finished(slow, slow_one, [Outcome("ok", driver_s=max(QUIET_S, SLOW_SWEEP * 1.0))])
-    assert "slow" in feed.trickle
+    assert feed.trickle == {"slow": f"a run of a sweep program took {QUIET_S:.1f} s, the median of its 6 before 1.00 s"}
     assert not feed.next_for(slow, GO).first  # a sweep program in flight (ahead): another program
     feed.finished(slow, ahead, [Outcome("ok", driver_s=30.0)])
     taken = [feed.next_for(slow, GO) for _ in range(4)]
