@@ -92,7 +92,8 @@ class Feed:
         """``draw(area, target, sweep)``, called under the feed's lock, decides the program ``target``
         draws of ``area`` (a corner-sweep program only where ``sweep``): it returns it, or a Future
         of it (the harness's worker processes draw it: campaign.pool), which the feed waits for
-        outside the lock and hands to ``drawn`` (the campaign stores it). ``expect(program, target)`` gives its expectations, or a Future of them."""
+        outside the lock and hands to ``drawn`` (the campaign stores it). ``expect(program,
+        target)`` gives its expectations, or a Future of them."""
         self.targets, self.scheduler = targets, scheduler
         self._draw, self._expect, self._on_first, self._everywhere = draw, expect, on_first, everywhere
         self._drawn = drawn
@@ -108,7 +109,7 @@ class Feed:
         self.skipped = {t.name: 0 for t in targets}  # backlog programs a target dropped (BACKLOG)
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
-        self.sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # driver seconds of its sweep programs
+        self.sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # each sweep program's longest run
         self.trickle: dict[str, str] = {}  # targets whose sweep trickles (module docstring): why
         self._took_sweep = {t.name: False for t in targets}  # the last program it took was a sweep's
         for area, program, only in unfinished:
