@@ -2,7 +2,8 @@
 (the GPU machine: docs/gpu.md), each into a corpus of its own; then both corpora read by this
 code: per target its programs, judged lanes and corners (`clfuzz stats --json`), the bug list's
 count (`clfuzz buckets`) and the minutes in which a target judged no lane
-(corpus.stats.stall_line), with each campaign's own summary (its time table) printed as it ended.
+(corpus.stats.stall_line), with each campaign's own summary (its time table) printed as it ended;
+each side's `clfuzz stats --json` is kept beside its corpus (FOLDER/SIDE.stats.json).
 
 Each side runs its own `deploy/gpu.sh` (its wheels, carried in this checkout's .whl/, installed into
 a folder of its own), with the same seed and every area. The two campaigns take longer than one
@@ -12,7 +13,7 @@ call of the device tool: start it detached and read its output when it is over, 
 and in the next calls (each within the lent machine's idle release of the one before), wait for
 its end by its pid (`pgrep -f gpu_pair.py` would match the waiting call's own shell, whose command
 line names it, and never end) and copy what it wrote off the machine in the same call:
-    while kill -0 "$(cat /tmp/pair.pid)" 2>/dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md "$OUT"
+    while kill -0 "$(cat /tmp/pair.pid)" 2>/dev/null; do sleep 5; done; cp -r /tmp/pair.log /tmp/pair/*.md /tmp/pair/*.json "$OUT"
 Give that call a timeout that leaves a few seconds of device time, and copy /tmp/pair.log to $OUT
 in every waiting call too: what a call did not copy is lost with the machine.
 One checkout against itself with other options on one side: --before . --before-options '--workers 1'.
@@ -85,6 +86,7 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---|---|")
     for side, *_ in sides:
         stats, bugs, stalls = read(folder / f"{side}.db", folder / "site-after", f"campaign-{args.seed}")
+        (folder / f"{side}.stats.json").write_text(json.dumps(stats, indent=1))  # judged_by_minute and all
         for name, target in stats["targets"].items():
             corners = stats["corners"].get(name, {})
             print(f"| {side} | {name} | {target.get('programs', '-')} | {target.get('judged', 0):,} "
