@@ -49,12 +49,14 @@ class Outcome:
     verdict: Verdict = field(default_factory=Verdict)
     driver_s: float = 0.0  # build + run time the driver itself reported
     runs: int = 0
+    longest_s: float = 0.0  # of its runs, the longest one's build + run (campaign.feed: a slow sweep)
     failures: list[dict] = field(default_factory=list)  # isolated failing statements
 
     def absorb(self, other: "Outcome") -> "Outcome":
         """Add the outcome of a later run of a part of the same program (its status is this one's)."""
         self.runs += other.runs
         self.driver_s += other.driver_s
+        self.longest_s = max(self.longest_s, other.longest_s)
         self.failures.extend(other.failures)
         for key in ("checks", "judged", "mismatches", "failing_statements", "wholly_wrong"):
             setattr(self.verdict, key, getattr(self.verdict, key) + getattr(other.verdict, key))
@@ -122,7 +124,8 @@ def judged(program: Program, expectations: Expectations, target: Target,
     given as the statements of each (``Part.half``): what a harness worker process computes
     (campaign.pool). A flow program (lang.flow) is judged whole, every lane (campaign.flow), and
     never cut: a failure is the program's."""
-    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1)
+    outcome = Outcome(result.status, driver_s=result.build_s + result.run_s, runs=1,
+                      longest_s=result.build_s + result.run_s)
     run = Run(program, target, result, result.status, result.log[-4000:] if result.status != "ok" else "")
     flow = isinstance(program, FlowProgram)
     n = 1 if flow else len(program.body)

@@ -240,7 +240,7 @@ class Feed:
             entry.done.add(target.name)
             self.programs += first
             if entry.first:  # its longest run: a part's runs (halves isolating a failure) each answer
-                self._timed_sweep(target.name, max((o.driver_s / max(1, o.runs) for o in outcomes), default=0.0))
+                self._timed_sweep(target.name, max((o.longest_s for o in outcomes), default=0.0))
             self.scheduler.observe(entry.area, bool(new), sum(o.driver_s for o in outcomes), target.name, first)
             if new and not entry.hot:
                 entry.hot = True

@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from conftest import SMALL
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
@@ -98,7 +99,10 @@ def test_a_crashing_statement_is_isolated_and_the_rest_judged():
 
 def test_a_kernel_dropped_by_one_statement_is_blamed_on_that_statement():
     for program in _programs():
-        outcome, poison, _ = _run(program, "drop")
+        outcome, poison, worker = _run(program, "drop")
+        # every run answered in 0.002 s: the halves add up, the longest run stays one run's
+        assert outcome.runs == worker.jobs and outcome.driver_s == pytest.approx(0.002 * worker.jobs)
+        assert outcome.longest_s == pytest.approx(0.002)
         blamed = {r["buffer"] for r in outcome.verdict.rows}
         exp = Expectations(program).get(frozenset())[poison.buffer]
         if not (exp.judged & ~exp.accepts(np.zeros(len(exp), exp.allowed[0].dtype))).any():

@@ -119,28 +119,28 @@ def test_a_slow_sweep_program_makes_the_sweep_trickle_between_other_programs():
                 everywhere=lambda program: program.id in sweep)
     handed = [feed.next_for(fast, GO) for _ in range(20)]
     for e in handed:
-        feed.finished(fast, e, [Outcome("ok", driver_s=1.0 + (e is handed[-1]))])  # no slow one: never trickles
+        feed.finished(fast, e, [Outcome("ok", longest_s=1.0 + (e is handed[-1]))])  # no slow one: never trickles
     assert all(e.first for e in handed) and "fast" not in feed.trickle
     quick = [feed.next_for(slow, GO) for _ in range(SLOW_SWEEP_SAMPLES)]
     assert quick == handed[:SLOW_SWEEP_SAMPLES]  # the sweep first, in its order
     for e in quick:  # the last ten times the median, but under QUIET_S: rusticl's 9.8-s sweep programs
-        feed.finished(slow, e, [Outcome("ok", driver_s=10.0 if e is quick[-1] else 1.0, runs=1)])
-    isolated = feed.next_for(slow, GO)  # 40 s in 20 runs that isolate a failure: each answered in 2 s
-    feed.finished(slow, isolated, [Outcome("ok", driver_s=1.0, runs=1), Outcome("ok", driver_s=40.0, runs=20)])
+        feed.finished(slow, e, [Outcome("ok", longest_s=10.0 if e is quick[-1] else 1.0)])
+    isolated = feed.next_for(slow, GO)  # 40 s in 20 runs that isolate a failure: none longer than 2 s
+    feed.finished(slow, isolated, [Outcome("ok", longest_s=1.0), Outcome("ok", driver_s=40.0, runs=20, longest_s=2.0)])
     assert isolated.first and "slow" not in feed.trickle
     slow_one = feed.next_for(slow, GO)
     ahead = feed.next_for(slow, GO)  # taken before the slow one finished: still the sweep's
     assert ahead.first and "slow" not in feed.trickle
-    feed.finished(slow, slow_one, [Outcome("ok", driver_s=max(QUIET_S, SLOW_SWEEP * 1.0))])
+    feed.finished(slow, slow_one, [Outcome("ok", longest_s=max(QUIET_S, SLOW_SWEEP * 1.0))])
     assert feed.trickle == {"slow": f"a run of a sweep program took {QUIET_S:.1f} s, the median of its 6 before 1.00 s"}
     assert not feed.next_for(slow, GO).first  # a sweep program in flight (ahead): another program
-    feed.finished(slow, ahead, [Outcome("ok", driver_s=30.0)])
+    feed.finished(slow, ahead, [Outcome("ok", longest_s=30.0)])
     taken = [feed.next_for(slow, GO) for _ in range(4)]
     assert [e.first for e in taken] == [True, False, False, False]  # one in flight at most
-    feed.finished(slow, taken[0], [Outcome("ok", driver_s=30.0)])
+    feed.finished(slow, taken[0], [Outcome("ok", longest_s=30.0)])
     again = feed.next_for(slow, GO)
     assert again.first  # none in flight, another program last: the sweep's turn
-    feed.finished(slow, again, [Outcome("ok", driver_s=30.0)])
+    feed.finished(slow, again, [Outcome("ok", longest_s=30.0)])
     assert not feed.next_for(slow, GO).first  # none in flight, but a sweep program last: never two in a row
 
 
