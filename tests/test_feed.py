@@ -171,6 +171,25 @@ def test_the_campaigns_drawer_marks_each_sweep_program_it_hands_out(monkeypatch)
     assert taken == [p.id for p in sweep] and feed.skipped["slow"] == 6
 
 
+def test_the_campaigns_drawer_hands_out_no_sweep_program_where_the_feed_says_so(monkeypatch):
+    """A target whose sweep trickles draws between two sweep programs: the drawer then gives the
+    area's stream, and the sweep's next program stays next."""
+    from campaign.campaign import _Drawer
+    from fuzz.strategies import sweep_key_of, sweep_plan
+
+    plan = sweep_plan("conversions", Caps(), SMALL)
+    sweep = [p for _, p in plan]
+    key = sweep_key_of("conversions", sweep)
+    scheduler = Scheduler(("conversions",), targets=("slow",), sweeps={"conversions": (key, tuple(k for k, _ in plan))})
+    draws = Draws(conversion_programs(Caps(), SMALL), 5)
+    drawer = _Drawer(None, {}, scheduler, {"conversions": 0.0}, 5, set(), {"conversions": (key, sweep)})
+    monkeypatch.setattr(drawer, "harness", type("H", (), {"draw": lambda self, a, i, owner: draws[i]})())
+    assert drawer.draw("conversions", "slow") is sweep[0]
+    other = drawer.draw("conversions", "slow", sweeping=False)
+    assert other.id == draws[0].id and not drawer.everywhere(other)
+    assert drawer.draw("conversions", "slow") is sweep[1]
+
+
 def test_a_program_no_target_takes_is_unrun_and_its_area_dropped():
     """Programs that need a capability no target has: counted as unrun, and after WARMUP of them
     the area is dropped (nothing left to draw: the target stops asking)."""
