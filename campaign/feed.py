@@ -109,7 +109,7 @@ class Feed:
         self.skipped = {t.name: 0 for t in targets}  # backlog programs a target dropped (BACKLOG)
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
-        self.sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # each sweep program's longest run
+        self._sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # each sweep program's longest run
         self.trickle: dict[str, str] = {}  # targets whose sweep trickles (module docstring): why
         self._took_sweep = {t.name: False for t in targets}  # the last program it took was a sweep's
         for area, program, only in unfinished:
@@ -254,7 +254,7 @@ class Feed:
         """A run of a sweep program took ``target`` ``driver_s`` seconds (the longest of the
         program's): one :data:`SLOW_SWEEP` times their median so far and :data:`QUIET_S` makes the
         target's sweep trickle from now on."""
-        times = self.sweep_s[target]
+        times = self._sweep_s[target]
         median = statistics.median(times) if len(times) >= SLOW_SWEEP_SAMPLES else None
         if median is not None and driver_s >= max(QUIET_S, SLOW_SWEEP * median) and target not in self.trickle:
             self.trickle[target] = (f"a run of a sweep program took {driver_s:.1f} s, the median of its "

@@ -57,7 +57,9 @@ RULE_INTEGER = rules.register(
     "halved (hadd, rhadd) or reduced as Table 13 says", f"{_S} §6.15.3 Table 13")
 RULE_24BIT = rules.register(
     "integer.mul24", "mul24 / mad24 on operands within 24 bits give the exact product (and sum); lanes whose "
-    "exact product, or mad24's exact sum, does not fit the type are not judged", f"{_S} §6.15.3 Table 13")
+    "exact product, or mad24's exact sum, does not fit the type are not judged",
+    f"{_S} §6.15.3 Table 13 (mul24, mad24: definitions, neither shall nor should; operands beyond 24 bits "
+    "'implementation-defined')")
 RULE_MAD_HI = rules.register(
     "integer.mad_hi", "mad_hi is mul_hi(a, b) + c, wrapping for unsigned types; signed lanes whose sum "
     "overflows are not judged", f"{_S} §6.15.3 Table 13")
@@ -87,6 +89,11 @@ def _magnitude(x: np.ndarray) -> np.ndarray:
 
 def _saturate(exact: np.ndarray, s: Scalar) -> np.ndarray:
     return _fit(np.minimum(np.maximum(exact, s.min), s.max), s)
+
+
+def _within(exact: np.ndarray, s: Scalar) -> np.ndarray:
+    """The lanes whose exact integer is a value of ``s``."""
+    return (exact >= s.min) & (exact <= s.max)
 
 
 @reference("div")
@@ -189,13 +196,12 @@ def _integer(name: str, s: Scalar, xs: tuple[np.ndarray, ...]) -> tuple[np.ndarr
     if name == "mad_hi":
         hi = _mul_hi(xs[0], xs[1], s)
         exact = _wide(hi) + wide[2]
-        ok = None if not s.signed else (exact >= s.min) & (exact <= s.max)
+        ok = None if not s.signed else _within(exact, s)
         return _fit(exact, s), ok
     if name in ("mul24", "mad24"):  # mad24 adds "the 32-bit integer result" of mul24 to z (Table 13)
         product = wide[0] * wide[1]
         exact = product + (wide[2] if name == "mad24" else 0)
-        fits = (product >= s.min) & (product <= s.max) & (exact >= s.min) & (exact <= s.max)
-        return _fit(np.minimum(np.maximum(exact, s.min), s.max), s), fits
+        return _saturate(exact, s), _within(product, s) & _within(exact, s)
     if name == "rotate":
         k = (xs[1].view(u).astype(np.uint64) & np.uint64(s.bits - 1))
         v = xs[0].view(u).astype(np.uint64)
