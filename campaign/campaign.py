@@ -294,7 +294,8 @@ def run_campaign(
             stats[t].together = together[t].settle()
         with feed.lock:
             lines = [f"area {a}: no target of this run takes its programs; dropped" for a in areas if scheduler.dropped(a)]
-            lines += [f"{t}: its corner sweep trickles from now on ({why})" for t, why in feed.trickle.items()]
+            lines += [f"{t}: its corner sweep trickles from {since - start:.0f} s on ({why})"
+                      for t, (since, why) in feed.trickle.items()]
             notices.extend(line for line in lines if line not in notices)
         save()
         if on_progress:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import statistics
 import threading
+import time
 from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -110,7 +111,7 @@ class Feed:
         self.over = False  # no more draws: the program limit or every area's budget is spent
         self.drawing = 0  # draws whose program is not yet in the backlogs
         self._sweep_s: dict[str, list[float]] = {t.name: [] for t in targets}  # each sweep program's longest run
-        self.trickle: dict[str, str] = {}  # targets whose sweep trickles (module docstring): why
+        self.trickle: dict[str, tuple[float, str]] = {}  # targets whose sweep trickles (module docstring): since, why
         self._took_sweep = {t.name: False for t in targets}  # the last program it took was a sweep's
         for area, program, only in unfinished:
             self._add(area, program, self._expect(program, ""), hot=True, only=only, first=True)
@@ -253,12 +254,12 @@ class Feed:
     def _timed_sweep(self, target: str, driver_s: float) -> None:
         """A run of a sweep program took ``target`` ``driver_s`` seconds (the longest of the
         program's): one :data:`SLOW_SWEEP` times their median so far and :data:`QUIET_S` makes the
-        target's sweep trickle from now on."""
+        target's sweep trickle from now on (:attr:`trickle`: since when, on the monotonic clock, and why)."""
         times = self._sweep_s[target]
         median = statistics.median(times) if len(times) >= SLOW_SWEEP_SAMPLES else None
         if median is not None and driver_s >= max(QUIET_S, SLOW_SWEEP * median) and target not in self.trickle:
-            self.trickle[target] = (f"a run of a sweep program took {driver_s:.1f} s, the median of its "
-                                    f"{len(times)} before {median:.2f} s")
+            self.trickle[target] = (time.monotonic(), f"a run of a sweep program took {driver_s:.1f} s, the median of "
+                                                      f"its {len(times)} before {median:.2f} s")
         times.append(driver_s)
 
     def _settle(self, entry: Entry, target: str) -> None:
