@@ -347,3 +347,25 @@ def test_a_bugs_report_is_its_lead_buckets_with_every_bucket_as_a_variant(tmp_pa
     assert first["id"] in head and second["id"] in head and "convert_uint_sat_rtz(in0[gid])" in head
     assert f"- `{second['id']}` is the same bug as `{first['id']}`: the reduced case of" in rest
     assert (folder / "repro.py").exists() and "## Expected vs actual" in text
+
+
+def test_an_interactions_report_says_what_is_computed_wrong_and_its_repro_compares_the_lanes(tmp_path, simulated):
+    """A bucket triage found to be an interaction (no statement of the smallest set shows the wrong
+    lanes alone: corpus.buckets.INTERACTION) is reported like any wrong value: the value, what OpenCL
+    wants, and that it shows only beside the kernel's other statements; its repro.py compares those
+    lanes (a bucket of wrong lanes: corpus.buckets.LANE_KINDS)."""
+    from corpus.buckets import INTERACTION, LANE_KINDS
+
+    corpus, bucket = _corpus(tmp_path, simulated)
+    first = case_of(corpus, bucket["id"])["rows"][0]
+    corpus.blame(bucket["id"], {"kind": INTERACTION, "operation": "convert_T_sat + operator+",
+                                "deviation": first["deviation"]})
+    (joint,) = corpus.buckets()
+    assert joint["signature"]["kind"] == INTERACTION
+    text = readme(case_of(corpus, joint["id"]))
+    # an interaction's severity is its rows' most severe: the SPIR-V path's (SaturatedConversion's definition)
+    assert (f"computes `{first['expression']}` as 2147483647 where OpenCL requires 0, but only beside this "
+            "kernel's other statements (2 in all): none of them shows a wrong value alone.") in text
+    case = _repro_case(write_report(corpus, joint["id"], tmp_path / "report", [OPENCL_C]))
+    assert case["kind"] == INTERACTION and set(case["lane_kinds"]) == set(LANE_KINDS)
+    assert [c["allowed"] for c in case["fronts"][0]["checks"]][:1] == [[0]]

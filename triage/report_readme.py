@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from campaign.jobs import build_options
-from corpus.buckets import LANE_KINDS, RESULT_KINDS, WRONG_CODE
+from corpus.buckets import INTERACTION, LANE_KINDS, RESULT_KINDS, WRONG_CODE
 from corpus.run_facts import TIMEOUT
 from fuzz.drivers.discovery import lineage_of
 from fuzz.drivers.icd import OCLGRIND_LIBRARY
@@ -143,6 +143,9 @@ def _summary(case: dict) -> str:
                 "structure, not the built-in.")
     elif sig["kind"] in RESULT_KINDS:
         text = f"{who} computes {spelled} as {first['actual_value']} {wants}."
+    elif sig["kind"] == INTERACTION:
+        text = (f"{who} computes {spelled} as {first['actual_value']} {wants}, but only beside this kernel's other "
+                f"statements ({len(case['program'].body)} in all): none of them shows a wrong value alone.")
     else:
         text = f"{who}: a valid kernel fails: {sig['kind']}."
     if undefined_of(bucket):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from campaign.expectations import Expectations
+from corpus.buckets import LANE_KINDS
 from fuzz.drivers import Job, image_setup
 from fuzz.drivers.protocol import ABORTS, BufferArg, ImageArg, SamplerArg
 from lang.ir import Program
@@ -122,7 +123,7 @@ def check(front, want):
     except cl.Error as e:
         print(f"the kernel failed: {{e}}")
         return PRESENT if CASE["kind"] == "runtime_error" else CANNOT
-    if CASE["kind"] not in ("wrong-result", "imprecise-result", "wrong-code"):
+    if CASE["kind"] not in CASE["lane_kinds"]:
         print("the kernel built and ran without an OpenCL error")
         return FIXED
     wrong = 0
@@ -198,7 +199,8 @@ def repro_source(data: dict) -> str:
     front end may take) and ``fronts`` (one per front end: ``path``, ``label``, ``platform``,
     ``device``, ``job`` and ``checks``:
     triage.report.write_report); it embeds the image set-up a worker does (fuzz.drivers.image_setup)."""
-    data = {**data, "aborts": list(ABORTS)}  # a driver's words for a kernel it stopped executing
+    # a driver's words for a kernel it stopped executing; the bucket kinds whose lanes it compares
+    data = {**data, "aborts": list(ABORTS), "lane_kinds": list(LANE_KINDS)}
     blob = base64.b64encode(zlib.compress(json.dumps(data).encode(), 9)).decode()
     wrapped = "\n".join(blob[i:i + 100] for i in range(0, len(blob), 100))
     title = data["title"].replace("\\", "\\\\").replace('"', '\\"')  # a docstring whatever the driver's message

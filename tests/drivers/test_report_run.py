@@ -124,3 +124,40 @@ def test_a_runtime_error_the_driver_only_printed_is_present_in_repro_py(tmp_path
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OCL_ICD_VENDORS": str(icd)})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the driver stopped executing the kernel" in done.stdout and "addrspacecast" in done.stderr
+
+
+def test_repro_py_compares_the_lanes_of_every_bucket_kind_of_wrong_lanes(tmp_path):
+    """A bucket whose wrong lanes show only with several statements (an *interaction*, triage.reduce)
+    is a bucket of wrong lanes like the others: its repro.py compares them. (It once only built and
+    ran such a kernel and said "fixed" on NVIDIA 580, which computed the lanes wrong.) The real
+    Oclgrind bug of the first test, its report's case read as each kind of corpus.buckets.LANE_KINDS:
+    repro.py exits 1 and shows the wrong lane every time."""
+    import base64
+    import json
+    import zlib
+
+    from corpus.buckets import LANE_KINDS
+    from triage.repro_script import repro_source
+
+    target = target_named("oclgrind")
+    corpus = Corpus(tmp_path / "c.db")
+    program = _tanpi_of_one()
+    corpus.add_program(program, "t")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    with Worker(target) as worker:
+        if not execute(program, target, worker, corpus, campaign="t").verdict.rows:
+            pytest.fail("oclgrind computed tanpi(1.0f) right: the bug is fixed; update this test")
+    (bucket,) = corpus.buckets()
+    folder = write_report(corpus, bucket["id"], tmp_path / "report", [target])
+    blob = re.search(r'b64decode\("""(.*?)"""', (folder / "repro.py").read_text(), re.S).group(1)
+    case = json.loads(zlib.decompress(base64.b64decode(blob)))
+    icd = tmp_path / "oclgrind-icd"
+    icd.mkdir()
+    (icd / "oclgrind.icd").write_text("/usr/lib/oclgrind/liboclgrind-rt-icd.so\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OCL_ICD_VENDORS": str(icd)}
+    for kind in LANE_KINDS:
+        (folder / "repro.py").write_text(repro_source({**case, "kind": kind}))
+        done = subprocess.run([sys.executable, "repro.py"], cwd=folder, capture_output=True, text=True, timeout=300,
+                              env=env)
+        assert done.returncode == 1, (kind, done.stdout + done.stderr)
+        assert "WRONG out0 lane 0: actual -0x1.1a6264" in done.stdout, (kind, done.stdout)
