@@ -207,7 +207,7 @@ def run(minutes: float, corpus_path: str, drivers: str | None, areas: str | None
                f"{triaged.get('reduced', 0)} reduced, {triaged.get('joined', 0)} joined a known bug, "
                f"{triaged.get('failed', 0)} failed, "
                f"{triaged.get('stopped', 0)} stopped at the deadline; {left} pending (reduced first when the "
-               f"campaign resumes, or `clfuzz reduce BUCKET`)")
+               f"campaign resumes, or `clfuzz reduce BUG` with a bug id of the bug list)")
     if any(triaged.get(k) for k in ("hang", "finished", "undecided")):
         click.echo(f"timeouts re-run at ten times the ceiling: {triaged.get('hang', 0)} hangs, "
                    f"{triaged.get('finished', 0)} finished (slow), {triaged.get('undecided', 0)} undecided "

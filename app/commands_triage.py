@@ -23,17 +23,43 @@ from oracles import SEVERITIES
 @click.argument("ref")
 @corpus_option("SQLite corpus to read and update.")
 @click.option("--budget", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds the reduction may take (it stops with the smallest program found so far).")
+              help="Seconds each reduction may take (it stops with the smallest program found so far).")
 def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
-    """Reduce a stored disagreement (a bucket, disagreement or program id, or a unique prefix).
+    """Reduce a stored disagreement (a bucket, disagreement or program id, or a unique prefix), or
+    each bucket of a bug of the bug list (``bug-...``) that is not reduced yet.
 
     The reduced program is stored beside the original; it shows the same disagreement (same
     driver and path, operation and kind) and nothing smaller does. A timeout whose hang is
     undecided is first re-run once at ten times the ceiling it was cut at (a hang, or slow). A flow
     program is reduced at the structure level (loops, branches, helpers, statements, the launch).
 
-    Example: clfuzz reduce 3fa2c1
+    Examples: clfuzz reduce 3fa2c1; clfuzz reduce bug-5e8d45
     """
+    from corpus.reads import bucket_rows
+    from triage.bugs import PREFIX, find
+
+    corpus = open_corpus(corpus_path)
+    if not ref.startswith(PREFIX):
+        _reduce_one(corpus, ref, budget)
+        return
+    try:
+        bug = find(corpus, ref)
+    except CorpusError as e:
+        raise fail(e) from None
+    pending = [b["id"] for b in bug.buckets if not (corpus.bucket(b["id"]) or {}).get("reduced")]
+    if not pending:
+        click.echo(f"every bucket of {bug.id} is reduced: `clfuzz report {bug.id} --corpus {corpus.path} -o DIR` "
+                   "writes its report")
+    for i, bucket in enumerate(pending, 1):
+        if not bucket_rows(corpus, bucket):  # an earlier reduction of the bug moved its rows
+            click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)}): its rows went with an earlier reduction")
+            continue
+        click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)} not reduced yet)")
+        _reduce_one(corpus, bucket, budget)
+
+
+def _reduce_one(corpus: Corpus, ref: str, budget: float) -> None:
+    """``clfuzz reduce`` of one bucket, disagreement or program (its docstring)."""
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from lang.flow import FlowProgram
     from triage.flow_triage import reduce_flow_stored
@@ -41,7 +67,6 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
     from triage.session import find_row, reduce_stored, target_of
     from triage.slow import decide, undecided
 
-    corpus = open_corpus(corpus_path)
     try:
         row = find_row(corpus, ref)
         flow = isinstance(corpus.program(row["program_id"]), FlowProgram)  # reduced at the structure level

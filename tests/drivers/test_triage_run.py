@@ -75,3 +75,39 @@ def test_triage_confirms_reduces_and_reports_a_real_bug(pocl, tmp_path):
                          text=True, timeout=120)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "WRONG" in run.stdout and "bug present" in run.stdout
+
+
+def test_clfuzz_reduce_takes_a_bug_id_of_the_bug_list(pocl, tmp_path):
+    """The bug list names bugs (``bug-...``); ``clfuzz reduce`` takes one and reduces each of its
+    buckets not reduced yet. PoCL 3.1 computes ``abs`` of a constant holding INT_MIN as 0 (§6.15.3:
+    the ``uint`` 2^31; from a buffer it is right); under ``vstore16`` the bug list first blames
+    ``vstoren``, and the reduction finds ``abs``. Once reduced, the command says so and points at
+    the report."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    from triage.bugs import listed
+
+    ints, uints, one = Type("int", 16), Type("uint", 16), Type("int", 1)
+    lanes = (2**31, 5, 2**32 - 5, 0, 2**31, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+    program = Program((Buffer("in0", one, "in", Fill(0, values=(7,))), Buffer("out0", uints, "out"),
+                       Buffer("out1", one, "out")),
+                      (Store("out0", Op("vstore", (Op("abs", (Literal(ints, lanes),), uints),), uints, (("offset", 0),))),
+                       Store("out1", Op("arith", (Load("in0", one), Load("in0", one)), one, (("operator", "+"),)))), 4)
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_program(program, "t")
+    corpus.add_target(pocl.name, pocl.path, pocl.fingerprint_id, pocl.fingerprint)
+    with Worker(pocl) as worker:
+        rows = execute(program, pocl, worker, corpus, campaign="t").verdict.rows
+    if not rows:
+        pytest.fail("PoCL computed abs of a constant INT_MIN right: the bug is fixed; update this test")
+    assert {(r["operation"], r["expected_value"], r["actual_value"]) for r in rows} == {("vstoren", "2147483648", "0")}
+    (bug,) = listed(corpus)[0]
+    run = CliRunner().invoke(cli, ["reduce", bug.id, "--corpus", str(tmp_path / "c.db")])
+    assert run.exit_code == 0, run.output
+    assert f"{bug.id}: bucket {bug.lead['id']} (1 of 1 not reduced yet)" in run.output
+    assert "abs(((int)(-2147483647-1))): expected 2147483648, actual 0" in run.output
+    (reduced,) = listed(corpus)[0]
+    assert reduced.lead["operation"] == "abs" and reduced.lead["reduced"]
+    again = CliRunner().invoke(cli, ["reduce", reduced.id, "--corpus", str(tmp_path / "c.db")])
+    assert again.exit_code == 0 and f"every bucket of {reduced.id} is reduced: `clfuzz report {reduced.id}" in again.output
