@@ -104,16 +104,18 @@ def install_releases(suites: tuple[str, ...] = (), mirror: str | None = None, re
 def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout: float) -> None:
     """Run a bucket's reproducer (its reduced program, else its first) on every release of its
     driver and record, per release, whether the oracle finds it: present, absent, different,
-    cannot-build, failed or not-run (table release_checks of the corpus).
+    cannot-build, failed or not-run (table release_checks of the corpus). Of a bug of the bug list
+    (``bug-...``), its lead bucket's, the one its report is about.
 
-    Example: clfuzz versions 3fa2c1
+    Examples: clfuzz versions 3fa2c1; clfuzz versions bug-5e8d45
     """
     from fuzz.drivers import discover
+    from triage.bugs import PREFIX, find
     from triage.versions import check_bucket, release_range
 
     corpus = open_corpus(corpus_path, read_only=stored)
     try:
-        bid = corpus.bucket(bucket)["id"]
+        bid = find(corpus, bucket).lead["id"] if bucket.startswith(PREFIX) else corpus.bucket(bucket)["id"]
         if not stored:
             local_targets(None)  # the unknown-driver errors of discovery, as every command gives them
             check_bucket(corpus, bid, discover(releases=True), timeout_s=timeout)
@@ -123,7 +125,8 @@ def versions(bucket: str, corpus_path: str, as_json: bool, stored: bool, timeout
     if as_json:
         echo_json("versions", {"bucket": bid, "releases": checks})
         return
-    t = Table(title=f"bucket {bid}: release range")
+    t = Table(title=(f"{bucket}, its lead bucket {bid}" if bucket.startswith(PREFIX) else f"bucket {bid}")
+              + ": release range")
     for column in ("target", "release", "version", "verdict", "detail"):
         t.add_column(column)
     for name, c in checks.items():

@@ -358,3 +358,30 @@ def test_a_variant_the_driver_does_not_honour_is_refused_with_its_reason(monkeyp
     with pytest.raises(discovery.UnknownDriver, match="cannot run here: POCL_WORK_GROUP_METHOD=cbs"):
         select([_target("pocl", POCL_FP)], ["pocl+wg-cbs"])
     assert [t.name for t in select([_target("pocl", POCL_FP)], ["pocl"])] == ["pocl"]
+
+
+def test_versions_takes_a_bug_id_of_the_bug_list_as_its_lead_bucket(tmp_path):
+    """``clfuzz versions bug-...`` (the id the bug list shows) reads and runs the bug's lead bucket,
+    the one its report is about; an unknown bug is one line."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+    from triage.bugs import listed
+
+    corpus = Corpus(tmp_path / "c.db")
+    row = {"program_id": "p", "target": "pocl", "fingerprint_id": "fp", "path": "opencl-c", "buffer": "out0", "lane": 0,
+           "work_item": 0, "kind": "wrong-result", "operation": "sinpi", "src_type": "float", "dst_type": "float",
+           "rule": "math.sinpi.special", "actual_value": "1"}
+    corpus.add_run({"program_id": "p", "target": "pocl", "fingerprint_id": "fp", "path": "opencl-c", "status": "ok",
+                    "checks": 1, "judged": 1, "mismatches": 1}, [row])
+    (bug,) = listed(corpus)[0]
+    bucket = bug.lead["id"]
+    corpus.add_release_checks([
+        {"id": f"{bucket}:pocl-7.1", "bucket": bucket, "target": "pocl-7.1", "lineage": "pocl", "version": "7.1+debian",
+         "release": "testing", "verdict": "absent", "detail": "", "checked": 1.0}])
+    run = CliRunner().invoke(cli, ["versions", bug.id, "--stored", "--json", "--corpus", str(tmp_path / "c.db")])
+    assert run.exit_code == 0, run.output
+    shown = json.loads(run.output)
+    assert shown["bucket"] == bucket and shown["releases"]["pocl-7.1"]["verdict"] == "absent"
+    missing = CliRunner().invoke(cli, ["versions", "bug-0000", "--stored", "--corpus", str(tmp_path / "c.db")])
+    assert missing.exit_code == 2 and "no bug 'bug-0000'" in missing.output
