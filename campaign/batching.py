@@ -12,11 +12,13 @@ on conversions. Other areas cost a driver differently (rusticl compiles a 16-sta
 in 5-14 s), so during a campaign each target's statements per part adapt per area
 (:class:`Batches`): a part slower than :data:`PART_S` is cut in half next time, a quicker one
 doubled, within [:data:`MIN_STATEMENTS`, :data:`MAX_STATEMENTS`]; after a part that timed out, the
-batch is at most half that part.
+batch is at most half that part, and a part queued before the batch shrank is cut again before it
+runs.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from fuzz.drivers import Target
@@ -50,32 +52,36 @@ MIN_STATEMENTS, MAX_STATEMENTS = 4, 256
 
 
 class Batches:
-    """One target's batch per area, adapted from its measured parts (module docstring). Used from
-    its lane's host thread only."""
+    """One target's batch per area, adapted from its measured parts (module docstring). Its lane's
+    runner thread learns of a part that timed out before it takes the next (campaign.pipeline: a
+    part queued before the batch shrank is cut again), its host thread of the others."""
 
     def __init__(self, target: Target) -> None:
         self.base = batch_for(target)
         self._statements: dict[str, int] = {}
+        self._lock = threading.Lock()
 
     def get(self, area: str) -> Batch:
         return Batch(self._statements.get(area, self.base.statements), self.base.global_size)
 
     def observe(self, area: str, statements: int, wall_s: float) -> None:
         """A whole part of ``statements`` statements of ``area`` ran in ``wall_s`` seconds."""
-        now = self._statements.get(area, self.base.statements)
-        if statements < now:  # a program smaller than the batch says nothing about the batch
-            return
-        if wall_s > PART_S[1]:
-            self._statements[area] = max(MIN_STATEMENTS, now // 2)
-        elif wall_s < PART_S[0]:
-            self._statements[area] = min(MAX_STATEMENTS, now * 2)
+        with self._lock:
+            now = self._statements.get(area, self.base.statements)
+            if statements < now:  # a program smaller than the batch says nothing about the batch
+                return
+            if wall_s > PART_S[1]:
+                self._statements[area] = max(MIN_STATEMENTS, now // 2)
+            elif wall_s < PART_S[0]:
+                self._statements[area] = min(MAX_STATEMENTS, now * 2)
 
     def timed_out(self, area: str, statements: int) -> None:
         """A whole part of ``statements`` statements of ``area`` timed out: next time at most half
         of it (a batch grown on quick parts met slower statements: rusticl's 64-statement parts of
         the expressions sweep's shapes after its quick operand classes)."""
-        now = self._statements.get(area, self.base.statements)
-        self._statements[area] = max(MIN_STATEMENTS, min(now, statements // 2))
+        with self._lock:
+            now = self._statements.get(area, self.base.statements)
+            self._statements[area] = max(MIN_STATEMENTS, min(now, statements // 2))
 
 
 def parts(program: Program, batch: Batch) -> list[Program]:

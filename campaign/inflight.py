@@ -1,9 +1,11 @@
 """What a lane (campaign.pipeline) keeps around its worker: the programs in flight (:class:`Ticket`),
-a spare worker starting in the background (:class:`Spare`) and the worker as work beside the
-campaign sees it (:class:`Guarded`), which raises :class:`LaneClosed` once the lane stops."""
+the harness's results its host thread awaits (:class:`Awaited`), a spare worker starting in the
+background (:class:`Spare`) and the worker as work beside the campaign sees it (:class:`Guarded`),
+which raises :class:`LaneClosed` once the lane stops."""
 
 from __future__ import annotations
 
+import queue
 import threading
 from concurrent.futures import Future
 from typing import Callable, TypeVar
@@ -106,6 +108,12 @@ class Ticket:
         self.outcomes: list[Outcome] = []
         self.open: dict[int, Part] = {}  # parts dispatched and not yet concluded, by id()
 
+    def replace(self, part: Part, pieces: int) -> None:
+        """``part``, dispatched and not run, is run as ``pieces`` parts instead (campaign.pipeline:
+        cut again), each dispatched in its place."""
+        self.open.pop(id(part), None)
+        self.left += pieces - 1
+
     def settle(self, outcome: Outcome, added: int) -> bool:
         """One part concluded with ``outcome``, ``added`` halves queued in its place; True once
         none is left (``done`` is then called with every outcome of the program)."""
@@ -115,3 +123,34 @@ class Ticket:
             self.done(self.outcomes)
             return True
         return False
+
+
+class Awaited:
+    """A lane's results computed in the harness's pool (expectations, judgments, an extension's
+    inputs), each handled as an event of its host thread once done, counted by kind until then
+    (what the lane waits for: campaign.progress.Clock)."""
+
+    def __init__(self, kinds: int, inbox: queue.Queue, handle: Callable[[tuple], None], host: Callable[[], bool],
+                 settle: Callable[[], None]) -> None:
+        self.counts = [0] * kinds
+        self._inbox, self._handle, self._host, self._settle = inbox, handle, host, settle
+        self._lock = threading.Lock()
+
+    def later(self, future: Future, event: Callable[[Future], tuple], kind: int) -> None:
+        """Handle ``event(future)`` (an event of ``kind``) once ``future`` is done: now, if it is
+        and this is the host thread (no pool); else on the host thread, once the pool's callback
+        queues it in ``inbox``."""
+        if future.done() and self._host():
+            self._handle(event(future))
+            return
+        with self._lock:
+            self.counts[kind] += 1
+        self._settle()  # what the runner waits for may have changed
+
+        def arrived(f: Future) -> None:
+            self._inbox.put(event(f))
+            with self._lock:
+                self.counts[kind] -= 1
+            self._settle()
+
+        future.add_done_callback(arrived)

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Callable, TypeVar
 
 from campaign import record
-from campaign.batching import Batches
+from campaign.batching import Batches, parts
 from campaign.exchange import Blocks
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
@@ -43,7 +43,7 @@ from campaign.learned import FAILURES, Learned
 from campaign.pool import Harness
 from campaign.progress import Clock, Occupancy, TargetStats
 from campaign.record import Run
-from campaign.inflight import Guarded, LaneClosed, Spare, Ticket
+from campaign.inflight import Awaited, Guarded, LaneClosed, Spare, Ticket
 from campaign.timeouts import Timeouts
 from campaign.widening import Widths, extensible, extension, ranges, windows
 from corpus.store import Corpus
@@ -60,8 +60,9 @@ END, CALL, EXTEND, PART, LOW = 0, 1, 2, 3, 4
 that ran (campaign.widening), then the campaign's parts,
 then statements of classes that timed out on the target (campaign.learned)."""
 
-PROGRAM, RESULT, JUDGED, INPUTS = 0, 1, 2, 3
-"""The host's events: a program submitted, a run's result, a run judged, an extension's inputs drawn."""
+PROGRAM, RESULT, JUDGED, INPUTS, RECUT = 0, 1, 2, 3, 4
+"""The host's events: a program submitted, a run's result, a run judged, an extension's inputs drawn, a
+queued part larger than its target's batch now (cut again: :meth:`Lane._recut`)."""
 
 
 class Lane:
@@ -76,11 +77,9 @@ class Lane:
         self.stats = stats
         self.harness = harness or Harness(0, [target])  # judges the runs (campaign.pool)
         self.clock = Clock(stats, started, self.why, together)  # the target's timeline between the worker's calls
-        self._awaited = [0, 0, 0, 0]  # events computed in the harness's pool, by kind (expectations, judgments ...)
         self._handling = False  # the host thread is handling an event
         self.depth = depth
         self._unjudged: dict[int, tuple] = {}  # by id() of a part run and not yet judged: its time
-        self._count = threading.Lock()
         self.timeouts = timeouts or Timeouts(worker.timeout_s)
         self.learned, self.batches = (Learned() if learned is None else learned), Batches(target)  # shared by its lanes
         self._slots = threading.Semaphore(depth)
@@ -95,6 +94,8 @@ class Lane:
         self.error: BaseException | None = None
         self._runner = threading.Thread(target=self._run_jobs, name=f"{target.name}-runner", daemon=True)
         self._host = threading.Thread(target=self._serve, name=f"{target.name}-host", daemon=True)
+        self._awaited = Awaited(len((PROGRAM, RESULT, JUDGED, INPUTS)), self._inbox, self._handle,
+                                lambda: threading.current_thread() is self._host, self.clock.settle)
         self._runner.start()
         self._host.start()
 
@@ -112,7 +113,7 @@ class Lane:
         self._check()
         self.clock.work(+1)
         if isinstance(expectations, Future):
-            self._later(expectations, lambda f: (PROGRAM, program, f, done), PROGRAM)
+            self._awaited.later(expectations, lambda f: (PROGRAM, program, f, done), PROGRAM)
         else:
             self._inbox.put((PROGRAM, program, expectations, done))
 
@@ -170,7 +171,7 @@ class Lane:
 
     def idle(self) -> bool:
         """Whether nothing submitted is left to run or judge."""
-        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks or any(self._awaited))
+        return not (self._inbox.unfinished_tasks or self._jobs.unfinished_tasks or any(self._awaited.counts))
 
     def close(self) -> None:
         """Stop now: queued jobs are dropped, a run in progress is killed with its worker (not
@@ -208,7 +209,7 @@ class Lane:
         """What the runner waits for with ``in_flight`` programs submitted (campaign.progress.Clock):
         whether the lane takes another program ("full", "open"), then the first of: its host thread
         ("host": busy, or events queued), the pool's expectations, an extension's inputs, judgments."""
-        awaited = self._awaited
+        awaited = self._awaited.counts
         what = ("host" if self._handling or self._inbox.qsize() else "expectations" if awaited[PROGRAM] else
                 "inputs" if awaited[INPUTS] else "judging" if awaited[JUDGED] else "draw")
         return f"{'full' if in_flight >= self.depth else 'open'}: {what}"
@@ -249,9 +250,15 @@ class Lane:
                         done.set_exception(error)
                     continue
                 part, job, ticket = item
+                whole = part.depth == 0 and not (part.low or part.extends or isinstance(part.program, FlowProgram))
+                if whole and len(part.program.body) > self.batches.get(part.program.area).statements:
+                    self._inbox.put((RECUT, part, ticket))  # cut before its batch shrank: cut again
+                    continue
                 limit = part.timeout_s or self.timeouts.limit(part.program.area)
                 t0 = time.perf_counter()
                 result = self.worker.run(job, limit)
+                if whole and result.status == "timeout":  # learned before the next part is taken
+                    self.batches.timed_out(part.program.area, len(part.program.body))
                 self._inbox.put((RESULT, part, result, ticket, time.perf_counter() - t0, limit))
             finally:
                 self._jobs.task_done()
@@ -279,6 +286,8 @@ class Lane:
             self._program(*rest)
         elif kind == RESULT:
             self._result(*rest)
+        elif kind == RECUT:
+            self._recut(*rest)
         elif kind == INPUTS:  # an extension's launch (campaign.widening), its inputs drawn by the harness
             ext, images, ticket, own, block = rest
             try:
@@ -318,6 +327,17 @@ class Lane:
         if not pieces:
             finished([])
 
+    def _recut(self, part: Part, ticket: Ticket) -> None:
+        """A whole part queued before its target's batch for its area shrank (a part timed out, or
+        ran slower than campaign.batching.PART_S): cut again, its pieces queued in its place
+        (rusticl's 32-statement parts timed out one after another, each cut before the first did)."""
+        batch = replace(self.batches.get(part.program.area), global_size=part.program.global_size)
+        pieces = [Part(p, part.expectations.view(p)) for p in parts(part.program, batch)]
+        record.store_parts(self.corpus, part.program, [p.program for p in pieces], self.campaign)
+        ticket.replace(part, len(pieces))
+        for piece in pieces:
+            self._dispatch(piece, ticket)
+
     def _result(self, part: Part, result: Result, ticket: Ticket, wall_s: float, limit: float) -> None:
         """A run's result: its time accounted, then judged (by the harness: campaign.pool)."""
         if self.closing.is_set() and result.status != "ok":  # killed by close(), not by the driver
@@ -335,8 +355,6 @@ class Lane:
             self.batches.observe(part.program.area, len(part.program.body), wall_s)
             if not part.low:
                 self._extend(part, result, ticket)
-        elif timed_out and part.depth == 0:
-            self.batches.timed_out(part.program.area, len(part.program.body))
         single = not (flow := isinstance(part.program, FlowProgram)) and len(part.program.body) == 1  # flow: whole
         if single and timed_out and (part.low or part.timeout_s is None):  # a first try, or a statement of
             self.learned.timed_out(part.program)  # a slow class: its class is slow (campaign.learned)
@@ -356,7 +374,7 @@ class Lane:
             ticket.settle(Outcome("slow", runs=1), 0 if part.low else 1)
             return
         self._unjudged[id(part)] = spent  # accounted with its record (a run the stop leaves unjudged: void)
-        self._later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f), JUDGED)
+        self._awaited.later(self.harness.judge(part, self.target, result), lambda f: (JUDGED, part, ticket, f), JUDGED)
 
     def _concluded(self, part: Part, ticket: Ticket, judged: Future) -> None:
         """A judged run: recorded, its halves (if it must be isolated) dispatched."""
@@ -386,7 +404,7 @@ class Lane:
         ticket.left += len(launches)
         for ext in launches:  # its inputs drawn in the harness's pool, off this thread, into shared memory
             block = self._blocks.take(layout(ext).in_bytes)
-            self._later(self.harness.inputs(ext, self.target.name, block),
+            self._awaited.later(self.harness.inputs(ext, self.target.name, block),
                         lambda f, ext=ext, block=block: (INPUTS, ext, f, ticket, own, block), INPUTS)
 
     def _windows(self, part: Part, result: Result, ticket: Ticket, wall_s: float) -> None:
@@ -416,25 +434,7 @@ class Lane:
             judging = self.harness.window(program, self.target, result, share, block, where)
             if block is not None:
                 judging.add_done_callback(block.release)
-            self._later(judging, lambda f, p=piece: (JUDGED, p, ticket, f), JUDGED)
-
-    def _later(self, future: Future, event: Callable[[Future], tuple], kind: int) -> None:
-        """Handle ``event(future)`` (a host event of ``kind``) once ``future`` is done: now, on this
-        thread, if it is (no pool); else on the host thread once the pool's callback queues it."""
-        if future.done() and threading.current_thread() is self._host:
-            self._handle(event(future))
-            return
-        with self._count:
-            self._awaited[kind] += 1
-        self.clock.settle()  # what the runner waits for may have changed
-
-        def arrived(f: Future) -> None:
-            self._inbox.put(event(f))
-            with self._count:
-                self._awaited[kind] -= 1
-            self.clock.settle()
-
-        future.add_done_callback(arrived)
+            self._awaited.later(judging, lambda f, p=piece: (JUDGED, p, ticket, f), JUDGED)
 
     def _dispatch(self, part: Part, ticket: Ticket) -> None:
         ticket.open[id(part)] = part

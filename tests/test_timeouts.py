@@ -5,6 +5,7 @@ part follow the measured part times."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import replace
 
@@ -140,3 +141,41 @@ def test_a_part_that_times_out_is_split_into_its_statements():
         sizes = [len(h.program.body) for h in halves]
         assert sizes == (parts or [n // 2, n - n // 2]) and run.status == status
         assert [s for h in halves for s in h.program.body] == list(sub.body)
+
+
+class _Statements:
+    """A worker whose first run times out and whose others fail to build, recording the statements
+    of each job it is given (its OpenCL C source's stores)."""
+
+    timeout_s = 60.0
+    pid = None
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def start(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def run(self, job, timeout_s):
+        self.sizes.append(len(re.findall(r"out\d+\[gid\] =", job.program.decode())))
+        if len(self.sizes) == 1:
+            return Result("timeout", log=f"no result after {timeout_s:g} s; worker killed")
+        return Result("build_error", log="error: made up", build_s=0.1)
+
+
+def test_parts_queued_behind_one_that_timed_out_are_cut_again_before_they_run():
+    """A program is cut into parts of the target's batch when it is submitted; once a whole part
+    times out the batch is half of it, and the parts still queued (cut before) are cut again before
+    they run, not run at the old size to time out in turn (rusticl's 32-statement expressions
+    parts, one after another at the 10-s floor)."""
+    worker = _Statements()
+    lane = _lane(worker, limit=FLOOR)
+    batch = lane.batches.get("conversions").statements
+    program = Draws(conversion_programs(Caps(), replace(SMALL, statements=3 * batch)), 4)[0]
+    _submit(lane, program)
+    assert worker.sizes[0] == batch and lane.batches.get("conversions").statements == batch // 2
+    assert max(worker.sizes[1:]) <= batch // 2  # the two queued parts of `batch`, cut again, and the halves
+    assert worker.sizes[1:].count(batch // 2) >= 4 + 2  # those four pieces, the timed-out part's two halves
