@@ -62,6 +62,7 @@ def _reduce_one(corpus: Corpus, ref: str, budget: float) -> None:
     """``clfuzz reduce`` of one bucket, disagreement or program (its docstring)."""
     from fuzz.drivers import UnknownDriver, Worker, discover, select
     from lang.flow import FlowProgram
+    from triage.beside import after_reduction
     from triage.flow_triage import reduce_flow_stored
     from triage.observe import size
     from triage.session import find_row, reduce_stored, target_of
@@ -83,11 +84,13 @@ def _reduce_one(corpus: Corpus, ref: str, budget: float) -> None:
             click.echo(f"re-run at {verdict['limit_s']:g} s (ten times its ceiling): "
                        + ("no result either: a hang" if verdict["hang"] else f"finished ({verdict['status']}) in "
                           f"{verdict['seconds']:g} s: slow, judged like any other run"))
+        deadline = time.monotonic() + budget
         if flow:
             done = reduce_flow_stored(corpus, row, target, worker, budget)
             reduction = done and done[1]
         else:
             reduction = reduce_stored(corpus, row, target, worker, budget)
+            learned = [] if reduction is None else list(after_reduction(corpus, reduction, target, worker, deadline))
     if reduction is None:
         raise click.ClickException(f"{row['target']} did not show the disagreement again on program "
                                    f"{row['program_id']}: nothing to reduce (it may be flaky)")
@@ -103,6 +106,8 @@ def _reduce_one(corpus: Corpus, ref: str, budget: float) -> None:
         click.echo(f"  not one operation on one work-item: {reduction.why_not_minimal}")
     r = reduction.rows[0]
     click.echo(f"  {r['expression']}: expected {r['expected_value']}, actual {r['actual_value']}")
+    for what, other in learned:  # as the campaign's triage does after a reduction (triage.beside)
+        click.echo(f"  bucket {other} is the same bug" + (", reduced by this case" if what == "reduced" else ""))
 
 
 @click.command()

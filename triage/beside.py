@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from campaign.pipeline import LaneClosed
 from campaign.progress import CampaignResult
@@ -57,7 +57,7 @@ from fuzz.drivers import Target, Worker, WorkerStartError
 from lang.flow import FlowProgram
 from triage.confirm import reproduction, reruns
 from triage.flow_triage import reduce_flow_stored
-from triage.reduce import STOPPED
+from triage.reduce import STOPPED, Reduction
 from triage.covictims import covictims
 from triage.join import at_width, join_known, known_widths
 from triage.session import reduce_stored
@@ -78,6 +78,22 @@ second turn."""
 REDUCE_S = 60.0
 """Seconds a bucket's second turn may take at most (what a reduction keeps is stored, and the second
 turn goes on from it)."""
+
+
+def after_reduction(corpus: Corpus, reduction: Reduction, target: Target, worker: Worker,
+                    deadline: float) -> Iterator[tuple[str, str]]:
+    """What triage learns once a bucket is reduced (the campaign's, and ``clfuzz reduce``'s): its
+    program's other statements wrong beside the same call (triage.covictims), and of a case of one
+    statement on one work-item whether it is wrong only at its vector type (triage.width) and which
+    sibling buckets it shows (triage.siblings); until ``deadline`` (``time.monotonic()``). Yields
+    ("reduced" or "joined", bucket id) for each bucket it reduced or joined to a bug."""
+    for other in covictims(corpus, reduction, target, worker, deadline=deadline):
+        yield "reduced", other
+    if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
+        only_at_width(corpus, reduction.bucket, reduction.reduced, target, worker)  # wrong only at its type?
+        for sibling, reduced in rerun_siblings(corpus, reduction.bucket, reduction.reduced, target, worker,
+                                               deadline=deadline):
+            yield ("reduced" if reduced else "joined"), sibling
 
 
 class Beside:
@@ -208,13 +224,8 @@ class Beside:
         if not confirmed:
             self._tell("confirmed", bucket)
         self._tell("reduced", {"id": reduction.bucket})
-        for other in covictims(self.corpus, reduction, target, worker, deadline=start + seconds):
-            self._tell("reduced", {"id": other})  # its program's other statements beside the same call
-        if (len(reduction.reduced.body), reduction.reduced.global_size) == (1, 1):  # its siblings' cases too
-            only_at_width(self.corpus, reduction.bucket, reduction.reduced, target, worker)  # wrong only at its type?
-            for sibling, reduced in rerun_siblings(self.corpus, reduction.bucket, reduction.reduced, target, worker,
-                                                   deadline=start + seconds):
-                self._tell("reduced" if reduced else "joined", {"id": sibling})
+        for what, other in after_reduction(self.corpus, reduction, target, worker, start + seconds):
+            self._tell(what, {"id": other})
         if STOPPED in reduction.why_not_minimal and not second:
             with self._lock:
                 self.again.setdefault(target.name, []).append(

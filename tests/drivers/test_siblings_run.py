@@ -78,3 +78,29 @@ def test_a_clamp_case_shows_its_min_part(tmp_path):
         shown = rerun_siblings(corpus, clamp_bucket, clamp, target, worker)
     assert shown == [(min_bucket, True)]  # the min bucket had no reduced case: the variant is its
     assert len(listed(corpus)[0]) == 1
+
+
+def test_clfuzz_reduce_learns_what_the_campaigns_triage_learns_after_a_reduction(tmp_path):
+    """``clfuzz reduce`` of the float bucket re-runs its case as its siblings, as the campaign's
+    triage does after a reduction (triage.beside.after_reduction): the double bucket joins its bug,
+    and the command says so. (It had only reduced: the bug list kept two bugs.)"""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    target = target_named("oclgrind")
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    single = one("sinpi", "float", "float", [int.from_bytes(struct.pack("<f", 1.0), "little")])
+    double = one("sinpi", "double", "double", [int.from_bytes(struct.pack("<d", 3.0), "little")])
+    with Worker(target) as worker:
+        _stored(corpus, single, target, worker)
+        _stored(corpus, double, target, worker)
+    assert len(listed(corpus)[0]) == 2  # nothing yet says they are one bug
+    [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
+    [double_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "double"]
+    run = CliRunner().invoke(cli, ["reduce", float_bucket, "--corpus", str(tmp_path / "c.db")])
+    assert run.exit_code == 0, run.output
+    assert f"bucket {double_bucket} is the same bug, reduced by this case" in run.output
+    [bug] = listed(corpus)[0]
+    assert sorted(b["id"] for b in bug.buckets) == sorted([float_bucket, double_bucket])
