@@ -54,6 +54,8 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
         if not bucket_rows(corpus, bucket):  # an earlier reduction of the bug moved its rows
             click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)}): its rows went with an earlier reduction")
             continue
+        if (corpus.bucket(bucket) or {}).get("reduced"):  # reduced by an earlier one's case (its siblings)
+            continue
         click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)} not reduced yet)")
         _reduce_one(corpus, bucket, budget)
 

@@ -104,3 +104,27 @@ def test_clfuzz_reduce_learns_what_the_campaigns_triage_learns_after_a_reduction
     assert f"bucket {double_bucket} is the same bug, reduced by this case" in run.output
     [bug] = listed(corpus)[0]
     assert sorted(b["id"] for b in bug.buckets) == sorted([float_bucket, double_bucket])
+
+
+def test_clfuzz_reduce_of_a_bug_reduces_no_bucket_twice(tmp_path):
+    """sinpi(1) on float and on double: one bug by its operands before any reduction (same-operand);
+    ``clfuzz reduce bug-...`` reduces the first bucket, whose case re-run as the double one becomes
+    that bucket's reduced case: the command does not reduce it again."""
+    from click.testing import CliRunner
+
+    from app.cli import cli
+
+    target = target_named("oclgrind")
+    corpus = Corpus(tmp_path / "c.db")
+    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
+    with Worker(target) as worker:
+        for scalar, bits in (("float", struct.pack("<f", 1.0)), ("double", struct.pack("<d", 1.0))):
+            _stored(corpus, one("sinpi", scalar, scalar, [int.from_bytes(bits, "little")]), target, worker)
+    [bug] = listed(corpus)[0]
+    assert len(bug.buckets) == 2 and not any(b["reduced"] for b in bug.buckets)
+    run = CliRunner().invoke(cli, ["reduce", bug.id, "--corpus", str(tmp_path / "c.db")])
+    assert run.exit_code == 0, run.output
+    assert "(1 of 2 not reduced yet)" in run.output and "(2 of 2" not in run.output, run.output
+    assert sum(line.startswith("reduced ") for line in run.output.splitlines()) == 1  # one reduction ran
+    assert "is the same bug, reduced by this case" in run.output
+    assert all(corpus.bucket(b["id"])["reduced"] for b in bug.buckets)
