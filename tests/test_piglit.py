@@ -21,6 +21,7 @@ from fuzz.judge import judge
 from lang.images import read_form
 from lang.ir import Buffer, Fill, Image, Load, Op, Program, Sampler, Store
 from lang.types import Type
+from triage.bugs import listed
 from triage.piglit_lanes import Encoding, encode, probe_float, probe_int
 from triage.piglit_text import piglit_file, unexpressible
 from triage.session import reduction_row
@@ -247,8 +248,10 @@ def test_export_writes_the_tests_and_their_index(tmp_path, monkeypatch):
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.setattr("app.commands_export.local_targets", lambda drivers: [])
     path, bucket = _corpus(tmp_path, reduced=False)
+    (bug,) = listed(Corpus(path))[0]
     runs = {
         "not reduced": ["export", "--format", "piglit", bucket, "--corpus", path, "-o", str(tmp_path / "o")],
+        "bug not reduced": ["export", "--format", "piglit", bug.id, "--corpus", path, "-o", str(tmp_path / "o")],
         "nothing named": ["export", "--format", "piglit", "--corpus", path, "-o", str(tmp_path / "o")],
         "no such file": ["export", "--format", "piglit", str(tmp_path / "none.json"), "-o", str(tmp_path / "o")],
         "no such bucket": ["export", "--format", "piglit", "abcdef", "--corpus", path, "-o", str(tmp_path / "o")],
@@ -259,6 +262,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch):
         assert done.exit_code == 2 and len(done.stderr.splitlines()) == 1, (what, done.output)
         said[what] = done.stderr
     assert f"bucket {bucket} has no reduced program: `clfuzz reduce {bucket}` first" in said["not reduced"]
+    assert f"bug {bug.id} has no reduced bucket: `clfuzz reduce {bug.id}` first" in said["bug not reduced"]
     assert "or give --all" in said["nothing named"] and "no such regression file" in said["no such file"]
     assert not (tmp_path / "o").exists()
 

@@ -97,7 +97,7 @@ def resolve(corpus: Corpus, ref: str) -> tuple[str, str]:
         bug = find(corpus, ref)
         bucket = _first_reduced(bug)
         if bucket is None:
-            raise ExportError(f"bug {bug.id} has no reduced bucket: `clfuzz reduce {bug.lead['id']}` first")
+            raise ExportError(f"bug {bug.id} has no reduced bucket: `clfuzz reduce {bug.id}` first")
         return bucket, bug.id
     bucket = corpus.bucket(ref)
     if not bucket["reduced"]:
@@ -187,7 +187,7 @@ def export(corpus: Corpus | None, refs: list[str], everything: bool, regression_
         for bug in listed(corpus)[0]:
             bucket = _first_reduced(bug)
             if bucket is None:
-                cases.append(f"{bug.id}: not reduced yet (`clfuzz reduce {bug.lead['id']}`)")
+                cases.append(f"{bug.id}: not reduced yet (`clfuzz reduce {bug.id}`)")
             elif bug.id not in {test_id for _, test_id in wanted}:
                 wanted.append((bucket, bug.id))
     workers: dict[str, Worker] = {}
