@@ -108,11 +108,16 @@ class Ticket:
         self.outcomes: list[Outcome] = []
         self.open: dict[int, Part] = {}  # parts dispatched and not yet concluded, by id()
 
-    def replace(self, part: Part, pieces: int) -> None:
+    def replace(self, part: Part, pieces: int) -> bool:
         """``part``, dispatched and not run, is run as ``pieces`` parts instead (campaign.pipeline:
-        cut again), each dispatched in its place."""
+        cut again), each dispatched in its place; True once none is left (as :meth:`settle`: a
+        part whose statements the target now skips, campaign.learned, may leave none)."""
         self.open.pop(id(part), None)
         self.left += pieces - 1
+        if self.left == 0:
+            self.done(self.outcomes)
+            return True
+        return False
 
     def settle(self, outcome: Outcome, added: int) -> bool:
         """One part concluded with ``outcome``, ``added`` halves queued in its place; True once

@@ -35,7 +35,7 @@ from dataclasses import replace
 from typing import Callable, TypeVar
 
 from campaign import record
-from campaign.batching import Batches, parts
+from campaign.batching import Batches
 from campaign.exchange import Blocks
 from campaign.execute import Outcome, Part, first_parts, prepare
 from campaign.expectations import Expectations
@@ -302,13 +302,10 @@ class Lane:
 
     def _program(self, program: Program, expectations: Expectations | Future,
                  done: Callable[[list[Outcome]], None]) -> None:
-        """A submitted program: stored, cut into parts (those an interrupted run judged are not run
-        again), dispatched."""
+        """A submitted program: stored, cut into parts (not those an interrupted run judged), dispatched."""
         if isinstance(expectations, Future):
             expectations = expectations.result()  # computed in the harness's pool (raises its error)
-        pieces = [replace(p, timeout_s=self.timeouts.ceiling) if p.low and self.learned.finishes(p.program) else p
-                  for p in first_parts(self.target, program, expectations, self.batches.get(program.area),
-                                       self.learned)]
+        pieces = self._cut(program, expectations)
         if self.corpus is not None:
             pieces = [p for p in pieces if not self.corpus.judged(p.program.id, self.target.name)]
         record.store_parts(self.corpus, program, [p.program for p in pieces], self.campaign)
@@ -327,12 +324,15 @@ class Lane:
         if not pieces:
             finished([])
 
+    def _cut(self, program: Program, expectations: Expectations) -> list[Part]:
+        """Its parts now (campaign.execute.first_parts), a slow class that finished at the ceiling at it."""
+        return [replace(p, timeout_s=self.timeouts.ceiling) if p.low and self.learned.finishes(p.program) else p
+                for p in first_parts(self.target, program, expectations, self.batches.get(program.area), self.learned)]
+
     def _recut(self, part: Part, ticket: Ticket) -> None:
-        """A whole part queued before its target's batch for its area shrank (a part timed out, or
-        ran slower than campaign.batching.PART_S): cut again, its pieces queued in its place
-        (rusticl's 32-statement parts timed out one after another, each cut before the first did)."""
-        batch = replace(self.batches.get(part.program.area), global_size=part.program.global_size)
-        pieces = [Part(p, part.expectations.view(p)) for p in parts(part.program, batch)]
+        """A whole part queued before its batch shrank (a part timed out, or was slower than
+        campaign.batching.PART_S), cut again as a program is (rusticl's queued parts each timed out)."""
+        pieces = self._cut(part.program, part.expectations)
         record.store_parts(self.corpus, part.program, [p.program for p in pieces], self.campaign)
         ticket.replace(part, len(pieces))
         for piece in pieces:

@@ -179,3 +179,19 @@ def test_parts_queued_behind_one_that_timed_out_are_cut_again_before_they_run():
     assert worker.sizes[0] == batch and lane.batches.get("conversions").statements == batch // 2
     assert max(worker.sizes[1:]) <= batch // 2  # the two queued parts of `batch`, cut again, and the halves
     assert worker.sizes[1:].count(batch // 2) >= 4 + 2  # those four pieces, the timed-out part's two halves
+
+
+def test_a_part_cut_again_into_nothing_finishes_its_program():
+    """A queued part is cut again as a program is (campaign.pipeline.Lane._cut): a target that now
+    skips all its statements (campaign.learned) leaves no piece, and its program is then done."""
+    from campaign.execute import Part
+    from campaign.inflight import Ticket
+
+    program = _one_statement()
+    part = Part(program, Expectations(program))
+    done: list = []
+    ticket = Ticket(2, done.append)
+    assert not ticket.replace(part, 3) and ticket.left == 4 and not done  # three pieces in its place
+    alone: list = []
+    ticket = Ticket(1, alone.append)
+    assert ticket.replace(part, 0) and alone == [[]]  # its only part: the program is done, no outcome
