@@ -35,7 +35,6 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
 
     Examples: clfuzz reduce 3fa2c1; clfuzz reduce bug-5e8d45
     """
-    from corpus.reads import bucket_rows
     from triage.bugs import PREFIX, find
 
     corpus = open_corpus(corpus_path)
@@ -46,15 +45,16 @@ def reduce_command(ref: str, corpus_path: str, budget: float) -> None:
         bug = find(corpus, ref)
     except CorpusError as e:
         raise fail(e) from None
-    pending = [b["id"] for b in bug.buckets if not (corpus.bucket(b["id"]) or {}).get("reduced")]
+    pending = [b["id"] for b in bug.buckets if not b["reduced"]]
     if not pending:
         click.echo(f"every bucket of {bug.id} is reduced: `clfuzz report {bug.id} --corpus {corpus.path} -o DIR` "
                    "writes its report")
     for i, bucket in enumerate(pending, 1):
-        if not bucket_rows(corpus, bucket):  # an earlier reduction of the bug moved its rows
+        now = corpus.bucket(bucket)  # as an earlier reduction of the bug left it
+        if not now["rows"]:  # its rows moved with that reduction
             click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)}): its rows went with an earlier reduction")
             continue
-        if (corpus.bucket(bucket) or {}).get("reduced"):  # reduced by an earlier one's case (its siblings)
+        if now["reduced"]:  # that reduction's case, re-run as its sibling, reduced it
             continue
         click.echo(f"{bug.id}: bucket {bucket} ({i} of {len(pending)} not reduced yet)")
         _reduce_one(corpus, bucket, budget)
@@ -86,11 +86,11 @@ def _reduce_one(corpus: Corpus, ref: str, budget: float) -> None:
             click.echo(f"re-run at {verdict['limit_s']:g} s (ten times its ceiling): "
                        + ("no result either: a hang" if verdict["hang"] else f"finished ({verdict['status']}) in "
                           f"{verdict['seconds']:g} s: slow, judged like any other run"))
-        deadline = time.monotonic() + budget
         if flow:
             done = reduce_flow_stored(corpus, row, target, worker, budget)
             reduction = done and done[1]
         else:
+            deadline = time.monotonic() + budget
             reduction = reduce_stored(corpus, row, target, worker, budget)
             learned = [] if reduction is None else list(after_reduction(corpus, reduction, target, worker, deadline))
     if reduction is None:

@@ -31,16 +31,24 @@ def _stored(corpus: Corpus, program, target, worker) -> list[dict]:
     return rows
 
 
-def test_the_float_case_shows_the_double_bucket(tmp_path):
+def _sinpi(tmp_path, double: float):
+    """Oclgrind, a corpus, and its run of sinpi(1.0f) and of sinpi(``double``) stored: the target, the
+    corpus and the float program."""
     target = target_named("oclgrind")
     corpus = Corpus(tmp_path / "c.db")
     corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
     single = one("sinpi", "float", "float", [int.from_bytes(struct.pack("<f", 1.0), "little")])
-    double = one("sinpi", "double", "double", [int.from_bytes(struct.pack("<d", 3.0), "little")])
     with Worker(target) as worker:
         _stored(corpus, single, target, worker)
-        _stored(corpus, double, target, worker)
-        [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
+        _stored(corpus, one("sinpi", "double", "double", [int.from_bytes(struct.pack("<d", double), "little")]),
+                target, worker)
+    return target, corpus, single
+
+
+def test_the_float_case_shows_the_double_bucket(tmp_path):
+    target, corpus, single = _sinpi(tmp_path, 3.0)
+    [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
+    with Worker(target) as worker:
         shown = rerun_siblings(corpus, float_bucket, single, target, worker)
     [double_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "double"]
     assert shown == [(double_bucket, True)]
@@ -88,14 +96,7 @@ def test_clfuzz_reduce_learns_what_the_campaigns_triage_learns_after_a_reduction
 
     from app.cli import cli
 
-    target = target_named("oclgrind")
-    corpus = Corpus(tmp_path / "c.db")
-    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
-    single = one("sinpi", "float", "float", [int.from_bytes(struct.pack("<f", 1.0), "little")])
-    double = one("sinpi", "double", "double", [int.from_bytes(struct.pack("<d", 3.0), "little")])
-    with Worker(target) as worker:
-        _stored(corpus, single, target, worker)
-        _stored(corpus, double, target, worker)
+    _, corpus, _ = _sinpi(tmp_path, 3.0)
     assert len(listed(corpus)[0]) == 2  # nothing yet says they are one bug
     [float_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "float"]
     [double_bucket] = [b["id"] for b in corpus.buckets() if b["signature"]["dst_type"] == "double"]
@@ -114,12 +115,7 @@ def test_clfuzz_reduce_of_a_bug_reduces_no_bucket_twice(tmp_path):
 
     from app.cli import cli
 
-    target = target_named("oclgrind")
-    corpus = Corpus(tmp_path / "c.db")
-    corpus.add_target(target.name, target.path, target.fingerprint_id, target.fingerprint)
-    with Worker(target) as worker:
-        for scalar, bits in (("float", struct.pack("<f", 1.0)), ("double", struct.pack("<d", 1.0))):
-            _stored(corpus, one("sinpi", scalar, scalar, [int.from_bytes(bits, "little")]), target, worker)
+    _, corpus, _ = _sinpi(tmp_path, 1.0)
     [bug] = listed(corpus)[0]
     assert len(bug.buckets) == 2 and not any(b["reduced"] for b in bug.buckets)
     run = CliRunner().invoke(cli, ["reduce", bug.id, "--corpus", str(tmp_path / "c.db")])
